@@ -1,0 +1,17 @@
+// Command planq makes the jj change graph the record of an AI coding agent's
+// work and keeps the agent's memory in a git repo beside the code.
+package main
+
+import (
+	"context"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := run(ctx, newApp(), os.Args[1:])
+	stop()
+	os.Exit(code)
+}

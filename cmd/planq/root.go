@@ -1,0 +1,153 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime/debug"
+	"strings"
+
+	"github.com/spf13/cobra"
+)
+
+// version is set at build time with -ldflags "-X main.version=…".
+var version = ""
+
+// app holds what commands depend on, so tests can run them in-process with
+// their own streams, environment and working directory.
+type app struct {
+	Stdin  io.Reader
+	Stdout io.Writer
+	Stderr io.Writer
+	Getenv func(string) string
+	Getwd  func() (string, error)
+	// Executable is the absolute path of the planq binary, for wiring hooks.
+	Executable func() (string, error)
+}
+
+func newApp() *app {
+	return &app{
+		Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr,
+		Getenv: os.Getenv, Getwd: os.Getwd,
+		Executable: func() (string, error) {
+			p, err := os.Executable()
+			if err != nil {
+				return "", err
+			}
+			return filepath.EvalSymlinks(p)
+		},
+	}
+}
+
+// exitError carries a process exit code without printing anything more.
+type exitError struct{ code int }
+
+func (e exitError) Error() string { return fmt.Sprintf("exit %d", e.code) }
+
+// run executes the CLI and returns the process exit code. Errors are printed
+// as one line on stderr, never with a stack trace.
+func run(ctx context.Context, a *app, args []string) (code int) {
+	defer func() {
+		if r := recover(); r != nil {
+			fmt.Fprintf(a.Stderr, "planq: internal error: %v (please report it)\n", r)
+			code = 70
+		}
+	}()
+	root := newRootCmd(a)
+	root.SetArgs(args)
+	root.SetIn(a.Stdin)
+	root.SetOut(a.Stdout)
+	root.SetErr(a.Stderr)
+	err := root.ExecuteContext(ctx)
+	if err == nil {
+		return 0
+	}
+	var ee exitError
+	if errors.As(err, &ee) {
+		return ee.code
+	}
+	msg := strings.TrimSpace(err.Error())
+	fmt.Fprintf(a.Stderr, "planq: %s\n", msg)
+	return 1
+}
+
+func newRootCmd(a *app) *cobra.Command {
+	root := &cobra.Command{
+		Use:   "planq",
+		Short: "Keep an AI coding agent's work in the jj change graph, and its memory in git",
+		Long: `planq makes the Jujutsu (jj) change graph the record of an AI coding agent's work.
+
+The agent declares its change before it edits (jj new -m "what I am about to do"),
+keeps the change description current, checkpoints with jj new, and can read what
+an earlier change did. Agent memory lives in a git repo outside the code repo.
+
+Start here:
+  planq doctor              check jj, the repo and the Claude Code wiring
+  planq mcp install         wire the MCP server and hooks into Claude Code
+  planq mcp serve           run the stdio MCP server (Claude Code starts it)`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		Version:       buildVersion(),
+	}
+	root.SetVersionTemplate("planq {{.Version}}\n")
+	root.CompletionOptions.HiddenDefaultCmd = true
+	root.AddCommand(
+		newVersionCmd(a),
+		newDoctorCmd(a),
+		newMCPCmd(a),
+	)
+	return root
+}
+
+func buildVersion() string {
+	if version != "" {
+		return version
+	}
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+		return bi.Main.Version
+	}
+	return "dev"
+}
+
+func newVersionCmd(a *app) *cobra.Command {
+	return &cobra.Command{
+		Use:   "version",
+		Short: "Print planq's version",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			_, err := fmt.Fprintf(a.Stdout, "planq %s\n", buildVersion())
+			return err
+		},
+	}
+}
+
+// repoDir returns the directory planq works in: --repo when given, else
+// CLAUDE_PROJECT_DIR when set, else the working directory.
+func (a *app) repoDir(flag string) (string, error) {
+	dir := flag
+	if dir == "" {
+		dir = a.Getenv("CLAUDE_PROJECT_DIR")
+	}
+	if dir == "" {
+		wd, err := a.Getwd()
+		if err != nil {
+			return "", fmt.Errorf("working directory: %w", err)
+		}
+		dir = wd
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", err
+	}
+	st, err := os.Stat(abs)
+	if err != nil {
+		return "", fmt.Errorf("repo directory %s: %w", abs, errors.Unwrap(err))
+	}
+	if !st.IsDir() {
+		return "", fmt.Errorf("repo directory %s is not a directory", abs)
+	}
+	return abs, nil
+}

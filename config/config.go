@@ -1,0 +1,284 @@
+// Package config reads and writes a code repository's planq settings, kept in
+// .planq/config.yaml at the repository root.
+package config
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+)
+
+// File is the settings file's path relative to the repository root.
+const File = ".planq/config.yaml"
+
+// Gate modes.
+const (
+	ModeStrict = "strict" // deny modifying calls while the gate is locked
+	ModeWarn   = "warn"   // allow them, with a warning
+	ModeOff    = "off"    // no gate
+)
+
+// Unknown-command policies.
+const (
+	UnknownStrict     = "strict"     // an unknown command counts as modifying
+	UnknownPermissive = "permissive" // an unknown command counts as read-only
+)
+
+// Git policies for history-rewriting git commands inside a jj repo.
+const (
+	GitDeny  = "deny"
+	GitAllow = "allow"
+)
+
+// Config is the whole of .planq/config.yaml.
+type Config struct {
+	Project string `yaml:"project,omitempty"` // state repo name; default: the repo directory's name
+	Agent   string `yaml:"agent,omitempty"`   // current agent; PLANQ_AGENT overrides
+	State   State  `yaml:"state,omitempty"`
+	Gate    Gate   `yaml:"gate,omitempty"`
+}
+
+// State holds the state repo's settings.
+type State struct {
+	Remote string `yaml:"remote,omitempty"` // URL or local path of the state repo's remote
+}
+
+// Gate holds the gate's settings.
+type Gate struct {
+	Mode     string   `yaml:"mode,omitempty"`      // strict | warn | off
+	Unknown  string   `yaml:"unknown,omitempty"`   // strict | permissive
+	Git      string   `yaml:"git,omitempty"`       // deny | allow
+	Allow    []string `yaml:"allow,omitempty"`     // extra command names that only read
+	Deny     []string `yaml:"deny,omitempty"`      // extra command names that modify
+	MCPAllow []string `yaml:"mcp_allow,omitempty"` // MCP tool name globs that only read
+	MCPDeny  []string `yaml:"mcp_deny,omitempty"`  // MCP tool name globs that modify
+}
+
+// Default returns the settings used when the file or a key is missing.
+func Default() Config {
+	return Config{Gate: Gate{Mode: ModeStrict, Unknown: UnknownStrict, Git: GitDeny}}
+}
+
+// Path returns the settings file's path for the repository at root.
+func Path(root string) string { return filepath.Join(root, File) }
+
+// Load reads root's settings; a missing file yields the defaults and an
+// invalid one an error naming the offending key.
+func Load(root string) (Config, error) {
+	data, err := os.ReadFile(Path(root))
+	if errors.Is(err, fs.ErrNotExist) {
+		return Default(), nil
+	}
+	if err != nil {
+		return Config{}, fmt.Errorf("read %s: %w", File, err)
+	}
+	return Parse(data)
+}
+
+// Parse decodes settings, rejecting unknown keys and invalid values, and
+// fills in defaults.
+func Parse(data []byte) (Config, error) {
+	var c Config
+	if len(bytes.TrimSpace(data)) > 0 {
+		dec := yaml.NewDecoder(bytes.NewReader(data))
+		dec.KnownFields(true)
+		if err := dec.Decode(&c); err != nil {
+			return Config{}, fmt.Errorf("%s: %s", File, yamlMessage(err))
+		}
+	}
+	def := Default()
+	if c.Gate.Mode == "" {
+		c.Gate.Mode = def.Gate.Mode
+	}
+	if c.Gate.Unknown == "" {
+		c.Gate.Unknown = def.Gate.Unknown
+	}
+	if c.Gate.Git == "" {
+		c.Gate.Git = def.Gate.Git
+	}
+	return c, c.Validate()
+}
+
+// Validate reports the first invalid value, naming its key.
+func (c Config) Validate() error {
+	checks := []struct {
+		key, val string
+		allowed  []string
+	}{
+		{"gate.mode", c.Gate.Mode, []string{ModeStrict, ModeWarn, ModeOff}},
+		{"gate.unknown", c.Gate.Unknown, []string{UnknownStrict, UnknownPermissive}},
+		{"gate.git", c.Gate.Git, []string{GitDeny, GitAllow}},
+	}
+	for _, ch := range checks {
+		if !slices.Contains(ch.allowed, ch.val) {
+			return fmt.Errorf("%s: %s: %q is not one of %s", File, ch.key, ch.val, strings.Join(ch.allowed, ", "))
+		}
+	}
+	if c.Project != "" {
+		if err := ValidName(c.Project); err != nil {
+			return fmt.Errorf("%s: project: %w", File, err)
+		}
+	}
+	if c.Agent != "" {
+		if err := ValidName(c.Agent); err != nil {
+			return fmt.Errorf("%s: agent: %w", File, err)
+		}
+	}
+	for _, k := range []struct {
+		key  string
+		vals []string
+	}{{"gate.allow", c.Gate.Allow}, {"gate.deny", c.Gate.Deny}, {"gate.mcp_allow", c.Gate.MCPAllow}, {"gate.mcp_deny", c.Gate.MCPDeny}} {
+		for _, v := range k.vals {
+			if strings.TrimSpace(v) == "" {
+				return fmt.Errorf("%s: %s: empty entry", File, k.key)
+			}
+		}
+	}
+	return nil
+}
+
+// ValidName checks that s is safe as a git ref component and a file name:
+// 1 to 64 characters of letters, digits, '.', '_' and '-', not starting with
+// '-' or '.', and not ending in ".lock".
+func ValidName(s string) error {
+	switch {
+	case s == "":
+		return errors.New("name is empty")
+	case len(s) > 64:
+		return fmt.Errorf("name is %d characters long; use at most 64", len(s))
+	case s[0] == '-' || s[0] == '.':
+		return fmt.Errorf("name %q must start with a letter or digit", s)
+	case strings.HasSuffix(s, ".lock"):
+		return fmt.Errorf("name %q must not end in .lock", s)
+	case strings.Contains(s, ".."):
+		return fmt.Errorf("name %q must not contain \"..\"", s)
+	}
+	for _, r := range s {
+		ok := r == '-' || r == '_' || r == '.' || (r >= 'a' && r <= 'z') || (r >= 'A' && r <= 'Z') || (r >= '0' && r <= '9')
+		if !ok {
+			return fmt.Errorf("name %q has %q; use only letters, digits, '.', '_' and '-'", s, r)
+		}
+	}
+	return nil
+}
+
+// Set writes one scalar key (a dotted path such as "state.remote") into
+// root's settings file, keeping every other key and comment, atomically.
+func Set(root, key, value string) error {
+	if _, ok := settable[key]; !ok {
+		return fmt.Errorf("config: unknown key %q (settable: %s)", key, strings.Join(settableKeys(), ", "))
+	}
+	path := Path(root)
+	data, err := os.ReadFile(path)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("read %s: %w", File, err)
+	}
+	var doc yaml.Node
+	if len(bytes.TrimSpace(data)) > 0 {
+		if err := yaml.Unmarshal(data, &doc); err != nil {
+			return fmt.Errorf("%s: %s", File, yamlMessage(err))
+		}
+	}
+	if doc.Kind == 0 {
+		doc = yaml.Node{Kind: yaml.DocumentNode, Content: []*yaml.Node{{Kind: yaml.MappingNode}}}
+	}
+	node := doc.Content[0]
+	parts := strings.Split(key, ".")
+	for i, p := range parts {
+		if node.Kind != yaml.MappingNode {
+			return fmt.Errorf("%s: %s is not a mapping", File, strings.Join(parts[:i], "."))
+		}
+		last := i == len(parts)-1
+		var found *yaml.Node
+		for j := 0; j+1 < len(node.Content); j += 2 {
+			if node.Content[j].Value == p {
+				found = node.Content[j+1]
+				break
+			}
+		}
+		if found == nil {
+			found = &yaml.Node{Kind: yaml.MappingNode}
+			if last {
+				found = &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str"}
+			}
+			node.Content = append(node.Content, &yaml.Node{Kind: yaml.ScalarNode, Value: p}, found)
+		}
+		if last {
+			found.Kind, found.Tag, found.Value, found.Content = yaml.ScalarNode, "!!str", value, nil
+		}
+		node = found
+	}
+	var buf bytes.Buffer
+	enc := yaml.NewEncoder(&buf)
+	enc.SetIndent(2)
+	if err := enc.Encode(&doc); err != nil {
+		return fmt.Errorf("encode %s: %w", File, err)
+	}
+	if _, err := Parse(buf.Bytes()); err != nil {
+		return err
+	}
+	return WriteFileAtomic(path, buf.Bytes(), 0o644)
+}
+
+var settable = map[string]bool{
+	"project": true, "agent": true, "state.remote": true,
+	"gate.mode": true, "gate.unknown": true, "gate.git": true,
+}
+
+func settableKeys() []string {
+	keys := make([]string, 0, len(settable))
+	for k := range settable {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+// WriteFileAtomic writes data to a temporary file beside path and renames it
+// into place, so a reader never sees half a file.
+func WriteFileAtomic(path string, data []byte, perm fs.FileMode) error {
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return err
+	}
+	tmp := f.Name()
+	defer os.Remove(tmp) // no-op after a successful rename
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Chmod(perm); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
+}
+
+// yamlMessage shortens yaml.v3's errors to their first line without the
+// "yaml: " prefix.
+func yamlMessage(err error) string {
+	msg := strings.TrimPrefix(err.Error(), "yaml: ")
+	msg = strings.TrimPrefix(msg, "unmarshal errors:\n  ")
+	if i := strings.IndexByte(msg, '\n'); i >= 0 {
+		msg = msg[:i]
+	}
+	return msg
+}
