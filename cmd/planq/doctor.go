@@ -1,0 +1,194 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/planq-dev/planq/config"
+	"github.com/planq-dev/planq/jj"
+)
+
+// Repo kinds reported by doctor.
+const (
+	repoJJColocated = "jj colocated"
+	repoJJ          = "jj"
+	repoGitOnly     = "git only"
+	repoNone        = "none"
+)
+
+// minJJ is the oldest jj planq supports.
+const minJJMajor, minJJMinor = 0, 30
+
+type doctorOptions struct {
+	Repo string
+	JSON bool
+}
+
+// check is one line of doctor's report.
+type check struct {
+	Name   string `json:"name"`
+	OK     bool   `json:"ok"`
+	Detail string `json:"detail"`
+	Fix    string `json:"fix,omitempty"` // the command that fixes it
+}
+
+// doctorReport is doctor's whole report.
+type doctorReport struct {
+	Version  string  `json:"version"`
+	Dir      string  `json:"dir"`
+	JJ       string  `json:"jj,omitempty"` // jj's version, when found
+	JJPath   string  `json:"jj_path,omitempty"`
+	RepoKind string  `json:"repo_kind"`
+	RepoRoot string  `json:"repo_root,omitempty"`
+	Checks   []check `json:"checks"`
+	Healthy  bool    `json:"healthy"`
+}
+
+func newDoctorCmd(a *app) *cobra.Command {
+	opts := &doctorOptions{}
+	cmd := &cobra.Command{
+		Use:   "doctor",
+		Short: "Check jj, the repo and planq's wiring, and say how to fix what is missing",
+		Long: `Check that planq can work here: jj is installed and recent enough, the directory
+is a jj repo (colocated with git, jj only, git only, or none), and the settings
+file is valid. Every problem comes with the command that fixes it.
+
+Exit status is 0 when everything is in order, 1 otherwise.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return runDoctor(cmd, a, opts)
+		},
+	}
+	cmd.Flags().StringVar(&opts.Repo, "repo", "", "repository to check (default: current directory)")
+	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print the report as JSON")
+	return cmd
+}
+
+func runDoctor(cmd *cobra.Command, a *app, opts *doctorOptions) error {
+	dir, err := a.repoDir(opts.Repo)
+	if err != nil {
+		return err
+	}
+	rep := doctorReport{Version: buildVersion(), Dir: dir}
+	ctx := cmd.Context()
+
+	client := jj.New(dir)
+	jjOK := false
+	if v, err := client.Version(ctx); err != nil {
+		rep.Checks = append(rep.Checks, check{Name: "jj", Detail: "jj is not installed", Fix: "make install   (or: bash scripts/install-jj.sh)"})
+	} else {
+		rep.JJ = v
+		if p, err := lookPath("jj"); err == nil {
+			rep.JJPath = p
+		}
+		jjOK = versionAtLeast(v, minJJMajor, minJJMinor)
+		c := check{Name: "jj", OK: jjOK, Detail: "jj " + v}
+		if !jjOK {
+			c.Detail += fmt.Sprintf(" is older than %d.%d", minJJMajor, minJJMinor)
+			c.Fix = "bash scripts/install-jj.sh   (or upgrade jj: https://jj-vcs.github.io/jj/latest/install-and-setup/)"
+		}
+		rep.Checks = append(rep.Checks, c)
+	}
+
+	rep.RepoKind, rep.RepoRoot = repoKind(dir)
+	repo := check{Name: "repo", Detail: rep.RepoKind}
+	switch rep.RepoKind {
+	case repoJJColocated, repoJJ:
+		repo.OK = true
+		repo.Detail = fmt.Sprintf("%s repo at %s", rep.RepoKind, rep.RepoRoot)
+	case repoGitOnly:
+		repo.Detail = fmt.Sprintf("git repo at %s without jj", rep.RepoRoot)
+		repo.Fix = "jj git init --colocate   (run in " + rep.RepoRoot + "; git history is kept)"
+	default:
+		repo.Detail = "not a repository"
+		repo.Fix = "jj git init --colocate   (run in the project directory)"
+	}
+	rep.Checks = append(rep.Checks, repo)
+
+	root := rep.RepoRoot
+	if root == "" {
+		root = dir
+	}
+	if _, err := config.Load(root); err != nil {
+		rep.Checks = append(rep.Checks, check{Name: "config", Detail: err.Error(), Fix: "edit " + config.Path(root)})
+	} else {
+		rep.Checks = append(rep.Checks, check{Name: "config", OK: true, Detail: "settings valid (" + config.File + ")"})
+	}
+
+	rep.Healthy = true
+	for _, c := range rep.Checks {
+		rep.Healthy = rep.Healthy && c.OK
+	}
+	if opts.JSON {
+		enc := json.NewEncoder(a.Stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(rep); err != nil {
+			return err
+		}
+	} else {
+		fmt.Fprintf(a.Stdout, "planq %s in %s\n", rep.Version, rep.Dir)
+		for _, c := range rep.Checks {
+			mark := "ok  "
+			if !c.OK {
+				mark = "FAIL"
+			}
+			fmt.Fprintf(a.Stdout, "  %s %-7s %s\n", mark, c.Name, c.Detail)
+			if c.Fix != "" {
+				fmt.Fprintf(a.Stdout, "       fix:    %s\n", c.Fix)
+			}
+		}
+	}
+	if !rep.Healthy {
+		return exitError{1}
+	}
+	return nil
+}
+
+// repoKind classifies dir by walking up to the nearest .jj or .git.
+func repoKind(dir string) (kind, root string) {
+	for d := dir; ; d = filepath.Dir(d) {
+		hasJJ := isDir(filepath.Join(d, ".jj"))
+		_, gitErr := os.Stat(filepath.Join(d, ".git"))
+		switch {
+		case hasJJ && gitErr == nil:
+			return repoJJColocated, d
+		case hasJJ:
+			return repoJJ, d
+		case gitErr == nil:
+			return repoGitOnly, d
+		}
+		if filepath.Dir(d) == d {
+			return repoNone, ""
+		}
+	}
+}
+
+func isDir(p string) bool {
+	st, err := os.Stat(p)
+	return err == nil && st.IsDir()
+}
+
+// versionAtLeast reports whether a "major.minor.patch" version is at least
+// major.minor.
+func versionAtLeast(v string, major, minor int) bool {
+	parts := strings.SplitN(v, ".", 3)
+	if len(parts) < 2 {
+		return false
+	}
+	ma, err1 := strconv.Atoi(parts[0])
+	mi, err2 := strconv.Atoi(parts[1])
+	if err1 != nil || err2 != nil {
+		return false
+	}
+	return ma > major || ma == major && mi >= minor
+}
+
+// lookPath finds an executable on PATH.
+func lookPath(name string) (string, error) { return exec.LookPath(name) }

@@ -1,0 +1,55 @@
+package mcp
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+)
+
+// DescribeInput is jj_describe's input.
+type DescribeInput struct {
+	Description string `json:"description" jsonschema:"The full new description (task line, then Done:, Key decisions:, Left to do:, Open questions:)"`
+}
+
+// DescribeOutput is jj_describe's result.
+type DescribeOutput struct {
+	ChangeID    string `json:"change_id"`
+	Description string `json:"description"`
+}
+
+// Text renders the result for the model.
+func (o DescribeOutput) Text() string {
+	return fmt.Sprintf("Description of %s updated: %s", short(o.ChangeID), firstLine(o.Description))
+}
+
+func jjDescribeTool(d *deps) server.ServerTool {
+	tool := mcp.NewTool("jj_describe",
+		mcp.WithDescription("Replace the current change's description (the living summary)."),
+		mcp.WithInputSchema[DescribeInput](),
+		mcp.WithOutputSchema[DescribeOutput](),
+		mcp.WithTitleAnnotation("Describe change"),
+		mcp.WithReadOnlyHintAnnotation(false),
+		mcp.WithDestructiveHintAnnotation(false),
+		mcp.WithIdempotentHintAnnotation(true),
+		mcp.WithOpenWorldHintAnnotation(false),
+	)
+	return server.ServerTool{Tool: tool, Handler: toolHandler(d, func(ctx context.Context, in DescribeInput) (DescribeOutput, error) {
+		desc, err := requireDescription(in.Description)
+		if err != nil {
+			return DescribeOutput{}, err
+		}
+		if err := d.requireRepo(); err != nil {
+			return DescribeOutput{}, err
+		}
+		if err := d.jj.Describe(ctx, "@", desc); err != nil {
+			return DescribeOutput{}, err
+		}
+		cur, err := d.jj.Current(ctx)
+		if err != nil {
+			return DescribeOutput{}, err
+		}
+		return DescribeOutput{ChangeID: cur.ChangeID, Description: cur.Description}, nil
+	})}
+}

@@ -1,0 +1,106 @@
+package mcp
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/planq-dev/planq/jj"
+)
+
+// InitInput is jj_init's input.
+type InitInput struct {
+	Description string `json:"description" jsonschema:"One line: what you are about to do"`
+	Base        string `json:"base,omitempty" jsonschema:"Revision to start from; default trunk(), else @"`
+}
+
+// InitOutput is jj_init's result.
+type InitOutput struct {
+	ChangeID     string `json:"change_id"`
+	CommitID     string `json:"commit_id"`
+	Description  string `json:"description"`
+	Base         string `json:"base"`
+	InPlace      bool   `json:"in_place"`
+	GateUnlocked bool   `json:"gate_unlocked"`
+	Warning      string `json:"warning,omitempty"`
+}
+
+// Text renders the result for the model.
+func (o InitOutput) Text() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "Change %s created on %s: %s\nThe gate is unlocked: you may edit files now. Keep the description current with jj_describe; checkpoint with jj_new; push with jj_push.", short(o.ChangeID), o.Base, firstLine(o.Description))
+	if o.InPlace {
+		b.WriteString("\n(@ was empty and undescribed, so it was described in place.)")
+	}
+	if o.Warning != "" {
+		b.WriteString("\nWarning: " + o.Warning)
+	}
+	return b.String()
+}
+
+func jjInitTool(d *deps) server.ServerTool {
+	tool := mcp.NewTool("jj_init",
+		mcp.WithDescription("Declare the change before editing: fetch, then jj new <base> -m description. Unlocks the gate."),
+		mcp.WithInputSchema[InitInput](),
+		mcp.WithOutputSchema[InitOutput](),
+		mcp.WithTitleAnnotation("Declare change"),
+		mcp.WithReadOnlyHintAnnotation(false),
+		mcp.WithDestructiveHintAnnotation(false),
+		mcp.WithIdempotentHintAnnotation(false),
+		mcp.WithOpenWorldHintAnnotation(true),
+	)
+	return server.ServerTool{Tool: tool, Handler: toolHandler(d, func(ctx context.Context, in InitInput) (InitOutput, error) {
+		desc, err := requireDescription(in.Description)
+		if err != nil {
+			return InitOutput{}, err
+		}
+		if err := d.requireRepo(); err != nil {
+			return InitOutput{}, err
+		}
+		res, err := jj.Declare(ctx, d.jj, desc, strings.TrimSpace(in.Base))
+		if err != nil {
+			return InitOutput{}, err
+		}
+		out := InitOutput{
+			ChangeID: res.Change.ChangeID, CommitID: res.Change.CommitID,
+			Description: res.Change.Description, Base: res.Base, InPlace: res.InPlace,
+			GateUnlocked: strings.TrimSpace(res.Change.Description) != "",
+		}
+		if res.FetchWarn != "" {
+			out.Warning = "fetch failed, working from local state: " + oneLine(res.FetchWarn)
+		}
+		return out, nil
+	})}
+}
+
+// maxDescription bounds a change description.
+const maxDescription = 64 << 10
+
+// requireDescription validates a description given by the model.
+func requireDescription(s string) (string, error) {
+	if strings.TrimSpace(s) == "" {
+		return "", userError{"description is empty: give one line saying what the change does (e.g. \"Add rate limiting to the API\")"}
+	}
+	if len(s) > maxDescription {
+		return "", userErrorf("description is %d bytes; keep it under %d (a summary, not a transcript)", len(s), maxDescription)
+	}
+	if strings.ContainsRune(s, 0) {
+		return "", userError{"description contains a NUL byte; remove it"}
+	}
+	return s, nil
+}
+
+func short(id string) string {
+	if len(id) > 12 {
+		return id[:12]
+	}
+	return id
+}
+
+func firstLine(s string) string {
+	l, _, _ := strings.Cut(strings.TrimSpace(s), "\n")
+	return l
+}

@@ -1,0 +1,100 @@
+package mcp
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/planq-dev/planq/config"
+	"github.com/planq-dev/planq/jj"
+)
+
+// PushInput is jj_push's input.
+type PushInput struct {
+	Bookmark string `json:"bookmark,omitempty" jsonschema:"Bookmark to move and push; default main"`
+	Remote   string `json:"remote,omitempty" jsonschema:"Git remote; default origin"`
+	DryRun   bool   `json:"dry_run,omitempty" jsonschema:"Show what would be pushed; change nothing"`
+}
+
+// PushOutput is jj_push's result.
+type PushOutput struct {
+	Bookmark string           `json:"bookmark"`
+	Remote   string           `json:"remote"`
+	Target   string           `json:"target,omitempty"`
+	Stack    []jj.StackChange `json:"stack"`
+	Warnings []string         `json:"warnings,omitempty"`
+	DryRun   bool             `json:"dry_run"`
+	Pushed   bool             `json:"pushed"`
+	Output   string           `json:"output,omitempty"`
+}
+
+// Text renders the result for the model.
+func (o PushOutput) Text() string {
+	var b strings.Builder
+	switch {
+	case o.Target == "":
+		b.WriteString("Nothing to push: every change from trunk() to @ is empty.")
+		return b.String()
+	case o.DryRun:
+		fmt.Fprintf(&b, "Dry run: would move %s to %s and push it to %s.", o.Bookmark, short(o.Target), o.Remote)
+	default:
+		fmt.Fprintf(&b, "Pushed %s (%s) to %s.", o.Bookmark, short(o.Target), o.Remote)
+	}
+	fmt.Fprintf(&b, "\nStack (%d changes, newest first):", len(o.Stack))
+	for _, c := range o.Stack {
+		fmt.Fprintf(&b, "\n  %s %s (%d files)", short(c.ChangeID), c.Title, len(c.Files))
+	}
+	for _, w := range o.Warnings {
+		b.WriteString("\nWarning: " + w)
+	}
+	return b.String()
+}
+
+func jjPushTool(d *deps) server.ServerTool {
+	tool := mcp.NewTool("jj_push",
+		mcp.WithDescription("Push the stack from trunk to the last non-empty change: check descriptions, move the bookmark, jj git push."),
+		mcp.WithInputSchema[PushInput](),
+		mcp.WithOutputSchema[PushOutput](),
+		mcp.WithTitleAnnotation("Push"),
+		mcp.WithReadOnlyHintAnnotation(false),
+		mcp.WithDestructiveHintAnnotation(false),
+		mcp.WithIdempotentHintAnnotation(true),
+		mcp.WithOpenWorldHintAnnotation(true),
+	)
+	return server.ServerTool{Tool: tool, Handler: toolHandler(d, func(ctx context.Context, in PushInput) (PushOutput, error) {
+		if err := d.requireRepo(); err != nil {
+			return PushOutput{}, err
+		}
+		for _, name := range []struct{ what, v string }{{"bookmark", in.Bookmark}, {"remote", in.Remote}} {
+			if name.v != "" {
+				if err := config.ValidName(name.v); err != nil {
+					return PushOutput{}, userErrorf("%s: %v", name.what, err)
+				}
+			}
+		}
+		plan, err := jj.PlanPush(ctx, d.jj, in.Bookmark, in.Remote)
+		if err != nil {
+			return PushOutput{}, err
+		}
+		out := PushOutput{Bookmark: plan.Bookmark, Remote: plan.Remote, Stack: nonNil(plan.Stack), Warnings: plan.Warnings, DryRun: in.DryRun}
+		if plan.Target == nil {
+			return out, nil
+		}
+		out.Target = plan.Target.ChangeID
+		if len(plan.Undescribed) > 0 {
+			return PushOutput{}, userErrorf("Refusing to push: these changes have no description: %s. Describe each (jj_describe for @, or `jj describe -r ID -m …`), then push again.", strings.Join(plan.Undescribed, ", "))
+		}
+		if in.DryRun {
+			return out, nil
+		}
+		report, err := jj.Push(ctx, d.jj, plan)
+		if err != nil {
+			return PushOutput{}, err
+		}
+		out.Pushed, out.Output = true, report
+		return out, nil
+	})}
+}

@@ -1,0 +1,189 @@
+package mcp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/planq-dev/planq/jj"
+)
+
+// Include values accepted by query_ancestor.
+const (
+	IncludeDescription = "description"
+	IncludeDiff        = "diff"
+	IncludeTranscript  = "transcript"
+)
+
+// MaxDiffBytes caps the git diff query_ancestor returns.
+const MaxDiffBytes = 32 << 10
+
+// TranscriptFilter narrows a transcript query.
+type TranscriptFilter struct {
+	Search string `json:"search,omitempty" jsonschema:"Only lines containing this text"`
+	Range  []int  `json:"range,omitempty" jsonschema:"[first, last] line numbers, 1-based"`
+}
+
+// AncestorInput is query_ancestor's input.
+type AncestorInput struct {
+	ChangeID         string            `json:"change_id" jsonschema:"Any jj revision: @-, a change id prefix, a bookmark"`
+	Include          []string          `json:"include,omitempty" jsonschema:"Any of description, diff, transcript; default description"`
+	TranscriptFilter *TranscriptFilter `json:"transcript_filter,omitempty"`
+}
+
+// TranscriptLine is one line of a recorded transcript.
+type TranscriptLine struct {
+	N    int    `json:"n"`
+	Text string `json:"text"`
+}
+
+// TranscriptResult is the part of a transcript a query returned.
+type TranscriptResult struct {
+	SessionRoot string           `json:"session_root,omitempty"`
+	Lines       []TranscriptLine `json:"lines"`
+	Truncated   bool             `json:"truncated"`
+	Note        string           `json:"note,omitempty"`
+}
+
+// AncestorOutput is query_ancestor's result.
+type AncestorOutput struct {
+	ChangeID    string            `json:"change_id"`
+	CommitID    string            `json:"commit_id"`
+	Description *string           `json:"description,omitempty"`
+	Files       []jj.FileChange   `json:"files,omitempty"`
+	Diff        *string           `json:"diff,omitempty"`
+	Truncated   bool              `json:"diff_truncated,omitempty"`
+	Transcript  *TranscriptResult `json:"transcript,omitempty"`
+}
+
+// Text renders the result for the model.
+func (o AncestorOutput) Text() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "Change %s (commit %s)", short(o.ChangeID), short(o.CommitID))
+	if o.Description != nil {
+		desc := strings.TrimSpace(*o.Description)
+		if desc == "" {
+			desc = "(no description)"
+		}
+		fmt.Fprintf(&b, "\n\nDescription:\n%s", desc)
+	}
+	if o.Diff != nil {
+		fmt.Fprintf(&b, "\n\nFiles (%d):", len(o.Files))
+		for _, f := range o.Files {
+			fmt.Fprintf(&b, "\n  %s %s", f.Status, f.Path)
+		}
+		fmt.Fprintf(&b, "\n\nDiff:\n%s", *o.Diff)
+	}
+	if t := o.Transcript; t != nil {
+		b.WriteString("\n\nTranscript:")
+		if t.Note != "" {
+			b.WriteString(" " + t.Note)
+		}
+		for _, l := range t.Lines {
+			fmt.Fprintf(&b, "\n%d: %s", l.N, l.Text)
+		}
+	}
+	return b.String()
+}
+
+func queryAncestorTool(d *deps) server.ServerTool {
+	tool := mcp.NewTool("query_ancestor",
+		mcp.WithDescription("Read an earlier change: its description, diff, or session transcript."),
+		mcp.WithInputSchema[AncestorInput](),
+		mcp.WithOutputSchema[AncestorOutput](),
+		mcp.WithTitleAnnotation("Query ancestor"),
+		mcp.WithReadOnlyHintAnnotation(true),
+		mcp.WithDestructiveHintAnnotation(false),
+		mcp.WithIdempotentHintAnnotation(true),
+		mcp.WithOpenWorldHintAnnotation(false),
+	)
+	return server.ServerTool{Tool: tool, Handler: toolHandler(d, func(ctx context.Context, in AncestorInput) (AncestorOutput, error) {
+		rev := strings.TrimSpace(in.ChangeID)
+		if rev == "" {
+			return AncestorOutput{}, userError{"change_id is empty: give a jj revision such as @- or a change id prefix"}
+		}
+		include := in.Include
+		if len(include) == 0 {
+			include = []string{IncludeDescription}
+		}
+		for _, inc := range include {
+			if !slices.Contains([]string{IncludeDescription, IncludeDiff, IncludeTranscript}, inc) {
+				return AncestorOutput{}, userErrorf("include: %q is not one of description, diff, transcript", inc)
+			}
+		}
+		if err := d.requireRepo(); err != nil {
+			return AncestorOutput{}, err
+		}
+		ch, err := d.jj.Show(ctx, rev)
+		if errors.Is(err, jj.ErrNoSuchRevision) {
+			return AncestorOutput{}, userErrorf("No change %q exists in this repo (it may have been abandoned, or the id is mistyped): %s", rev, oneLine(jjMessage(err)))
+		}
+		if err != nil {
+			return AncestorOutput{}, err
+		}
+		out := AncestorOutput{ChangeID: ch.ChangeID, CommitID: ch.CommitID}
+		if slices.Contains(include, IncludeDescription) {
+			out.Description = &ch.Description
+		}
+		if slices.Contains(include, IncludeDiff) {
+			files, err := d.jj.DiffSummary(ctx, ch.CommitID)
+			if err != nil {
+				return AncestorOutput{}, err
+			}
+			diff, err := d.jj.DiffGit(ctx, ch.CommitID)
+			if err != nil {
+				return AncestorOutput{}, err
+			}
+			diff, out.Truncated = capText(diff, MaxDiffBytes, "diff")
+			out.Files, out.Diff = nonNil(files), &diff
+		}
+		if slices.Contains(include, IncludeTranscript) {
+			t, err := d.transcript(ctx, ch, in.TranscriptFilter)
+			if err != nil {
+				return AncestorOutput{}, err
+			}
+			out.Transcript = &t
+		}
+		return out, nil
+	})}
+}
+
+// transcript answers the transcript part of a query.
+func (d *deps) transcript(ctx context.Context, ch jj.Change, f *TranscriptFilter) (TranscriptResult, error) {
+	var filter TranscriptFilter
+	if f != nil {
+		filter = *f
+	}
+	if len(filter.Range) != 0 && (len(filter.Range) != 2 || filter.Range[0] < 1 || filter.Range[1] < filter.Range[0]) {
+		return TranscriptResult{}, userError{"transcript_filter.range must be [first, last] with 1 <= first <= last"}
+	}
+	if d.transcripts != nil {
+		res, found, err := d.transcripts.Transcript(ctx, ch, filter)
+		if err != nil {
+			return TranscriptResult{}, err
+		}
+		if found {
+			res.Lines = nonNil(res.Lines)
+			return res, nil
+		}
+	}
+	return TranscriptResult{Lines: []TranscriptLine{}, Note: "no transcript recorded for this change"}, nil
+}
+
+// capText cuts s to at most max bytes at a line boundary, appending a marker
+// saying how much was left out.
+func capText(s string, max int, what string) (string, bool) {
+	if len(s) <= max {
+		return s, false
+	}
+	cut := strings.LastIndexByte(s[:max], '\n') + 1
+	if cut == 0 {
+		cut = max
+	}
+	return s[:cut] + fmt.Sprintf("[… %s truncated: %d more bytes not shown; query a narrower change or read files directly]\n", what, len(s)-cut), true
+}
