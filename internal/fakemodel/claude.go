@@ -1,0 +1,137 @@
+package fakemodel
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// EnsureClaude returns the path of a working Claude Code CLI, installing it
+// with scripts/install-claude.sh when missing. When npm cannot reach its
+// registry the test is skipped with a loud message; any other failure fails it.
+func EnsureClaude(tb testing.TB) string {
+	tb.Helper()
+	if testing.Short() {
+		tb.Skip("SKIPPED (-short): the end-to-end test runs the real Claude Code CLI")
+	}
+	root, err := repoRoot()
+	if err != nil {
+		tb.Fatalf("find repo root: %v", err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "bash", filepath.Join(root, "scripts", "install-claude.sh"))
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err = cmd.Run()
+	var ee *exec.ExitError
+	if errors.As(err, &ee) && ee.ExitCode() == 3 {
+		msg := "!!! SKIPPED: npm cannot reach its registry, so Claude Code cannot be installed and the " +
+			"end-to-end test did NOT run: " + strings.TrimSpace(stderr.String())
+		fmt.Fprintln(os.Stderr, msg)
+		tb.Skip(msg)
+	}
+	if err != nil {
+		tb.Fatalf("scripts/install-claude.sh: %v\n%s", err, stderr.String())
+	}
+	path := strings.TrimSpace(stdout.String())
+	if path == "" {
+		tb.Fatalf("scripts/install-claude.sh printed no path\n%s", stderr.String())
+	}
+	return path
+}
+
+// repoRoot walks up from the working directory to the directory holding go.mod.
+func repoRoot() (string, error) {
+	dir, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return dir, nil
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", errors.New("no go.mod above the working directory")
+		}
+		dir = parent
+	}
+}
+
+// Run describes one headless Claude Code run against a fake model.
+type Run struct {
+	Claude string   // path of the claude binary
+	Dir    string   // working directory (the project)
+	Home   string   // HOME for the run (a temp dir: Claude Code writes its state there)
+	Model  *Server  // the fake model
+	Args   []string // arguments after the fixed ones, e.g. "-p", "do it"
+	Env    []string // extra environment, KEY=VALUE
+}
+
+// Result is what a headless run printed.
+type Result struct {
+	Stdout, Stderr string
+	// JSON is the parsed --output-format json result, when stdout held one.
+	JSON map[string]any
+	// SessionID is the session id from the JSON result.
+	SessionID string
+}
+
+// Exec runs claude headless with the fake model and returns its output. Runs
+// are as root in a sandbox, so permissions are skipped (IS_SANDBOX=1).
+func (r Run) Exec(ctx context.Context) (Result, error) {
+	args := append([]string{"--output-format", "json", "--dangerously-skip-permissions"}, r.Args...)
+	cmd := exec.CommandContext(ctx, r.Claude, args...)
+	cmd.Dir = r.Dir
+	cmd.Env = append(baseEnv(),
+		"HOME="+r.Home,
+		"ANTHROPIC_BASE_URL="+r.Model.URL,
+		"ANTHROPIC_API_KEY=x",
+		"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1",
+		"DISABLE_AUTOUPDATER=1",
+		"DISABLE_TELEMETRY=1",
+		"DISABLE_ERROR_REPORTING=1",
+		"IS_SANDBOX=1",
+		"CI=true",
+	)
+	cmd.Env = append(cmd.Env, r.Env...)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	cmd.WaitDelay = 5 * time.Second
+	err := cmd.Run()
+	res := Result{Stdout: stdout.String(), Stderr: stderr.String()}
+	if i := strings.LastIndex(res.Stdout, "\n{"); i >= 0 || strings.HasPrefix(res.Stdout, "{") {
+		js := res.Stdout[i+1:]
+		if json.Unmarshal([]byte(js), &res.JSON) == nil {
+			res.SessionID, _ = res.JSON["session_id"].(string)
+		}
+	}
+	if err != nil {
+		return res, fmt.Errorf("claude %s: %w\nstdout: %s\nstderr: %s", strings.Join(r.Args, " "), err, res.Stdout, res.Stderr)
+	}
+	return res, nil
+}
+
+// baseEnv is the process environment without anything that would point
+// Claude Code at a real account or model.
+func baseEnv() []string {
+	var out []string
+	for _, kv := range os.Environ() {
+		k, _, _ := strings.Cut(kv, "=")
+		if strings.HasPrefix(k, "ANTHROPIC_") || strings.HasPrefix(k, "CLAUDE") || k == "HOME" ||
+			strings.HasPrefix(k, "AWS_") || strings.HasPrefix(k, "GOOGLE_") || k == "MCP_TIMEOUT" {
+			continue
+		}
+		out = append(out, kv)
+	}
+	return out
+}
