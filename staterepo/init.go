@@ -1,0 +1,351 @@
+package staterepo
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	git "github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/plumbing"
+)
+
+// globalFiles is the first tree of the global branch.
+var globalFiles = map[string]string{
+	PlanFile:      "# Plan\n\nThe plan driving this project's agent sessions. Edit it by hand or through an agent.\n",
+	ChangelogFile: "",
+	LearningsFile: "",
+	DecisionsFile: "",
+	BranchesDir + "/README.md": "# Branch context\n\nOne file per code branch or jj bookmark, `<branch>.md`, holding what an agent\n" +
+		"should know when it works on that branch. planq shows it in the context summary.\n",
+}
+
+// agentFiles is the first tree of an agent branch.
+var agentFiles = map[string]string{
+	ScratchFile:                 "",
+	ContextFile:                 "",
+	ChangelogFile:               "",
+	LearningsFile:               "",
+	DecisionsFile:               "",
+	"artifacts/.gitkeep":        "",
+	"notes/.gitkeep":            "",
+	CheckpointDir + "/.gitkeep": "",
+}
+
+// Init creates the project's bare repo with its global branch if they do not
+// exist yet; it reports whether it created anything. It is idempotent.
+func (s *Store) Init(ctx context.Context) (created bool, err error) {
+	lk, err := s.lock(ctx)
+	if err != nil {
+		return false, err
+	}
+	defer lk.release()
+	return s.initLocked(ctx)
+}
+
+func (s *Store) initLocked(ctx context.Context) (created bool, err error) {
+	if !s.Initialized() {
+		if _, err := git.PlainInit(s.Bare, true); err != nil && !errors.Is(err, git.ErrRepositoryAlreadyExists) {
+			return false, fmt.Errorf("create state repo %s: %w", s.Bare, err)
+		}
+		// HEAD names global, so a clone of the state repo checks it out.
+		if err := os.WriteFile(filepath.Join(s.Bare, "HEAD"), []byte("ref: refs/heads/"+GlobalBranch+"\n"), 0o644); err != nil {
+			return false, err
+		}
+		created = true
+	}
+	r, err := openRepo(s.Bare)
+	if err != nil {
+		return false, err
+	}
+	made, err := s.createBranch(ctx, r, GlobalBranch, globalFiles, "init: global branch for project "+s.Project)
+	return created || made, err
+}
+
+// createBranch makes an orphan branch holding files, unless it exists.
+func (s *Store) createBranch(ctx context.Context, r *repo, branch string, files map[string]string, msg string) (bool, error) {
+	head, err := r.head(branch)
+	if err != nil || !head.IsZero() {
+		return false, err
+	}
+	edits := map[string]edit{}
+	for p, content := range files {
+		h, err := r.writeBlob([]byte(content))
+		if err != nil {
+			return false, err
+		}
+		edits[p] = edit{hash: h}
+	}
+	tree, err := r.editTree(plumbing.ZeroHash, edits)
+	if err != nil {
+		return false, err
+	}
+	c, err := r.writeCommit(tree, nil, msg, s.signature())
+	if err != nil {
+		return false, err
+	}
+	return true, r.setBranch(ctx, branch, c, plumbing.ZeroHash)
+}
+
+// ensureAgentLocked makes sure the state repo, agent's branch and — when
+// this code repo has no state worktree yet — the worktree exist. The caller
+// holds the lock.
+func (s *Store) ensureAgentLocked(ctx context.Context, agent string) error {
+	if _, err := s.initLocked(ctx); err != nil {
+		return err
+	}
+	r, err := openRepo(s.Bare)
+	if err != nil {
+		return err
+	}
+	branch := AgentBranch(agent)
+	if _, err := s.createBranch(ctx, r, branch, agentFiles, "create agent "+agent); err != nil {
+		return err
+	}
+	w, err := worktreeAt(s.Bare, s.Worktree)
+	if err != nil || w != nil {
+		return err
+	}
+	if others, err := worktreesOn(s.Bare, branch); err != nil || len(others) > 0 {
+		return err // checked out in another code repo: write to the branch only
+	}
+	if _, err := addWorktree(r, s.Worktree, branch); err != nil {
+		return err
+	}
+	return EnsureIgnored(s.Root, false)
+}
+
+// CreateResult says what Create did.
+type CreateResult struct {
+	Agent    string // the new agent
+	Branch   string // its branch
+	Worktree string // where it is checked out
+	Switched string // the agent the worktree had checked out before, if any
+}
+
+// Create makes agent name's branch and checks it out in this code repo's
+// worktree, switching the worktree away from another agent when it has no
+// uncommitted changes. A name that exists, or is unsafe as a ref and path
+// component, is refused.
+func (s *Store) Create(ctx context.Context, name string, gitignore bool) (CreateResult, error) {
+	res := CreateResult{Agent: name, Branch: AgentBranch(name), Worktree: s.Worktree}
+	if err := ValidAgentName(name); err != nil {
+		return res, err
+	}
+	lk, err := s.lock(ctx)
+	if err != nil {
+		return res, err
+	}
+	defer lk.release()
+	if _, err := s.initLocked(ctx); err != nil {
+		return res, err
+	}
+	r, err := openRepo(s.Bare)
+	if err != nil {
+		return res, err
+	}
+	if h, err := r.head(res.Branch); err != nil {
+		return res, err
+	} else if !h.IsZero() {
+		return res, fmt.Errorf("agent %q already exists (branch %s); pick another name, or set PLANQ_AGENT=%s to use it", name, res.Branch, name)
+	}
+	w, err := worktreeAt(s.Bare, s.Worktree)
+	if err != nil {
+		return res, err
+	}
+	if w != nil {
+		if err := checkClean(r, w); err != nil {
+			return res, fmt.Errorf("cannot switch %s to agent %s: %w", s.Worktree, name, err)
+		}
+	}
+	if _, err := s.createBranch(ctx, r, res.Branch, agentFiles, "create agent "+name); err != nil {
+		return res, err
+	}
+	if w != nil {
+		res.Switched = strings.TrimPrefix(w.Branch, AgentPrefix)
+		if err := switchWorktree(r, w, res.Branch); err != nil {
+			return res, err
+		}
+	} else if _, err := addWorktree(r, s.Worktree, res.Branch); err != nil {
+		return res, err
+	}
+	return res, EnsureIgnored(s.Root, gitignore)
+}
+
+// checkClean fails when the worktree has uncommitted changes to tracked files.
+func checkClean(r *repo, w *linkedWorktree) error {
+	var tree plumbing.Hash
+	if w.Branch != "" {
+		head, err := r.head(w.Branch)
+		if err != nil {
+			return err
+		}
+		if tree, err = r.commitTree(head); err != nil {
+			return err
+		}
+	}
+	dirty, err := dirtyPaths(r, w, tree)
+	if err != nil {
+		return err
+	}
+	if len(dirty) > 0 {
+		more := ""
+		if len(dirty) > 3 {
+			more = fmt.Sprintf(" and %d more", len(dirty)-3)
+			dirty = dirty[:3]
+		}
+		return fmt.Errorf("it has uncommitted changes (%s%s); commit them (git -C %s commit -am ...) or discard them first", strings.Join(dirty, ", "), more, w.Path)
+	}
+	return nil
+}
+
+// switchWorktree checks out branch in a clean worktree.
+func switchWorktree(r *repo, w *linkedWorktree, branch string) error {
+	var from plumbing.Hash
+	if w.Branch != "" {
+		h, err := r.head(w.Branch)
+		if err != nil {
+			return err
+		}
+		if from, err = r.commitTree(h); err != nil {
+			return err
+		}
+	}
+	h, err := r.head(branch)
+	if err != nil {
+		return err
+	}
+	to, err := r.commitTree(h)
+	if err != nil {
+		return err
+	}
+	if err := checkoutTree(r, w, from, to); err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(w.Admin, "HEAD"), []byte("ref: refs/heads/"+branch+"\n"), 0o644); err != nil {
+		return err
+	}
+	w.Branch = branch
+	return nil
+}
+
+// Remove deletes agent name's worktree in this code repo (its files and
+// git's admin directory). The branch stays until `planq state gc`. A
+// worktree with uncommitted changes is kept unless force is set.
+func (s *Store) Remove(ctx context.Context, name string, force bool) error {
+	if err := ValidAgentName(name); err != nil {
+		return err
+	}
+	if !s.Initialized() {
+		return fmt.Errorf("%w for project %s; nothing to remove", ErrNotInitialized, s.Project)
+	}
+	lk, err := s.lock(ctx)
+	if err != nil {
+		return err
+	}
+	defer lk.release()
+	r, err := openRepo(s.Bare)
+	if err != nil {
+		return err
+	}
+	branch := AgentBranch(name)
+	if h, err := r.head(branch); err != nil {
+		return err
+	} else if h.IsZero() {
+		return fmt.Errorf("%w: %q (no branch %s); `planq state status` lists the agents", ErrNoAgent, name, branch)
+	}
+	w, err := worktreeAt(s.Bare, s.Worktree)
+	if err != nil {
+		return err
+	}
+	if w == nil || w.Branch != branch {
+		if others, _ := worktreesOn(s.Bare, branch); len(others) > 0 {
+			return fmt.Errorf("agent %s is checked out at %s, not here; run `planq remove %s` in that repo", name, others[0].Path, name)
+		}
+		return fmt.Errorf("agent %s has no worktree here (%s); its branch %s stays until `planq state gc`", name, s.Worktree, branch)
+	}
+	if !force {
+		if err := checkClean(r, w); err != nil {
+			return fmt.Errorf("not removing %s: %w, or pass --force", s.Worktree, err)
+		}
+	}
+	return removeWorktree(w)
+}
+
+// ignoreLine is the pattern that keeps the state worktree out of the code repo.
+const ignoreLine = "/" + WorktreeDir + "/"
+
+// EnsureIgnored makes the code repo at root ignore .planq/agent/: in
+// .git/info/exclude when the repo has a git directory (git and colocated jj
+// repos; jj reads it too), else — or when gitignore is set — in .gitignore
+// (non-colocated jj repos).
+func EnsureIgnored(root string, gitignore bool) error {
+	target := filepath.Join(root, ".gitignore")
+	if !gitignore {
+		if gd, ok := gitDir(root); ok {
+			target = filepath.Join(gd, "info", "exclude")
+		}
+	}
+	data, err := os.ReadFile(target)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("read %s: %w", target, err)
+	}
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	for sc.Scan() {
+		switch strings.TrimSpace(sc.Text()) {
+		case ignoreLine, "/.planq/agent", ".planq/agent/", ".planq/agent", "/.planq/", ".planq/", ".planq":
+			return nil
+		}
+	}
+	if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
+		return err
+	}
+	f, err := os.OpenFile(target, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	if err != nil {
+		return fmt.Errorf("ignore %s: %w", WorktreeDir, err)
+	}
+	defer f.Close()
+	prefix := ""
+	if len(data) > 0 && data[len(data)-1] != '\n' {
+		prefix = "\n"
+	}
+	_, err = fmt.Fprintf(f, "%s# planq state worktree (agent memory, kept in its own git repo)\n%s\n", prefix, ignoreLine)
+	return err
+}
+
+// gitDir returns the code repo's git directory holding info/exclude: .git
+// itself, or for a linked worktree of the code repo, its common dir.
+func gitDir(root string) (string, bool) {
+	p := filepath.Join(root, ".git")
+	st, err := os.Stat(p)
+	if err != nil {
+		return "", false
+	}
+	if st.IsDir() {
+		return p, true
+	}
+	data, err := os.ReadFile(p)
+	if err != nil {
+		return "", false
+	}
+	gd, ok := strings.CutPrefix(strings.TrimSpace(string(data)), "gitdir: ")
+	if !ok {
+		return "", false
+	}
+	if !filepath.IsAbs(gd) {
+		gd = filepath.Join(root, gd)
+	}
+	if c, err := os.ReadFile(filepath.Join(gd, "commondir")); err == nil {
+		cd := strings.TrimSpace(string(c))
+		if !filepath.IsAbs(cd) {
+			cd = filepath.Join(gd, cd)
+		}
+		return filepath.Clean(cd), true
+	}
+	return gd, true
+}

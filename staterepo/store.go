@@ -1,0 +1,279 @@
+// Package staterepo keeps an AI agent's memory in a git repository outside the
+// code repository: one bare repo per project under PLANQ_HOME, a shared
+// "global" branch, one "agent-NAME" branch per agent, and a linked worktree of
+// the current agent's branch at <code repo>/.planq/agent/.
+//
+// Layout and rules:
+//
+//   - PLANQ_HOME (default ~/.planq) holds state-repos/<project>.git. The
+//     project name is the code repo's .planq/config.yaml "project:", else the
+//     repo directory's name, sanitised.
+//   - The global branch holds plan.md, changelog.md (the promoted log of
+//     every agent), learnings.md, decisions.md and branches/.
+//   - An agent branch holds scratch.md, context.md, changelog.md,
+//     learnings.md, decisions.md, branches/, artifacts/, notes/ and
+//     checkpoints/. It is an orphan branch: agents read global through
+//     planq, and promote to it with a union merge (see Promote).
+//   - Every write is one commit on the agent's branch, made under a
+//     cross-process lock (a flock on <bare>/planq.lock) that is held across
+//     read-modify-commit, so concurrent writers never lose an entry. The
+//     commit is built from the changed blobs and trees only; linked worktrees
+//     that have the branch checked out get the changed files and index
+//     entries rewritten, so `git status` there stays clean.
+//   - A code repo has one worktree, .planq/agent/. Writes always go to the
+//     current agent's branch (PLANQ_AGENT, else config "agent:", else
+//     "main"), whatever the worktree has checked out; planq never switches the
+//     worktree implicitly, because two sessions with different agents may
+//     share one code repo. `planq create NAME` switches it (refusing when it
+//     has uncommitted changes), and `planq state status` reports a mismatch.
+//   - Files a write changes are read from the worktree when it holds hand
+//     edits that are not committed yet, so those edits are committed with the
+//     write rather than overwritten.
+package staterepo
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/planq-dev/planq/config"
+)
+
+// Branch and directory names.
+const (
+	GlobalBranch = "global"       // the shared branch every agent promotes to
+	AgentPrefix  = "agent-"       // prefix of an agent's branch name
+	DefaultAgent = "main"         // the agent used when none is configured
+	WorktreeDir  = ".planq/agent" // the worktree's path relative to the code repo root
+	lockFile     = "planq.lock"   // flock'd file inside the bare repo
+)
+
+// Files on an agent branch and on global.
+const (
+	ScratchFile   = "scratch.md"
+	ContextFile   = "context.md"
+	ChangelogFile = "changelog.md"
+	LearningsFile = "learnings.md"
+	DecisionsFile = "decisions.md"
+	PlanFile      = "plan.md"
+	BranchesDir   = "branches"
+	CheckpointDir = "checkpoints"
+)
+
+// ErrNotInitialized reports that the project's state repo does not exist yet.
+var ErrNotInitialized = errors.New("state repo not initialised")
+
+// ErrNoAgent reports that an agent branch does not exist.
+var ErrNoAgent = errors.New("no such agent")
+
+// Options says where a Store lives; zero values mean the defaults.
+type Options struct {
+	Dir         string              // a directory inside the code repo (required)
+	Home        string              // PLANQ_HOME; default $PLANQ_HOME, else ~/.planq
+	Agent       string              // the current agent; default $PLANQ_AGENT, else config, else "main"
+	Project     string              // the project; default config "project:", else the root's name
+	Getenv      func(string) string // environment lookup; default os.Getenv
+	LockTimeout time.Duration       // how long a write waits for the lock; default 30s
+	Now         func() time.Time    // clock; default time.Now
+}
+
+// Store is one code repo's view of its project's state repo.
+type Store struct {
+	Root     string // the code repo's root directory
+	Home     string // PLANQ_HOME
+	Project  string // the project name, naming the bare repo
+	Agent    string // the current agent's name (branch AgentPrefix+Agent)
+	Bare     string // the bare repo's path
+	Worktree string // Root/.planq/agent
+	Config   config.Config
+	// AgentSource says where Agent came from: "--agent", "PLANQ_AGENT",
+	// the config file, the worktree's checked-out branch, or "default".
+	AgentSource string
+
+	lockTimeout time.Duration
+	now         func() time.Time
+	getenv      func(string) string
+}
+
+// Open resolves the code repo root, the project, the agent and the state
+// repo's paths. It reads .planq/config.yaml but writes nothing.
+func Open(o Options) (*Store, error) {
+	getenv := o.Getenv
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	if o.Dir == "" {
+		return nil, errors.New("staterepo: no directory given")
+	}
+	root, err := FindRoot(o.Dir)
+	if err != nil {
+		return nil, err
+	}
+	cfg, err := config.Load(root)
+	if err != nil {
+		return nil, err
+	}
+	home := o.Home
+	if home == "" {
+		home = getenv("PLANQ_HOME")
+	}
+	if home == "" {
+		h := getenv("HOME")
+		if h == "" {
+			if h, err = os.UserHomeDir(); err != nil {
+				return nil, fmt.Errorf("PLANQ_HOME is not set and the home directory is unknown: %w", err)
+			}
+		}
+		home = filepath.Join(h, ".planq")
+	}
+	if home, err = filepath.Abs(home); err != nil {
+		return nil, err
+	}
+	project := o.Project
+	if project == "" {
+		project = cfg.Project
+	}
+	if project == "" {
+		project = SanitizeName(filepath.Base(root))
+	}
+	if err := config.ValidName(project); err != nil {
+		return nil, fmt.Errorf("project: %w", err)
+	}
+	agent := o.Agent
+	src := "--agent"
+	if agent == "" {
+		agent, src = getenv("PLANQ_AGENT"), "PLANQ_AGENT"
+	}
+	if agent == "" {
+		agent, src = cfg.Agent, config.File+" agent"
+	}
+	worktree := filepath.Join(root, filepath.FromSlash(WorktreeDir))
+	if agent == "" {
+		agent, src = checkedOutAgent(worktree), "the worktree "+WorktreeDir
+	}
+	if agent == "" {
+		agent, src = DefaultAgent, "default"
+	}
+	if err := ValidAgentName(agent); err != nil {
+		return nil, fmt.Errorf("%s: %w", src, err)
+	}
+	s := &Store{
+		Root: root, Home: home, Project: project, Agent: agent,
+		Bare:     filepath.Join(home, "state-repos", project+".git"),
+		Worktree: worktree, Config: cfg, AgentSource: src,
+		lockTimeout: o.LockTimeout, now: o.Now, getenv: getenv,
+	}
+	if s.lockTimeout <= 0 {
+		s.lockTimeout = 30 * time.Second
+	}
+	if s.now == nil {
+		s.now = time.Now
+	}
+	return s, nil
+}
+
+// checkedOutAgent returns the agent whose branch the worktree at path has
+// checked out, or "" when there is none.
+func checkedOutAgent(path string) string {
+	data, err := os.ReadFile(filepath.Join(path, ".git"))
+	if err != nil {
+		return ""
+	}
+	admin, ok := strings.CutPrefix(strings.TrimSpace(string(data)), "gitdir: ")
+	if !ok {
+		return ""
+	}
+	head, err := os.ReadFile(filepath.Join(admin, "HEAD"))
+	if err != nil {
+		return ""
+	}
+	agent, ok := strings.CutPrefix(strings.TrimSpace(string(head)), "ref: refs/heads/"+AgentPrefix)
+	if !ok || ValidAgentName(agent) != nil {
+		return ""
+	}
+	return agent
+}
+
+// AgentBranch returns the branch name of agent.
+func AgentBranch(agent string) string { return AgentPrefix + agent }
+
+// Branch returns the current agent's branch name.
+func (s *Store) Branch() string { return AgentBranch(s.Agent) }
+
+// ValidAgentName checks an agent name: config.ValidName's rules, which keep
+// it safe as a ref component and a path component.
+func ValidAgentName(name string) error {
+	if err := config.ValidName(name); err != nil {
+		return fmt.Errorf("agent name: %w", err)
+	}
+	return nil
+}
+
+// SanitizeName turns a directory name into a valid project name: characters
+// outside [A-Za-z0-9._-] become '-', leading '-' and '.' are dropped, and the
+// result is cut to 64 characters; an empty result becomes "project".
+func SanitizeName(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		ok := r == '-' || r == '_' || r == '.' || (r >= 'a' && r <= 'z') || (r >= 'A' && r <= 'Z') || (r >= '0' && r <= '9')
+		if !ok {
+			r = '-'
+		}
+		b.WriteRune(r)
+	}
+	out := strings.TrimLeft(b.String(), "-.")
+	for strings.Contains(out, "..") {
+		out = strings.ReplaceAll(out, "..", ".")
+	}
+	if len(out) > 64 {
+		out = out[:64]
+	}
+	out = strings.TrimSuffix(out, ".lock")
+	out = strings.TrimRight(out, "-.")
+	if out == "" {
+		return "project"
+	}
+	return out
+}
+
+// FindRoot returns the code repo root containing dir: the nearest ancestor
+// with a .jj or .git entry, skipping the state worktree itself (a directory
+// inside .planq/agent resolves to the repo that holds it).
+func FindRoot(dir string) (string, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", err
+	}
+	abs = filepath.Clean(abs)
+	// Inside <root>/.planq/agent: start above it.
+	sep := string(filepath.Separator)
+	marker := sep + filepath.FromSlash(WorktreeDir)
+	if i := strings.Index(abs+sep, marker+sep); i >= 0 {
+		abs = abs[:i]
+		if abs == "" {
+			abs = sep
+		}
+	}
+	for d := abs; ; {
+		for _, name := range []string{".jj", ".git"} {
+			if _, err := os.Lstat(filepath.Join(d, name)); err == nil {
+				return d, nil
+			}
+		}
+		parent := filepath.Dir(d)
+		if parent == d {
+			break
+		}
+		d = parent
+	}
+	return "", fmt.Errorf("%s is not inside a jj or git repository; run planq in your code repo or pass --repo", abs)
+}
+
+// Initialized reports whether the project's bare repo exists.
+func (s *Store) Initialized() bool {
+	_, err := os.Stat(filepath.Join(s.Bare, "HEAD"))
+	return err == nil
+}

@@ -1,0 +1,386 @@
+package staterepo
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/format/index"
+	"github.com/go-git/go-git/v5/plumbing/object"
+)
+
+// MaxFileSize is the largest state file planq writes (8 MiB). A write that
+// would make a file larger is refused before anything is written.
+const MaxFileSize = 8 << 20
+
+// ErrTooLarge reports content over a size limit.
+var ErrTooLarge = errors.New("content too large")
+
+// ErrDirtyConflict reports a file that has uncommitted hand edits in the
+// worktree while its branch also moved, so planq cannot tell which to keep.
+var ErrDirtyConflict = errors.New("uncommitted edits conflict with the branch")
+
+// Tx is one write to a branch: reads see the branch head (or a worktree's
+// uncommitted hand edits to that file), writes are staged and become one
+// commit when the function passed to update returns nil.
+type Tx struct {
+	s      *Store
+	r      *repo
+	branch string
+	head   plumbing.Hash
+	tree   plumbing.Hash
+	wts    []linkedWorktree
+	idx    map[string]*index.Index // per worktree admin dir, loaded lazily
+	staged map[string]*fileChange
+	order  []string
+	// fromDisk records paths whose base content was read from the worktree,
+	// with that content's length, enabling append-only worktree syncs.
+	fromDisk map[string]int
+}
+
+// Branch returns the branch the transaction writes to.
+func (t *Tx) Branch() string { return t.branch }
+
+// Head returns the branch's commit when the transaction started (zero for a
+// new branch).
+func (t *Tx) Head() plumbing.Hash { return t.head }
+
+// Read returns the content of p as this write should build on it: the staged
+// content if p was written in this transaction, else the file in a worktree
+// that has the branch checked out when it holds hand edits, else the file at
+// the branch head. ok is false when the file does not exist.
+func (t *Tx) Read(p string) (data []byte, ok bool, err error) {
+	if err := validPath(p); err != nil {
+		return nil, false, err
+	}
+	if c, staged := t.staged[p]; staged {
+		if c.del {
+			return nil, false, nil
+		}
+		return c.data, true, nil
+	}
+	te, inHead, err := t.r.fileEntry(t.tree, p)
+	if err != nil {
+		return nil, false, err
+	}
+	if len(t.wts) > 0 {
+		data, ok, used, err := t.readWorktree(&t.wts[0], p, te, inHead)
+		if err != nil || used {
+			if ok {
+				t.fromDisk[p] = len(data)
+			}
+			return data, ok, err
+		}
+	}
+	if !inHead {
+		return nil, false, nil
+	}
+	data, err = t.r.blob(te.Hash)
+	return data, err == nil, err
+}
+
+// readWorktree decides whether the worktree's copy of p is the right base
+// (used) and returns it. The worktree copy is used when it is the same as the
+// head's (a cheap read), or when it holds hand edits on top of the head. A
+// copy that matches an index entry older than the head is stale — a writer
+// died between its commit and its worktree update — and is ignored.
+func (t *Tx) readWorktree(w *linkedWorktree, p string, te object.TreeEntry, inHead bool) (data []byte, ok, used bool, err error) {
+	full := filepath.Join(w.Path, filepath.FromSlash(p))
+	st, err := os.Lstat(full)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, false, false, nil // deleted by hand or never written: build on the head
+	}
+	if err != nil {
+		return nil, false, false, err
+	}
+	if !st.Mode().IsRegular() {
+		return nil, false, false, fmt.Errorf("%s in %s is not a regular file; move it away", p, w.Path)
+	}
+	idx, err := t.index(w)
+	if err != nil {
+		return nil, false, false, err
+	}
+	ie, _ := idx.Entry(p)
+	if ie != nil && inHead && ie.Hash == te.Hash && statMatches(ie, st) {
+		data, err = os.ReadFile(full)
+		return data, err == nil, err == nil, err
+	}
+	if st.Size() > MaxFileSize {
+		return nil, false, false, fmt.Errorf("%w: %s in %s is %d bytes (limit %d)", ErrTooLarge, p, w.Path, st.Size(), MaxFileSize)
+	}
+	data, err = os.ReadFile(full)
+	if err != nil {
+		return nil, false, false, err
+	}
+	h := blobHash(data)
+	switch {
+	case inHead && h == te.Hash:
+		return data, true, true, nil // unchanged, only stat data moved
+	case ie != nil && h == ie.Hash:
+		return nil, false, false, nil // stale copy: build on the head
+	case ie == nil && !inHead:
+		return data, true, true, nil // created by hand: keep it
+	case ie != nil && inHead && ie.Hash == te.Hash:
+		return data, true, true, nil // hand edits on top of the head: keep them
+	}
+	return nil, false, false, fmt.Errorf("%w: %s in %s has uncommitted edits and the branch changed too; commit or discard them (git -C %s status)", ErrDirtyConflict, p, w.Path, w.Path)
+}
+
+func (t *Tx) index(w *linkedWorktree) (*index.Index, error) {
+	if idx, ok := t.idx[w.Admin]; ok {
+		return idx, nil
+	}
+	idx, err := readIndex(w)
+	if err != nil {
+		return nil, err
+	}
+	t.idx[w.Admin] = idx
+	return idx, nil
+}
+
+// Write stages p's new content.
+func (t *Tx) Write(p string, data []byte) error {
+	if err := validPath(p); err != nil {
+		return err
+	}
+	if len(data) > MaxFileSize {
+		return fmt.Errorf("%w: %s would be %d bytes, the limit is %d; move old content to notes/ or artifacts/", ErrTooLarge, p, len(data), MaxFileSize)
+	}
+	t.stage(&fileChange{path: p, data: data})
+	return nil
+}
+
+// Append stages p's content plus extra. The worktree copy, when it was the
+// base, is appended to rather than rewritten.
+func (t *Tx) Append(p string, extra []byte) error {
+	old, _, err := t.Read(p)
+	if err != nil {
+		return err
+	}
+	if len(old)+len(extra) > MaxFileSize {
+		return fmt.Errorf("%w: %s would be %d bytes, the limit is %d; promote and archive old entries", ErrTooLarge, p, len(old)+len(extra), MaxFileSize)
+	}
+	data := make([]byte, 0, len(old)+len(extra))
+	data = append(append(data, old...), extra...)
+	c := &fileChange{path: p, data: data}
+	if n, ok := t.fromDisk[p]; ok && n == len(old) {
+		if _, staged := t.staged[p]; !staged {
+			c.appended = extra
+		}
+	}
+	t.stage(c)
+	return nil
+}
+
+// Delete stages p's removal.
+func (t *Tx) Delete(p string) error {
+	if err := validPath(p); err != nil {
+		return err
+	}
+	t.stage(&fileChange{path: p, del: true})
+	return nil
+}
+
+func (t *Tx) stage(c *fileChange) {
+	if _, ok := t.staged[c.path]; !ok {
+		t.order = append(t.order, c.path)
+	}
+	t.staged[c.path] = c
+}
+
+// Files lists the paths under dir (slash-separated, "" for all) at the
+// branch head, with staged writes applied.
+func (t *Tx) Files(dir string) ([]string, error) {
+	all, err := t.r.treeFiles(t.tree)
+	if err != nil {
+		return nil, err
+	}
+	set := map[string]bool{}
+	for p := range all {
+		set[p] = true
+	}
+	for p, c := range t.staged {
+		set[p] = !c.del
+	}
+	prefix := strings.TrimSuffix(dir, "/") + "/"
+	var out []string
+	for p, ok := range set {
+		if ok && (dir == "" || strings.HasPrefix(p, prefix)) {
+			out = append(out, p)
+		}
+	}
+	sort.Strings(out)
+	return out, nil
+}
+
+// validPath refuses paths that could escape the state tree.
+func validPath(p string) error {
+	switch {
+	case p == "":
+		return errors.New("state path is empty")
+	case len(p) > 255:
+		return fmt.Errorf("state path %.40q… is %d bytes; use at most 255", p, len(p))
+	case strings.HasPrefix(p, "/") || strings.Contains(p, "\\"):
+		return fmt.Errorf("state path %q must be relative and use '/'", p)
+	case path.Clean(p) != p:
+		return fmt.Errorf("state path %q is not clean", p)
+	}
+	for _, part := range strings.Split(p, "/") {
+		if part == "." || part == ".." || part == "" || strings.EqualFold(part, ".git") {
+			return fmt.Errorf("state path %q has a forbidden component %q", p, part)
+		}
+		for _, r := range part {
+			if r < 0x20 || r == 0x7f {
+				return fmt.Errorf("state path %q contains a control character", p)
+			}
+		}
+	}
+	return nil
+}
+
+// update runs fn in a transaction on branch under the store's lock and
+// commits what it staged with message msg. When the branch does not exist
+// yet, init supplies its first tree's files (nil: fail with ErrNoAgent). It
+// returns the new commit, or the old head when nothing changed.
+func (s *Store) update(ctx context.Context, branch, msg string, fn func(*Tx) error) (plumbing.Hash, error) {
+	lk, err := s.lock(ctx)
+	if err != nil {
+		return plumbing.ZeroHash, err
+	}
+	defer lk.release()
+	return s.updateLocked(ctx, branch, msg, fn)
+}
+
+// updateLocked is update for a caller that holds the lock.
+func (s *Store) updateLocked(ctx context.Context, branch, msg string, fn func(*Tx) error) (plumbing.Hash, error) {
+	r, err := openRepo(s.Bare)
+	if err != nil {
+		return plumbing.ZeroHash, err
+	}
+	head, err := r.head(branch)
+	if err != nil {
+		return plumbing.ZeroHash, err
+	}
+	if head.IsZero() {
+		return plumbing.ZeroHash, fmt.Errorf("%w: branch %s does not exist", ErrNoAgent, branch)
+	}
+	tree, err := r.commitTree(head)
+	if err != nil {
+		return plumbing.ZeroHash, err
+	}
+	wts, err := worktreesOn(s.Bare, branch)
+	if err != nil {
+		return plumbing.ZeroHash, err
+	}
+	t := &Tx{s: s, r: r, branch: branch, head: head, tree: tree, wts: wts,
+		idx: map[string]*index.Index{}, staged: map[string]*fileChange{}, fromDisk: map[string]int{}}
+	if err := fn(t); err != nil {
+		return plumbing.ZeroHash, err
+	}
+	return t.commit(ctx, msg)
+}
+
+// commit writes the staged changes as one commit and mirrors them into the
+// worktrees that have the branch checked out.
+func (t *Tx) commit(ctx context.Context, msg string) (plumbing.Hash, error) {
+	if len(t.staged) == 0 {
+		return t.head, nil
+	}
+	edits := map[string]edit{}
+	var changes []fileChange
+	for _, p := range t.order {
+		c := t.staged[p]
+		if c.del {
+			edits[p] = edit{del: true}
+		} else {
+			h, err := t.r.writeBlob(c.data)
+			if err != nil {
+				return plumbing.ZeroHash, err
+			}
+			c.hash = h
+			edits[p] = edit{hash: h}
+		}
+		changes = append(changes, *c)
+	}
+	tree, err := t.r.editTree(t.tree, edits)
+	if err != nil {
+		return plumbing.ZeroHash, err
+	}
+	if tree == t.tree {
+		// Nothing changed; still refresh the worktree's stat data.
+		return t.head, t.syncAll(changes)
+	}
+	var parents []plumbing.Hash
+	if !t.head.IsZero() {
+		parents = []plumbing.Hash{t.head}
+	}
+	h, err := t.r.writeCommit(tree, parents, msg, t.s.signature())
+	if err != nil {
+		return plumbing.ZeroHash, err
+	}
+	if err := t.r.setBranch(ctx, t.branch, h, t.head); err != nil {
+		return plumbing.ZeroHash, err
+	}
+	return h, t.syncAll(changes)
+}
+
+func (t *Tx) syncAll(changes []fileChange) error {
+	for i := range t.wts {
+		w := &t.wts[i]
+		cs := changes
+		if i > 0 { // the append shortcut is only known for the first worktree
+			cs = append([]fileChange(nil), changes...)
+			for j := range cs {
+				cs[j].appended = nil
+			}
+		}
+		if err := syncWorktreeIdx(w, cs, t.idx[w.Admin]); err != nil {
+			return fmt.Errorf("committed, but updating the worktree %s failed: %w", w.Path, err)
+		}
+	}
+	return nil
+}
+
+// syncWorktreeIdx is syncWorktree reusing an index already loaded.
+func syncWorktreeIdx(w *linkedWorktree, changes []fileChange, idx *index.Index) error {
+	if idx == nil {
+		return syncWorktree(w, changes, false)
+	}
+	return syncWorktreeWith(w, changes, idx)
+}
+
+// signature is the author and committer of state commits: GIT_AUTHOR_NAME /
+// GIT_AUTHOR_EMAIL when set, else "planq agent <name>".
+func (s *Store) signature() object.Signature {
+	name := s.getenv("GIT_AUTHOR_NAME")
+	if name == "" {
+		name = "planq agent " + s.Agent
+	}
+	email := s.getenv("GIT_AUTHOR_EMAIL")
+	if email == "" {
+		email = s.Agent + "@planq.invalid"
+	}
+	return object.Signature{Name: name, Email: email, When: s.now()}
+}
+
+// Update runs fn as one commit, with message msg, on the current agent's
+// branch, creating the state repo, the branch and this code repo's worktree
+// first when they do not exist. It holds the store's lock throughout.
+func (s *Store) Update(ctx context.Context, msg string, fn func(*Tx) error) (plumbing.Hash, error) {
+	lk, err := s.lock(ctx)
+	if err != nil {
+		return plumbing.ZeroHash, err
+	}
+	defer lk.release()
+	if err := s.ensureAgentLocked(ctx, s.Agent); err != nil {
+		return plumbing.ZeroHash, err
+	}
+	return s.updateLocked(ctx, s.Branch(), msg, fn)
+}

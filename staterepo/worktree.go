@@ -1,0 +1,461 @@
+package staterepo
+
+import (
+	"bytes"
+	"crypto/sha1"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/filemode"
+	"github.com/go-git/go-git/v5/plumbing/format/index"
+)
+
+// linkedWorktree is one of the bare repo's linked worktrees, as git records
+// it in <bare>/worktrees/<id>/.
+type linkedWorktree struct {
+	ID     string // the admin directory's name
+	Admin  string // <bare>/worktrees/<id>
+	Path   string // the worktree's top directory
+	Branch string // the checked-out branch, "" when HEAD is detached
+}
+
+// worktreeID derives the admin directory name from the worktree's path, so
+// the same code repo always maps to the same id.
+func worktreeID(path string) string {
+	sum := sha1.Sum([]byte(path))
+	return "agent-" + hex.EncodeToString(sum[:4])
+}
+
+// listWorktrees reads the bare repo's linked worktrees.
+func listWorktrees(bare string) ([]linkedWorktree, error) {
+	dir := filepath.Join(bare, "worktrees")
+	ents, err := os.ReadDir(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("list worktrees: %w", err)
+	}
+	var out []linkedWorktree
+	for _, e := range ents {
+		if !e.IsDir() {
+			continue
+		}
+		admin := filepath.Join(dir, e.Name())
+		gitdir, err := os.ReadFile(filepath.Join(admin, "gitdir"))
+		if err != nil {
+			continue
+		}
+		w := linkedWorktree{ID: e.Name(), Admin: admin, Path: filepath.Dir(strings.TrimSpace(string(gitdir)))}
+		if head, err := os.ReadFile(filepath.Join(admin, "HEAD")); err == nil {
+			if ref, ok := strings.CutPrefix(strings.TrimSpace(string(head)), "ref: refs/heads/"); ok {
+				w.Branch = ref
+			}
+		}
+		out = append(out, w)
+	}
+	return out, nil
+}
+
+// worktreesOn returns the linked worktrees that have branch checked out and
+// still exist on disk.
+func worktreesOn(bare, branch string) ([]linkedWorktree, error) {
+	all, err := listWorktrees(bare)
+	if err != nil {
+		return nil, err
+	}
+	var out []linkedWorktree
+	for _, w := range all {
+		if w.Branch != branch {
+			continue
+		}
+		if _, err := os.Stat(filepath.Join(w.Path, ".git")); err != nil {
+			continue // removed by hand; git worktree prune would drop it
+		}
+		out = append(out, w)
+	}
+	return out, nil
+}
+
+// worktreeAt returns the linked worktree of bare whose top is path, if any.
+// It errors when path holds a worktree of a different repository.
+func worktreeAt(bare, path string) (*linkedWorktree, error) {
+	data, err := os.ReadFile(filepath.Join(path, ".git"))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		if st, serr := os.Stat(filepath.Join(path, ".git")); serr == nil && st.IsDir() {
+			return nil, fmt.Errorf("%s is a separate git repository, not planq's state worktree; move it away", path)
+		}
+		return nil, fmt.Errorf("read %s/.git: %w", path, err)
+	}
+	admin, ok := strings.CutPrefix(strings.TrimSpace(string(data)), "gitdir: ")
+	if !ok {
+		return nil, fmt.Errorf("%s/.git is not a worktree link; move %s away", path, path)
+	}
+	all, err := listWorktrees(bare)
+	if err != nil {
+		return nil, err
+	}
+	for i := range all {
+		if sameFile(all[i].Admin, admin) {
+			return &all[i], nil
+		}
+	}
+	return nil, fmt.Errorf("%s belongs to another state repo (%s), not %s; run `planq remove` in that project or delete %s", path, admin, bare, path)
+}
+
+func sameFile(a, b string) bool {
+	sa, err1 := os.Stat(a)
+	sb, err2 := os.Stat(b)
+	if err1 != nil || err2 != nil {
+		return filepath.Clean(a) == filepath.Clean(b)
+	}
+	return os.SameFile(sa, sb)
+}
+
+// addWorktree registers path as a linked worktree of bare with branch
+// checked out, the way `git worktree add` does: the admin directory with
+// HEAD, commondir and gitdir, the worktree's .git file, the files of the
+// branch's tree and an index matching them.
+func addWorktree(r *repo, path, branch string) (*linkedWorktree, error) {
+	head, err := r.head(branch)
+	if err != nil {
+		return nil, err
+	}
+	if head.IsZero() {
+		return nil, fmt.Errorf("branch %s does not exist", branch)
+	}
+	if others, err := worktreesOn(r.path, branch); err != nil {
+		return nil, err
+	} else if len(others) > 0 {
+		return nil, fmt.Errorf("branch %s is already checked out at %s; an agent's branch can be checked out in one place at a time", branch, others[0].Path)
+	}
+	if ents, err := os.ReadDir(path); err == nil && len(ents) > 0 {
+		return nil, fmt.Errorf("%s exists and is not empty; move it away first", path)
+	}
+	id := worktreeID(path)
+	admin := filepath.Join(r.path, "worktrees", id)
+	if err := os.RemoveAll(admin); err != nil { // a stale admin dir of a deleted worktree
+		return nil, err
+	}
+	if err := os.MkdirAll(admin, 0o755); err != nil {
+		return nil, fmt.Errorf("create worktree admin dir: %w", err)
+	}
+	files := map[string]string{
+		"commondir": "../..\n",
+		"gitdir":    filepath.Join(path, ".git") + "\n",
+		"HEAD":      "ref: refs/heads/" + branch + "\n",
+	}
+	for name, content := range files {
+		if err := os.WriteFile(filepath.Join(admin, name), []byte(content), 0o644); err != nil {
+			return nil, fmt.Errorf("write worktree %s: %w", name, err)
+		}
+	}
+	if err := os.MkdirAll(path, 0o755); err != nil {
+		return nil, fmt.Errorf("create worktree: %w", err)
+	}
+	if err := os.WriteFile(filepath.Join(path, ".git"), []byte("gitdir: "+admin+"\n"), 0o644); err != nil {
+		return nil, fmt.Errorf("write worktree .git: %w", err)
+	}
+	w := &linkedWorktree{ID: id, Admin: admin, Path: path, Branch: branch}
+	tree, err := r.commitTree(head)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkoutTree(r, w, plumbing.ZeroHash, tree); err != nil {
+		return nil, err
+	}
+	return w, nil
+}
+
+// removeWorktree deletes the worktree's files and git's admin directory.
+func removeWorktree(w *linkedWorktree) error {
+	if err := os.RemoveAll(w.Path); err != nil {
+		return fmt.Errorf("remove worktree %s: %w", w.Path, err)
+	}
+	if err := os.RemoveAll(w.Admin); err != nil {
+		return fmt.Errorf("remove worktree admin dir %s: %w", w.Admin, err)
+	}
+	return nil
+}
+
+// checkoutTree moves the worktree's files and index from tree "from" (zero:
+// nothing checked out yet) to tree "to", touching only the paths that differ.
+// The caller has checked that those paths have no uncommitted edits.
+func checkoutTree(r *repo, w *linkedWorktree, from, to plumbing.Hash) error {
+	oldFiles, err := r.treeFiles(from)
+	if err != nil {
+		return err
+	}
+	newFiles, err := r.treeFiles(to)
+	if err != nil {
+		return err
+	}
+	var changes []fileChange
+	for p, e := range newFiles {
+		if o, ok := oldFiles[p]; ok && o.Hash == e.Hash && o.Mode == e.Mode {
+			continue
+		}
+		data, err := r.blob(e.Hash)
+		if err != nil {
+			return err
+		}
+		changes = append(changes, fileChange{path: p, data: data, hash: e.Hash})
+	}
+	for p := range oldFiles {
+		if _, ok := newFiles[p]; !ok {
+			changes = append(changes, fileChange{path: p, del: true})
+		}
+	}
+	return syncWorktree(w, changes, from.IsZero())
+}
+
+// fileChange is a file a commit wrote or deleted, to mirror in worktrees.
+type fileChange struct {
+	path string // slash-separated, relative to the worktree
+	data []byte
+	hash plumbing.Hash
+	del  bool
+	// appended, when set, says data = old content + appended, and the file
+	// on disk holds the old content: sync may append instead of rewriting.
+	appended []byte
+}
+
+// syncWorktree writes changes into the worktree and its index. With fresh
+// set the index is rebuilt from the changes alone.
+func syncWorktree(w *linkedWorktree, changes []fileChange, fresh bool) error {
+	idx := &index.Index{Version: 2}
+	if !fresh {
+		var err error
+		if idx, err = readIndex(w); err != nil {
+			return err
+		}
+	}
+	return syncWorktreeWith(w, changes, idx)
+}
+
+// syncWorktreeWith applies changes to the worktree and to idx, then writes idx.
+func syncWorktreeWith(w *linkedWorktree, changes []fileChange, idx *index.Index) error {
+	for _, c := range changes {
+		full := filepath.Join(w.Path, filepath.FromSlash(c.path))
+		if !inside(w.Path, full) {
+			return fmt.Errorf("refusing to write %s outside the state worktree", c.path)
+		}
+		if c.del {
+			if err := os.Remove(full); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				return err
+			}
+			removeEmptyParents(w.Path, filepath.Dir(full))
+			_, _ = idx.Remove(c.path)
+			continue
+		}
+		if err := writeWorktreeFile(full, c); err != nil {
+			return err
+		}
+		st, err := os.Lstat(full)
+		if err != nil {
+			return err
+		}
+		e, err := idx.Entry(c.path)
+		if err != nil {
+			e = idx.Add(c.path)
+		}
+		fillEntry(e, c.hash, st)
+	}
+	return writeIndex(w, idx)
+}
+
+// writeWorktreeFile puts a change's content at full: an O_APPEND write when
+// only bytes were appended, else a temp file renamed into place.
+func writeWorktreeFile(full string, c fileChange) error {
+	if c.appended != nil {
+		if st, err := os.Stat(full); err == nil && st.Size() == int64(len(c.data)-len(c.appended)) {
+			f, err := os.OpenFile(full, os.O_WRONLY|os.O_APPEND, 0)
+			if err == nil {
+				_, werr := f.Write(c.appended)
+				cerr := f.Close()
+				if werr == nil && cerr == nil {
+					return nil
+				}
+			}
+		}
+	}
+	if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(full), ".planq-tmp-*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(c.data); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Chmod(0o644); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), full)
+}
+
+func removeEmptyParents(top, dir string) {
+	for dir != top && inside(top, dir) {
+		if os.Remove(dir) != nil {
+			return
+		}
+		dir = filepath.Dir(dir)
+	}
+}
+
+// inside reports whether path is top or below it.
+func inside(top, path string) bool {
+	rel, err := filepath.Rel(top, path)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
+}
+
+// fillEntry records a file's hash and stat data in an index entry, so that
+// git trusts it without rehashing.
+func fillEntry(e *index.Entry, h plumbing.Hash, st os.FileInfo) {
+	e.Hash = h
+	e.Mode = filemode.Regular
+	e.Size = uint32(st.Size())
+	e.ModifiedAt = st.ModTime()
+	e.CreatedAt = st.ModTime()
+	if sys, ok := st.Sys().(*syscall.Stat_t); ok {
+		e.CreatedAt = time.Unix(sys.Ctim.Sec, sys.Ctim.Nsec)
+		e.Dev, e.Inode = uint32(sys.Dev), uint32(sys.Ino)
+		e.UID, e.GID = sys.Uid, sys.Gid
+	}
+	e.Stage = 0
+	e.SkipWorktree, e.IntentToAdd = false, false
+}
+
+// statMatches reports whether a file's stat data still matches its index
+// entry, git's cheap test that the file is unchanged.
+func statMatches(e *index.Entry, st os.FileInfo) bool {
+	if e == nil || uint32(st.Size()) != e.Size || !st.ModTime().Equal(e.ModifiedAt) {
+		return false
+	}
+	if sys, ok := st.Sys().(*syscall.Stat_t); ok && uint32(sys.Ino) != e.Inode {
+		return false
+	}
+	return true
+}
+
+// readIndex loads the worktree's index; a missing one is empty.
+func readIndex(w *linkedWorktree) (*index.Index, error) {
+	idx := &index.Index{Version: 2}
+	data, err := os.ReadFile(filepath.Join(w.Admin, "index"))
+	if errors.Is(err, fs.ErrNotExist) {
+		return idx, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read worktree index: %w", err)
+	}
+	if err := index.NewDecoder(bytes.NewReader(data)).Decode(idx); err != nil {
+		return nil, fmt.Errorf("decode worktree index %s: %w", w.Admin, err)
+	}
+	return idx, nil
+}
+
+// writeIndex stores idx with git's lock protocol (index.lock, rename).
+func writeIndex(w *linkedWorktree, idx *index.Index) error {
+	sort.Slice(idx.Entries, func(i, j int) bool { return idx.Entries[i].Name < idx.Entries[j].Name })
+	if idx.Version < 2 || idx.Version > 3 {
+		idx.Version = 2
+	}
+	idx.Cache = nil // the cached-tree extension is not written; drop it so git does not trust a stale one
+	idx.ResolveUndo = nil
+	var buf bytes.Buffer
+	if err := index.NewEncoder(&buf).Encode(idx); err != nil {
+		return fmt.Errorf("encode worktree index: %w", err)
+	}
+	path := filepath.Join(w.Admin, "index")
+	lock := path + ".lock"
+	var f *os.File
+	var err error
+	for i := 0; ; i++ {
+		f, err = os.OpenFile(lock, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+		if err == nil {
+			break
+		}
+		if !os.IsExist(err) || i >= 400 {
+			return fmt.Errorf("write worktree index: %w (if no git command is running in %s, remove %s)", err, w.Path, lock)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	if _, err := f.Write(buf.Bytes()); err != nil {
+		f.Close()
+		os.Remove(lock)
+		return err
+	}
+	if err := f.Close(); err != nil {
+		os.Remove(lock)
+		return err
+	}
+	if err := os.Rename(lock, path); err != nil {
+		os.Remove(lock)
+		return err
+	}
+	return nil
+}
+
+// dirtyPaths lists the worktree's tracked files that differ from tree
+// (modified, deleted, or added to the index), using stat data first and
+// content hashes only for files whose stat data changed. Untracked files are
+// not reported.
+func dirtyPaths(r *repo, w *linkedWorktree, tree plumbing.Hash) ([]string, error) {
+	files, err := r.treeFiles(tree)
+	if err != nil {
+		return nil, err
+	}
+	idx, err := readIndex(w)
+	if err != nil {
+		return nil, err
+	}
+	seen := map[string]bool{}
+	var dirty []string
+	for _, e := range idx.Entries {
+		seen[e.Name] = true
+		te, ok := files[e.Name]
+		if !ok || te.Hash != e.Hash {
+			dirty = append(dirty, e.Name)
+			continue
+		}
+		full := filepath.Join(w.Path, filepath.FromSlash(e.Name))
+		st, err := os.Lstat(full)
+		if err != nil {
+			dirty = append(dirty, e.Name)
+			continue
+		}
+		if statMatches(e, st) {
+			continue
+		}
+		data, err := os.ReadFile(full)
+		if err != nil || blobHash(data) != e.Hash {
+			dirty = append(dirty, e.Name)
+		}
+	}
+	for p := range files {
+		if !seen[p] {
+			dirty = append(dirty, p)
+		}
+	}
+	sort.Strings(dirty)
+	return dirty, nil
+}

@@ -1,0 +1,222 @@
+package staterepo
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestInitCreatesGlobalBranchGitAccepts(t *testing.T) {
+	e := newEnv(t)
+	s := e.open("")
+	created, err := s.Init(ctx(t))
+	if err != nil || !created {
+		t.Fatalf("Init = %v, %v; want created", created, err)
+	}
+	if s.Bare != filepath.Join(e.pq, "state-repos", "code.git") {
+		t.Errorf("bare repo at %s", s.Bare)
+	}
+	files := e.git(s.Bare, "ls-tree", "-r", "--name-only", "global")
+	for _, f := range []string{"plan.md", "changelog.md", "learnings.md", "decisions.md", "branches/README.md"} {
+		if !strings.Contains(files, f) {
+			t.Errorf("global lacks %s; has:\n%s", f, files)
+		}
+	}
+	if got := e.git(s.Bare, "symbolic-ref", "HEAD"); got != "refs/heads/global" {
+		t.Errorf("HEAD = %s", got)
+	}
+	e.git(s.Bare, "fsck", "--strict")
+	again, err := s.Init(ctx(t))
+	if err != nil || again {
+		t.Fatalf("second Init = %v, %v; want no-op", again, err)
+	}
+	if n := e.git(s.Bare, "rev-list", "--count", "global"); n != "1" {
+		t.Errorf("global has %s commits after two inits", n)
+	}
+}
+
+func TestFirstWriteCreatesMainAgentAndWorktreeGitAccepts(t *testing.T) {
+	e := newEnv(t)
+	s := e.open("")
+	if s.Agent != "main" {
+		t.Fatalf("default agent = %q", s.Agent)
+	}
+	_, err := s.Update(ctx(t), "scratch: replace", func(tx *Tx) error {
+		return tx.Write(ScratchFile, []byte("investigating the auth bug\n"))
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wt := filepath.Join(e.repo, ".planq", "agent")
+	if got := readFile(t, filepath.Join(wt, "scratch.md")); got != "investigating the auth bug\n" {
+		t.Errorf("scratch.md = %q", got)
+	}
+	for _, d := range []string{"artifacts", "notes", "checkpoints"} {
+		if st, err := os.Stat(filepath.Join(wt, d)); err != nil || !st.IsDir() {
+			t.Errorf("%s missing: %v", d, err)
+		}
+	}
+	// The git CLI accepts the worktree planq wrote.
+	if got := e.git(wt, "status", "--porcelain"); got != "" {
+		t.Errorf("worktree not clean:\n%s", got)
+	}
+	if got := e.git(wt, "log", "--format=%s"); got != "scratch: replace\ncreate agent main" {
+		t.Errorf("log = %q", got)
+	}
+	if got := e.git(wt, "rev-parse", "--abbrev-ref", "HEAD"); got != "agent-main" {
+		t.Errorf("HEAD = %s", got)
+	}
+	list := e.git(s.Bare, "worktree", "list", "--porcelain")
+	if !strings.Contains(list, "worktree "+wt) || !strings.Contains(list, "branch refs/heads/agent-main") {
+		t.Errorf("worktree list:\n%s", list)
+	}
+	e.git(s.Bare, "fsck", "--strict")
+	// The code repo does not see the state files.
+	if got := e.git(e.repo, "status", "--porcelain", "--untracked-files=all"); got != "" {
+		t.Errorf("code repo status shows state files:\n%s", got)
+	}
+	// A commit made by hand in the worktree works, and planq builds on it.
+	if err := os.WriteFile(filepath.Join(wt, "notes", "auth.md"), []byte("token expiry matters\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	e.git(wt, "add", "notes/auth.md")
+	e.git(wt, "commit", "-q", "-m", "notes: auth by hand")
+	_, err = s.Update(ctx(t), "scratch: append", func(tx *Tx) error {
+		return tx.Append(ScratchFile, []byte("second line\n"))
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := e.git(wt, "log", "--format=%s", "-3"); got != "scratch: append\nnotes: auth by hand\nscratch: replace" {
+		t.Errorf("log after hand commit = %q", got)
+	}
+	if got := e.git(wt, "status", "--porcelain"); got != "" {
+		t.Errorf("worktree not clean after append:\n%s", got)
+	}
+	if got := e.git(wt, "show", "HEAD:scratch.md"); got != "investigating the auth bug\nsecond line" {
+		t.Errorf("scratch at HEAD = %q", got)
+	}
+	e.git(s.Bare, "fsck", "--strict")
+}
+
+func TestHandEditsAreCommittedWithTheNextWrite(t *testing.T) {
+	e := newEnv(t)
+	s := e.open("")
+	if _, err := s.Update(ctx(t), "scratch", func(tx *Tx) error { return tx.Write(ScratchFile, []byte("a\n")) }); err != nil {
+		t.Fatal(err)
+	}
+	wt := s.Worktree
+	if err := os.WriteFile(filepath.Join(wt, ScratchFile), []byte("a\nedited by hand\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Update(ctx(t), "scratch: append", func(tx *Tx) error { return tx.Append(ScratchFile, []byte("b\n")) }); err != nil {
+		t.Fatal(err)
+	}
+	if got := e.git(wt, "show", "HEAD:scratch.md"); got != "a\nedited by hand\nb" {
+		t.Errorf("HEAD:scratch.md = %q", got)
+	}
+	if got := e.git(wt, "status", "--porcelain"); got != "" {
+		t.Errorf("worktree not clean:\n%s", got)
+	}
+}
+
+func TestStaleWorktreeCopyDoesNotLoseCommittedEntries(t *testing.T) {
+	// A writer that died between its commit and its worktree update leaves
+	// the old file on disk; the next write must build on the branch.
+	e := newEnv(t)
+	s := e.open("")
+	if _, err := s.Update(ctx(t), "one", func(tx *Tx) error { return tx.Append(ScratchFile, []byte("one\n")) }); err != nil {
+		t.Fatal(err)
+	}
+	before := readFile(t, filepath.Join(s.Worktree, ScratchFile))
+	idx, _ := os.ReadFile(filepath.Join(e.worktreeAdmin(s), "index"))
+	if _, err := s.Update(ctx(t), "two", func(tx *Tx) error { return tx.Append(ScratchFile, []byte("two\n")) }); err != nil {
+		t.Fatal(err)
+	}
+	// Simulate the crash: put back the old file and index.
+	os.WriteFile(filepath.Join(s.Worktree, ScratchFile), []byte(before), 0o644)
+	os.WriteFile(filepath.Join(e.worktreeAdmin(s), "index"), idx, 0o644)
+	if _, err := s.Update(ctx(t), "three", func(tx *Tx) error { return tx.Append(ScratchFile, []byte("three\n")) }); err != nil {
+		t.Fatal(err)
+	}
+	if got := e.git(s.Worktree, "show", "HEAD:scratch.md"); got != "one\ntwo\nthree" {
+		t.Errorf("HEAD:scratch.md = %q", got)
+	}
+	if got := readFile(t, filepath.Join(s.Worktree, ScratchFile)); got != "one\ntwo\nthree\n" {
+		t.Errorf("worktree scratch.md = %q", got)
+	}
+}
+
+func (e *env) worktreeAdmin(s *Store) string {
+	w, err := worktreeAt(s.Bare, s.Worktree)
+	if err != nil || w == nil {
+		e.t.Fatalf("no worktree: %v", err)
+	}
+	return w.Admin
+}
+
+func TestCreateRemoveAndNames(t *testing.T) {
+	e := newEnv(t)
+	s := e.open("")
+	res, err := s.Create(ctx(t), "add-auth", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Branch != "agent-add-auth" || res.Switched != "" {
+		t.Errorf("Create = %+v", res)
+	}
+	if got := e.git(s.Worktree, "rev-parse", "--abbrev-ref", "HEAD"); got != "agent-add-auth" {
+		t.Errorf("worktree HEAD = %s", got)
+	}
+	// The worktree's branch becomes the current agent.
+	if s2 := e.open(""); s2.Agent != "add-auth" {
+		t.Errorf("current agent = %q (%s)", s2.Agent, s2.AgentSource)
+	}
+	if _, err := s.Create(ctx(t), "add-auth", false); err == nil || !strings.Contains(err.Error(), "already exists") {
+		t.Errorf("second create: %v", err)
+	}
+	for _, bad := range []string{"../x", "a/b", "-rf", strings.Repeat("x", 300), "a\x00b", "tab\there", "", ".hidden", "x.lock"} {
+		_, err := s.Create(ctx(t), bad, false)
+		if err == nil {
+			t.Errorf("Create(%q) succeeded", bad)
+			continue
+		}
+		if strings.Contains(err.Error(), "\n") {
+			t.Errorf("Create(%q) error is not one line: %q", bad, err)
+		}
+	}
+	// Switching to a new agent refuses while there are uncommitted edits.
+	os.WriteFile(filepath.Join(s.Worktree, ScratchFile), []byte("dirty\n"), 0o644)
+	if _, err := s.Create(ctx(t), "second", false); err == nil || !strings.Contains(err.Error(), "uncommitted") {
+		t.Errorf("create while dirty: %v", err)
+	}
+	if out := e.git(s.Bare, "branch", "--list", "agent-second"); out != "" {
+		t.Errorf("refused create left a branch: %s", out)
+	}
+	os.WriteFile(filepath.Join(s.Worktree, ScratchFile), nil, 0o644)
+	res, err = s.Create(ctx(t), "second", false)
+	if err != nil || res.Switched != "add-auth" {
+		t.Fatalf("Create second = %+v, %v", res, err)
+	}
+	if got := e.git(s.Worktree, "status", "--porcelain"); got != "" {
+		t.Errorf("not clean after switch:\n%s", got)
+	}
+	if err := s.Remove(ctx(t), "add-auth", false); err == nil || !strings.Contains(err.Error(), "no worktree here") {
+		t.Errorf("remove of an agent not checked out: %v", err)
+	}
+	if err := s.Remove(ctx(t), "second", false); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(s.Worktree); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("worktree still there: %v", err)
+	}
+	if got := e.git(s.Bare, "worktree", "list", "--porcelain"); strings.Contains(got, s.Worktree) {
+		t.Errorf("git still lists the worktree:\n%s", got)
+	}
+	if got := e.git(s.Bare, "branch", "--list", "agent-second"); got == "" {
+		t.Error("remove deleted the branch")
+	}
+	e.git(s.Bare, "fsck", "--strict")
+}
