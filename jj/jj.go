@@ -212,7 +212,7 @@ func (c *Client) log(ctx context.Context, revset string, limit int) ([]Change, e
 // New creates a change on top of revs (default @) with description desc and
 // returns it.
 func (c *Client) New(ctx context.Context, desc string, revs ...string) (Change, error) {
-	args := []string{"new", "-m", desc}
+	args := []string{"new", "--message=" + desc}
 	if len(revs) == 0 {
 		revs = []string{"@"}
 	}
@@ -226,7 +226,7 @@ func (c *Client) New(ctx context.Context, desc string, revs ...string) (Change, 
 
 // Describe replaces rev's description.
 func (c *Client) Describe(ctx context.Context, rev, desc string) error {
-	_, err := c.run(ctx, true, "describe", "-m", desc, "--", rev)
+	_, err := c.run(ctx, true, "describe", "--message="+desc, "--", rev)
 	return err
 }
 

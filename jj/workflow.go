@@ -35,9 +35,9 @@ func WithSessionRoot(desc, root string) string {
 // Declared is the outcome of Declare.
 type Declared struct {
 	Change    Change `json:"change"`
-	Base      string `json:"base"`                // the revision the change was created on
-	InPlace   bool   `json:"in_place"`            // @ was empty and undescribed, so it was described in place
-	Fetched   bool   `json:"fetched"`             // a remote existed and was fetched
+	Base      string `json:"base"`                 // the revision the change was created on
+	InPlace   bool   `json:"in_place"`             // @ was empty and undescribed, so it was described in place
+	Fetched   bool   `json:"fetched"`              // a remote existed and was fetched
 	FetchWarn string `json:"fetch_warn,omitempty"` // why fetching failed, when it did
 }
 

@@ -4,10 +4,7 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
-
-	"github.com/planq-dev/planq/jj"
 )
 
 // AbandonInput is jj_abandon's input: none.
@@ -15,11 +12,11 @@ type AbandonInput struct{}
 
 // AbandonOutput is jj_abandon's result.
 type AbandonOutput struct {
-	Abandoned   string          `json:"abandoned"`
-	Description string          `json:"description"`
-	Files       []jj.FileChange `json:"files"`
-	NewChangeID string          `json:"new_change_id"`
-	GateLocked  bool            `json:"gate_locked"`
+	Abandoned   string   `json:"abandoned"`
+	Description string   `json:"description"`
+	Files       []string `json:"files"`
+	NewChangeID string   `json:"new_change_id"`
+	GateLocked  bool     `json:"gate_locked"`
 }
 
 // Text renders the result for the model.
@@ -28,16 +25,9 @@ func (o AbandonOutput) Text() string {
 }
 
 func jjAbandonTool(d *deps) server.ServerTool {
-	tool := mcp.NewTool("jj_abandon",
-		mcp.WithDescription("Abandon the current change and its edits; the gate locks again."),
-		mcp.WithInputSchema[AbandonInput](),
-		mcp.WithOutputSchema[AbandonOutput](),
-		mcp.WithTitleAnnotation("Abandon change"),
-		mcp.WithReadOnlyHintAnnotation(false),
-		mcp.WithDestructiveHintAnnotation(true),
-		mcp.WithIdempotentHintAnnotation(false),
-		mcp.WithOpenWorldHintAnnotation(false),
-	)
+	tool := newTool[AbandonInput, AbandonOutput]("jj_abandon",
+		"Abandon the current change and its edits; the gate locks again.",
+		hints{destructive: true})
 	return server.ServerTool{Tool: tool, Handler: toolHandler(d, func(ctx context.Context, _ AbandonInput) (AbandonOutput, error) {
 		if err := d.requireRepo(); err != nil {
 			return AbandonOutput{}, err
@@ -57,7 +47,7 @@ func jjAbandonTool(d *deps) server.ServerTool {
 		if err != nil {
 			return AbandonOutput{}, err
 		}
-		return AbandonOutput{Abandoned: cur.ChangeID, Description: cur.Description, Files: nonNil(files), NewChangeID: now.ChangeID, GateLocked: isLocked(now)}, nil
+		return AbandonOutput{Abandoned: cur.ChangeID, Description: cur.Description, Files: paths(files), NewChangeID: now.ChangeID, GateLocked: isLocked(now)}, nil
 	})}
 }
 

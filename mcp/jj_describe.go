@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 )
 
@@ -25,16 +24,9 @@ func (o DescribeOutput) Text() string {
 }
 
 func jjDescribeTool(d *deps) server.ServerTool {
-	tool := mcp.NewTool("jj_describe",
-		mcp.WithDescription("Replace the current change's description (the living summary)."),
-		mcp.WithInputSchema[DescribeInput](),
-		mcp.WithOutputSchema[DescribeOutput](),
-		mcp.WithTitleAnnotation("Describe change"),
-		mcp.WithReadOnlyHintAnnotation(false),
-		mcp.WithDestructiveHintAnnotation(false),
-		mcp.WithIdempotentHintAnnotation(true),
-		mcp.WithOpenWorldHintAnnotation(false),
-	)
+	tool := newTool[DescribeInput, DescribeOutput]("jj_describe",
+		"Replace the current change's description (the living summary).",
+		hints{idempotent: true})
 	return server.ServerTool{Tool: tool, Handler: toolHandler(d, func(ctx context.Context, in DescribeInput) (DescribeOutput, error) {
 		desc, err := requireDescription(in.Description)
 		if err != nil {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/planq-dev/planq/jj"
@@ -31,16 +30,9 @@ func (o GitInitOutput) Text() string {
 const nextInit = "Now call jj_init with one line saying what you will do."
 
 func jjGitInitTool(d *deps) server.ServerTool {
-	tool := mcp.NewTool("jj_git_init",
-		mcp.WithDescription("Make this directory a jj repo, colocated with git (history kept). Then call jj_init."),
-		mcp.WithInputSchema[GitInitInput](),
-		mcp.WithOutputSchema[GitInitOutput](),
-		mcp.WithTitleAnnotation("Initialize jj"),
-		mcp.WithReadOnlyHintAnnotation(false),
-		mcp.WithDestructiveHintAnnotation(false),
-		mcp.WithIdempotentHintAnnotation(true),
-		mcp.WithOpenWorldHintAnnotation(false),
-	)
+	tool := newTool[GitInitInput, GitInitOutput]("jj_git_init",
+		"Make this directory a jj repo, colocated with git (history kept). Then call jj_init.",
+		hints{idempotent: true})
 	return server.ServerTool{Tool: tool, Handler: toolHandler(d, func(ctx context.Context, _ GitInitInput) (GitInitOutput, error) {
 		if root, ok := jj.FindRoot(d.dir); ok {
 			return GitInitOutput{Root: root, Next: nextInit}, nil

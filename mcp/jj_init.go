@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/planq-dev/planq/jj"
@@ -14,7 +13,7 @@ import (
 // InitInput is jj_init's input.
 type InitInput struct {
 	Description string `json:"description" jsonschema:"One line: what you are about to do"`
-	Base        string `json:"base,omitempty" jsonschema:"Revision to start from; default trunk(), else @"`
+	Base        string `json:"base,omitempty" jsonschema:"Start revision; default trunk(), else @"`
 }
 
 // InitOutput is jj_init's result.
@@ -42,16 +41,9 @@ func (o InitOutput) Text() string {
 }
 
 func jjInitTool(d *deps) server.ServerTool {
-	tool := mcp.NewTool("jj_init",
-		mcp.WithDescription("Declare the change before editing: fetch, then jj new <base> -m description. Unlocks the gate."),
-		mcp.WithInputSchema[InitInput](),
-		mcp.WithOutputSchema[InitOutput](),
-		mcp.WithTitleAnnotation("Declare change"),
-		mcp.WithReadOnlyHintAnnotation(false),
-		mcp.WithDestructiveHintAnnotation(false),
-		mcp.WithIdempotentHintAnnotation(false),
-		mcp.WithOpenWorldHintAnnotation(true),
-	)
+	tool := newTool[InitInput, InitOutput]("jj_init",
+		"Declare the change before editing: fetch, then jj new <base> -m description. Unlocks the gate.",
+		hints{openWorld: true})
 	return server.ServerTool{Tool: tool, Handler: toolHandler(d, func(ctx context.Context, in InitInput) (InitOutput, error) {
 		desc, err := requireDescription(in.Description)
 		if err != nil {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/planq-dev/planq/jj"
@@ -30,16 +29,9 @@ func (o NewOutput) Text() string {
 }
 
 func jjNewTool(d *deps) server.ServerTool {
-	tool := mcp.NewTool("jj_new",
-		mcp.WithDescription("Checkpoint: start a new change on top of @ in the same session."),
-		mcp.WithInputSchema[NewInput](),
-		mcp.WithOutputSchema[NewOutput](),
-		mcp.WithTitleAnnotation("Checkpoint"),
-		mcp.WithReadOnlyHintAnnotation(false),
-		mcp.WithDestructiveHintAnnotation(false),
-		mcp.WithIdempotentHintAnnotation(false),
-		mcp.WithOpenWorldHintAnnotation(false),
-	)
+	tool := newTool[NewInput, NewOutput]("jj_new",
+		"Checkpoint: start a new change on top of @ in the same session.",
+		writes)
 	return server.ServerTool{Tool: tool, Handler: toolHandler(d, func(ctx context.Context, in NewInput) (NewOutput, error) {
 		desc, err := requireDescription(in.Description)
 		if err != nil {

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/planq-dev/planq/config"
@@ -14,21 +13,21 @@ import (
 
 // PushInput is jj_push's input.
 type PushInput struct {
-	Bookmark string `json:"bookmark,omitempty" jsonschema:"Bookmark to move and push; default main"`
-	Remote   string `json:"remote,omitempty" jsonschema:"Git remote; default origin"`
-	DryRun   bool   `json:"dry_run,omitempty" jsonschema:"Show what would be pushed; change nothing"`
+	Bookmark string `json:"bookmark,omitempty" jsonschema:"Default main"`
+	Remote   string `json:"remote,omitempty" jsonschema:"Default origin"`
+	DryRun   bool   `json:"dry_run,omitempty" jsonschema:"Only show what would be pushed"`
 }
 
 // PushOutput is jj_push's result.
 type PushOutput struct {
-	Bookmark string           `json:"bookmark"`
-	Remote   string           `json:"remote"`
-	Target   string           `json:"target,omitempty"`
-	Stack    []jj.StackChange `json:"stack"`
-	Warnings []string         `json:"warnings,omitempty"`
-	DryRun   bool             `json:"dry_run"`
-	Pushed   bool             `json:"pushed"`
-	Output   string           `json:"output,omitempty"`
+	Bookmark string       `json:"bookmark"`
+	Remote   string       `json:"remote"`
+	Target   string       `json:"target,omitempty"`
+	Stack    []stackEntry `json:"stack"`
+	Warnings []string     `json:"warnings,omitempty"`
+	DryRun   bool         `json:"dry_run"`
+	Pushed   bool         `json:"pushed"`
+	Output   string       `json:"output,omitempty"`
 }
 
 // Text renders the result for the model.
@@ -53,17 +52,26 @@ func (o PushOutput) Text() string {
 	return b.String()
 }
 
+// stackEntry is one change jj_push sends.
+type stackEntry struct {
+	ChangeID string   `json:"change_id"`
+	Title    string   `json:"title"`
+	Files    []string `json:"files"`
+}
+
+// paths returns the paths of files.
+func paths(files []jj.FileChange) []string {
+	out := make([]string, 0, len(files))
+	for _, f := range files {
+		out = append(out, f.Path)
+	}
+	return out
+}
+
 func jjPushTool(d *deps) server.ServerTool {
-	tool := mcp.NewTool("jj_push",
-		mcp.WithDescription("Push the stack from trunk to the last non-empty change: check descriptions, move the bookmark, jj git push."),
-		mcp.WithInputSchema[PushInput](),
-		mcp.WithOutputSchema[PushOutput](),
-		mcp.WithTitleAnnotation("Push"),
-		mcp.WithReadOnlyHintAnnotation(false),
-		mcp.WithDestructiveHintAnnotation(false),
-		mcp.WithIdempotentHintAnnotation(true),
-		mcp.WithOpenWorldHintAnnotation(true),
-	)
+	tool := newTool[PushInput, PushOutput]("jj_push",
+		"Push trunk..last non-empty change: check descriptions, move the bookmark, jj git push.",
+		hints{idempotent: true, openWorld: true})
 	return server.ServerTool{Tool: tool, Handler: toolHandler(d, func(ctx context.Context, in PushInput) (PushOutput, error) {
 		if err := d.requireRepo(); err != nil {
 			return PushOutput{}, err
@@ -79,7 +87,10 @@ func jjPushTool(d *deps) server.ServerTool {
 		if err != nil {
 			return PushOutput{}, err
 		}
-		out := PushOutput{Bookmark: plan.Bookmark, Remote: plan.Remote, Stack: nonNil(plan.Stack), Warnings: plan.Warnings, DryRun: in.DryRun}
+		out := PushOutput{Bookmark: plan.Bookmark, Remote: plan.Remote, Stack: []stackEntry{}, Warnings: plan.Warnings, DryRun: in.DryRun}
+		for _, c := range plan.Stack {
+			out.Stack = append(out.Stack, stackEntry{ChangeID: c.ChangeID, Title: c.Title, Files: paths(c.Files)})
+		}
 		if plan.Target == nil {
 			return out, nil
 		}

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/planq-dev/planq/jj"
@@ -65,16 +64,9 @@ func (o StatusOutput) Text() string {
 }
 
 func jjStatusTool(d *deps) server.ServerTool {
-	tool := mcp.NewTool("jj_status",
-		mcp.WithDescription("Current change, its parent, changed files, and whether the gate is locked."),
-		mcp.WithInputSchema[StatusInput](),
-		mcp.WithOutputSchema[StatusOutput](),
-		mcp.WithTitleAnnotation("Change status"),
-		mcp.WithReadOnlyHintAnnotation(true),
-		mcp.WithDestructiveHintAnnotation(false),
-		mcp.WithIdempotentHintAnnotation(true),
-		mcp.WithOpenWorldHintAnnotation(false),
-	)
+	tool := newTool[StatusInput, StatusOutput]("jj_status",
+		"Current change, its parent, changed files, and whether the gate is locked.",
+		readOnly)
 	return server.ServerTool{Tool: tool, Handler: toolHandler(d, func(ctx context.Context, _ StatusInput) (StatusOutput, error) {
 		if _, ok := jj.FindRoot(d.dir); !ok {
 			return StatusOutput{Files: []jj.FileChange{}, GateLocked: true}, nil

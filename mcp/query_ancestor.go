@@ -7,7 +7,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/planq-dev/planq/jj"
@@ -25,14 +24,14 @@ const MaxDiffBytes = 32 << 10
 
 // TranscriptFilter narrows a transcript query.
 type TranscriptFilter struct {
-	Search string `json:"search,omitempty" jsonschema:"Only lines containing this text"`
-	Range  []int  `json:"range,omitempty" jsonschema:"[first, last] line numbers, 1-based"`
+	Search string `json:"search,omitempty" jsonschema:"Text to match"`
+	Range  []int  `json:"range,omitempty" jsonschema:"[first, last] line numbers"`
 }
 
 // AncestorInput is query_ancestor's input.
 type AncestorInput struct {
-	ChangeID         string            `json:"change_id" jsonschema:"Any jj revision: @-, a change id prefix, a bookmark"`
-	Include          []string          `json:"include,omitempty" jsonschema:"Any of description, diff, transcript; default description"`
+	ChangeID         string            `json:"change_id" jsonschema:"jj revision: @-, change id prefix, bookmark"`
+	Include          []string          `json:"include,omitempty" jsonschema:"description, diff, transcript; default description"`
 	TranscriptFilter *TranscriptFilter `json:"transcript_filter,omitempty"`
 }
 
@@ -92,16 +91,9 @@ func (o AncestorOutput) Text() string {
 }
 
 func queryAncestorTool(d *deps) server.ServerTool {
-	tool := mcp.NewTool("query_ancestor",
-		mcp.WithDescription("Read an earlier change: its description, diff, or session transcript."),
-		mcp.WithInputSchema[AncestorInput](),
-		mcp.WithOutputSchema[AncestorOutput](),
-		mcp.WithTitleAnnotation("Query ancestor"),
-		mcp.WithReadOnlyHintAnnotation(true),
-		mcp.WithDestructiveHintAnnotation(false),
-		mcp.WithIdempotentHintAnnotation(true),
-		mcp.WithOpenWorldHintAnnotation(false),
-	)
+	tool := newTool[AncestorInput, AncestorOutput]("query_ancestor",
+		"Read an earlier change: its description, diff, or session transcript.",
+		readOnly)
 	return server.ServerTool{Tool: tool, Handler: toolHandler(d, func(ctx context.Context, in AncestorInput) (AncestorOutput, error) {
 		rev := strings.TrimSpace(in.ChangeID)
 		if rev == "" {

@@ -68,13 +68,13 @@ func New(opts Options) *server.MCPServer {
 		server.WithRecovery(),
 	)
 	d := &deps{dir: opts.Dir, jj: &jj.Client{Dir: opts.Dir, Bin: opts.JJBin}, transcripts: opts.Transcripts}
-	s.AddTools(JJTools(d)...)
+	s.AddTools(jjTools(d)...)
 	s.AddTools(opts.Extra...)
 	return s
 }
 
-// JJTools returns the jj tools, one per function, in a stable order.
-func JJTools(d *deps) []server.ServerTool {
+// jjTools returns the jj tools, one per function, in a stable order.
+func jjTools(d *deps) []server.ServerTool {
 	return []server.ServerTool{
 		jjGitInitTool(d),
 		jjInitTool(d),

@@ -1,0 +1,111 @@
+// Package testenv builds isolated environments with real jj and git
+// repositories for planq's tests.
+package testenv
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// Isolate points HOME, XDG_CONFIG_HOME and PLANQ_HOME at fresh temp dirs and
+// sets a fixed jj/git identity, so tests never read or write the user's
+// config. It returns the temp HOME.
+func Isolate(t testing.TB) string {
+	t.Helper()
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	t.Setenv("XDG_CONFIG_HOME", filepath.Join(home, ".config"))
+	t.Setenv("PLANQ_HOME", filepath.Join(home, ".planq"))
+	t.Setenv("JJ_CONFIG", filepath.Join(home, "jjconfig.toml"))
+	t.Setenv("JJ_USER", "Test User")
+	t.Setenv("JJ_EMAIL", "test@example.com")
+	t.Setenv("GIT_AUTHOR_NAME", "Test User")
+	t.Setenv("GIT_AUTHOR_EMAIL", "test@example.com")
+	t.Setenv("GIT_COMMITTER_NAME", "Test User")
+	t.Setenv("GIT_COMMITTER_EMAIL", "test@example.com")
+	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
+	t.Setenv("CLAUDE_PROJECT_DIR", "")
+	t.Setenv("PLANQ_AGENT", "")
+	return home
+}
+
+// RequireJJ skips the test loudly when jj is not installed.
+func RequireJJ(t testing.TB) {
+	t.Helper()
+	if _, err := exec.LookPath("jj"); err != nil {
+		t.Skip("SKIPPED: jj is not on PATH; run `make install` (scripts/install-jj.sh) first")
+	}
+}
+
+// JJRepo creates a colocated jj repo in a temp dir and returns its path.
+func JJRepo(t testing.TB) string {
+	t.Helper()
+	RequireJJ(t)
+	dir := t.TempDir()
+	Run(t, dir, "git", "init", "-q", "-b", "main")
+	Run(t, dir, "jj", "git", "init", "--colocate")
+	return dir
+}
+
+// JJOnlyRepo creates a non-colocated jj repo (no .git in the workspace).
+func JJOnlyRepo(t testing.TB) string {
+	t.Helper()
+	RequireJJ(t)
+	dir := t.TempDir()
+	Run(t, dir, "jj", "git", "init", "--no-colocate")
+	return dir
+}
+
+// BareRemote creates a bare git repo and adds it to the jj repo at dir as
+// remote name.
+func BareRemote(t testing.TB, dir, name string) string {
+	t.Helper()
+	bare := filepath.Join(t.TempDir(), name+".git")
+	Run(t, "", "git", "init", "-q", "--bare", "-b", "main", bare)
+	Run(t, dir, "jj", "git", "remote", "add", name, bare)
+	return bare
+}
+
+// Run runs a command in dir and fails the test on error; it returns stdout.
+func Run(t testing.TB, dir, name string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command(name, args...)
+	cmd.Dir = dir
+	out, err := cmd.Output()
+	if err != nil {
+		msg := ""
+		if ee, ok := err.(*exec.ExitError); ok {
+			msg = string(ee.Stderr)
+		}
+		t.Fatalf("%s %s: %v\n%s", name, strings.Join(args, " "), err, msg)
+	}
+	return string(out)
+}
+
+// WriteFile writes content to dir/rel, creating parent directories.
+func WriteFile(t testing.TB, dir, rel, content string) {
+	t.Helper()
+	p := filepath.Join(dir, rel)
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// BuildPlanq builds the planq binary once into a temp dir and returns its
+// path. root is the module root relative to the calling test's package.
+func BuildPlanq(t testing.TB, root string) string {
+	t.Helper()
+	out := filepath.Join(t.TempDir(), "planq")
+	cmd := exec.Command("go", "build", "-o", out, "./cmd/planq")
+	cmd.Dir = root
+	if b, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go build planq: %v\n%s", err, b)
+	}
+	return out
+}
