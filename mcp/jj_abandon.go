@@ -26,7 +26,7 @@ func (o AbandonOutput) Text() string {
 
 func jjAbandonTool(d *deps) server.ServerTool {
 	tool := newTool[AbandonInput, AbandonOutput]("jj_abandon",
-		"Abandon the current change and its edits; the gate locks again.",
+		"Abandon the current change and its edits; locks the gate.",
 		hints{destructive: true})
 	return server.ServerTool{Tool: tool, Handler: toolHandler(d, func(ctx context.Context, _ AbandonInput) (AbandonOutput, error) {
 		if err := d.requireRepo(); err != nil {

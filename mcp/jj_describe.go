@@ -9,7 +9,7 @@ import (
 
 // DescribeInput is jj_describe's input.
 type DescribeInput struct {
-	Description string `json:"description" jsonschema:"The full new description (task line, then Done:, Key decisions:, Left to do:, Open questions:)"`
+	Description string `json:"description" jsonschema:"Task line, then Done:, Key decisions:, Left to do:, Open questions: lists"`
 }
 
 // DescribeOutput is jj_describe's result.

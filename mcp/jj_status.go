@@ -65,7 +65,7 @@ func (o StatusOutput) Text() string {
 
 func jjStatusTool(d *deps) server.ServerTool {
 	tool := newTool[StatusInput, StatusOutput]("jj_status",
-		"Current change, its parent, changed files, and whether the gate is locked.",
+		"Current and parent change, changed files, gate state.",
 		readOnly)
 	return server.ServerTool{Tool: tool, Handler: toolHandler(d, func(ctx context.Context, _ StatusInput) (StatusOutput, error) {
 		if _, ok := jj.FindRoot(d.dir); !ok {
