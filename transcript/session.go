@@ -1,0 +1,242 @@
+package transcript
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/planq-dev/planq/config"
+)
+
+// Session is the metadata of one session lineage: the jj changes it made and
+// the Claude Code sessions that worked in it. It is stored as session.json.
+type Session struct {
+	Project string    `json:"project"`
+	Root    string    `json:"root"`            // the root change id: the lineage's key
+	Task    string    `json:"task,omitempty"`  // the first line of the root's description
+	Changes []string  `json:"changes"`         // change ids of the lineage, root first, in order of creation
+	Agents  []Agent   `json:"agent_sessions"`  // Claude Code sessions, oldest first
+	Files   []string  `json:"files,omitempty"` // repo-relative paths the sessions modified
+	Created time.Time `json:"created"`         // when the lineage was recorded
+	Updated time.Time `json:"updated"`         // last change to this record
+	// NonResumable is set when the root change no longer exists (abandoned);
+	// Reason says why in words for the user.
+	NonResumable bool   `json:"non_resumable,omitempty"`
+	Reason       string `json:"reason,omitempty"`
+	// Described is the diff fingerprint of the change when its description
+	// was last written with the summary sections (see the stop hook).
+	Described map[string]string `json:"described,omitempty"`
+}
+
+// Agent is one Claude Code session that worked in a lineage.
+type Agent struct {
+	ID         string    `json:"id"`                   // Claude Code's session id
+	Transcript string    `json:"transcript,omitempty"` // Claude Code's transcript_path
+	Change     string    `json:"change,omitempty"`     // the working-copy change when it started
+	Started    time.Time `json:"started"`
+	Ended      time.Time `json:"ended,omitzero"`
+}
+
+// LastAgent returns the most recent Claude Code session, if any.
+func (s *Session) LastAgent() (Agent, bool) {
+	if len(s.Agents) == 0 {
+		return Agent{}, false
+	}
+	return s.Agents[len(s.Agents)-1], true
+}
+
+// AgentFor returns the latest Claude Code session that started on change.
+func (s *Session) AgentFor(change string) (Agent, bool) {
+	for i := len(s.Agents) - 1; i >= 0; i-- {
+		if s.Agents[i].Change == change {
+			return s.Agents[i], true
+		}
+	}
+	return Agent{}, false
+}
+
+// Load reads the session record of the lineage rooted at root.
+func (s *Store) Load(root string) (*Session, error) {
+	dir, err := s.Dir(root)
+	if err != nil {
+		return nil, err
+	}
+	data, err := os.ReadFile(filepath.Join(dir, SessionFile))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("%w for root change %s", ErrNoSession, root)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("transcript: read session: %w", err)
+	}
+	var sess Session
+	if err := json.Unmarshal(data, &sess); err != nil {
+		return nil, fmt.Errorf("transcript: %s is corrupt: %v", filepath.Join(dir, SessionFile), err)
+	}
+	return &sess, nil
+}
+
+// Update applies fn to the session record of the lineage rooted at root
+// (creating it when missing) under the lineage's lock, and saves it with its
+// indexes. fn may return an error to abort without saving.
+func (s *Store) Update(ctx context.Context, root string, fn func(*Session) error) (*Session, error) {
+	dir, err := s.Dir(root)
+	if err != nil {
+		return nil, err
+	}
+	unlock, err := s.lock(ctx, dir)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	sess, err := s.Load(root)
+	if errors.Is(err, ErrNoSession) {
+		now := s.now().UTC()
+		sess, err = &Session{Project: s.Project, Root: root, Changes: []string{root}, Created: now}, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	if err := fn(sess); err != nil {
+		return nil, err
+	}
+	sess.Root, sess.Project = root, s.Project
+	sess.Updated = s.now().UTC()
+	for _, c := range sess.Changes {
+		if err := ValidChangeID(c); err != nil {
+			return nil, fmt.Errorf("session %s: change: %w", root, err)
+		}
+	}
+	for _, a := range sess.Agents {
+		if err := ValidSessionID(a.ID); err != nil {
+			return nil, fmt.Errorf("session %s: %w", root, err)
+		}
+	}
+	data, err := json.MarshalIndent(sess, "", "  ")
+	if err != nil {
+		return nil, fmt.Errorf("transcript: %w", err)
+	}
+	if err := config.WriteFileAtomic(filepath.Join(dir, SessionFile), append(data, '\n'), 0o644); err != nil {
+		return nil, fmt.Errorf("transcript: write session: %w", err)
+	}
+	for _, c := range sess.Changes {
+		if err := s.writeIndex(byChangeDir, c, root); err != nil {
+			return nil, err
+		}
+	}
+	for _, a := range sess.Agents {
+		if err := s.writeIndex(bySessionDir, a.ID, root); err != nil {
+			return nil, err
+		}
+	}
+	return sess, nil
+}
+
+// AddChange records change as part of the lineage (idempotent).
+func (sess *Session) AddChange(change string) {
+	if change != "" && !slices.Contains(sess.Changes, change) {
+		sess.Changes = append(sess.Changes, change)
+	}
+}
+
+// AddAgent records a Claude Code session (idempotent by id; a known id gets
+// its transcript path refreshed and its end time cleared).
+func (sess *Session) AddAgent(a Agent) {
+	for i := range sess.Agents {
+		if sess.Agents[i].ID == a.ID {
+			if a.Transcript != "" {
+				sess.Agents[i].Transcript = a.Transcript
+			}
+			sess.Agents[i].Ended = time.Time{}
+			return
+		}
+	}
+	sess.Agents = append(sess.Agents, a)
+}
+
+// AddFiles records modified files (deduplicated, in first-seen order).
+func (sess *Session) AddFiles(paths ...string) {
+	for _, p := range paths {
+		if p != "" && !slices.Contains(sess.Files, p) {
+			sess.Files = append(sess.Files, p)
+		}
+	}
+}
+
+// writeIndex records key -> root under the project's index dir, skipping the
+// write when it already says so (hooks run often).
+func (s *Store) writeIndex(kind, key, root string) error {
+	path := filepath.Join(s.ProjectDir(), kind, key)
+	if cur, err := os.ReadFile(path); err == nil && strings.TrimSpace(string(cur)) == root {
+		return nil
+	}
+	if err := config.WriteFileAtomic(path, []byte(root+"\n"), 0o644); err != nil {
+		return fmt.Errorf("transcript: index %s/%s: %w", kind, key, err)
+	}
+	return nil
+}
+
+func (s *Store) readIndex(kind, key string) (string, error) {
+	data, err := os.ReadFile(filepath.Join(s.ProjectDir(), kind, key))
+	if errors.Is(err, fs.ErrNotExist) {
+		return "", ErrNoSession
+	}
+	if err != nil {
+		return "", fmt.Errorf("transcript: read index: %w", err)
+	}
+	root := strings.TrimSpace(string(data))
+	if ValidChangeID(root) != nil {
+		return "", fmt.Errorf("transcript: index %s/%s is corrupt", kind, key)
+	}
+	return root, nil
+}
+
+// RootOfSession returns the root change of the lineage a Claude Code session
+// worked in, or ErrNoSession.
+func (s *Store) RootOfSession(sessionID string) (string, error) {
+	if err := ValidSessionID(sessionID); err != nil {
+		return "", err
+	}
+	root, err := s.readIndex(bySessionDir, sessionID)
+	if errors.Is(err, ErrNoSession) {
+		return "", fmt.Errorf("%w for Claude Code session %s", ErrNoSession, sessionID)
+	}
+	return root, err
+}
+
+// RootOfChange returns the root change of the lineage change belongs to, or
+// ErrNoSession. change must be a full change id as recorded.
+func (s *Store) RootOfChange(change string) (string, error) {
+	if err := ValidChangeID(change); err != nil {
+		return "", err
+	}
+	root, err := s.readIndex(byChangeDir, change)
+	if errors.Is(err, ErrNoSession) {
+		return "", fmt.Errorf("%w for change %s", ErrNoSession, change)
+	}
+	return root, err
+}
+
+// SearchRoot searches the transcript of the lineage rooted at root.
+func (s *Store) SearchRoot(ctx context.Context, root, query string, limit int) (Result, error) {
+	path, err := s.Path(root)
+	if err != nil {
+		return Result{}, err
+	}
+	return Search(ctx, path, query, limit)
+}
+
+// RangeRoot reads lines from..to of the transcript of the lineage rooted at root.
+func (s *Store) RangeRoot(ctx context.Context, root string, from, to int64) (Result, error) {
+	path, err := s.Path(root)
+	if err != nil {
+		return Result{}, err
+	}
+	return Range(ctx, path, from, to)
+}

@@ -1,0 +1,169 @@
+// Package transcript keeps the conversation transcripts of agent sessions,
+// keyed by the root jj change of a session lineage, under PLANQ_HOME.
+//
+// None of the design card's packages fits this store: it is not jj (it only
+// names changes), not the git state repo (transcripts are large, private and
+// append-only, so they stay out of git), and not hooks (the MCP server reads
+// it too). Layout:
+//
+//	PLANQ_HOME/sessions/<project>/<root change id>/transcript.jsonl  append-only JSON Lines
+//	PLANQ_HOME/sessions/<project>/<root change id>/copy.json         copy offsets per source file
+//	PLANQ_HOME/sessions/<project>/<root change id>/session.json      the lineage's metadata
+//	PLANQ_HOME/sessions/<project>/by-session/<claude session id>     -> root change id
+//	PLANQ_HOME/sessions/<project>/by-change/<change id>              -> root change id
+//
+// Writers take a flock on the lineage's .lock file, so hook processes that
+// run at the same time never interleave or duplicate lines. Readers stream
+// the file line by line and never load it whole.
+package transcript
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"syscall"
+	"time"
+
+	"github.com/planq-dev/planq/config"
+)
+
+// File names inside a lineage directory.
+const (
+	TranscriptFile = "transcript.jsonl"
+	SessionFile    = "session.json"
+	copyStateFile  = "copy.json"
+	lockFileName   = ".lock"
+	bySessionDir   = "by-session"
+	byChangeDir    = "by-change"
+)
+
+// ErrNoTranscript reports that a lineage has no stored transcript yet.
+var ErrNoTranscript = errors.New("no transcript stored")
+
+// ErrNoSession reports that no session is recorded for a change or session id.
+var ErrNoSession = errors.New("no session recorded")
+
+// Store is the transcript store of one project under PLANQ_HOME.
+type Store struct {
+	Home    string // PLANQ_HOME
+	Project string // project name (validated like a state repo name)
+	// LockTimeout bounds how long a writer waits for a lineage's lock; default 10s.
+	LockTimeout time.Duration
+	// Now is the clock; default time.Now.
+	Now func() time.Time
+}
+
+// New returns the store of project under home, validating the project name.
+func New(home, project string) (*Store, error) {
+	if home == "" {
+		return nil, errors.New("transcript: PLANQ_HOME is empty")
+	}
+	if err := config.ValidName(project); err != nil {
+		return nil, fmt.Errorf("transcript: project: %w", err)
+	}
+	abs, err := filepath.Abs(home)
+	if err != nil {
+		return nil, fmt.Errorf("transcript: %w", err)
+	}
+	return &Store{Home: abs, Project: project}, nil
+}
+
+var (
+	changeIDRe  = regexp.MustCompile(`^[a-z0-9]{1,64}$`)
+	sessionIDRe = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$`)
+)
+
+// ValidChangeID reports whether id looks like a jj change id (lowercase
+// letters and digits), so it is safe as a path element.
+func ValidChangeID(id string) error {
+	if !changeIDRe.MatchString(id) {
+		return fmt.Errorf("%q is not a jj change id (expected lowercase letters, e.g. qmwxnhgl)", id)
+	}
+	return nil
+}
+
+// ValidSessionID reports whether id looks like a Claude Code session id.
+func ValidSessionID(id string) error {
+	if !sessionIDRe.MatchString(id) {
+		return fmt.Errorf("%q is not a valid session id (letters, digits, - and _ only)", id)
+	}
+	return nil
+}
+
+// ProjectDir returns PLANQ_HOME/sessions/<project>.
+func (s *Store) ProjectDir() string {
+	return filepath.Join(s.Home, "sessions", s.Project)
+}
+
+// Dir returns the directory of the lineage rooted at root.
+func (s *Store) Dir(root string) (string, error) {
+	if err := ValidChangeID(root); err != nil {
+		return "", fmt.Errorf("root change: %w", err)
+	}
+	return filepath.Join(s.ProjectDir(), root), nil
+}
+
+// Path returns the transcript file of the lineage rooted at root.
+func (s *Store) Path(root string) (string, error) {
+	dir, err := s.Dir(root)
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(dir, TranscriptFile), nil
+}
+
+func (s *Store) now() time.Time {
+	if s.Now != nil {
+		return s.Now()
+	}
+	return time.Now()
+}
+
+// lock takes the exclusive lock of the lineage directory dir.
+func (s *Store) lock(ctx context.Context, dir string) (func(), error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("transcript: %w", err)
+	}
+	path := filepath.Join(dir, lockFileName)
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("transcript: lock: %w", err)
+	}
+	timeout := s.LockTimeout
+	if timeout <= 0 {
+		timeout = 10 * time.Second
+	}
+	deadline := time.Now().Add(timeout)
+	wait := 200 * time.Microsecond
+	for {
+		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+		if err == nil {
+			return func() {
+				_ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+				_ = f.Close()
+			}, nil
+		}
+		if !errors.Is(err, syscall.EWOULDBLOCK) && !errors.Is(err, syscall.EINTR) {
+			f.Close()
+			return nil, fmt.Errorf("transcript: lock %s: %w", path, err)
+		}
+		if time.Now().After(deadline) {
+			f.Close()
+			return nil, fmt.Errorf("transcript: %s is busy: another planq process held its lock for %s", dir, timeout)
+		}
+		t := time.NewTimer(wait)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			f.Close()
+			return nil, fmt.Errorf("transcript: waiting for lock: %w", ctx.Err())
+		case <-t.C:
+		}
+		if wait < 5*time.Millisecond {
+			wait *= 2
+		}
+	}
+}
