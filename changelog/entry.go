@@ -358,7 +358,7 @@ func writeScalar(b *bytes.Buffer, v string, flow bool) {
 		case '\t':
 			b.WriteString(`\t`)
 		default:
-			if r < 0x20 || r == 0x7f || r == 0x85 || r == 0x2028 || r == 0x2029 || r == 0xfeff {
+			if r < 0x20 || r >= 0x7f && r <= 0x9f || r == 0x2028 || r == 0x2029 || r == 0xfeff || r == 0xfffe || r == 0xffff || r == utf8.RuneError {
 				fmt.Fprintf(b, `\u%04x`, r)
 			} else {
 				b.WriteRune(r)
