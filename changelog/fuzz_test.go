@@ -71,7 +71,9 @@ func FuzzFrontMatter(f *testing.F) {
 }
 
 func equalRaw(a, b rawEntry) bool {
-	eq := func(x, y []string) bool { return strings.Join(x, "\x00") == strings.Join(y, "\x00") && len(x) == len(y) }
+	eq := func(x, y []string) bool {
+		return strings.Join(x, "\x00") == strings.Join(y, "\x00") && len(x) == len(y)
+	}
 	return a.ID == b.ID && a.Timestamp == b.Timestamp && a.Agent == b.Agent && a.Type == b.Type &&
 		a.Parent == b.Parent && a.Decision == b.Decision && a.Rationale == b.Rationale && a.To == b.To &&
 		a.Status == b.Status && eq(a.DependsOn, b.DependsOn) && eq(a.Alternatives, b.Alternatives) && eq(a.NextSteps, b.NextSteps)
