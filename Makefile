@@ -1,0 +1,51 @@
+# planq: make install sets up everything (jj when missing, then planq);
+# make test runs the whole test suite against real jj, git, MCP and Claude Code.
+
+SHELL := /bin/bash
+GO ?= go
+# Where `make install` puts planq: /usr/local/bin for root, else ~/.local/bin.
+BINDIR ?= $(shell if [ -w /usr/local/bin ]; then echo /usr/local/bin; else echo $(HOME)/.local/bin; fi)
+VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+LDFLAGS := -X main.version=$(VERSION)
+# Tests and tools find a jj installed by scripts/install-jj.sh for a non-root user.
+export PATH := $(HOME)/.local/bin:$(PATH)
+TEST_TIMEOUT ?= 45m
+BENCH ?= .
+BENCHTIME ?= 1x
+
+.PHONY: all build install jj test bench lint fmt vet clean
+
+all: build
+
+build:
+	$(GO) build -ldflags '$(LDFLAGS)' -o planq ./cmd/planq
+
+## install: jj (when missing), then planq into $(BINDIR)
+install: jj
+	mkdir -p $(BINDIR)
+	$(GO) build -ldflags '$(LDFLAGS)' -o $(BINDIR)/planq ./cmd/planq
+	@echo "planq installed at $(BINDIR)/planq"
+	@case ":$$PATH:" in *":$(BINDIR):"*) ;; *) echo "add $(BINDIR) to your PATH: export PATH=\"$(BINDIR):\$$PATH\"";; esac
+
+jj:
+	bash scripts/install-jj.sh
+
+## test: the whole suite (installs jj when missing; tests install Claude Code and MCP Inspector with npm themselves)
+test: jj
+	$(GO) vet ./...
+	$(GO) test -count=1 -timeout $(TEST_TIMEOUT) ./...
+
+## bench: every benchmark, including the hook-process and state benchmarks
+bench: jj
+	$(GO) test -run '^$$' -bench '$(BENCH)' -benchtime $(BENCHTIME) -benchmem -timeout 60m ./...
+
+## lint: formatting and vet
+lint:
+	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+	$(GO) vet ./...
+
+fmt:
+	gofmt -w $$(git ls-files '*.go')
+
+clean:
+	rm -f planq
