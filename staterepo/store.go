@@ -63,6 +63,16 @@ const (
 	CheckpointDir = "checkpoints"
 )
 
+// Where the current agent's name came from (Store.AgentSource), in order of
+// precedence.
+const (
+	SourceOption   = "--agent"                     // Options.Agent
+	SourceEnv      = "PLANQ_AGENT"                 // the environment
+	SourceConfig   = config.File + " agent"        // .planq/config.yaml
+	SourceWorktree = "the worktree " + WorktreeDir // the branch .planq/agent has checked out
+	SourceDefault  = "default"                     // DefaultAgent
+)
+
 // ErrNotInitialized reports that the project's state repo does not exist yet.
 var ErrNotInitialized = errors.New("state repo not initialised")
 
@@ -143,19 +153,19 @@ func Open(o Options) (*Store, error) {
 		return nil, fmt.Errorf("project: %w", err)
 	}
 	agent := o.Agent
-	src := "--agent"
+	src := SourceOption
 	if agent == "" {
-		agent, src = getenv("PLANQ_AGENT"), "PLANQ_AGENT"
+		agent, src = getenv("PLANQ_AGENT"), SourceEnv
 	}
 	if agent == "" {
-		agent, src = cfg.Agent, config.File+" agent"
+		agent, src = cfg.Agent, SourceConfig
 	}
 	worktree := filepath.Join(root, filepath.FromSlash(WorktreeDir))
 	if agent == "" {
-		agent, src = checkedOutAgent(worktree), "the worktree "+WorktreeDir
+		agent, src = checkedOutAgent(worktree), SourceWorktree
 	}
 	if agent == "" {
-		agent, src = DefaultAgent, "default"
+		agent, src = DefaultAgent, SourceDefault
 	}
 	if err := ValidAgentName(agent); err != nil {
 		return nil, fmt.Errorf("%s: %w", src, err)

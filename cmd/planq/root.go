@@ -98,6 +98,11 @@ Start here:
 		newVersionCmd(a),
 		newDoctorCmd(a),
 		newMCPCmd(a),
+		newStateCmd(a),
+		newCreateCmd(a),
+		newRemoveCmd(a),
+		newLogCmd(a),
+		newContextCmd(a),
 	)
 	return root
 }

@@ -1,0 +1,184 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/planq-dev/planq/config"
+	"github.com/planq-dev/planq/staterepo"
+)
+
+// stateFlags are the flags every state command shares.
+type stateFlags struct {
+	Repo string
+	JSON bool
+}
+
+func (f *stateFlags) addRepo(cmd *cobra.Command) {
+	cmd.Flags().StringVar(&f.Repo, "repo", "", "code repository (default: $CLAUDE_PROJECT_DIR, else the current directory)")
+}
+
+func (f *stateFlags) addJSON(cmd *cobra.Command) {
+	cmd.Flags().BoolVar(&f.JSON, "json", false, "print JSON for scripts")
+}
+
+// openStore opens the state store of the code repo the flags name.
+func (a *app) openStore(repo string) (*staterepo.Store, error) {
+	dir, err := a.repoDir(repo)
+	if err != nil {
+		return nil, err
+	}
+	return staterepo.Open(staterepo.Options{Dir: dir, Getenv: a.Getenv})
+}
+
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
+
+func newStateCmd(a *app) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "state",
+		Short: "Manage the project's agent state repo (init, status, push, pull, remote, gc)",
+		Long: `Manage the git repository that holds this project's agent memory.
+
+Each project has one bare repo, $PLANQ_HOME/state-repos/<project>.git
+(PLANQ_HOME defaults to ~/.planq). Its "global" branch holds what every agent
+shares (plan.md, changelog.md, learnings.md, decisions.md, branches/); each
+agent has a branch "agent-NAME", checked out at <code repo>/.planq/agent/,
+which the code repo ignores.`,
+	}
+	cmd.AddCommand(newStateInitCmd(a), newStateStatusCmd(a))
+	return cmd
+}
+
+func newStateInitCmd(a *app) *cobra.Command {
+	var f stateFlags
+	var project string
+	cmd := &cobra.Command{
+		Use:   "init",
+		Short: "Create the project's state repo and record the project name",
+		Long: `Create the project's state repo with its global branch, and write the project
+name to .planq/config.yaml ("project:"). The name defaults to the code repo's
+directory name, cleaned up to letters, digits, '.', '_' and '-'. Running it
+again changes nothing.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			dir, err := a.repoDir(f.Repo)
+			if err != nil {
+				return err
+			}
+			root, err := staterepo.FindRoot(dir)
+			if err != nil {
+				return err
+			}
+			cfg, err := config.Load(root)
+			if err != nil {
+				return err
+			}
+			if project == "" {
+				project = cfg.Project
+			}
+			if project == "" {
+				project = staterepo.SanitizeName(filepath.Base(root))
+			}
+			if err := config.ValidName(project); err != nil {
+				return fmt.Errorf("--project: %w", err)
+			}
+			if cfg.Project != project {
+				if cfg.Project != "" {
+					return fmt.Errorf("this repo already belongs to project %q (%s); edit that file to rename it", cfg.Project, config.File)
+				}
+				if err := config.Set(root, "project", project); err != nil {
+					return err
+				}
+			}
+			s, err := staterepo.Open(staterepo.Options{Dir: root, Getenv: a.Getenv})
+			if err != nil {
+				return err
+			}
+			created, err := s.Init(cmd.Context())
+			if err != nil {
+				return err
+			}
+			if err := staterepo.EnsureIgnored(s.Root, false); err != nil {
+				return err
+			}
+			if f.JSON {
+				return writeJSON(a.Stdout, map[string]any{"project": s.Project, "bare": s.Bare, "created": created})
+			}
+			if created {
+				fmt.Fprintf(a.Stdout, "Created state repo for project %s at %s\n", s.Project, s.Bare)
+			} else {
+				fmt.Fprintf(a.Stdout, "State repo for project %s already exists at %s\n", s.Project, s.Bare)
+			}
+			return nil
+		},
+	}
+	f.addRepo(cmd)
+	f.addJSON(cmd)
+	cmd.Flags().StringVar(&project, "project", "", "project name (default: the repo directory's name)")
+	return cmd
+}
+
+func newStateStatusCmd(a *app) *cobra.Command {
+	var f stateFlags
+	cmd := &cobra.Command{
+		Use:   "status",
+		Short: "Show the state repo, its agents, the worktree and the remote",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			s, err := a.openStore(f.Repo)
+			if err != nil {
+				return err
+			}
+			st, err := s.Status(cmd.Context())
+			if err != nil {
+				return err
+			}
+			if f.JSON {
+				return writeJSON(a.Stdout, st)
+			}
+			w := a.Stdout
+			fmt.Fprintf(w, "project:  %s\nrepo:     %s\n", st.Project, st.Bare)
+			fmt.Fprintf(w, "agent:    %s (from %s)\n", st.Agent, st.AgentSource)
+			if st.CheckedOut != "" {
+				fmt.Fprintf(w, "worktree: %s (agent %s", st.Worktree, st.CheckedOut)
+				if len(st.Dirty) > 0 {
+					fmt.Fprintf(w, ", uncommitted: %s", strings.Join(st.Dirty, ", "))
+				} else {
+					fmt.Fprint(w, ", clean")
+				}
+				fmt.Fprintln(w, ")")
+			} else {
+				fmt.Fprintf(w, "worktree: none at %s\n", st.Worktree)
+			}
+			if st.Remote != "" {
+				fmt.Fprintf(w, "remote:   %s\n", st.Remote)
+			}
+			if len(st.Agents) > 0 {
+				fmt.Fprintln(w, "\nagents:")
+				for _, ag := range st.Agents {
+					where := ""
+					if ag.CheckedOutAt != "" {
+						where = "  [" + ag.CheckedOutAt + "]"
+					}
+					fmt.Fprintf(w, "  %-20s %s  %s%s\n", ag.Name, ag.LastCommit.Local().Format("2006-01-02 15:04"), ag.LastMessage, where)
+				}
+			}
+			for _, n := range st.Notes {
+				fmt.Fprintf(w, "\nnote: %s\n", n)
+			}
+			return nil
+		},
+	}
+	f.addRepo(cmd)
+	f.addJSON(cmd)
+	return cmd
+}

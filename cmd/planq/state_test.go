@@ -1,0 +1,179 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// stateWorld is a code repo with a private HOME and PLANQ_HOME.
+type stateWorld struct {
+	t    *testing.T
+	repo string
+	env  map[string]string
+}
+
+func newStateWorld(t *testing.T) *stateWorld {
+	t.Helper()
+	base := t.TempDir()
+	w := &stateWorld{t: t, repo: filepath.Join(base, "code"), env: map[string]string{
+		"HOME": filepath.Join(base, "home"), "PLANQ_HOME": filepath.Join(base, "planq"),
+	}}
+	os.MkdirAll(w.env["HOME"], 0o755)
+	os.MkdirAll(w.repo, 0o755)
+	w.git(w.repo, "init", "-q", "-b", "main")
+	return w
+}
+
+// planq runs the CLI in-process in the code repo.
+func (w *stateWorld) planq(stdin string, args ...string) (stdout, stderr string, code int) {
+	w.t.Helper()
+	var out, errb bytes.Buffer
+	a := &app{
+		Stdin: strings.NewReader(stdin), Stdout: &out, Stderr: &errb,
+		Getenv:     func(k string) string { return w.env[k] },
+		Getwd:      func() (string, error) { return w.repo, nil },
+		Executable: os.Executable,
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	code = run(ctx, a, args)
+	return out.String(), errb.String(), code
+}
+
+// ok runs planq and fails the test unless it exits 0.
+func (w *stateWorld) ok(args ...string) string {
+	w.t.Helper()
+	out, errs, code := w.planq("", args...)
+	if code != 0 {
+		w.t.Fatalf("planq %s: exit %d\n%s%s", strings.Join(args, " "), code, out, errs)
+	}
+	return out
+}
+
+func (w *stateWorld) git(dir string, args ...string) string {
+	w.t.Helper()
+	cmd := exec.Command("git", args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "HOME="+w.env["HOME"], "GIT_CONFIG_NOSYSTEM=1",
+		"GIT_AUTHOR_NAME=T", "GIT_AUTHOR_EMAIL=t@example.com", "GIT_COMMITTER_NAME=T", "GIT_COMMITTER_EMAIL=t@example.com")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		w.t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return strings.TrimSpace(string(out))
+}
+
+func TestStateInitWritesProjectAndIsIdempotent(t *testing.T) {
+	w := newStateWorld(t)
+	out := w.ok("state", "init", "--project", "shop")
+	if !strings.Contains(out, "Created state repo for project shop") {
+		t.Errorf("init said %q", out)
+	}
+	cfg, _ := os.ReadFile(filepath.Join(w.repo, ".planq", "config.yaml"))
+	if !strings.Contains(string(cfg), "project: shop") {
+		t.Errorf("config.yaml = %q", cfg)
+	}
+	bare := filepath.Join(w.env["PLANQ_HOME"], "state-repos", "shop.git")
+	if got := w.git(bare, "branch", "--list"); !strings.Contains(got, "global") {
+		t.Errorf("branches: %s", got)
+	}
+	if out := w.ok("state", "init"); !strings.Contains(out, "already exists") {
+		t.Errorf("second init said %q", out)
+	}
+	if _, errs, code := w.planq("", "state", "init", "--project", "other"); code == 0 || !strings.Contains(errs, `already belongs to project "shop"`) {
+		t.Errorf("renaming init: exit %d, %s", code, errs)
+	}
+	if _, errs, code := w.planq("", "state", "init", "--project", "../evil"); code == 0 || strings.Count(errs, "\n") != 1 {
+		t.Errorf("bad project: exit %d, %q", code, errs)
+	}
+}
+
+func TestLogAddListAndContextShow(t *testing.T) {
+	w := newStateWorld(t)
+	w.ok("log", "add", "Add Redis backend", "--status", "completed")
+	w.ok("log", "add", "--type", "plan", "Plan the cache")
+	if _, _, code := w.planq("Wire the cache\n\ninto the middleware\n", "log", "add", "-"); code != 0 {
+		t.Fatal("log add - failed")
+	}
+	out := w.ok("log")
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if len(lines) < 3 || !strings.Contains(lines[0], "Wire the cache") || !strings.Contains(out, "implement/completed") || !strings.Contains(out, "Add Redis backend") {
+		t.Errorf("planq log:\n%s", out)
+	}
+	var es []map[string]any
+	if err := json.Unmarshal([]byte(w.ok("log", "--json", "-n", "2")), &es); err != nil || len(es) != 2 || es[0]["type"] != "implement" || es[1]["type"] != "plan" {
+		t.Errorf("log --json: %v %v", es, err)
+	}
+	ctxOut := w.ok("context", "show")
+	if !strings.Contains(ctxOut, "agent main") || !strings.Contains(ctxOut, "Wire the cache") {
+		t.Errorf("context show:\n%s", ctxOut)
+	}
+	var sum map[string]any
+	if err := json.Unmarshal([]byte(w.ok("context", "show", "--json")), &sum); err != nil || sum["agent"] != "main" || len(sum["log"].([]any)) != 3 {
+		t.Errorf("context show --json: %v %v", sum, err)
+	}
+	all := w.ok("log", "--all")
+	if !strings.Contains(all, "| main |") {
+		t.Errorf("log --all:\n%s", all)
+	}
+	// The code repo never shows the state files.
+	if st := w.git(w.repo, "status", "--porcelain", "--untracked-files=all"); strings.Contains(st, ".planq/agent") {
+		t.Errorf("git status shows state files:\n%s", st)
+	}
+}
+
+func TestCLIBadInputIsOneLine(t *testing.T) {
+	w := newStateWorld(t)
+	cases := [][]string{
+		{"create", "../x"}, {"create", "a/b"}, {"create", "--", "-rf"}, {"create", strings.Repeat("n", 300)}, {"create", "bad\x07name"},
+		{"log", "add", ""}, {"log", "add", "x", "--type", "bogus"}, {"log", "add", "x", "--status", "done"},
+		{"log", "-n", "-1"},
+		{"remove", "nobody"},
+	}
+	for _, args := range cases {
+		out, errs, code := w.planq("", args...)
+		if code == 0 {
+			t.Errorf("planq %q succeeded: %s", args, out)
+			continue
+		}
+		if strings.Count(errs, "\n") != 1 || !strings.HasPrefix(errs, "planq: ") {
+			t.Errorf("planq %q: stderr is not one line: %q", args, errs)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(w.env["PLANQ_HOME"], "state-repos", "code.git", "refs", "heads", "agent-x")); err == nil {
+		t.Error("a refused create made a branch")
+	}
+}
+
+func TestCreateSwitchesAndRemoveKeepsBranch(t *testing.T) {
+	w := newStateWorld(t)
+	w.ok("log", "add", "main's work")
+	out := w.ok("create", "add-auth")
+	if !strings.Contains(out, "Created agent add-auth") || !strings.Contains(out, "held agent main") {
+		t.Errorf("create said %q", out)
+	}
+	w.ok("log", "add", "auth work")
+	wt := filepath.Join(w.repo, ".planq", "agent")
+	if got := w.git(wt, "log", "-1", "--format=%s"); got != `log: implement "auth work"` {
+		t.Errorf("auth branch head = %q", got)
+	}
+	st := w.ok("state", "status")
+	if !strings.Contains(st, "add-auth") || !strings.Contains(st, "main ") {
+		t.Errorf("status:\n%s", st)
+	}
+	w.ok("remove", "add-auth")
+	if _, err := os.Stat(wt); !os.IsNotExist(err) {
+		t.Errorf("worktree still exists: %v", err)
+	}
+	bare := filepath.Join(w.env["PLANQ_HOME"], "state-repos", "code.git")
+	if got := w.git(bare, "branch", "--list", "agent-add-auth"); got == "" {
+		t.Error("remove deleted the branch")
+	}
+}

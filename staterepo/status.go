@@ -1,0 +1,168 @@
+package staterepo
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/planq-dev/planq/changelog"
+)
+
+// AgentInfo describes one agent branch.
+type AgentInfo struct {
+	Name         string    `json:"name"`
+	Branch       string    `json:"branch"`
+	Head         string    `json:"head"`
+	LastCommit   time.Time `json:"last_commit"`
+	LastMessage  string    `json:"last_message"`
+	CheckedOutAt string    `json:"checked_out_at,omitempty"` // the worktree holding it, if any
+}
+
+// Status is the state repo as `planq state status` shows it.
+type Status struct {
+	Project      string      `json:"project"`
+	Home         string      `json:"home"`
+	Bare         string      `json:"bare"`
+	Initialized  bool        `json:"initialized"`
+	Agent        string      `json:"agent"`
+	AgentSource  string      `json:"agent_source"`
+	Worktree     string      `json:"worktree"`
+	CheckedOut   string      `json:"checked_out,omitempty"` // the agent the worktree holds
+	Dirty        []string    `json:"dirty,omitempty"`       // uncommitted changes in the worktree
+	Remote       string      `json:"remote,omitempty"`
+	Global       string      `json:"global,omitempty"` // global's head
+	Agents       []AgentInfo `json:"agents"`
+	Notes        []string    `json:"notes,omitempty"` // things a person should act on
+	RemoteBehind []string    `json:"remote_behind,omitempty"`
+}
+
+// Status reports the state repo's branches, worktree and remote.
+func (s *Store) Status(ctx context.Context) (Status, error) {
+	st := Status{Project: s.Project, Home: s.Home, Bare: s.Bare, Agent: s.Agent, AgentSource: s.AgentSource,
+		Worktree: s.Worktree, Remote: s.Config.State.Remote, Agents: []AgentInfo{}}
+	if !s.Initialized() {
+		st.Notes = append(st.Notes, "no state repo yet: run `planq state init`, or let the first write create it")
+		return st, nil
+	}
+	st.Initialized = true
+	r, err := openRepo(s.Bare)
+	if err != nil {
+		return st, err
+	}
+	wts, err := listWorktrees(s.Bare)
+	if err != nil {
+		return st, err
+	}
+	branches, err := r.branches()
+	if err != nil {
+		return st, err
+	}
+	for _, b := range branches {
+		h, err := r.head(b)
+		if err != nil {
+			return st, err
+		}
+		if b == GlobalBranch {
+			st.Global = h.String()
+			continue
+		}
+		name, ok := strings.CutPrefix(b, AgentPrefix)
+		if !ok {
+			continue
+		}
+		info := AgentInfo{Name: name, Branch: b, Head: h.String()}
+		if c, err := r.commit(h); err == nil {
+			info.LastCommit = c.Committer.When
+			info.LastMessage = strings.TrimSpace(oneLine(c.Message))
+		}
+		for _, w := range wts {
+			if w.Branch == b {
+				info.CheckedOutAt = w.Path
+			}
+		}
+		st.Agents = append(st.Agents, info)
+	}
+	sort.Slice(st.Agents, func(i, j int) bool { return st.Agents[i].LastCommit.After(st.Agents[j].LastCommit) })
+	w, err := worktreeAt(s.Bare, s.Worktree)
+	if err != nil {
+		st.Notes = append(st.Notes, err.Error())
+	} else if w != nil {
+		st.CheckedOut = strings.TrimPrefix(w.Branch, AgentPrefix)
+		var tree = emptyTree
+		if h, err := r.head(w.Branch); err == nil && !h.IsZero() {
+			tree, _ = r.commitTree(h)
+		}
+		if st.Dirty, err = dirtyPaths(r, w, tree); err != nil {
+			return st, err
+		}
+		if st.CheckedOut != s.Agent {
+			st.Notes = append(st.Notes, fmt.Sprintf("the worktree holds agent %s but the current agent is %s (%s): writes go to branch %s, which is not checked out here; `planq create NAME` switches the worktree to a new agent", st.CheckedOut, s.Agent, s.AgentSource, s.Branch()))
+		}
+		if len(st.Dirty) > 0 {
+			st.Notes = append(st.Notes, fmt.Sprintf("uncommitted changes in %s; the next planq write commits those of its files, `git -C %s commit -am ...` commits all", WorktreeDir, s.Worktree))
+		}
+	}
+	if st.Remote == "" {
+		st.Notes = append(st.Notes, "no remote: `planq state remote URL` sets one for push and pull")
+	}
+	return st, nil
+}
+
+// LogEntries returns the current agent's changelog entries, newest first —
+// the newest n when n > 0 — and the problems found parsing the file.
+func (s *Store) LogEntries(ctx context.Context, n int) ([]changelog.Entry, []changelog.Problem, error) {
+	if !s.Initialized() {
+		return nil, nil, nil
+	}
+	rd, err := s.reader()
+	if err != nil {
+		return nil, nil, err
+	}
+	if n > 0 {
+		es, err := rd.tail(s.Branch(), ChangelogFile, n)
+		return es, nil, err
+	}
+	es, probs, err := rd.all(s.Branch(), ChangelogFile)
+	if err != nil {
+		return nil, nil, err
+	}
+	for i, j := 0, len(es)-1; i < j; i, j = i+1, j-1 {
+		es[i], es[j] = es[j], es[i]
+	}
+	return es, probs, nil
+}
+
+// Aggregate builds the session changelog across every agent branch.
+func (s *Store) Aggregate(ctx context.Context) (changelog.Summary, []changelog.Problem, error) {
+	sum := changelog.Summary{Project: s.Project}
+	if !s.Initialized() {
+		return sum, nil, nil
+	}
+	rd, err := s.reader()
+	if err != nil {
+		return sum, nil, err
+	}
+	branches, err := rd.r.branches()
+	if err != nil {
+		return sum, nil, err
+	}
+	byAgent := map[string][]changelog.Entry{}
+	var problems []changelog.Problem
+	for _, b := range branches {
+		name, ok := strings.CutPrefix(b, AgentPrefix)
+		if !ok {
+			continue
+		}
+		es, probs, err := rd.all(b, ChangelogFile)
+		if err != nil {
+			return sum, nil, err
+		}
+		byAgent[name] = es
+		problems = append(problems, probs...)
+	}
+	sum = changelog.Aggregate(byAgent)
+	sum.Project = s.Project
+	return sum, problems, nil
+}
