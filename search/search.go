@@ -1,21 +1,30 @@
 // Package search ranks planq's state documents by relevance to a query.
 //
-// It lives in its own package, not in changelog/ or staterepo/, because it
-// indexes more than changelog entries — log entries, learnings, decisions and
-// handoffs, but also branch context documents (branches/<name>.md), scratch
-// and plan files — and because both the MCP server (which keeps an Index
-// warm and updates it incrementally) and the CLI (a cold, one-shot Scan) use
-// it without needing the git side of staterepo. It depends on changelog only
-// for FromEntry and PlainText.
+// It is a top-level package rather than part of changelog/ or staterepo/
+// because it indexes more than changelog entries — log entries, learnings,
+// decisions and handoffs, but also branch context documents
+// (branches/<name>.md), scratch and plan files — and because both the MCP
+// server (which keeps an Index warm and updates it incrementally with Sync)
+// and the CLI (a one-shot Scan) use it without needing staterepo's git side.
+// It depends on changelog only for FromEntry and PlainText.
 //
-// Ranking is BM25 (k1=1.2, b=0.75) over the tokenised title, fields and
-// body, multiplied by the fraction of query terms a document contains (so
-// documents matching every term come first), with newer documents first on
-// equal scores. Tokens are lowercased runs of letters and digits; each Han,
-// Hiragana, Katakana or Hangul character is a token of its own.
+// Ranking is BM25 (k1=1.2, b=0.75) over the tokenised title, fields and body,
+// multiplied by the fraction of query terms a document contains (so documents
+// with every term come first), with newer documents first on equal scores.
+// Tokens are lowercased runs of letters and digits; each Han, Hiragana,
+// Katakana or Hangul character is a token of its own. Common English words
+// (the, of, …) are dropped from queries that have other words. Hits with the
+// same ID from several sources (an entry promoted to global) are reported
+// once, from the best-scoring source.
 package search
 
 import (
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+	"sync"
 	"time"
 
 	"github.com/planq-dev/planq/changelog"
@@ -35,24 +44,118 @@ const (
 	KindContext  Kind = "context"  // context.md, plan.md and other whole documents
 )
 
+// Kinds lists every Kind.
+var Kinds = []Kind{KindLog, KindLearning, KindDecision, KindHandoff, KindBranch, KindScratch, KindContext}
+
+// KindOf returns the kind of a changelog entry of type t.
+func KindOf(t changelog.Type) Kind {
+	switch t {
+	case changelog.TypeLearning:
+		return KindLearning
+	case changelog.TypeDecision:
+		return KindDecision
+	case changelog.TypeHandoff:
+		return KindHandoff
+	}
+	return KindLog
+}
+
+// ParseKind reads a kind name as a user gives it to planq_search or
+// `planq search --type`: a Kind, or an entry type (start, plan, implement and
+// end mean log).
+func ParseKind(s string) (Kind, error) {
+	s = strings.ToLower(strings.TrimSpace(s))
+	for _, k := range Kinds {
+		if s == string(k) || s == string(k)+"s" {
+			return k, nil
+		}
+	}
+	if changelog.Type(s).Valid() {
+		return KindOf(changelog.Type(s)), nil
+	}
+	names := make([]string, len(Kinds))
+	for i, k := range Kinds {
+		names[i] = string(k)
+	}
+	return "", fmt.Errorf("unknown kind %q: use one of %s (or an entry type)", s, strings.Join(names, ", "))
+}
+
 // Doc is one searchable document. Within an index, (Source, ID) is unique.
 type Doc struct {
 	ID     string    // entry id ("pq-…") or a document name ("branches/main.md")
 	Kind   Kind      // what it is
 	Source string    // where it lives, e.g. "agent" or "global"; filtered by Options.Sources
-	Group  string    // what it was read from (e.g. the file path); see Index.Sync
+	Group  string    // what it was read from (e.g. "agent:learnings.md"); see Index.Sync
 	Title  string    // short title, shown in hits and indexed
-	Fields string    // extra indexed text (decision, alternatives, rationale, …)
+	Fields string    // extra indexed text (agent, decision, alternatives, rationale, …)
 	Body   string    // Markdown body
 	Date   time.Time // when it was written; newer wins ties
+}
+
+// FromEntry turns a changelog entry into a document of the matching kind
+// from source; its Group is left for the caller.
+func FromEntry(e changelog.Entry, source string) Doc {
+	d := Doc{ID: e.ID, Kind: KindOf(e.Type), Source: source, Body: e.Body, Date: e.Timestamp}
+	d.Title = changelog.QuickTitle(e.Body)
+	if e.Decision != "" && (d.Title == "" || e.Type == changelog.TypeDecision) {
+		d.Title = e.Decision
+	}
+	var f strings.Builder
+	add := func(s string) {
+		if s != "" {
+			if f.Len() > 0 {
+				f.WriteByte('\n')
+			}
+			f.WriteString(s)
+		}
+	}
+	add(e.Agent)
+	if d.Title != e.Decision {
+		add(e.Decision)
+	}
+	for _, a := range e.Alternatives {
+		add(a)
+	}
+	add(e.Rationale)
+	add(e.To)
+	for _, s := range e.NextSteps {
+		add(s)
+	}
+	d.Fields = f.String()
+	return d
 }
 
 // Options tune a search.
 type Options struct {
 	Kinds      []Kind   // only these kinds (nil: all)
 	Sources    []string // only these sources (nil: all), e.g. {"agent"} for scope=agent
-	Limit      int      // at most this many hits (default 10)
-	SnippetLen int      // snippet length in characters (default 200)
+	Limit      int      // at most this many hits (default 10, at most 1000)
+	SnippetLen int      // snippet length in characters (default 200, at most 2000)
+}
+
+func (o Options) limit() int {
+	switch {
+	case o.Limit <= 0:
+		return 10
+	case o.Limit > 1000:
+		return 1000
+	}
+	return o.Limit
+}
+
+func (o Options) snippetLen() int {
+	switch {
+	case o.SnippetLen <= 0:
+		return 200
+	case o.SnippetLen > 2000:
+		return 2000
+	}
+	return o.SnippetLen
+}
+
+func (o Options) admits(d *Doc) bool {
+	return (len(o.Kinds) == 0 || slices.Contains(o.Kinds, d.Kind)) &&
+		(len(o.Sources) == 0 || slices.Contains(o.Sources, d.Source))
 }
 
 // Hit is one search result.
@@ -66,34 +169,371 @@ type Hit struct {
 	Score   float64   `json:"score"`
 }
 
-// Index is an in-memory inverted index, safe for concurrent use.
-type Index struct{}
+// BM25 parameters.
+const (
+	k1 = 1.2
+	bb = 0.75
+)
+
+// maxTF caps a term's counted frequency in one document.
+const maxTF = 255
+
+// maxDocs is the most documents an Index holds (document numbers are 24 bits).
+const maxDocs = 1<<24 - 1
+
+// ErrFull is returned by Add when the index holds maxDocs documents.
+var ErrFull = errors.New("search index full")
+
+type docKey struct{ source, id string }
+
+type slot struct {
+	doc    Doc
+	length uint32 // tokens
+	alive  bool
+}
+
+// Index is an in-memory inverted index, safe for concurrent use. Postings
+// are packed as document number << 8 | term frequency.
+type Index struct {
+	mu       sync.RWMutex
+	terms    map[string]uint32 // term → term number
+	postings [][]uint32        // per term
+	df       []uint32          // per term: live documents containing it
+	slots    []slot
+	byKey    map[docKey]uint32
+	groups   map[string]map[docKey]struct{}
+	live     int
+	totalLen int64
+	dead     int
+	tok      tokenizer // used under mu (write)
+	ids      []uint32  // scratch for add/remove, under mu (write)
+	pool     sync.Pool // *scorer
+}
 
 // NewIndex returns an empty index.
-func NewIndex() *Index { return &Index{} }
+func NewIndex() *Index {
+	return &Index{
+		terms:  map[string]uint32{},
+		byKey:  map[docKey]uint32{},
+		groups: map[string]map[docKey]struct{}{},
+	}
+}
+
+// Len returns the number of documents indexed.
+func (x *Index) Len() int {
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	return x.live
+}
 
 // Add indexes docs, replacing any document with the same (Source, ID).
-// Re-adding an unchanged document is cheap.
-func (x *Index) Add(docs ...Doc) {}
+// Re-adding an unchanged document costs a map look-up.
+func (x *Index) Add(docs ...Doc) error {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	for i := range docs {
+		if err := x.add(docs[i]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
 
 // Remove drops the document (source, id), if present.
-func (x *Index) Remove(source, id string) {}
+func (x *Index) Remove(source, id string) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if s, ok := x.byKey[docKey{source, id}]; ok {
+		x.remove(s)
+	}
+	x.maybeCompact()
+}
 
 // Sync makes the documents of group exactly docs: new and changed ones are
 // indexed, unchanged ones kept, and those no longer present removed. Every
-// doc's Group is set to group.
-func (x *Index) Sync(group string, docs []Doc) {}
+// doc's Group is set to group. The server calls it with a file's parsed
+// entries whenever that file changed.
+func (x *Index) Sync(group string, docs []Doc) error {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	keep := make(map[docKey]struct{}, len(docs))
+	for _, d := range docs {
+		d.Group = group
+		if err := x.add(d); err != nil {
+			return err
+		}
+		keep[docKey{d.Source, d.ID}] = struct{}{}
+	}
+	for k := range x.groups[group] {
+		if _, ok := keep[k]; !ok {
+			x.remove(x.byKey[k])
+		}
+	}
+	x.maybeCompact()
+	return nil
+}
 
-// Len returns the number of documents indexed.
-func (x *Index) Len() int { return 0 }
+func (x *Index) add(d Doc) error {
+	k := docKey{d.Source, d.ID}
+	if s, ok := x.byKey[k]; ok {
+		if x.slots[s].doc == d {
+			return nil
+		}
+		x.remove(s)
+	}
+	if len(x.slots) >= maxDocs {
+		x.compact()
+		if len(x.slots) >= maxDocs {
+			return fmt.Errorf("add %s: %w (%d documents)", d.ID, ErrFull, maxDocs)
+		}
+	}
+	n := uint32(len(x.slots))
+	ids := x.ids[:0]
+	each := func(tok []byte, _, _ int) {
+		t, ok := x.terms[string(tok)]
+		if !ok {
+			t = uint32(len(x.postings))
+			x.terms[string(tok)] = t
+			x.postings = append(x.postings, nil)
+			x.df = append(x.df, 0)
+		}
+		ids = append(ids, t)
+	}
+	x.tok.each(d.Title, each)
+	x.tok.each(d.Fields, each)
+	x.tok.each(d.Body, each)
+	length := uint32(len(ids))
+	slices.Sort(ids)
+	for i := 0; i < len(ids); {
+		j := i + 1
+		for j < len(ids) && ids[j] == ids[i] {
+			j++
+		}
+		t := ids[i]
+		x.postings[t] = append(x.postings[t], n<<8|uint32(min(j-i, maxTF)))
+		x.df[t]++
+		i = j
+	}
+	x.ids = ids
+	x.slots = append(x.slots, slot{doc: d, length: length, alive: true})
+	x.byKey[k] = n
+	g := x.groups[d.Group]
+	if g == nil {
+		g = map[docKey]struct{}{}
+		x.groups[d.Group] = g
+	}
+	g[k] = struct{}{}
+	x.live++
+	x.totalLen += int64(length)
+	return nil
+}
+
+// remove marks slot s dead and takes it out of the statistics; its postings
+// stay until the next compaction.
+func (x *Index) remove(s uint32) {
+	sl := &x.slots[s]
+	if !sl.alive {
+		return
+	}
+	ids := x.ids[:0]
+	each := func(tok []byte, _, _ int) {
+		if t, ok := x.terms[string(tok)]; ok {
+			ids = append(ids, t)
+		}
+	}
+	x.tok.each(sl.doc.Title, each)
+	x.tok.each(sl.doc.Fields, each)
+	x.tok.each(sl.doc.Body, each)
+	slices.Sort(ids)
+	ids = slices.Compact(ids)
+	for _, t := range ids {
+		x.df[t]--
+	}
+	x.ids = ids
+	k := docKey{sl.doc.Source, sl.doc.ID}
+	delete(x.byKey, k)
+	if g := x.groups[sl.doc.Group]; g != nil {
+		delete(g, k)
+		if len(g) == 0 {
+			delete(x.groups, sl.doc.Group)
+		}
+	}
+	sl.alive = false
+	sl.doc = Doc{}
+	x.live--
+	x.totalLen -= int64(sl.length)
+	x.dead++
+}
+
+// maybeCompact compacts when dead slots outnumber a quarter of the live ones.
+func (x *Index) maybeCompact() {
+	if x.dead > 1024 && x.dead > x.live/4 {
+		x.compact()
+	}
+}
+
+// compact drops dead slots and renumbers documents.
+func (x *Index) compact() {
+	if x.dead == 0 {
+		return
+	}
+	renum := make([]uint32, len(x.slots))
+	live := x.slots[:0:0]
+	for i, s := range x.slots {
+		if s.alive {
+			renum[i] = uint32(len(live))
+			live = append(live, s)
+		}
+	}
+	for t, ps := range x.postings {
+		out := ps[:0]
+		for _, p := range ps {
+			if d := p >> 8; x.slots[d].alive {
+				out = append(out, renum[d]<<8|p&maxTF)
+			}
+		}
+		x.postings[t] = slices.Clip(out)
+	}
+	x.slots = live
+	for k, s := range x.byKey {
+		x.byKey[k] = renum[s]
+	}
+	x.dead = 0
+}
+
+// scorer holds per-search scratch space, reused across searches.
+type scorer struct {
+	score   []float64
+	matched []uint8
+	touched []uint32
+}
 
 // Search returns the best hits for query, best first.
-func (x *Index) Search(query string, opts Options) []Hit { return nil }
+func (x *Index) Search(query string, opts Options) []Hit {
+	terms := queryTerms(query)
+	if len(terms) == 0 {
+		return nil
+	}
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	if x.live == 0 {
+		return nil
+	}
+	sc, _ := x.pool.Get().(*scorer)
+	if sc == nil {
+		sc = &scorer{}
+	}
+	defer x.pool.Put(sc)
+	if len(sc.score) < len(x.slots) {
+		sc.score = make([]float64, len(x.slots))
+		sc.matched = make([]uint8, len(x.slots))
+	}
+	sc.touched = sc.touched[:0]
+	n := float64(x.live)
+	avgdl := float64(x.totalLen) / n
+	for _, term := range terms {
+		t, ok := x.terms[term]
+		if !ok || x.df[t] == 0 {
+			continue
+		}
+		idf := idfOf(n, float64(x.df[t]))
+		for _, p := range x.postings[t] {
+			d := p >> 8
+			s := &x.slots[d]
+			if !s.alive {
+				continue
+			}
+			sc.score[d] += termScore(idf, p&maxTF, s.length, avgdl)
+			if sc.matched[d] == 0 {
+				sc.touched = append(sc.touched, d)
+			}
+			sc.matched[d]++
+		}
+	}
+	top := newTopK(opts.limit())
+	nq := float64(len(terms))
+	for _, d := range sc.touched {
+		s := &x.slots[d]
+		score := sc.score[d] * float64(sc.matched[d]) / nq
+		sc.score[d], sc.matched[d] = 0, 0
+		if opts.admits(&s.doc) {
+			top.offer(&s.doc, score)
+		}
+	}
+	return top.hits(terms, opts.snippetLen())
+}
 
-// Scan ranks docs for query without building an index (for one-shot
-// searches); it returns the same hits an Index holding docs would.
-func Scan(docs []Doc, query string, opts Options) []Hit { return nil }
+func idfOf(n, df float64) float64 {
+	return math.Log(1 + (n-df+0.5)/(df+0.5))
+}
 
-// FromEntry turns a changelog entry into a document of the matching kind
-// (learning, decision, handoff, else log) from source.
-func FromEntry(e changelog.Entry, source string) Doc { return Doc{} }
+func termScore(idf float64, tf, length uint32, avgdl float64) float64 {
+	f := float64(tf)
+	return idf * f * (k1 + 1) / (f + k1*(1-bb+bb*float64(length)/avgdl))
+}
+
+// topK keeps the best k candidates, one per document ID.
+type topK struct {
+	k    int
+	list []cand // kept sorted best first; k is small
+}
+
+type cand struct {
+	doc   *Doc
+	score float64
+}
+
+func newTopK(k int) *topK { return &topK{k: k, list: make([]cand, 0, k+1)} }
+
+// better orders candidates: higher score, then newer, then by ID and source.
+func better(a, b cand) bool {
+	if a.score != b.score {
+		return a.score > b.score
+	}
+	if !a.doc.Date.Equal(b.doc.Date) {
+		return a.doc.Date.After(b.doc.Date)
+	}
+	if a.doc.ID != b.doc.ID {
+		return a.doc.ID < b.doc.ID
+	}
+	return a.doc.Source < b.doc.Source
+}
+
+func (t *topK) offer(d *Doc, score float64) {
+	c := cand{d, score}
+	if len(t.list) == t.k && !better(c, t.list[len(t.list)-1]) {
+		return
+	}
+	for i, o := range t.list {
+		if o.doc.ID == d.ID {
+			if !better(c, o) {
+				return
+			}
+			t.list = slices.Delete(t.list, i, i+1)
+			break
+		}
+	}
+	i, _ := slices.BinarySearchFunc(t.list, c, func(a, b cand) int {
+		if better(a, b) {
+			return -1
+		}
+		return 1
+	})
+	t.list = slices.Insert(t.list, i, c)
+	if len(t.list) > t.k {
+		t.list = t.list[:t.k]
+	}
+}
+
+func (t *topK) hits(terms []string, snippetLen int) []Hit {
+	out := make([]Hit, len(t.list))
+	for i, c := range t.list {
+		d := c.doc
+		out[i] = Hit{
+			ID: d.ID, Kind: d.Kind, Source: d.Source, Title: d.Title, Date: d.Date,
+			Score:   math.Round(c.score*1e4) / 1e4,
+			Snippet: snippet(d, terms, snippetLen),
+		}
+	}
+	return out
+}

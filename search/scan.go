@@ -1,0 +1,110 @@
+package search
+
+import (
+	"runtime"
+	"sync"
+)
+
+// Scan ranks docs for query without building an index, for one-shot
+// searches such as `planq search` from the shell; it returns the same hits as
+// an Index holding docs (whose (Source, ID) pairs must be unique). It
+// tokenises the documents once, on all CPUs, and keeps only the counts of the
+// query's terms.
+func Scan(docs []Doc, query string, opts Options) []Hit {
+	terms := queryTerms(query)
+	if len(terms) == 0 || len(docs) == 0 {
+		return nil
+	}
+	type match struct {
+		doc    int
+		length uint32
+		tf     []uint32 // per term
+	}
+	type part struct {
+		totalLen int64
+		df       []uint32
+		matches  []match
+	}
+	workers := min(runtime.GOMAXPROCS(0), max(1, len(docs)/2000))
+	parts := make([]part, workers)
+	var wg sync.WaitGroup
+	chunk := (len(docs) + workers - 1) / workers
+	for w := range workers {
+		lo, hi := w*chunk, min(len(docs), (w+1)*chunk)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			p := &parts[w]
+			p.df = make([]uint32, len(terms))
+			tf := make([]uint32, len(terms))
+			var tk tokenizer
+			var length uint32
+			each := func(tok []byte, _, _ int) {
+				length++
+				for i, t := range terms {
+					if len(tok) == len(t) && string(tok) == t {
+						tf[i]++
+						return
+					}
+				}
+			}
+			for d := lo; d < hi; d++ {
+				clear(tf)
+				length = 0
+				doc := &docs[d]
+				tk.each(doc.Title, each)
+				tk.each(doc.Fields, each)
+				tk.each(doc.Body, each)
+				p.totalLen += int64(length)
+				hit := false
+				for i, f := range tf {
+					if f > 0 {
+						p.df[i]++
+						hit = true
+					}
+				}
+				if hit {
+					m := match{doc: d, length: length, tf: make([]uint32, len(terms))}
+					for i, f := range tf {
+						m.tf[i] = min(f, maxTF)
+					}
+					p.matches = append(p.matches, m)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	var totalLen int64
+	df := make([]uint32, len(terms))
+	for _, p := range parts {
+		totalLen += p.totalLen
+		for i, f := range p.df {
+			df[i] += f
+		}
+	}
+	n := float64(len(docs))
+	avgdl := float64(totalLen) / n
+	idf := make([]float64, len(terms))
+	for i := range terms {
+		idf[i] = idfOf(n, float64(df[i]))
+	}
+	top := newTopK(opts.limit())
+	nq := float64(len(terms))
+	for _, p := range parts {
+		for _, m := range p.matches {
+			doc := &docs[m.doc]
+			if !opts.admits(doc) {
+				continue
+			}
+			score, matched := 0.0, 0
+			for i, f := range m.tf {
+				if f > 0 {
+					score += termScore(idf[i], f, m.length, avgdl)
+					matched++
+				}
+			}
+			top.offer(doc, score*float64(matched)/nq)
+		}
+	}
+	return top.hits(terms, opts.snippetLen())
+}
