@@ -11,7 +11,7 @@ func newMCPCmd(a *app) *cobra.Command {
 		Use:   "mcp",
 		Short: "Run or install planq's MCP server",
 	}
-	cmd.AddCommand(newMCPServeCmd(a))
+	cmd.AddCommand(newMCPServeCmd(a), newMCPInstallCmd(a), newMCPUninstallCmd(a))
 	return cmd
 }
 

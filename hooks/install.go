@@ -1,0 +1,671 @@
+package hooks
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/planq-dev/planq/config"
+)
+
+// Installation scopes, as Claude Code names them.
+const (
+	ScopeProject = "project" // .mcp.json and .claude/settings.json, shared through the repo
+	ScopeLocal   = "local"   // ~/.claude.json for this project, and .claude/settings.local.json
+	ScopeUser    = "user"    // ~/.claude.json and ~/.claude/settings.json, for every project
+)
+
+// ServerName is the name planq's MCP server is registered under, so its
+// tools are mcp__planq__*.
+const ServerName = "planq"
+
+// Hook is one Claude Code hook planq wires: the event, planq's subcommand
+// for it, the matcher (empty: none) and the timeout in seconds.
+type Hook struct {
+	Event, Subcommand, Matcher string
+	Timeout                    int
+}
+
+// Hooks are the hooks `planq mcp install` wires, in the order it writes them.
+var Hooks = []Hook{
+	{"SessionStart", "session-start", "", 30},
+	{"PreToolUse", "pre-tool-use", "*", 10},
+	{"PostToolUse", "post-tool-use", "*", 10},
+	{"PreCompact", "pre-compact", "", 30},
+	{"Stop", "stop", "", 30},
+	{"SessionEnd", "session-end", "", 30},
+}
+
+// InstallOptions says what to install where.
+type InstallOptions struct {
+	Scope      string // project (default), local or user
+	ProjectDir string // the code repo root (absolute); required for project and local scope
+	Home       string // the user's home directory (~/.claude.json, ~/.claude/)
+	Exe        string // absolute path of the planq binary the hooks and server run
+	// Claude is the Claude Code CLI to register the server with (`claude mcp
+	// add-json`); empty means planq edits the MCP config file itself.
+	Claude    string
+	Uninstall bool // remove planq's server and hooks instead
+	DryRun    bool // compute the edits, write nothing
+}
+
+// FileEdit is one file the install changes (or would change).
+type FileEdit struct {
+	Path   string
+	Before []byte // nil: the file did not exist
+	After  []byte // nil: the file is removed
+	Mode   fs.FileMode
+}
+
+// Changed reports whether the edit changes the file.
+func (e FileEdit) Changed() bool {
+	return !bytes.Equal(e.Before, e.After) || (e.Before == nil) != (e.After == nil)
+}
+
+// Diff returns the edit as a unified diff ("" when nothing changes).
+func (e FileEdit) Diff() string {
+	if !e.Changed() {
+		return ""
+	}
+	return unifiedDiff(e.Path, e.Before, e.After)
+}
+
+// InstallResult is what Install did (or, with DryRun, would do).
+type InstallResult struct {
+	Scope string
+	// Edits are the files touched, each with its content before and after;
+	// only changed files are listed.
+	Edits []FileEdit
+	// ServerFile and SettingsFile are where the server and hooks live.
+	ServerFile, SettingsFile string
+	// Notes says how the server was registered and anything worth knowing.
+	Notes []string
+}
+
+// Changed reports whether anything was (or would be) changed.
+func (r InstallResult) Changed() bool { return len(r.Edits) > 0 }
+
+// Install registers planq's MCP server and hooks with Claude Code, or removes
+// them with Uninstall. It merges with what the files already hold, keeps every
+// other key and hook, and is idempotent: a second run changes nothing.
+func Install(ctx context.Context, o InstallOptions) (InstallResult, error) {
+	res := InstallResult{}
+	if err := o.validate(); err != nil {
+		return res, err
+	}
+	res.Scope = o.Scope
+	serverFile, settingsFile := o.paths()
+	res.ServerFile, res.SettingsFile = serverFile, settingsFile
+
+	serverEdit, err := o.serverEdit(serverFile)
+	if err != nil {
+		return res, err
+	}
+	settingsEdit, err := o.settingsEdit(settingsFile)
+	if err != nil {
+		return res, err
+	}
+	for _, e := range []FileEdit{serverEdit, settingsEdit} {
+		if e.Changed() {
+			res.Edits = append(res.Edits, e)
+		}
+	}
+	if o.DryRun {
+		return res, nil
+	}
+
+	if serverEdit.Changed() {
+		registered := false
+		if o.Claude != "" {
+			err := o.registerWithClaude(ctx, serverFile)
+			if err == nil {
+				registered = true
+				res.Notes = append(res.Notes, fmt.Sprintf("MCP server %q %s with `claude mcp` (%s scope)", ServerName, verb(o.Uninstall, "removed", "registered"), o.Scope))
+				// Report what claude actually wrote.
+				after, _ := readFileOrNil(serverFile)
+				res.Edits[0].After = after
+			} else {
+				res.Notes = append(res.Notes, fmt.Sprintf("`claude mcp` failed (%v); edited %s directly", err, serverFile))
+			}
+		}
+		if !registered {
+			if err := applyEdit(serverEdit); err != nil {
+				return res, err
+			}
+			res.Notes = append(res.Notes, fmt.Sprintf("MCP server %q %s %s", ServerName, verb(o.Uninstall, "removed from", "registered in"), serverFile))
+		}
+	}
+	if settingsEdit.Changed() {
+		if err := applyEdit(settingsEdit); err != nil {
+			return res, err
+		}
+		res.Notes = append(res.Notes, fmt.Sprintf("hooks %s %s", verb(o.Uninstall, "removed from", "wired in"), settingsFile))
+	}
+	return res, nil
+}
+
+func verb(uninstall bool, un, in string) string {
+	if uninstall {
+		return un
+	}
+	return in
+}
+
+func (o *InstallOptions) validate() error {
+	if o.Scope == "" {
+		o.Scope = ScopeProject
+	}
+	switch o.Scope {
+	case ScopeProject, ScopeLocal, ScopeUser:
+	default:
+		return fmt.Errorf("unknown scope %q: use project, local or user", o.Scope)
+	}
+	if o.Home == "" || !filepath.IsAbs(o.Home) {
+		return fmt.Errorf("home directory %q must be an absolute path", o.Home)
+	}
+	if o.Scope != ScopeUser && (o.ProjectDir == "" || !filepath.IsAbs(o.ProjectDir)) {
+		return fmt.Errorf("project directory %q must be an absolute path", o.ProjectDir)
+	}
+	if !o.Uninstall && (o.Exe == "" || !filepath.IsAbs(o.Exe)) {
+		return fmt.Errorf("planq binary path %q must be absolute", o.Exe)
+	}
+	return nil
+}
+
+// paths returns the MCP server config file and the hooks settings file.
+func (o *InstallOptions) paths() (server, settings string) {
+	switch o.Scope {
+	case ScopeProject:
+		return filepath.Join(o.ProjectDir, ".mcp.json"), filepath.Join(o.ProjectDir, ".claude", "settings.json")
+	case ScopeLocal:
+		return filepath.Join(o.Home, ".claude.json"), filepath.Join(o.ProjectDir, ".claude", "settings.local.json")
+	default:
+		return filepath.Join(o.Home, ".claude.json"), filepath.Join(o.Home, ".claude", "settings.json")
+	}
+}
+
+// serverEntry is the MCP server definition planq registers.
+func (o *InstallOptions) serverEntry() *object {
+	e := newObject()
+	e.set("type", "stdio")
+	e.set("command", o.Exe)
+	e.set("args", []any{"mcp", "serve"})
+	return e
+}
+
+// serversObject returns the mcpServers object inside doc, creating the
+// path to it when create is set; it returns nil when it is absent and create
+// is not set.
+func (o *InstallOptions) serversObject(doc *object, path string, create bool) (*object, error) {
+	lookup := func(parent *object, key string) (*object, error) {
+		v, exists := parent.get(key)
+		if !exists || v == nil {
+			if !create {
+				return nil, nil
+			}
+			c := newObject()
+			parent.set(key, c)
+			return c, nil
+		}
+		c, ok := v.(*object)
+		if !ok {
+			return nil, fmt.Errorf("%s: %q is not an object; fix the file by hand", path, key)
+		}
+		return c, nil
+	}
+	parent := doc
+	if o.Scope == ScopeLocal {
+		projects, err := lookup(doc, "projects")
+		if err != nil || projects == nil {
+			return nil, err
+		}
+		if parent, err = lookup(projects, o.ProjectDir); err != nil || parent == nil {
+			return nil, err
+		}
+	}
+	return lookup(parent, "mcpServers")
+}
+
+func (o *InstallOptions) serverEdit(path string) (FileEdit, error) {
+	e, doc, err := loadJSON(path)
+	if err != nil {
+		return e, err
+	}
+	servers, err := o.serversObject(doc, path, !o.Uninstall)
+	if err != nil || servers == nil {
+		return e, err
+	}
+	cur, exists := servers.get(ServerName)
+	if o.Uninstall {
+		if !exists {
+			return e, nil
+		}
+		servers.del(ServerName)
+		if o.Scope == ScopeProject && len(servers.keys) == 0 && len(doc.keys) == 1 {
+			e.After = nil // .mcp.json held only planq: remove it
+			return e, nil
+		}
+	} else if want := o.serverEntry(); !exists || !bytes.Equal(encodeJSON(cur), encodeJSON(want)) {
+		servers.set(ServerName, want)
+	}
+	e.After = render(doc, e.Before)
+	return e, nil
+}
+
+// hadKey reports whether the original document had the nested key path.
+func (o *InstallOptions) hadKey(before []byte, path ...string) bool {
+	if before == nil {
+		return false
+	}
+	doc, err := parseJSON(before)
+	if err != nil {
+		return false
+	}
+	cur := doc
+	for i, k := range path {
+		v, ok := cur.get(k)
+		if !ok {
+			return false
+		}
+		if i == len(path)-1 {
+			return true
+		}
+		if cur, ok = v.(*object); !ok {
+			return false
+		}
+	}
+	return true
+}
+
+func (o *InstallOptions) settingsEdit(path string) (FileEdit, error) {
+	e, doc, err := loadJSON(path)
+	if err != nil {
+		return e, err
+	}
+	if o.Uninstall && e.Before == nil {
+		return e, nil
+	}
+	hadHooks := o.hadKey(e.Before, "hooks")
+	hooksObj, ok := doc.child("hooks")
+	if !ok {
+		return e, fmt.Errorf("%s: \"hooks\" is not an object; fix the file by hand", path)
+	}
+	for _, h := range Hooks {
+		if err := o.mergeHook(hooksObj, h, path); err != nil {
+			return e, err
+		}
+	}
+	if len(hooksObj.keys) == 0 && (o.Uninstall || !hadHooks) {
+		doc.del("hooks")
+	}
+	e.After = render(doc, e.Before)
+	if o.Uninstall && len(doc.keys) == 0 && o.Scope != ScopeUser && !bytes.Equal(e.After, e.Before) {
+		e.After = nil // the settings file held only planq's hooks: remove it
+	}
+	return e, nil
+}
+
+// mergeHook makes hooksObj[h.Event] hold exactly one planq hook for h (none
+// with Uninstall), leaving every other hook where it is. An outdated planq
+// hook (another binary path, another timeout) is updated in place.
+func (o *InstallOptions) mergeHook(hooksObj *object, h Hook, path string) error {
+	v, exists := hooksObj.get(h.Event)
+	groups, ok := v.([]any)
+	if exists && !ok {
+		return fmt.Errorf("%s: hooks.%s is not a list; fix the file by hand", path, h.Event)
+	}
+	want := o.hookEntry(h)
+	found := false
+	var out []any
+	for _, g := range groups {
+		group, ok := g.(*object)
+		if !ok {
+			out = append(out, g)
+			continue
+		}
+		hv, _ := group.get("hooks")
+		list, ok := hv.([]any)
+		if !ok {
+			out = append(out, g)
+			continue
+		}
+		var kept []any
+		for _, item := range list {
+			entry, ok := item.(*object)
+			cmd, _ := entryCommand(entry)
+			if !ok || !isPlanqHook(cmd, h.Subcommand, o.Exe) {
+				kept = append(kept, item)
+				continue
+			}
+			if !o.Uninstall && !found && matcherOK(group, h) {
+				found = true
+				kept = append(kept, want) // in place, updated if outdated
+			}
+		}
+		if len(kept) == 0 {
+			continue // the group held only planq's hook
+		}
+		group.set("hooks", kept)
+		out = append(out, group)
+	}
+	if !o.Uninstall && !found {
+		g := newObject()
+		if h.Matcher != "" {
+			g.set("matcher", h.Matcher)
+		}
+		g.set("hooks", []any{want})
+		out = append(out, g)
+	}
+	if len(out) == 0 {
+		hooksObj.del(h.Event)
+		return nil
+	}
+	hooksObj.set(h.Event, out)
+	return nil
+}
+
+// matcherOK reports whether a group's matcher lets planq's hook see what it must.
+func matcherOK(group *object, h Hook) bool {
+	m, _ := group.get("matcher")
+	s, _ := m.(string)
+	if h.Matcher == "" {
+		return s == "" || s == "*"
+	}
+	return s == h.Matcher
+}
+
+func (o *InstallOptions) hookEntry(h Hook) *object {
+	e := newObject()
+	e.set("type", "command")
+	e.set("command", HookCommand(o.Exe, h.Subcommand))
+	e.set("timeout", jsonInt(h.Timeout))
+	return e
+}
+
+func entryCommand(entry *object) (string, bool) {
+	if entry == nil {
+		return "", false
+	}
+	v, _ := entry.get("command")
+	s, ok := v.(string)
+	return s, ok
+}
+
+// HookCommand is the shell command line of planq's hook subcommand.
+func HookCommand(exe, sub string) string {
+	return shellQuote(exe) + " hook " + sub
+}
+
+// isPlanqHook reports whether a hook command line runs planq's hook sub
+// (any planq binary path, or exe).
+func isPlanqHook(cmd, sub, exe string) bool {
+	f := shellFields(cmd)
+	if len(f) != 3 || f[1] != "hook" || f[2] != sub {
+		return false
+	}
+	base := filepath.Base(f[0])
+	return base == "planq" || f[0] == exe || (exe != "" && base == filepath.Base(exe))
+}
+
+// shellQuote quotes s for a POSIX shell when it needs quoting.
+func shellQuote(s string) string {
+	safe := s != ""
+	for _, r := range s {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("/._-+:@%=,", r)) {
+			safe = false
+			break
+		}
+	}
+	if safe {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// shellFields splits a simple command line the way shellQuote builds them
+// (single and double quotes, backslash escapes).
+func shellFields(s string) []string {
+	var out []string
+	var cur strings.Builder
+	inWord := false
+	var quote rune
+	esc := false
+	for _, r := range s {
+		switch {
+		case esc:
+			cur.WriteRune(r)
+			esc = false
+		case quote != 0:
+			if r == quote {
+				quote = 0
+			} else if r == '\\' && quote == '"' {
+				esc = true
+			} else {
+				cur.WriteRune(r)
+			}
+		case r == '\'' || r == '"':
+			quote, inWord = r, true
+		case r == '\\':
+			esc, inWord = true, true
+		case r == ' ' || r == '\t' || r == '\n':
+			if inWord {
+				out = append(out, cur.String())
+				cur.Reset()
+				inWord = false
+			}
+		default:
+			cur.WriteRune(r)
+			inWord = true
+		}
+	}
+	if inWord {
+		out = append(out, cur.String())
+	}
+	return out
+}
+
+func jsonInt(n int) any { return jsonNumber(fmt.Sprint(n)) }
+
+// loadJSON reads path (missing: nil Before, empty document).
+func loadJSON(path string) (FileEdit, *object, error) {
+	e := FileEdit{Path: path, Mode: 0o644}
+	data, err := readFileOrNil(path)
+	if err != nil {
+		return e, nil, err
+	}
+	e.Before = data
+	if info, err := os.Stat(path); err == nil {
+		e.Mode = info.Mode().Perm()
+	} else if filepath.Base(path) == ".claude.json" {
+		e.Mode = 0o600
+	}
+	doc, err := parseJSON(data)
+	if err != nil {
+		return e, nil, fmt.Errorf("%s is not valid JSON (%v); fix or move it, then rerun", path, err)
+	}
+	e.After = data
+	return e, doc, nil
+}
+
+func readFileOrNil(path string) ([]byte, error) {
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	if data == nil {
+		data = []byte{}
+	}
+	return data, nil
+}
+
+// render encodes doc, ending with a newline when the original did (or was
+// new). When doc says the same as before, before is returned byte for byte,
+// whatever its formatting.
+func render(doc *object, before []byte) []byte {
+	if before != nil {
+		if orig, err := parseJSON(before); err == nil && bytes.Equal(encodeJSON(orig), encodeJSON(doc)) {
+			return before
+		}
+	}
+	out := encodeJSONIndent(doc, detectIndent(before))
+	if before == nil || bytes.HasSuffix(before, []byte("\n")) {
+		out = append(out, '\n')
+	}
+	return out
+}
+
+func applyEdit(e FileEdit) error {
+	if !e.Changed() {
+		return nil
+	}
+	if e.After == nil {
+		if err := os.Remove(e.Path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("remove %s: %w", e.Path, err)
+		}
+		if dir := filepath.Dir(e.Path); filepath.Base(dir) == ".claude" {
+			_ = os.Remove(dir) // only succeeds when planq's file was all it held
+		}
+		return nil
+	}
+	if err := config.WriteFileAtomic(e.Path, e.After, e.Mode); err != nil {
+		return fmt.Errorf("write %s: %w", e.Path, err)
+	}
+	return nil
+}
+
+// registerWithClaude adds (or removes) the server through the Claude Code CLI
+// and checks the result landed in path.
+func (o *InstallOptions) registerWithClaude(ctx context.Context, path string) error {
+	run := func(args ...string) error {
+		cmd := exec.CommandContext(ctx, o.Claude, args...)
+		cmd.Dir = o.ProjectDir
+		if cmd.Dir == "" {
+			cmd.Dir = o.Home
+		}
+		cmd.Env = append(os.Environ(), "HOME="+o.Home)
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			return fmt.Errorf("claude %s: %v: %s", strings.Join(args[:2], " "), err, strings.TrimSpace(string(out)))
+		}
+		return nil
+	}
+	_, doc, err := loadJSON(path)
+	if err != nil {
+		return err
+	}
+	servers, err := o.serversObject(doc, path, false)
+	if err != nil {
+		return err
+	}
+	if _, exists := servers.get(ServerName); servers != nil && exists {
+		if err := run("mcp", "remove", "--scope", o.Scope, ServerName); err != nil {
+			return err
+		}
+	}
+	if o.Uninstall {
+		return nil
+	}
+	if err := run("mcp", "add-json", "--scope", o.Scope, ServerName, string(encodeJSONCompact(o.serverEntry()))); err != nil {
+		return err
+	}
+	_, doc, err = loadJSON(path)
+	if err != nil {
+		return err
+	}
+	servers, err = o.serversObject(doc, path, false)
+	if err != nil || servers == nil {
+		return fmt.Errorf("claude mcp add-json did not write the expected entry to %s", path)
+	}
+	got, _ := servers.get(ServerName)
+	if got == nil || !bytes.Equal(encodeJSON(got), encodeJSON(o.serverEntry())) {
+		return fmt.Errorf("claude mcp add-json did not write the expected entry to %s", path)
+	}
+	return nil
+}
+
+func encodeJSONCompact(v any) []byte {
+	var b bytes.Buffer
+	_ = jsonCompact(&b, encodeJSON(v))
+	return b.Bytes()
+}
+
+// Status is whether planq is wired into Claude Code in one scope.
+type Status struct {
+	Scope        string
+	ServerFile   string
+	Server       bool   // the MCP server is registered
+	ServerExe    string // the command it runs
+	SettingsFile string
+	Hooks        []string // events with a planq hook
+	Missing      []string // events without one
+}
+
+// Installed reports, for every scope, whether planq's server and hooks are
+// wired (for `planq doctor`). exe may be empty.
+func Installed(projectDir, home string) []Status {
+	var out []Status
+	for _, scope := range []string{ScopeProject, ScopeLocal, ScopeUser} {
+		o := InstallOptions{Scope: scope, ProjectDir: projectDir, Home: home}
+		if scope != ScopeUser && projectDir == "" {
+			continue
+		}
+		st := Status{Scope: scope}
+		st.ServerFile, st.SettingsFile = o.paths()
+		if _, doc, err := loadJSON(st.ServerFile); err == nil {
+			if servers, err := o.serversObject(doc, st.ServerFile, false); err == nil && servers != nil {
+				if v, ok := servers.get(ServerName); ok {
+					st.Server = true
+					if e, ok := v.(*object); ok {
+						st.ServerExe, _ = entryCommand(e)
+					}
+				}
+			}
+		}
+		if _, doc, err := loadJSON(st.SettingsFile); err == nil {
+			hooksObj, _ := doc.child("hooks")
+			for _, h := range Hooks {
+				if hasPlanqHook(hooksObj, h) {
+					st.Hooks = append(st.Hooks, h.Event)
+				} else {
+					st.Missing = append(st.Missing, h.Event)
+				}
+			}
+		}
+		out = append(out, st)
+	}
+	return out
+}
+
+func hasPlanqHook(hooksObj *object, h Hook) bool {
+	if hooksObj == nil {
+		return false
+	}
+	v, _ := hooksObj.get(h.Event)
+	groups, _ := v.([]any)
+	for _, g := range groups {
+		group, _ := g.(*object)
+		if group == nil {
+			continue
+		}
+		hv, _ := group.get("hooks")
+		list, _ := hv.([]any)
+		if slices.ContainsFunc(list, func(item any) bool {
+			e, _ := item.(*object)
+			cmd, _ := entryCommand(e)
+			return isPlanqHook(cmd, h.Subcommand, "")
+		}) {
+			return true
+		}
+	}
+	return false
+}

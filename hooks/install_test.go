@@ -1,0 +1,418 @@
+package hooks
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/planq-dev/planq/internal/fakemodel"
+)
+
+const userSettings = `{
+    "permissions": {"allow": ["Bash(go test:*)"]},
+    "hooks": {
+        "PreToolUse": [
+            {"matcher": "Bash", "hooks": [{"type": "command", "command": "/usr/local/bin/audit-bash"}]}
+        ],
+        "Stop": [
+            {"hooks": [{"type": "command", "command": "notify-send done", "timeout": 5}]}
+        ]
+    },
+    "model": "opus"
+}
+`
+
+const userMCP = `{
+  "mcpServers": {
+    "github": {"type": "stdio", "command": "gh-mcp", "args": ["serve"], "env": {"TOKEN": "x"}}
+  },
+  "other": [1, 2.50, {"deep": null}]
+}
+`
+
+type world struct {
+	repo, home, exe string
+}
+
+func newWorld(t *testing.T) world {
+	t.Helper()
+	w := world{repo: t.TempDir(), home: t.TempDir(), exe: "/opt/planq/bin/planq"}
+	return w
+}
+
+func (w world) opts(scope string) InstallOptions {
+	return InstallOptions{Scope: scope, ProjectDir: w.repo, Home: w.home, Exe: w.exe}
+}
+
+func write(t *testing.T, path, data string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func read(t *testing.T, path string) string {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(data)
+}
+
+func decode(t *testing.T, data string) map[string]any {
+	t.Helper()
+	var m map[string]any
+	if err := json.Unmarshal([]byte(data), &m); err != nil {
+		t.Fatalf("invalid JSON written: %v\n%s", err, data)
+	}
+	return m
+}
+
+// planqHooks returns event -> planq hook commands in a settings document.
+func planqHooks(t *testing.T, settings map[string]any) map[string][]string {
+	out := map[string][]string{}
+	hooks, _ := settings["hooks"].(map[string]any)
+	for ev, groups := range hooks {
+		for _, g := range groups.([]any) {
+			for _, h := range g.(map[string]any)["hooks"].([]any) {
+				cmd := h.(map[string]any)["command"].(string)
+				if strings.Contains(cmd, "planq") {
+					out[ev] = append(out[ev], cmd)
+				}
+			}
+		}
+	}
+	return out
+}
+
+func TestInstallProjectScopeKeepsEverythingElseAndIsIdempotent(t *testing.T) {
+	w := newWorld(t)
+	ctx := context.Background()
+	settingsPath := filepath.Join(w.repo, ".claude", "settings.json")
+	mcpPath := filepath.Join(w.repo, ".mcp.json")
+	write(t, settingsPath, userSettings)
+	write(t, mcpPath, userMCP)
+
+	res, err := Install(ctx, w.opts(ScopeProject))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Edits) != 2 {
+		t.Fatalf("first install edited %d files, want 2", len(res.Edits))
+	}
+	settings := decode(t, read(t, settingsPath))
+	mcp := decode(t, read(t, mcpPath))
+
+	// planq is registered with the absolute binary path...
+	server := mcp["mcpServers"].(map[string]any)["planq"].(map[string]any)
+	if server["command"] != w.exe || !reflect.DeepEqual(server["args"], []any{"mcp", "serve"}) || server["type"] != "stdio" {
+		t.Fatalf("planq server entry = %v", server)
+	}
+	got := planqHooks(t, settings)
+	for _, h := range Hooks {
+		want := []string{w.exe + " hook " + h.Subcommand}
+		if !reflect.DeepEqual(got[h.Event], want) {
+			t.Errorf("%s hooks = %v, want %v", h.Event, got[h.Event], want)
+		}
+	}
+	// ...and nothing of the user's is lost.
+	orig := decode(t, userMCP)
+	if !reflect.DeepEqual(mcp["mcpServers"].(map[string]any)["github"], orig["mcpServers"].(map[string]any)["github"]) ||
+		!reflect.DeepEqual(mcp["other"], orig["other"]) {
+		t.Fatalf(".mcp.json lost the user's keys:\n%s", read(t, mcpPath))
+	}
+	if !strings.Contains(read(t, mcpPath), `2.50`) {
+		t.Fatalf("number 2.50 was reformatted:\n%s", read(t, mcpPath))
+	}
+	origSettings := decode(t, userSettings)
+	if !reflect.DeepEqual(settings["permissions"], origSettings["permissions"]) || settings["model"] != "opus" {
+		t.Fatalf("settings lost the user's keys:\n%s", read(t, settingsPath))
+	}
+	pre := settings["hooks"].(map[string]any)["PreToolUse"].([]any)
+	if first := pre[0].(map[string]any); first["matcher"] != "Bash" {
+		t.Fatalf("user's PreToolUse hook moved or lost: %v", pre)
+	}
+	stop := settings["hooks"].(map[string]any)["Stop"].([]any)
+	if len(stop) != 2 || !strings.Contains(read(t, settingsPath), "notify-send done") {
+		t.Fatalf("user's Stop hook lost: %v", stop)
+	}
+
+	// A second run changes nothing, byte for byte.
+	beforeS, beforeM := read(t, settingsPath), read(t, mcpPath)
+	res, err = Install(ctx, w.opts(ScopeProject))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Changed() {
+		t.Fatalf("second install changed %d files:\n%s", len(res.Edits), res.Edits[0].Diff())
+	}
+	if read(t, settingsPath) != beforeS || read(t, mcpPath) != beforeM {
+		t.Fatal("second install rewrote a file")
+	}
+
+	// Uninstall removes only planq's entries.
+	if _, err := Install(ctx, InstallOptions{Scope: ScopeProject, ProjectDir: w.repo, Home: w.home, Uninstall: true}); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(decode(t, read(t, mcpPath)), orig) {
+		t.Fatalf("uninstall did not restore .mcp.json:\n%s", read(t, mcpPath))
+	}
+	if !reflect.DeepEqual(decode(t, read(t, settingsPath)), origSettings) {
+		t.Fatalf("uninstall did not restore settings.json:\n%s", read(t, settingsPath))
+	}
+}
+
+func TestInstallIntoNothingAndUninstallRemovesPlanqOnlyFiles(t *testing.T) {
+	w := newWorld(t)
+	ctx := context.Background()
+	res, err := Install(ctx, w.opts(ScopeProject))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range res.Edits {
+		if e.Before != nil {
+			t.Fatalf("%s existed before", e.Path)
+		}
+	}
+	if _, err := Install(ctx, InstallOptions{Scope: ScopeProject, ProjectDir: w.repo, Home: w.home, Uninstall: true}); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{filepath.Join(w.repo, ".mcp.json"), filepath.Join(w.repo, ".claude", "settings.json")} {
+		if _, err := os.Stat(p); !os.IsNotExist(err) {
+			t.Fatalf("%s still exists after uninstall (it held only planq): %v", p, err)
+		}
+	}
+	// Uninstalling again is a no-op.
+	res, err = Install(ctx, InstallOptions{Scope: ScopeProject, ProjectDir: w.repo, Home: w.home, Uninstall: true})
+	if err != nil || res.Changed() {
+		t.Fatalf("second uninstall: %+v, %v", res, err)
+	}
+}
+
+func TestInstallLocalAndUserScopeEditClaudeJSON(t *testing.T) {
+	claudeJSON := `{
+  "numStartups": 3,
+  "projects": {
+    "/some/other": {"mcpServers": {"x": {"command": "x"}}, "allowedTools": []}
+  },
+  "mcpServers": {"global": {"command": "g"}}
+}`
+	for _, scope := range []string{ScopeLocal, ScopeUser} {
+		t.Run(scope, func(t *testing.T) {
+			w := newWorld(t)
+			ctx := context.Background()
+			path := filepath.Join(w.home, ".claude.json")
+			write(t, path, claudeJSON)
+			if err := os.Chmod(path, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := Install(ctx, w.opts(scope)); err != nil {
+				t.Fatal(err)
+			}
+			doc := decode(t, read(t, path))
+			var servers map[string]any
+			if scope == ScopeLocal {
+				servers = doc["projects"].(map[string]any)[w.repo].(map[string]any)["mcpServers"].(map[string]any)
+				if _, ok := doc["mcpServers"].(map[string]any)["planq"]; ok {
+					t.Fatal("local scope wrote the user-wide mcpServers")
+				}
+			} else {
+				servers = doc["mcpServers"].(map[string]any)
+			}
+			if servers["planq"].(map[string]any)["command"] != w.exe {
+				t.Fatalf("planq not registered: %v", servers)
+			}
+			if doc["numStartups"].(float64) != 3 || doc["projects"].(map[string]any)["/some/other"] == nil || doc["mcpServers"].(map[string]any)["global"] == nil {
+				t.Fatalf("other keys lost:\n%s", read(t, path))
+			}
+			if info, _ := os.Stat(path); info.Mode().Perm() != 0o600 {
+				t.Fatalf("~/.claude.json mode %v, want 0600 kept", info.Mode().Perm())
+			}
+			settings := filepath.Join(w.repo, ".claude", "settings.local.json")
+			if scope == ScopeUser {
+				settings = filepath.Join(w.home, ".claude", "settings.json")
+			}
+			if got := planqHooks(t, decode(t, read(t, settings))); len(got) != len(Hooks) {
+				t.Fatalf("hooks in %s: %v", settings, got)
+			}
+			if res, _ := Install(ctx, w.opts(scope)); res.Changed() {
+				t.Fatal("second install changed files")
+			}
+			if _, err := Install(ctx, InstallOptions{Scope: scope, ProjectDir: w.repo, Home: w.home, Uninstall: true}); err != nil {
+				t.Fatal(err)
+			}
+			doc = decode(t, read(t, path))
+			if !reflect.DeepEqual(doc["projects"].(map[string]any)["/some/other"], decode(t, claudeJSON)["projects"].(map[string]any)["/some/other"]) {
+				t.Fatal("uninstall touched another project")
+			}
+			if strings.Contains(read(t, path), w.exe) {
+				t.Fatalf("uninstall left planq in ~/.claude.json:\n%s", read(t, path))
+			}
+		})
+	}
+}
+
+func TestInstallUpdatesAMovedBinaryInPlace(t *testing.T) {
+	w := newWorld(t)
+	ctx := context.Background()
+	if _, err := Install(ctx, w.opts(ScopeProject)); err != nil {
+		t.Fatal(err)
+	}
+	settingsPath := filepath.Join(w.repo, ".claude", "settings.json")
+	w.exe = "/home/me/go/bin/my planq dir/planq"
+	res, err := Install(ctx, w.opts(ScopeProject))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Edits) != 2 {
+		t.Fatalf("moved binary: %d edits, want 2", len(res.Edits))
+	}
+	got := planqHooks(t, decode(t, read(t, settingsPath)))
+	if want := []string{`'/home/me/go/bin/my planq dir/planq' hook stop`}; !reflect.DeepEqual(got["Stop"], want) {
+		t.Fatalf("Stop hooks = %v, want %v (old path replaced, the new one quoted)", got["Stop"], want)
+	}
+}
+
+func TestInstallDryRunPrintsDiffAndWritesNothing(t *testing.T) {
+	w := newWorld(t)
+	settingsPath := filepath.Join(w.repo, ".claude", "settings.json")
+	write(t, settingsPath, userSettings)
+	o := w.opts(ScopeProject)
+	o.DryRun = true
+	res, err := Install(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if read(t, settingsPath) != userSettings {
+		t.Fatal("dry run wrote settings.json")
+	}
+	if _, err := os.Stat(filepath.Join(w.repo, ".mcp.json")); !os.IsNotExist(err) {
+		t.Fatal("dry run created .mcp.json")
+	}
+	var diffs strings.Builder
+	for _, e := range res.Edits {
+		diffs.WriteString(e.Diff())
+	}
+	d := diffs.String()
+	for _, want := range []string{
+		"--- /dev/null\n+++ b" + filepath.Join(w.repo, ".mcp.json"),
+		"--- a" + settingsPath + "\n+++ b" + settingsPath,
+		`"command": "/opt/planq/bin/planq hook session-start",`,
+		`-    "permissions": {"allow": ["Bash(go test:*)"]},`,
+	} {
+		if !strings.Contains(d, want) {
+			t.Errorf("diff lacks %q:\n%s", want, d)
+		}
+	}
+}
+
+func TestInstallRefusesBrokenFiles(t *testing.T) {
+	w := newWorld(t)
+	settingsPath := filepath.Join(w.repo, ".claude", "settings.json")
+	write(t, settingsPath, `{"hooks": {"Stop": "oops"}}`)
+	_, err := Install(context.Background(), w.opts(ScopeProject))
+	if err == nil || !strings.Contains(err.Error(), "hooks.Stop is not a list") {
+		t.Fatalf("err = %v", err)
+	}
+	write(t, settingsPath, `{"hooks": `)
+	_, err = Install(context.Background(), w.opts(ScopeProject))
+	if err == nil || !strings.Contains(err.Error(), "not valid JSON") {
+		t.Fatalf("err = %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(w.repo, ".mcp.json")); !os.IsNotExist(err) {
+		t.Fatal("a failed install wrote .mcp.json")
+	}
+	if _, err := Install(context.Background(), InstallOptions{Scope: "global", ProjectDir: w.repo, Home: w.home, Exe: w.exe}); err == nil {
+		t.Fatal("scope global accepted")
+	}
+}
+
+func TestInstalledReportsWiring(t *testing.T) {
+	w := newWorld(t)
+	if _, err := Install(context.Background(), w.opts(ScopeProject)); err != nil {
+		t.Fatal(err)
+	}
+	st := Installed(w.repo, w.home)
+	if st[0].Scope != ScopeProject || !st[0].Server || st[0].ServerExe != w.exe || len(st[0].Missing) != 0 {
+		t.Fatalf("project status = %+v", st[0])
+	}
+	if st[1].Server || len(st[1].Hooks) != 0 {
+		t.Fatalf("local status = %+v", st[1])
+	}
+}
+
+func TestInstallThroughClaudeCLI(t *testing.T) {
+	claude := fakemodel.EnsureClaude(t)
+	w := newWorld(t)
+	mcpPath := filepath.Join(w.repo, ".mcp.json")
+	write(t, mcpPath, userMCP)
+	o := w.opts(ScopeProject)
+	o.Claude = claude
+	res, err := Install(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(strings.Join(res.Notes, "\n"), "claude mcp") {
+		t.Fatalf("notes = %v, want registration through claude mcp", res.Notes)
+	}
+	doc := decode(t, read(t, mcpPath))
+	if doc["mcpServers"].(map[string]any)["planq"].(map[string]any)["command"] != w.exe || doc["mcpServers"].(map[string]any)["github"] == nil {
+		t.Fatalf(".mcp.json after claude mcp add-json:\n%s", read(t, mcpPath))
+	}
+	if res, err := Install(context.Background(), o); err != nil || res.Changed() {
+		t.Fatalf("second install through claude: changed=%v err=%v", res.Changed(), err)
+	}
+	o.Uninstall = true
+	if _, err := Install(context.Background(), o); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(read(t, mcpPath), "planq") {
+		t.Fatalf("uninstall through claude left planq:\n%s", read(t, mcpPath))
+	}
+}
+
+func TestUnifiedDiff(t *testing.T) {
+	a := "1\n2\n3\n4\n5\n6\n7\n8\n9\n10\n11\n12\n"
+	b := "1\n2\n3\nfour\n5\n6\n7\n8\n9\n10\n11\n12\n13"
+	want := `--- a/f
++++ b/f
+@@ -1,7 +1,7 @@
+ 1
+ 2
+ 3
+-4
++four
+ 5
+ 6
+ 7
+@@ -10,3 +10,4 @@
+ 10
+ 11
+ 12
++13
+\ No newline at end of file
+`
+	if got := unifiedDiff("/f", []byte(a), []byte(b)); got != want {
+		t.Fatalf("diff:\n%s\nwant:\n%s", got, want)
+	}
+	if unifiedDiff("/f", []byte(a), []byte(a)) != "" {
+		t.Fatal("diff of equal files is not empty")
+	}
+}
+
+func TestShellQuoteRoundTrips(t *testing.T) {
+	for _, p := range []string{"/usr/bin/planq", "/a b/planq", "/it's/planq", `/x"y/planq`} {
+		cmd := HookCommand(p, "stop")
+		if f := shellFields(cmd); len(f) != 3 || f[0] != p || !isPlanqHook(cmd, "stop", "") {
+			t.Errorf("%q -> %q -> %q", p, cmd, f)
+		}
+	}
+}

@@ -1,0 +1,207 @@
+package hooks
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+)
+
+// object is a JSON object that keeps its keys in file order, so editing a
+// user's settings file changes only what planq owns.
+type object struct {
+	keys []string
+	vals map[string]any
+}
+
+func newObject() *object { return &object{vals: map[string]any{}} }
+
+func (o *object) get(k string) (any, bool) { v, ok := o.vals[k]; return v, ok }
+
+func (o *object) set(k string, v any) {
+	if _, ok := o.vals[k]; !ok {
+		o.keys = append(o.keys, k)
+	}
+	o.vals[k] = v
+}
+
+func (o *object) del(k string) {
+	if _, ok := o.vals[k]; !ok {
+		return
+	}
+	delete(o.vals, k)
+	for i, key := range o.keys {
+		if key == k {
+			o.keys = append(o.keys[:i], o.keys[i+1:]...)
+			break
+		}
+	}
+}
+
+// child returns the object at key k, creating it when missing; ok is false
+// when k holds something that is not an object.
+func (o *object) child(k string) (*object, bool) {
+	v, exists := o.get(k)
+	if !exists || v == nil {
+		c := newObject()
+		o.set(k, c)
+		return c, true
+	}
+	c, ok := v.(*object)
+	return c, ok
+}
+
+// parseJSON decodes a JSON document into *object, []any, string,
+// json.Number, bool and nil values. Empty input is an empty object.
+func parseJSON(data []byte) (*object, error) {
+	if len(bytes.TrimSpace(data)) == 0 {
+		return newObject(), nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	v, err := decodeValue(dec)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, errors.New("unexpected data after the top-level value")
+	}
+	o, ok := v.(*object)
+	if !ok {
+		return nil, errors.New("the top-level value is not an object")
+	}
+	return o, nil
+}
+
+func decodeValue(dec *json.Decoder) (any, error) {
+	tok, err := dec.Token()
+	if err != nil {
+		return nil, err
+	}
+	switch t := tok.(type) {
+	case json.Delim:
+		switch t {
+		case '{':
+			o := newObject()
+			for dec.More() {
+				kt, err := dec.Token()
+				if err != nil {
+					return nil, err
+				}
+				k, _ := kt.(string)
+				v, err := decodeValue(dec)
+				if err != nil {
+					return nil, err
+				}
+				o.set(k, v)
+			}
+			_, err := dec.Token()
+			return o, err
+		case '[':
+			arr := []any{}
+			for dec.More() {
+				v, err := decodeValue(dec)
+				if err != nil {
+					return nil, err
+				}
+				arr = append(arr, v)
+			}
+			_, err := dec.Token()
+			return arr, err
+		}
+		return nil, fmt.Errorf("unexpected %v", t)
+	default:
+		return t, nil
+	}
+}
+
+// encodeJSON writes v with two-space indentation, as Claude Code writes its
+// files, without HTML escaping.
+func encodeJSON(v any) []byte { return encodeJSONIndent(v, "  ") }
+
+// encodeJSONIndent writes v indented by unit per level.
+func encodeJSONIndent(v any, unit string) []byte {
+	var b bytes.Buffer
+	writeValue(&b, v, 0, unit)
+	return b.Bytes()
+}
+
+// detectIndent returns the indentation unit of a JSON document: the leading
+// whitespace of its first indented line, else two spaces.
+func detectIndent(data []byte) string {
+	for _, line := range bytes.Split(data, []byte("\n"))[1:] {
+		trimmed := bytes.TrimLeft(line, " \t")
+		if n := len(line) - len(trimmed); n > 0 && len(trimmed) > 0 {
+			return string(line[:n])
+		}
+	}
+	return "  "
+}
+
+func writeValue(b *bytes.Buffer, v any, depth int, unit string) {
+	indent := func(d int) { b.WriteString(strings.Repeat(unit, d)) }
+	switch t := v.(type) {
+	case *object:
+		if len(t.keys) == 0 {
+			b.WriteString("{}")
+			return
+		}
+		b.WriteString("{\n")
+		for i, k := range t.keys {
+			indent(depth + 1)
+			writeString(b, k)
+			b.WriteString(": ")
+			writeValue(b, t.vals[k], depth+1, unit)
+			if i < len(t.keys)-1 {
+				b.WriteByte(',')
+			}
+			b.WriteByte('\n')
+		}
+		indent(depth)
+		b.WriteByte('}')
+	case []any:
+		if len(t) == 0 {
+			b.WriteString("[]")
+			return
+		}
+		b.WriteString("[\n")
+		for i, e := range t {
+			indent(depth + 1)
+			writeValue(b, e, depth+1, unit)
+			if i < len(t)-1 {
+				b.WriteByte(',')
+			}
+			b.WriteByte('\n')
+		}
+		indent(depth)
+		b.WriteByte(']')
+	case string:
+		writeString(b, t)
+	case json.Number:
+		b.WriteString(t.String())
+	case bool:
+		if t {
+			b.WriteString("true")
+		} else {
+			b.WriteString("false")
+		}
+	case nil:
+		b.WriteString("null")
+	default:
+		data, _ := json.Marshal(t)
+		b.Write(data)
+	}
+}
+
+func writeString(b *bytes.Buffer, s string) {
+	enc := json.NewEncoder(b)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(s)
+	b.Truncate(b.Len() - 1) // Encode's newline
+}
+
+func jsonNumber(s string) json.Number { return json.Number(s) }
+
+func jsonCompact(dst *bytes.Buffer, src []byte) error { return json.Compact(dst, src) }
