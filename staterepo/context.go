@@ -122,7 +122,7 @@ func (s *Store) Context(ctx context.Context, o ContextOptions) (Summary, error) 
 		return strings.TrimSpace(string(data))
 	}
 	tail := func(b, p string, n int) []changelog.Entry {
-		es, err := rd.tail(b, p, n)
+		es, err := rd.tailEntriesOf(b, p, n)
 		if err != nil {
 			sum.Problems = append(sum.Problems, fmt.Sprintf("%s:%s: %v", b, p, err))
 		}

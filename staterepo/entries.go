@@ -211,7 +211,7 @@ func marshalAppend(tx *Tx, file string, e changelog.Entry) (changelog.Entry, err
 	case n == 1 || old[n-2] != '\n':
 		sep = []byte("\n")
 	}
-	return out, tx.Append(file, append(sep, buf.Bytes()...))
+	return out, appendSegmented(tx, file, append(sep, buf.Bytes()...))
 }
 
 // entryError shortens the changelog package's validation errors for people.

@@ -2,6 +2,7 @@ package staterepo
 
 import (
 	"errors"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -232,4 +233,45 @@ func TestContextWithoutStateRepo(t *testing.T) {
 		t.Error("Context created the state repo")
 	}
 	_ = errors.New
+}
+
+func TestAppendOnlyFilesRollOverIntoArchiveSegments(t *testing.T) {
+	old := segmentSize
+	segmentSize = 2000
+	t.Cleanup(func() { segmentSize = old })
+	e := newEnv(t)
+	s := e.open("")
+	c := ctx(t)
+	var ids []string
+	for i := 0; i < 40; i++ {
+		en, err := s.Log(c, fmt.Sprintf("entry %02d with some words to fill the segment", i), "", "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, en.ID)
+	}
+	files := e.git(s.Worktree, "ls-files")
+	if !strings.Contains(files, "archive/changelog-000001.md") || !strings.Contains(files, "archive/changelog-000002.md") {
+		t.Fatalf("no archive segments:\n%s", files)
+	}
+	if n := len(readFile(t, filepath.Join(s.Worktree, ChangelogFile))); n > 2000 {
+		t.Errorf("live changelog.md is %d bytes", n)
+	}
+	if st := e.git(s.Worktree, "status", "--porcelain"); st != "" {
+		t.Errorf("worktree not clean:\n%s", st)
+	}
+	all, probs, err := s.LogEntries(c, 0)
+	if err != nil || len(probs) > 0 || len(all) != 40 || all[0].ID != ids[39] || all[39].ID != ids[0] {
+		t.Fatalf("LogEntries(0): %d entries, problems %v, err %v", len(all), probs, err)
+	}
+	// Parent links cross segment boundaries.
+	for i := 1; i < 40; i++ {
+		if all[39-i].Parent != ids[i-1] {
+			t.Errorf("entry %d parent = %s, want %s", i, all[39-i].Parent, ids[i-1])
+		}
+	}
+	newest, _, err := s.LogEntries(c, 25)
+	if err != nil || len(newest) != 25 || newest[24].ID != ids[15] {
+		t.Errorf("LogEntries(25) = %d entries, err %v", len(newest), err)
+	}
 }

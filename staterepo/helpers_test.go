@@ -88,3 +88,5 @@ func readFile(t *testing.T, p string) string {
 	}
 	return string(data)
 }
+
+func mkdirAll(d string) error { return os.MkdirAll(d, 0o755) }

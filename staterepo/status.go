@@ -121,10 +121,10 @@ func (s *Store) LogEntries(ctx context.Context, n int) ([]changelog.Entry, []cha
 		return nil, nil, err
 	}
 	if n > 0 {
-		es, err := rd.tail(s.Branch(), ChangelogFile, n)
+		es, err := rd.tailEntriesOf(s.Branch(), ChangelogFile, n)
 		return es, nil, err
 	}
-	es, probs, err := rd.all(s.Branch(), ChangelogFile)
+	es, probs, err := rd.allEntries(s.Branch(), ChangelogFile)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -155,7 +155,7 @@ func (s *Store) Aggregate(ctx context.Context) (changelog.Summary, []changelog.P
 		if !ok {
 			continue
 		}
-		es, probs, err := rd.all(b, ChangelogFile)
+		es, probs, err := rd.allEntries(b, ChangelogFile)
 		if err != nil {
 			return sum, nil, err
 		}

@@ -16,9 +16,9 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/object"
 )
 
-// MaxFileSize is the largest state file planq writes (8 MiB). A write that
+// MaxFileSize is the largest state file planq writes (64 MiB). A write that
 // would make a file larger is refused before anything is written.
-const MaxFileSize = 8 << 20
+const MaxFileSize = 64 << 20
 
 // ErrTooLarge reports content over a size limit.
 var ErrTooLarge = errors.New("content too large")
