@@ -1,0 +1,384 @@
+package gate
+
+import "sync"
+
+// commandTable holds the command table, built on first use so that a hook
+// process that never analyses Bash never pays for it. It is not changed
+// after it is built.
+var commandTable struct {
+	once sync.Once
+	m    map[string]*rule
+}
+
+// commands returns the command table.
+func commands() map[string]*rule {
+	commandTable.once.Do(func() { commandTable.m = buildCommands() })
+	return commandTable.m
+}
+
+// Small constructors keep the tables readable.
+func ro() *rule            { return &rule{ro: true} }
+func mod(why string) *rule { return &rule{why: why} }
+
+// declares is the rule for jj new / jj describe: the declaration the gate
+// asks for. It touches no file.
+func declares() *rule { return &rule{ro: true} }
+
+// subsOf gives base the subcommand table m.
+func subsOf(m map[string]*rule, base *rule) *rule {
+	base.subs = m
+	return base
+}
+
+// Phrases used by many rules.
+const (
+	whyWrites   = "writes files"
+	whyDeletes  = "deletes files"
+	whyInstalls = "installs or removes packages"
+	whyBuilds   = "builds and writes output files"
+	whyEditor   = "opens an editor on files"
+	whyScript   = "runs a program planq cannot see into"
+)
+
+func buildCommands() map[string]*rule {
+	t := map[string]*rule{}
+	set := func(r *rule, names ...string) {
+		for _, n := range names {
+			t[n] = r
+		}
+	}
+
+	// Commands that only read files or print, and shell built-ins that change
+	// nothing but the shell's own state.
+	set(ro(),
+		"ls", "dir", "vdir", "cat", "head", "tail", "less", "more", "bat", "batcat", "most",
+		"grep", "egrep", "fgrep", "rg", "ag", "ack", "fd", "fdfind", "locate", "which", "whereis",
+		"type", "pwd", "wc", "du", "df", "stat", "file", "printenv", "uname", "whoami", "id", "groups",
+		"echo", "printf", "true", "false", ":", "test", "[", "uptime", "who", "w", "ps", "pgrep", "top", "htop",
+		"free", "vmstat", "iostat", "lsof", "netstat", "ss", "nproc", "lscpu", "arch", "locale", "tty",
+		"logname", "users", "last", "cut", "tr", "paste", "join", "comm", "diff", "cmp", "sdiff", "colordiff",
+		"md5sum", "sha1sum", "sha224sum", "sha256sum", "sha384sum", "sha512sum", "shasum", "cksum", "sum", "b2sum",
+		"base64", "base32", "od", "hexdump", "strings", "nl", "fold", "fmt", "column", "expand", "unexpand",
+		"rev", "tac", "seq", "yes", "basename", "dirname", "realpath", "readlink", "pathchk",
+		"jq", "gojq", "jless", "tree", "exa", "eza", "lsd", "man", "info", "help", "whatis", "apropos",
+		"history", "jobs", "sleep", "wait", "read", "readarray", "mapfile", "cd", "pushd", "popd", "dirs",
+		"set", "unset", "shopt", "alias", "unalias", "shift", "return", "exit", "break", "continue",
+		"getopts", "hash", "umask", "ulimit", "times", "compgen", "complete", "caller", "let", "export",
+		"declare", "typeset", "local", "readonly", "enable", "bg", "fg", "disown", "logout",
+		"zcat", "bzcat", "xzcat", "zstdcat", "lz4cat", "zless", "zmore", "zgrep", "zegrep", "zfgrep", "zdiff",
+		"ldd", "nm", "objdump", "readelf", "size", "otool", "getconf", "lsblk", "blkid", "findmnt", "mountpoint",
+		"dmesg", "journalctl", "lsmod", "lspci", "lsusb", "cal", "ncal", "factor", "expr", "bc", "dc", "numfmt",
+		"shuf", "look", "tsort", "iconv", "fc-list", "tput", "clear", "ping", "traceroute", "dig", "nslookup",
+		"host", "whois", "delta", "difft", "tig", "cloc", "tokei", "scc",
+		// Test and check runners: they read the tree (and write only caches).
+		"pytest", "py.test", "mocha", "ava", "tap", "karma", "ctest", "phpunit", "rspec", "bats",
+		"mypy", "pyright", "pyre", "flake8", "pylint", "pycodestyle", "pydocstyle", "bandit", "vulture",
+		"shellcheck", "hadolint", "yamllint", "actionlint", "staticcheck", "errcheck", "revive", "govulncheck",
+		"gocyclo", "ineffassign", "tflint", "checkov", "gitleaks",
+	)
+
+	// Commands that always modify.
+	set(mod(whyDeletes), "rm", "rmdir", "unlink", "shred", "srm")
+	set(mod("moves or renames files"), "mv", "rename", "prename", "mmv")
+	set(mod("copies files"), "cp", "scp", "install", "ditto")
+	set(mod("creates directories"), "mkdir")
+	set(mod("creates or touches files"), "touch", "mkfifo", "mknod")
+	set(mod("changes file permissions or ownership"), "chmod", "chown", "chgrp", "chattr", "setfacl", "chcon")
+	set(mod("creates links"), "ln", "link")
+	set(mod("truncates or writes files"), "truncate", "dd", "fallocate", "split", "csplit")
+	set(mod(whyEditor), "vi", "vim", "nvim", "nano", "emacs", "emacsclient", "ed", "ex", "code", "subl",
+		"micro", "kak", "hx", "helix", "joe", "pico", "mcedit", "gedit", "kate", "jed", "zed", "sudoedit")
+	set(mod("converts files in place"), "dos2unix", "unix2dos", "mac2unix")
+	set(mod("creates an archive"), "zip", "rar", "jar", "ar", "cpio")
+	set(mod("changes the system"), "mount", "umount", "swapon", "swapoff", "sysctl", "modprobe",
+		"insmod", "rmmod", "useradd", "userdel", "usermod", "groupadd", "groupdel", "passwd", "chpasswd",
+		"chsh", "reboot", "shutdown", "halt", "poweroff", "update-alternatives", "ldconfig", "mkfs", "mkswap",
+		"fdisk", "parted", "losetup", "iptables", "ufw", "service")
+	set(mod("signals processes"), "kill", "pkill", "killall")
+	set(mod(whyBuilds), "ninja", "cmake", "meson", "gcc", "g++", "cc", "c++", "clang", "clang++", "rustc",
+		"javac", "kotlinc", "scalac", "ghc", "swiftc", "zig", "nasm", "as", "ld", "webpack", "rollup",
+		"esbuild", "parcel", "vite", "next", "nuxt", "gradle", "gradlew", "mvn", "ant", "sbt", "bazel",
+		"buck", "pants", "protoc", "sqlc", "wire", "stringer", "mockgen", "autoreconf",
+		"autoconf", "automake", "configure", "bison", "flex", "yacc", "lex", "swig", "doxygen", "sphinx-build",
+		"mkdocs", "hugo", "jekyll")
+	set(mod(whyInstalls), "snap", "flatpak", "gem", "composer", "nvm", "rustup", "asdf", "mise", "sdk", "easy_install")
+	set(mod("creates a temporary file"), "tempfile")
+	set(mod("runs the commands in a file planq does not read"), "source", ".")
+
+	// Commands that read unless a flag or an argument says they write.
+	t["sed"] = &rule{ro: true, valued: []string{"-e", "-f", "-l", "--expression", "--file", "--line-length"},
+		modFlags: []string{"-i", "--in-place"}, flagWhy: "edits files in place", check: sedCheck}
+	t["perl"] = interpreter([]string{"-e", "-E"}, "", []string{"-v", "--version", "-h"}, []string{"-I", "-M", "-m", "-x", "-0", "-l"})
+	awk := &rule{ro: true, valued: []string{"-f", "-v", "-F", "-i", "--file", "--assign", "--field-separator", "--include", "-l", "--load", "-E", "--exec"}, check: awkCheck}
+	set(awk, "awk", "gawk", "mawk", "nawk")
+	t["find"] = &rule{ro: true, check: findCheck}
+	t["sort"] = &rule{ro: true, valued: []string{"-o", "--output", "-k", "--key", "-t", "--field-separator", "-S", "--buffer-size", "-T", "--temporary-directory", "--parallel", "--batch-size", "--files0-from", "--compress-program", "--random-source"},
+		modFlags: []string{"-o", "--output"}}
+	t["uniq"] = &rule{ro: true, valued: []string{"-f", "-s", "-w", "--skip-fields", "--skip-chars", "--check-chars", "--group", "--all-repeated"},
+		posMod: 2, why: "writes its second file argument"}
+	t["xxd"] = &rule{ro: true, valued: []string{"-c", "-g", "-l", "-o", "-s", "-n", "-C", "-cols", "-len", "-seek", "-name"},
+		posMod: 2, why: "writes its second file argument"}
+	t["tee"] = &rule{ro: true, check: teeCheck}
+	t["date"] = &rule{ro: true, valued: []string{"-d", "--date", "-f", "--file", "-r", "--reference", "-I", "--iso-8601", "--rfc-3339"},
+		modFlags: []string{"-s", "--set"}, flagWhy: "sets the system clock"}
+	t["hostname"] = &rule{ro: true, posMod: 1, why: "sets the host name", valued: []string{"-F", "--file"}, modFlags: []string{"-F", "--file"}, flagWhy: "sets the host name"}
+	t["curl"] = &rule{ro: true,
+		valued: []string{"-o", "--output", "-D", "--dump-header", "-c", "--cookie-jar", "-d", "--data", "--data-raw", "--data-binary", "--data-urlencode",
+			"-H", "--header", "-X", "--request", "-u", "--user", "-A", "--user-agent", "-e", "--referer", "-b", "--cookie", "-T", "--upload-file",
+			"-F", "--form", "-m", "--max-time", "-w", "--write-out", "-x", "--proxy", "-r", "--range", "-K", "--config", "-E", "--cert",
+			"--output-dir", "--trace", "--trace-ascii", "--stderr", "--libcurl", "--etag-save", "--hsts", "--alt-svc", "-Y", "-y", "-z", "-C",
+			"--connect-timeout", "--retry", "--resolve", "--cacert", "--key", "--url", "-U", "--proxy-user", "--json"},
+		modFlags: []string{"-o", "--output", "-O", "--remote-name", "--remote-name-all", "-D", "--dump-header", "-c", "--cookie-jar",
+			"--output-dir", "--create-dirs", "--trace", "--trace-ascii", "--stderr", "--libcurl", "--etag-save", "--hsts", "--alt-svc", "-J", "--remote-header-name"},
+		flagWhy: "saves to a file"}
+	t["wget"] = &rule{why: "downloads files", valued: []string{"-O", "--output-document", "-o", "--output-file", "-a", "--append-output", "-P", "--directory-prefix", "-U", "--user-agent", "--header", "-e", "--execute", "-t", "--tries", "-T", "--timeout", "-i", "--input-file"},
+		roFlags: []string{"--spider", "--version", "-V", "--help", "-h"}, check: wgetCheck}
+	t["tar"] = &rule{check: tarCheck}
+	t["bsdtar"] = t["tar"]
+	t["unzip"] = &rule{why: "extracts files", roFlags: []string{"-l", "-t", "-v", "-Z", "-p", "-z"}, valued: []string{"-d", "-x"}}
+	gz := &rule{why: "compresses or decompresses files in place", roFlags: []string{"-c", "--stdout", "--to-stdout", "-l", "--list", "-t", "--test", "-h", "--help", "-V", "--version"},
+		valued: []string{"-S", "--suffix", "-T", "--threads", "-b", "-C", "--memlimit", "-M", "-F", "--format", "-o"}, modFlags: []string{"-o"}}
+	set(gz, "gzip", "gunzip", "bzip2", "bunzip2", "xz", "unxz", "lzma", "unlzma", "zstd", "unzstd", "lz4", "unlz4", "brotli", "pigz", "pbzip2", "compress", "uncompress")
+	t["7z"] = subsOf(map[string]*rule{"l": ro(), "t": ro(), "i": ro(), "h": ro()}, &rule{ro: true, anySub: mod("writes or extracts an archive")})
+	t["7za"], t["7zz"] = t["7z"], t["7z"]
+	t["patch"] = &rule{why: "applies a patch to files", roFlags: []string{"--dry-run", "-C", "--check"}, valued: []string{"-p", "-i", "--input", "-o", "--output", "-d", "--directory", "-F", "--fuzz", "-B", "-r", "--reject-file", "-D", "-V", "-z", "--suffix"}}
+	t["rsync"] = &rule{why: "copies files", roFlags: []string{"-n", "--dry-run", "--list-only", "--version", "--help"}, valued: []string{"-e", "--rsh", "-f", "--filter", "--exclude", "--include", "--exclude-from", "--include-from", "--files-from", "-T", "--temp-dir", "--password-file", "--port", "-M", "--remote-option", "--backup-dir", "--suffix", "--chmod", "--chown", "--rsync-path", "--max-size", "--min-size", "-B", "--block-size", "--timeout", "--compare-dest", "--copy-dest", "--link-dest", "--partial-dir", "--usermap", "--groupmap"},
+		modFlags: []string{"--log-file", "--write-batch", "--only-write-batch"}}
+	t["mktemp"] = &rule{why: "creates a temporary file", roFlags: []string{"-u", "--dry-run"}, valued: []string{"-p", "--tmpdir", "--suffix"}}
+	t["crontab"] = &rule{why: "replaces the crontab", roFlags: []string{"-l"}, valued: []string{"-u"}}
+	t["yq"] = &rule{ro: true, modFlags: []string{"-i", "--inplace"}, flagWhy: "edits files in place", valued: []string{"-o", "--output-format", "-p", "--input-format", "--expression", "--indent", "-I"}}
+	t["make"] = &rule{why: "runs build recipes that write files", roFlags: []string{"-n", "--dry-run", "--just-print", "--recon", "-q", "--question", "-v", "--version", "-h", "--help"},
+		valued: []string{"-C", "--directory", "-f", "--file", "--makefile", "-j", "--jobs", "-l", "--load-average", "-o", "--old-file", "-W", "--what-if", "-I", "--include-dir", "--eval"}}
+	t["gmake"], t["bmake"] = t["make"], t["make"]
+	t["just"] = &rule{why: "runs recipes planq cannot see into", roFlags: []string{"-n", "--dry-run", "-l", "--list", "--summary", "--show", "-s", "--version", "--help", "--evaluate", "--variables", "--dump"},
+		valued: []string{"-f", "--justfile", "-d", "--working-directory", "--set", "--shell", "--shell-arg", "--dotenv-filename", "--dotenv-path", "--color", "--list-heading", "--list-prefix", "--chooser", "--command-color"}}
+
+	// Formatters and fixers: they read unless told to write.
+	t["gofmt"] = &rule{ro: true, modFlags: []string{"-w"}, flagWhy: "rewrites files"}
+	set(t["gofmt"], "goimports", "gofumpt", "golines")
+	t["shfmt"] = &rule{ro: true, modFlags: []string{"-w", "--write"}, flagWhy: "rewrites files", valued: []string{"-i", "--indent", "-ln", "--language-dialect", "-f", "--filename"}}
+	t["prettier"] = &rule{ro: true, modFlags: []string{"--write", "-w"}, flagWhy: "rewrites files",
+		valued: []string{"--config", "--ignore-path", "--parser", "--plugin", "--stdin-filepath", "--log-level", "--cache-location", "--cache-strategy", "--tab-width", "--print-width", "--trailing-comma", "--end-of-line", "--arrow-parens", "--prose-wrap", "--quote-props"}}
+	t["eslint"] = &rule{ro: true, modFlags: []string{"--fix", "-o", "--output-file"}, flagWhy: "writes files",
+		valued: []string{"-c", "--config", "-o", "--output-file", "-f", "--format", "--ext", "--ignore-path", "--rulesdir", "--parser", "--parser-options", "--resolve-plugins-relative-to", "--max-warnings", "--cache-location", "--rule", "--plugin", "--global", "--env", "--stdin-filename", "--fix-type"}}
+	t["stylelint"] = &rule{ro: true, modFlags: []string{"--fix", "-o", "--output-file"}, valued: []string{"-c", "--config", "-o", "--output-file", "-f", "--formatter", "--ignore-path", "--custom-syntax"}}
+	t["markdownlint"] = &rule{ro: true, modFlags: []string{"--fix", "-f", "-o", "--output"}, valued: []string{"-c", "--config", "-o", "--output", "-i", "--ignore", "-p", "--ignore-path", "-r", "--rules"}}
+	t["markdownlint-cli2"] = &rule{ro: true, modFlags: []string{"--fix"}}
+	biomeCheck := &rule{ro: true, modFlags: []string{"--write", "--apply", "--apply-unsafe", "--fix", "--unsafe"}, flagWhy: "rewrites files"}
+	t["biome"] = subsOf(map[string]*rule{
+		"check": biomeCheck, "lint": biomeCheck,
+		"format": {ro: true, modFlags: []string{"--write"}, flagWhy: "rewrites files"},
+		"ci":     ro(), "version": ro(), "rage": ro(), "explain": ro(), "search": ro(),
+	}, &rule{ro: true, anySub: mod(whyWrites)})
+	t["black"] = &rule{why: "rewrites files", roFlags: []string{"--check", "--diff", "--version", "-h", "--help"}, valued: []string{"-l", "--line-length", "-t", "--target-version", "--config", "--include", "--exclude", "--extend-exclude", "--force-exclude", "--stdin-filename", "-W", "--workers", "--required-version", "--python-cell-magics"}}
+	t["blue"] = t["black"]
+	t["isort"] = &rule{why: "rewrites files", roFlags: []string{"--check-only", "--check", "-c", "--diff", "--df", "--show-files", "--version", "-V", "-h", "--help", "--show-config"}, valued: []string{"--settings-path", "--sp", "--settings-file", "-l", "--line-length", "-p", "--project", "--profile", "--skip", "-s", "--src", "--virtual-env"}}
+	t["autopep8"] = &rule{ro: true, modFlags: []string{"-i", "--in-place"}, flagWhy: "rewrites files", valued: []string{"--select", "--ignore", "--max-line-length", "-j", "--jobs", "--global-config"}}
+	set(t["autopep8"], "yapf", "autoflake")
+	t["clang-format"] = &rule{ro: true, modFlags: []string{"-i"}, flagWhy: "rewrites files", valued: []string{"--style", "-style", "--assume-filename", "--lines", "--offset", "--length", "--fallback-style"}}
+	t["clang-tidy"] = &rule{ro: true, modFlags: []string{"--fix", "-fix", "--fix-errors", "-fix-errors", "--export-fixes", "-export-fixes"}, valued: []string{"-p", "--checks", "-checks", "--config", "--header-filter"}}
+	t["rustfmt"] = &rule{why: "rewrites files", roFlags: []string{"--check", "--version", "-V", "-h", "--help", "--print-config"}, valued: []string{"--edition", "--config-path", "--config", "--emit", "--color", "--style-edition"}}
+	ruffCheck := &rule{ro: true, modFlags: []string{"--fix", "--unsafe-fixes", "--add-noqa", "-o", "--output-file"}, flagWhy: "writes fixes",
+		valued: []string{"--config", "--select", "--ignore", "--extend-select", "--output-format", "-o", "--output-file", "--target-version", "--line-length", "--exclude", "--extend-exclude", "--per-file-ignores", "--stdin-filename", "--cache-dir"}}
+	t["ruff"] = subsOf(map[string]*rule{
+		"check":  ruffCheck,
+		"format": {why: "rewrites files", roFlags: []string{"--check", "--diff"}, valued: []string{"--config", "--line-length", "--target-version", "--exclude", "--stdin-filename", "--cache-dir", "--range"}},
+		"rule":   ro(), "config": ro(), "linter": ro(), "version": ro(), "help": ro(), "analyze": ro(), "server": ro(),
+		"clean": mod(whyDeletes),
+	}, &rule{ro: true, anySub: ruffCheck}) // "ruff <paths>" is the old spelling of ruff check
+	tfState := subsOf(map[string]*rule{"list": ro(), "show": ro(), "pull": ro()}, &rule{ro: true, anySub: mod("changes infrastructure state")})
+	t["terraform"] = subsOf(map[string]*rule{
+		"plan": {ro: true, goFlags: true, modFlags: []string{"-out"}, flagWhy: "writes a plan file"}, "validate": ro(), "show": ro(), "output": ro(), "version": ro(),
+		"providers": ro(), "graph": ro(), "console": ro(), "state": tfState,
+		"fmt": {why: "rewrites files", goFlags: true, roFlags: []string{"-check", "-diff"}},
+	}, &rule{ro: true, anySub: mod("changes infrastructure or writes files")})
+	t["tofu"] = t["terraform"]
+
+	// Test runners that write only with particular flags.
+	t["jest"] = &rule{ro: true, modFlags: []string{"-u", "--updateSnapshot", "--update-snapshot", "--outputFile"}, flagWhy: "writes snapshots or output files",
+		valued: []string{"-c", "--config", "-t", "--testNamePattern", "--outputFile", "--reporters", "--maxWorkers", "-w", "--testPathPattern", "--testTimeout", "--shard", "--selectProjects", "--rootDir", "--roots", "--env", "--testEnvironment"}}
+	vitestRun := &rule{ro: true, modFlags: []string{"-u", "--update", "--outputFile"}, flagWhy: "writes snapshots or output files",
+		valued: []string{"-c", "--config", "-t", "--testNamePattern", "--outputFile", "--reporter", "--root", "-r", "--dir", "--project", "--shard", "--pool", "--environment"}}
+	t["vitest"] = subsOf(map[string]*rule{
+		"run": vitestRun, "watch": vitestRun, "dev": vitestRun, "bench": vitestRun, "related": vitestRun, "list": ro(),
+		"init": mod(whyWrites),
+	}, &rule{ro: true, noSub: vitestRun, anySub: vitestRun, valued: vitestRun.valued}) // vitest <filter>
+	t["tsc"] = &rule{why: "compiles TypeScript and writes .js files", roFlags: []string{"--noEmit", "--version", "-v", "--help", "-h", "--showConfig", "--listFilesOnly", "--all"},
+		valued: []string{"-p", "--project", "--target", "-t", "--module", "-m", "--outDir", "--outFile", "--rootDir", "--lib", "--jsx", "--moduleResolution", "--declarationDir", "--tsBuildInfoFile", "--generateTrace"}}
+	t["vue-tsc"] = t["tsc"]
+	t["golangci-lint"] = subsOf(map[string]*rule{
+		"run":     {ro: true, modFlags: []string{"--fix"}, flagWhy: "writes fixes", valued: []string{"-c", "--config", "-E", "--enable", "-D", "--disable", "--timeout", "--out-format", "-j", "--concurrency", "--build-tags", "--new-from-rev", "--new-from-patch"}},
+		"fmt":     {why: "rewrites files", roFlags: []string{"-d", "--diff", "--diff-colored", "--stdin"}},
+		"linters": ro(), "version": ro(), "help": ro(), "config": ro(),
+		"cache":   subsOf(map[string]*rule{"status": ro()}, &rule{ro: true, anySub: mod(whyDeletes)}),
+		"migrate": mod(whyWrites),
+	}, &rule{ro: true, anySub: mod("is a golangci-lint subcommand planq does not know")})
+
+	// Interpreters: given code on the command line, a script or code on
+	// stdin, they may do anything.
+	t["python"] = interpreter([]string{"-c"}, "-m", []string{"-V", "--version", "-h", "--help", "-VV"}, []string{"-W", "-X"})
+	set(t["python"], "python3", "python2", "py", "pypy", "pypy3", "python3.8", "python3.9", "python3.10", "python3.11", "python3.12", "python3.13", "python3.14")
+	t["node"] = interpreter([]string{"-e", "--eval", "-p", "--print"}, "", []string{"-v", "--version", "-h", "--help", "-c", "--check", "--test", "--v8-options"},
+		[]string{"-r", "--require", "--import", "--loader", "--experimental-loader", "--input-type", "--conditions", "-C", "--env-file", "--title", "--stack-size", "--test-name-pattern", "--test-reporter", "--test-reporter-destination"})
+	t["nodejs"] = t["node"]
+	t["ruby"] = interpreter([]string{"-e"}, "", []string{"-v", "--version", "-h", "--help", "-c", "-y"}, []string{"-I", "-r", "-C", "-E", "-F", "-0"})
+	t["php"] = interpreter([]string{"-r", "-B", "-R", "-F", "-E"}, "", []string{"-v", "--version", "-h", "--help", "-l", "--syntax-check", "-i", "--info", "-m", "--modules", "--ini"}, []string{"-c", "-d", "-z", "-t", "-S"})
+	t["lua"] = interpreter([]string{"-e"}, "", []string{"-v"}, []string{"-l"})
+	t["luajit"] = t["lua"]
+	t["Rscript"] = interpreter([]string{"-e"}, "", []string{"--version", "--help"}, nil)
+	t["osascript"] = interpreter([]string{"-e"}, "", nil, []string{"-l"})
+	t["deno"] = subsOf(map[string]*rule{
+		"test": ro(), "check": ro(), "lint": {ro: true, modFlags: []string{"--fix"}, flagWhy: "writes fixes"}, "info": ro(), "doc": ro(), "types": ro(), "bench": ro(),
+		"fmt":  {why: "rewrites files", roFlags: []string{"--check"}},
+		"eval": mod("runs code given on the command line"), "run": mod(whyScript), "task": mod(whyScript),
+		"install": mod(whyInstalls), "add": mod(whyInstalls), "remove": mod(whyInstalls), "compile": mod(whyBuilds), "bundle": mod(whyBuilds), "upgrade": mod(whyInstalls), "init": mod(whyWrites),
+		"serve": mod(whyScript), "repl": mod(whyScript), "jupyter": mod(whyScript), "completions": ro(),
+	}, &rule{ro: true, roFlags: []string{"--version", "-V", "-h", "--help"}, anySub: mod(whyScript)}) // deno script.ts
+
+	// Shells: judge the code they are given, wherever it comes from.
+	sh := &rule{valued: []string{"-o", "+o", "-O", "+O", "--rcfile", "--init-file"}, check: shellCheck}
+	set(sh, "bash", "sh", "zsh", "dash", "ksh", "mksh", "ash", "fish", "rbash", "tcsh", "csh")
+	t["eval"] = &rule{check: evalCheck}
+	t["trap"] = &rule{check: trapCheck}
+
+	// Wrappers: the command they run decides.
+	t["sudo"] = wrapper(wrap{valued: []string{"-u", "--user", "-g", "--group", "-C", "--close-from", "-D", "--chdir", "-h", "--host", "-p", "--prompt", "-r", "--role", "-t", "--type", "-U", "--other-user", "-T", "--command-timeout"},
+		ro: []string{"-l", "--list", "-v", "--validate", "-k", "--reset-timestamp", "-K", "--remove-timestamp", "-V", "--version"}, edit: []string{"-e", "--edit"}})
+	t["doas"] = wrapper(wrap{valued: []string{"-u", "-C"}})
+	t["su"] = wrapper(wrap{valued: []string{"-s", "--shell", "-g", "--group", "-G", "--supp-group", "-w", "--whitelist-environment"}, str: []string{"-c", "--command"}, skip: 1})
+	t["runuser"] = t["su"]
+	t["env"] = wrapper(wrap{valued: []string{"-u", "--unset", "-C", "--chdir", "-P", "--default-signal", "--ignore-signal", "--block-signal"}, str: []string{"-S", "--split-string"}, assigns: true})
+	t["nice"] = wrapper(wrap{valued: []string{"-n", "--adjustment"}})
+	t["nohup"] = wrapper(wrap{})
+	t["setsid"] = wrapper(wrap{})
+	t["stdbuf"] = wrapper(wrap{valued: []string{"-i", "-o", "-e", "--input", "--output", "--error"}})
+	t["ionice"] = wrapper(wrap{valued: []string{"-c", "--class", "-n", "--classdata", "-p", "--pid", "-P", "--pgid", "-u", "--uid"}})
+	t["chrt"] = wrapper(wrap{skip: 1, ro: []string{"-p", "--pid", "-m", "--max"}})
+	t["taskset"] = wrapper(wrap{skip: 1, ro: []string{"-p", "--pid"}})
+	t["timeout"] = wrapper(wrap{valued: []string{"-s", "--signal", "-k", "--kill-after"}, skip: 1})
+	t["gtimeout"] = t["timeout"]
+	t["time"] = wrapper(wrap{valued: []string{"-f", "--format", "-o", "--output"}, mod: []string{"-o", "--output"}})
+	t["command"] = wrapper(wrap{ro: []string{"-v", "-V"}})
+	t["builtin"] = wrapper(wrap{})
+	t["exec"] = wrapper(wrap{valued: []string{"-a"}})
+	t["xargs"] = wrapper(wrap{valued: []string{"-I", "-L", "-n", "-P", "-s", "-d", "-E", "-a", "--arg-file", "--delimiter", "--max-args", "--max-procs", "--max-lines", "--max-chars", "--process-slot-var"},
+		dflt: []string{"echo"}})
+	t["parallel"] = mod("runs commands planq does not analyse")
+	t["watch"] = wrapper(wrap{valued: []string{"-n", "--interval", "-q", "--equexit"}, shellArgs: true, direct: []string{"-x", "--exec"}})
+	t["strace"] = wrapper(wrap{valued: []string{"-e", "-o", "-p", "-s", "-u", "-E", "-P", "-I", "-b", "-a", "-X", "-O", "-S", "--output"}, mod: []string{"-o", "--output"}})
+	t["ltrace"] = wrapper(wrap{valued: []string{"-e", "-o", "-p", "-s", "-u", "-n", "-a", "-A", "-D", "-F", "-l", "-x", "--output"}, mod: []string{"-o", "--output"}})
+	set(wrapper(wrap{}), "unbuffer", "chronic", "dbus-run-session")
+	t["caffeinate"] = wrapper(wrap{valued: []string{"-t", "-w"}})
+	t["xvfb-run"] = wrapper(wrap{valued: []string{"-n", "--server-num", "-s", "--server-args", "-f", "--auth-file", "-e", "--error-file", "-p", "--xauth-protocol"}})
+	t["npx"] = wrapper(wrap{valued: []string{"-p", "--package", "--registry", "--cache", "--userconfig"}, str: []string{"-c", "--call"}})
+	t["pnpx"] = t["npx"]
+	t["bunx"] = wrapper(wrap{valued: []string{"-p", "--package"}})
+	t["uvx"] = wrapper(wrap{valued: []string{"--from", "--with", "--with-requirements", "-p", "--python", "--index", "--index-url", "--extra-index-url", "--constraints", "--overrides"}})
+	t["pipx"] = subsOf(map[string]*rule{
+		"run":  wrapper(wrap{valued: []string{"--spec", "--python", "--index-url", "--pip-args"}}),
+		"list": ro(), "environment": ro(),
+	}, &rule{ro: true, anySub: mod(whyInstalls)})
+	t["dotenv"] = wrapper(wrap{valued: []string{"-e", "-v", "-c", "-f"}})
+	t["direnv"] = subsOf(map[string]*rule{"exec": wrapper(wrap{skip: 1}), "status": ro(), "version": ro()}, &rule{ro: true, anySub: mod("changes direnv's allowed list")})
+	t["nix-shell"] = wrapper(wrap{valued: []string{"-p", "--packages", "-A", "--attr", "-I", "--arg", "--argstr", "--option"}, str: []string{"--run", "--command"}, noneIsMod: "opens a shell"})
+	t["nix"] = subsOf(map[string]*rule{
+		"develop": wrapper(wrap{valued: []string{"--profile", "-f", "--file", "--expr", "--override-input"}, after: []string{"-c", "--command"}, noneIsMod: "opens a shell"}),
+		"shell":   wrapper(wrap{valued: []string{"-f", "--file", "--expr"}, after: []string{"-c", "--command"}, noneIsMod: "opens a shell"}),
+		"search":  ro(), "eval": ro(), "log": ro(), "why-depends": ro(), "path-info": ro(), "show-config": ro(),
+		"flake": subsOf(map[string]*rule{"show": ro(), "metadata": ro(), "check": ro(), "info": ro()}, &rule{ro: true, anySub: mod(whyWrites)}),
+	}, &rule{ro: true, anySub: mod("builds or installs with nix")})
+
+	// Version control.
+	t["git"] = gitRule()
+	t["jj"] = jjRule()
+	t["gh"] = ghRule()
+
+	// Language tool chains and package managers.
+	t["go"] = goRule()
+	t["cargo"] = cargoRule()
+	t["npm"], t["yarn"], t["pnpm"], t["bun"] = nodePMRules()
+	t["pip"] = pipRule()
+	t["pip3"] = t["pip"]
+	t["coverage"] = subsOf(map[string]*rule{"report": ro(), "debug": ro(), "run": t["python"]}, &rule{ro: true, anySub: mod("writes a coverage report")})
+	t["uv"] = subsOf(map[string]*rule{
+		"run": wrapper(wrap{valued: []string{"--with", "--with-requirements", "-p", "--python", "--package", "--extra", "--group", "--index", "--env-file", "--directory", "--project"}}),
+		"pip": pipRule(), "tree": ro(), "version": ro(), "help": ro(),
+		"python": subsOf(map[string]*rule{"list": ro(), "find": ro(), "dir": ro()}, &rule{ro: true, anySub: mod(whyInstalls)}),
+		"tool":   subsOf(map[string]*rule{"run": wrapper(wrap{valued: []string{"--from", "--with", "-p", "--python"}}), "list": ro(), "dir": ro()}, &rule{ro: true, anySub: mod(whyInstalls)}),
+	}, &rule{ro: true, valued: []string{"--directory", "--project", "--cache-dir", "--config-file", "--color"}, anySub: mod(whyInstalls)}) // sync, add, lock, venv, …
+	t["poetry"] = subsOf(map[string]*rule{
+		"run": wrapper(wrap{}), "show": ro(), "check": ro(), "search": ro(), "about": ro(), "help": ro(), "list": ro(),
+		"version": {ro: true, posMod: 1, why: "changes the version in pyproject.toml"},
+		"env":     subsOf(map[string]*rule{"info": ro(), "list": ro()}, &rule{ro: true, anySub: mod(whyInstalls)}),
+		"config":  {ro: true, posMod: 2, why: "changes poetry's configuration", modFlags: []string{"--unset"}, flagWhy: "changes poetry's configuration"},
+	}, &rule{ro: true, anySub: mod(whyInstalls)})
+	t["pipenv"] = subsOf(map[string]*rule{"run": wrapper(wrap{}), "graph": ro(), "check": ro(), "requirements": ro(), "scripts": ro()},
+		&rule{ro: true, roFlags: []string{"--venv", "--where", "--py", "--version"}, anySub: mod(whyInstalls)})
+	t["bundle"] = subsOf(map[string]*rule{"exec": wrapper(wrap{}), "list": ro(), "show": ro(), "info": ro(), "check": ro(), "outdated": ro(), "platform": ro(), "version": ro()},
+		&rule{why: whyInstalls, anySub: mod(whyInstalls)})
+	t["bundler"] = t["bundle"]
+	t["conda"] = subsOf(map[string]*rule{
+		"list": ro(), "info": ro(), "search": ro(),
+		"env":    subsOf(map[string]*rule{"list": ro(), "export": ro()}, &rule{ro: true, anySub: mod(whyInstalls)}),
+		"config": {ro: true, modFlags: []string{"--set", "--add", "--append", "--prepend", "--remove", "--remove-key"}, flagWhy: "changes conda's configuration"},
+		"run":    wrapper(wrap{valued: []string{"-n", "--name", "-p", "--prefix"}}),
+	}, &rule{ro: true, anySub: mod(whyInstalls)})
+	t["mamba"], t["micromamba"] = t["conda"], t["conda"]
+
+	// System package managers and services.
+	aptRead := map[string]*rule{"search": ro(), "show": ro(), "list": ro(), "policy": ro(), "depends": ro(), "rdepends": ro(), "showsrc": ro(),
+		"changelog": ro(), "madison": ro(), "help": ro(), "info": ro(), "check-update": ro(), "repolist": ro(), "provides": ro(),
+		"whatprovides": ro(), "deplist": ro(), "repoquery": ro(), "history": ro()}
+	set(subsOf(aptRead, &rule{ro: true, valued: []string{"-o", "-c", "-t", "--target-release"}, anySub: mod(whyInstalls)}), "apt", "apt-get", "dnf", "yum", "zypper", "apk")
+	t["apt-cache"] = ro()
+	t["dpkg-query"] = ro()
+	t["dpkg"] = &rule{why: whyInstalls, roFlags: []string{"-l", "--list", "-L", "--listfiles", "-s", "--status", "-S", "--search", "-p", "--print-avail", "--print-architecture", "--version", "--help", "--get-selections", "-c", "--contents", "-I", "--info"}}
+	t["pacman"] = &rule{why: whyInstalls, roFlags: []string{"-Q", "--query", "-Ss", "-Si", "-Sl", "-V", "--version", "-h", "--help"}, check: pacmanCheck}
+	t["brew"] = subsOf(map[string]*rule{"list": ro(), "ls": ro(), "info": ro(), "search": ro(), "deps": ro(), "uses": ro(), "outdated": ro(), "config": ro(),
+		"doctor": ro(), "desc": ro(), "home": ro(), "leaves": ro(), "--prefix": ro(), "--version": ro(), "--cellar": ro(), "--cache": ro(), "commands": ro(), "help": ro(), "shellenv": ro()},
+		&rule{ro: true, anySub: mod(whyInstalls)})
+	t["systemctl"] = subsOf(map[string]*rule{"status": ro(), "show": ro(), "list-units": ro(), "list-unit-files": ro(), "list-timers": ro(), "list-sockets": ro(),
+		"is-active": ro(), "is-enabled": ro(), "is-failed": ro(), "cat": ro(), "get-default": ro(), "list-dependencies": ro(), "help": ro()},
+		&rule{ro: true, valued: []string{"-t", "--type", "--state", "-p", "--property", "-H", "--host", "-M", "--machine", "-n", "--lines", "-o", "--output"}, anySub: mod("changes system services")})
+	t["docker"] = dockerRule()
+	t["podman"] = t["docker"]
+	kubeAuth := subsOf(map[string]*rule{"can-i": ro(), "whoami": ro()}, &rule{ro: true, anySub: mod("changes the cluster")})
+	kubeConfig := subsOf(map[string]*rule{"view": ro(), "get-contexts": ro(), "current-context": ro(), "get-clusters": ro(), "get-users": ro()}, &rule{ro: true, anySub: mod("changes kubeconfig")})
+	t["kubectl"] = subsOf(map[string]*rule{"get": ro(), "describe": ro(), "logs": ro(), "explain": ro(), "version": ro(), "top": ro(), "api-resources": ro(),
+		"api-versions": ro(), "cluster-info": ro(), "diff": ro(), "auth": kubeAuth, "config": kubeConfig, "events": ro(), "wait": ro()},
+		&rule{ro: true, valued: []string{"-n", "--namespace", "--context", "--kubeconfig", "--cluster", "--user", "-s", "--server"}, anySub: mod("changes the cluster")})
+	t["helm"] = subsOf(map[string]*rule{"list": ro(), "ls": ro(), "status": ro(), "get": ro(), "history": ro(), "show": ro(), "search": ro(), "template": ro(),
+		"lint": ro(), "version": ro(), "env": ro(), "diff": ro()},
+		&rule{ro: true, valued: []string{"-n", "--namespace", "--kube-context", "--kubeconfig"}, anySub: mod("changes the cluster or writes charts")})
+	return t
+}
+
+// interpreter builds the rule for a language interpreter: code given with a
+// code flag, a script file or code on stdin may do anything; a module run
+// with -m is judged as the command of the same name (python -m pytest).
+func interpreter(codeFlags []string, moduleFlag string, roFlags, valued []string) *rule {
+	r := &rule{why: whyScript, roFlags: roFlags, valued: valued}
+	r.check = func(c *cmdCtx, name string, args []arg, _ *rule) outcome {
+		return interpreterCheck(c, name, args, r, codeFlags, moduleFlag)
+	}
+	return r
+}
+
+// Python modules run with -m that planq knows. The value is "" when the
+// module only reads, "mod:" and a reason when it writes, "pos2" when it
+// writes its second file argument, and otherwise the command it is judged as.
+var pythonModules = map[string]string{
+	"pytest": "pytest", "pip": "pip", "mypy": "mypy", "black": "black", "ruff": "ruff", "isort": "isort",
+	"flake8": "flake8", "pylint": "pylint", "pyright": "pyright", "unittest": "", "doctest": "",
+	"pydoc": "", "json.tool": "pos2", "tabnanny": "", "pyflakes": "", "pycodestyle": "", "site": "",
+	"platform": "", "sysconfig": "", "uv": "uv", "poetry": "poetry", "coverage": "coverage",
+	"autopep8": "autopep8", "yapf": "yapf", "bandit": "bandit",
+	"build":       "mod:builds a package",
+	"venv":        "mod:creates a virtual environment",
+	"virtualenv":  "mod:creates a virtual environment",
+	"py_compile":  "mod:writes compiled files",
+	"compileall":  "mod:writes compiled files",
+	"zipfile":     "mod:extracts or creates an archive",
+	"tarfile":     "mod:extracts or creates an archive",
+	"http.server": "mod:serves files until stopped",
+}

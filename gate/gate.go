@@ -1,0 +1,190 @@
+package gate
+
+import (
+	"encoding/json"
+	"path"
+	"strings"
+
+	"github.com/planq-dev/planq/config"
+)
+
+// ToolCall is one agent tool call as Claude Code reports it to a hook.
+type ToolCall struct {
+	Name  string          // tool name: "Bash", "Write", "mcp__server__tool", …
+	Input json.RawMessage // the tool's arguments as a JSON object
+	// Root is the repository root, when known. Editor tools writing outside
+	// it (Claude Code's own plan files, scratch files in /tmp) are not held
+	// back by the gate.
+	Root string
+}
+
+// Verdict is the gate's judgement of one tool call or Bash command.
+type Verdict struct {
+	Modifies bool   `json:"modifies"`       // the call may change files
+	Part     string `json:"part,omitempty"` // the part of the call that decided it
+	Reason   string `json:"reason"`         // why, in one phrase
+	// Git is set when the call runs a git command that rewrites history or
+	// the working copy, which a jj repo should do with jj instead.
+	Git *GitRewrite `json:"git,omitempty"`
+}
+
+// GitRewrite names a history- or working-copy-rewriting git command and its
+// jj equivalent.
+type GitRewrite struct {
+	Part    string `json:"part"`    // the git command as written
+	Command string `json:"command"` // "git commit", "git checkout", …
+	JJ      string `json:"jj"`      // what to do in jj instead
+}
+
+// Policy is the gate's configuration, from .planq/config.yaml's gate section.
+type Policy struct {
+	Mode              string   // config.ModeStrict, ModeWarn or ModeOff
+	PermissiveUnknown bool     // unknown commands and tools count as read-only
+	AllowGit          bool     // allow history-rewriting git commands in a jj repo
+	Allow             []string // extra read-only command names ("name" or "name sub")
+	Deny              []string // extra modifying command names; beat everything else
+	MCPAllow          []string // read-only MCP tool name globs
+	MCPDeny           []string // modifying MCP tool name globs; beat MCPAllow
+}
+
+// DefaultPolicy returns the policy used without a configuration file.
+func DefaultPolicy() Policy { return PolicyFromConfig(config.Default()) }
+
+// PolicyFromConfig builds the gate policy from a loaded configuration.
+func PolicyFromConfig(c config.Config) Policy {
+	g := c.Gate
+	mode := g.Mode
+	if mode == "" {
+		mode = config.ModeStrict
+	}
+	return Policy{
+		Mode:              mode,
+		PermissiveUnknown: g.Unknown == config.UnknownPermissive,
+		AllowGit:          g.Git == config.GitAllow,
+		Allow:             g.Allow,
+		Deny:              g.Deny,
+		MCPAllow:          g.MCPAllow,
+		MCPDeny:           g.MCPDeny,
+	}
+}
+
+// ReadOnlyTool reports whether name is a built-in tool that never modifies
+// files whatever its input, so a hook can allow it without reading any
+// configuration or repository state.
+func ReadOnlyTool(name string) bool {
+	_, ok := readOnlyTools[name]
+	return ok
+}
+
+// Claude Code's built-in tools that only read, or that change nothing in the
+// repository (the todo list, plan mode, subagents whose own calls are gated).
+var readOnlyTools = map[string]struct{}{
+	"Read": {}, "Glob": {}, "Grep": {}, "LS": {}, "NotebookRead": {},
+	"WebFetch": {}, "WebSearch": {}, "Task": {}, "Agent": {},
+	"TodoRead": {}, "TodoWrite": {}, "ExitPlanMode": {}, "EnterPlanMode": {},
+	"BashOutput": {}, "KillBash": {}, "KillShell": {}, "TaskOutput": {}, "TaskStop": {},
+	"ListMcpResourcesTool": {}, "ReadMcpResourceTool": {},
+	"AskUserQuestion": {}, "SlashCommand": {}, "Skill": {}, "ToolSearch": {},
+	"LSP": {},
+}
+
+// Claude Code's built-in tools that write the file named by one of their
+// input fields.
+var editorTools = map[string]string{
+	"Write":        "file_path",
+	"Edit":         "file_path",
+	"MultiEdit":    "file_path",
+	"NotebookEdit": "notebook_path",
+}
+
+// planq's own MCP tools that are always allowed: declaring the change,
+// looking at it, and the state tools (every planq_* tool).
+var planqAlwaysAllowed = map[string]struct{}{
+	"jj_init": {}, "jj_status": {}, "jj_git_init": {}, "query_ancestor": {},
+}
+
+// MCP tool name globs that only read, used when the configuration names
+// neither way. The verb after the server name decides.
+var defaultMCPReadGlobs = []string{
+	"mcp__*__get*", "mcp__*__list*", "mcp__*__search*", "mcp__*__read*",
+	"mcp__*__query*", "mcp__*__fetch*", "mcp__*__find*", "mcp__*__view*",
+	"mcp__*__show*", "mcp__*__describe*", "mcp__*__lookup*", "mcp__*__resolve*",
+	"mcp__*__inspect*", "mcp__*__status*", "mcp__*__diff*", "mcp__*__explain*",
+}
+
+// Classify judges one tool call under pol.
+func Classify(call ToolCall, pol Policy) Verdict {
+	name := call.Name
+	if _, ok := readOnlyTools[name]; ok {
+		return Verdict{Reason: name + " only reads"}
+	}
+	if field, ok := editorTools[name]; ok {
+		var in map[string]json.RawMessage
+		_ = json.Unmarshal(call.Input, &in)
+		var p string
+		_ = json.Unmarshal(in[field], &p)
+		part := name
+		if p != "" {
+			part = name + " " + p
+		}
+		if call.Root != "" && p != "" && path.IsAbs(p) && !within(call.Root, p) {
+			return Verdict{Part: part, Reason: name + " writes " + p + ", outside the repository"}
+		}
+		return Verdict{Modifies: true, Part: part, Reason: name + " writes files"}
+	}
+	if name == "Bash" {
+		var in struct {
+			Command *string `json:"command"`
+		}
+		if err := json.Unmarshal(call.Input, &in); err != nil || in.Command == nil {
+			return Verdict{Modifies: true, Part: "Bash", Reason: "the Bash input has no command string, so planq cannot tell what it does"}
+		}
+		return AnalyzeBash(*in.Command, pol)
+	}
+	if strings.HasPrefix(name, "mcp__") {
+		return classifyMCP(name, pol)
+	}
+	if pol.PermissiveUnknown {
+		return Verdict{Part: name, Reason: "unknown tool " + name + " (gate.unknown: permissive)"}
+	}
+	return Verdict{Modifies: true, Part: name, Reason: "unknown tool " + name + " counts as modifying (gate.unknown: strict)"}
+}
+
+func classifyMCP(name string, pol Policy) Verdict {
+	server, tool, _ := strings.Cut(strings.TrimPrefix(name, "mcp__"), "__")
+	if server == "planq" || strings.HasSuffix(server, "_planq") {
+		if _, ok := planqAlwaysAllowed[tool]; ok || strings.HasPrefix(tool, "planq_") {
+			return Verdict{Reason: "planq's " + tool + " is always allowed"}
+		}
+	}
+	if g, ok := matchGlob(pol.MCPDeny, name); ok {
+		return Verdict{Modifies: true, Part: name, Reason: name + " matches gate.mcp_deny " + g}
+	}
+	if g, ok := matchGlob(pol.MCPAllow, name); ok {
+		return Verdict{Part: name, Reason: name + " matches gate.mcp_allow " + g}
+	}
+	if g, ok := matchGlob(defaultMCPReadGlobs, name); ok {
+		return Verdict{Part: name, Reason: name + " only reads (its name matches " + g + ")"}
+	}
+	if pol.PermissiveUnknown {
+		return Verdict{Part: name, Reason: "MCP tool " + name + " is not known to modify (gate.unknown: permissive)"}
+	}
+	return Verdict{Modifies: true, Part: name,
+		Reason: "MCP tool " + name + " is not known to only read (add it to gate.mcp_allow in .planq/config.yaml if it does)"}
+}
+
+func matchGlob(globs []string, name string) (string, bool) {
+	for _, g := range globs {
+		if ok, err := path.Match(g, name); err == nil && ok {
+			return g, true
+		}
+	}
+	return "", false
+}
+
+// within reports whether p is root or below it, by path prefix.
+func within(root, p string) bool {
+	root = path.Clean(root)
+	p = path.Clean(p)
+	return p == root || strings.HasPrefix(p, strings.TrimSuffix(root, "/")+"/")
+}
