@@ -1,0 +1,72 @@
+package gate
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/planq-dev/planq/config"
+)
+
+// Decision is what the gate does with one tool call.
+type Decision struct {
+	Allow bool `json:"allow"`
+	// Warn is set in warn mode when the call would have been denied: it is
+	// allowed, and Message is the warning.
+	Warn bool `json:"warn,omitempty"`
+	// Message is written for the model: for a denial, what was blocked, why,
+	// and the exact next step; for a warning, the same as advice.
+	Message string `json:"message,omitempty"`
+}
+
+// NeedsState reports whether deciding on v needs the gate's state: only
+// calls that modify do. Read-only calls never touch jj or the cache.
+func NeedsState(v Verdict) bool { return v.Modifies || v.Git != nil }
+
+// Decide applies the policy to a judged call. st is the gate state (used
+// only when NeedsState(v)); stateErr is the error reading it, if any, in
+// which case a modifying call is denied with the error. tool is the tool's
+// name, for the message.
+func Decide(tool string, v Verdict, st Status, stateErr error, pol Policy) Decision {
+	if pol.Mode == config.ModeOff || !NeedsState(v) {
+		return Decision{Allow: true}
+	}
+	var msg string
+	switch {
+	case stateErr != nil:
+		msg = fmt.Sprintf("planq gate: blocked this %s call (%s): %s, and planq could not read the gate state: %s. "+
+			"Run `jj status` to see what is wrong; a user can turn the gate off with gate.mode: off in .planq/config.yaml.",
+			tool, v.Part, v.Reason, oneLine(stateErr.Error()))
+	case v.Git != nil && st.IsJJRepo && !pol.AllowGit:
+		msg = fmt.Sprintf("planq gate: blocked this %s call (%s): %s in a jj repository rewrites history or the working copy behind jj's back. "+
+			"Do it the jj way instead: %s. (A user can allow git here with gate.git: allow in .planq/config.yaml.)",
+			tool, v.Git.Part, v.Git.Command, v.Git.JJ)
+	case !v.Modifies || !st.Locked:
+		return Decision{Allow: true}
+	case !st.IsJJRepo:
+		msg = fmt.Sprintf("planq gate: blocked this %s call (%s): %s, and this directory is not a jj repository, so no change can be declared for the work yet. "+
+			"Next step: call mcp__planq__jj_git_init (it keeps the existing git history), then mcp__planq__jj_init with a one-line description of what you are about to do, then retry this call. "+
+			"Reading, searching and running tests stay allowed.",
+			tool, v.Part, v.Reason)
+	default:
+		msg = fmt.Sprintf("planq gate: blocked this %s call (%s): %s, and no jj change is declared for this work yet (the working-copy change %s has no description). "+
+			"Next step: call mcp__planq__jj_init with a one-line description of what you are about to do (for example \"Fix the off-by-one in the pager\"), then retry this call. "+
+			"Reading, searching and running tests stay allowed.",
+			tool, v.Part, v.Reason, shortID(st.ChangeID))
+	}
+	if pol.Mode == config.ModeWarn {
+		return Decision{Allow: true, Warn: true, Message: "planq gate (warn mode, allowed): " + strings.TrimPrefix(msg, "planq gate: ")}
+	}
+	return Decision{Message: msg}
+}
+
+func shortID(id string) string {
+	if id == "" {
+		return "@"
+	}
+	if len(id) > 12 {
+		id = id[:12]
+	}
+	return id
+}
+
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }

@@ -1,0 +1,153 @@
+package gate
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/planq-dev/planq/jj"
+)
+
+// Status is the gate's state for one directory.
+type Status struct {
+	IsJJRepo    bool   `json:"is_jj_repo"`
+	Root        string `json:"root,omitempty"` // the jj workspace root
+	Locked      bool   `json:"locked"`         // modifying calls are held back
+	ChangeID    string `json:"change_id,omitempty"`
+	Description string `json:"description,omitempty"` // @'s description
+	// FromCache says the status came from the cache, without running jj.
+	FromCache bool `json:"-"`
+}
+
+// CacheFile is the gate's cache, inside the workspace's .jj directory.
+const CacheFile = "planq-gate.json"
+
+// cacheVersion changes whenever the cache's meaning does.
+const cacheVersion = 1
+
+type cacheEntry struct {
+	Version     int    `json:"version"`
+	Key         string `json:"key"` // the operation heads it was read at
+	ChangeID    string `json:"change_id"`
+	Description string `json:"description"`
+}
+
+// State reports whether the gate is locked for dir: it is unlocked exactly
+// when dir is in a jj repo whose working-copy change @ has a non-empty
+// description, however it got one (jj_init, jj describe, jj new -m). A
+// subagent in the same working copy therefore sees the same state.
+//
+// Finding the repo is a filesystem walk. @ is read with one jj process only
+// when jj's operation heads changed since the last read; the answer is cached
+// in .jj/planq-gate.json.
+func State(ctx context.Context, dir string) (Status, error) {
+	root, ok := jj.FindRoot(dir)
+	if !ok {
+		return Status{Locked: true}, nil
+	}
+	st := Status{IsJJRepo: true, Root: root}
+	cachePath := filepath.Join(root, ".jj", CacheFile)
+	key, keyErr := opHeadsKey(root)
+	if keyErr == nil {
+		if e, ok := readCache(cachePath); ok && e.Key == key {
+			st.ChangeID, st.Description, st.FromCache = e.ChangeID, e.Description, true
+			st.Locked = strings.TrimSpace(st.Description) == ""
+			return st, nil
+		}
+	}
+	cur, err := jj.New(root).Current(ctx)
+	if err != nil {
+		return Status{}, fmt.Errorf("read the working-copy change: %w", err)
+	}
+	st.ChangeID, st.Description = cur.ChangeID, cur.Description
+	st.Locked = !cur.Declared()
+	// jj may have snapshotted the working copy, which is an operation of its
+	// own: key the entry on the heads as they are now. A snapshot never
+	// changes a description.
+	if key, err := opHeadsKey(root); err == nil {
+		writeCache(cachePath, cacheEntry{Version: cacheVersion, Key: key, ChangeID: cur.ChangeID, Description: cur.Description})
+	}
+	return st, nil
+}
+
+// opHeadsKey names the repo's current operation heads: the files under
+// .jj/repo/op_heads/heads, with their modification times. Every jj operation
+// replaces them. In a secondary workspace .jj/repo is a file holding the
+// path of the shared repo directory.
+func opHeadsKey(root string) (string, error) {
+	jjDir := filepath.Join(root, ".jj")
+	repo := filepath.Join(jjDir, "repo")
+	fi, err := os.Stat(repo)
+	if err != nil {
+		return "", err
+	}
+	if !fi.IsDir() {
+		data, err := os.ReadFile(repo)
+		if err != nil {
+			return "", err
+		}
+		target := strings.TrimSpace(string(data))
+		if target == "" {
+			return "", fmt.Errorf("%s is empty", repo)
+		}
+		if !filepath.IsAbs(target) {
+			target = filepath.Join(jjDir, target)
+		}
+		repo = target
+	}
+	heads := filepath.Join(repo, "op_heads", "heads")
+	entries, err := os.ReadDir(heads)
+	if err != nil {
+		return "", err
+	}
+	if len(entries) == 0 {
+		return "", fmt.Errorf("%s has no operation heads", heads)
+	}
+	parts := make([]string, 0, len(entries))
+	for _, e := range entries {
+		info, err := e.Info()
+		if err != nil {
+			return "", err
+		}
+		parts = append(parts, fmt.Sprintf("%s@%d", e.Name(), info.ModTime().UnixNano()))
+	}
+	slices.Sort(parts)
+	return repo + "|" + strings.Join(parts, ","), nil
+}
+
+func readCache(path string) (cacheEntry, bool) {
+	data, err := os.ReadFile(path)
+	if err != nil || len(data) > 1<<20 {
+		return cacheEntry{}, false
+	}
+	var e cacheEntry
+	if err := json.Unmarshal(data, &e); err != nil || e.Version != cacheVersion || e.Key == "" {
+		return cacheEntry{}, false
+	}
+	return e, true
+}
+
+// writeCache replaces the cache file atomically (a temporary file renamed
+// into place), so a concurrent hook reads the old entry or the new one,
+// never half of one. It is best effort: without a cache the next call runs
+// jj again. It does not fsync; a cache lost in a crash costs one jj run.
+func writeCache(path string, e cacheEntry) {
+	data, err := json.Marshal(e)
+	if err != nil {
+		return
+	}
+	f, err := os.CreateTemp(filepath.Dir(path), "."+CacheFile+".tmp-*")
+	if err != nil {
+		return
+	}
+	tmp := f.Name()
+	_, werr := f.Write(data)
+	cerr := f.Close()
+	if werr != nil || cerr != nil || os.Rename(tmp, path) != nil {
+		os.Remove(tmp)
+	}
+}

@@ -1,0 +1,229 @@
+package gate
+
+import (
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/planq-dev/planq/config"
+)
+
+// jjEnv isolates jj from the user's configuration.
+func jjEnv(t testing.TB) {
+	t.Helper()
+	if _, err := exec.LookPath("jj"); err != nil {
+		t.Skip("jj is not installed (scripts/install-jj.sh)")
+	}
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	t.Setenv("XDG_CONFIG_HOME", filepath.Join(home, ".config"))
+	t.Setenv("JJ_CONFIG", filepath.Join(home, "jjconfig.toml"))
+	t.Setenv("JJ_USER", "Gate Test")
+	t.Setenv("JJ_EMAIL", "gate@example.com")
+}
+
+func runJJ(t testing.TB, dir string, args ...string) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "jj", args...)
+	cmd.Dir = dir
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("jj %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return string(out)
+}
+
+func newRepo(t testing.TB) string {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "repo")
+	runJJ(t, filepath.Dir(dir), "git", "init", "--no-colocate", dir)
+	return dir
+}
+
+func TestStateLockedUntilDescribed(t *testing.T) {
+	jjEnv(t)
+	ctx := context.Background()
+	repo := newRepo(t)
+	sub := filepath.Join(repo, "a", "b")
+	if err := os.MkdirAll(sub, 0o755); err != nil {
+		t.Fatal(err)
+	}
+
+	st, err := State(ctx, sub)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !st.IsJJRepo || !st.Locked || st.FromCache || st.Root != repo || st.ChangeID == "" {
+		t.Fatalf("fresh repo: %+v, want a locked jj repo rooted at %s, read from jj", st, repo)
+	}
+	// Nothing happened in jj: the second read comes from the cache.
+	st2, err := State(ctx, repo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !st2.FromCache || !st2.Locked || st2.ChangeID != st.ChangeID {
+		t.Fatalf("second read: %+v, want the cached locked state", st2)
+	}
+
+	runJJ(t, repo, "describe", "-m", "Add the pager")
+	st3, err := State(ctx, repo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st3.FromCache || st3.Locked || st3.Description != "Add the pager" {
+		t.Fatalf("after jj describe: %+v, want unlocked with the new description, read from jj", st3)
+	}
+	if st4, _ := State(ctx, repo); !st4.FromCache || st4.Locked {
+		t.Fatalf("after jj describe, second read: %+v, want cached and unlocked", st4)
+	}
+
+	// Editing files does not invalidate the cache (no jj operation runs)...
+	if err := os.WriteFile(filepath.Join(repo, "f.txt"), []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if st5, _ := State(ctx, repo); !st5.FromCache || st5.Locked {
+		t.Fatalf("after a file edit: %+v, want cached and unlocked", st5)
+	}
+	// ...and jj new without a message locks the gate again.
+	runJJ(t, repo, "new")
+	if st6, _ := State(ctx, repo); st6.Locked != true || st6.FromCache {
+		t.Fatalf("after jj new: %+v, want locked, read from jj", st6)
+	}
+	runJJ(t, repo, "new", "-m", "Second change")
+	if st7, _ := State(ctx, repo); st7.Locked || st7.Description != "Second change" {
+		t.Fatalf("after jj new -m: %+v, want unlocked", st7)
+	}
+}
+
+func TestStateNotARepo(t *testing.T) {
+	st, err := State(context.Background(), t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.IsJJRepo || !st.Locked {
+		t.Fatalf("plain directory: %+v, want locked and not a jj repo", st)
+	}
+}
+
+func TestStateCacheIgnoresForeignOrStaleFiles(t *testing.T) {
+	jjEnv(t)
+	ctx := context.Background()
+	repo := newRepo(t)
+	cache := filepath.Join(repo, ".jj", CacheFile)
+	for _, content := range []string{"", "{", `{"version":1,"key":"nope","description":"forged"}`, `{"version":99}`} {
+		if err := os.WriteFile(cache, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		st, err := State(ctx, repo)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st.FromCache || !st.Locked {
+			t.Errorf("cache %q: %+v, want it ignored and the locked state read from jj", content, st)
+		}
+	}
+}
+
+func TestStateSecondaryWorkspace(t *testing.T) {
+	jjEnv(t)
+	ctx := context.Background()
+	repo := newRepo(t)
+	ws := filepath.Join(filepath.Dir(repo), "ws2")
+	runJJ(t, repo, "workspace", "add", ws)
+	if fi, err := os.Stat(filepath.Join(ws, ".jj", "repo")); err != nil || fi.IsDir() {
+		t.Skipf("this jj keeps no repo pointer file in secondary workspaces (%v)", err)
+	}
+	if _, err := opHeadsKey(ws); err != nil {
+		t.Fatalf("op heads through the workspace's repo pointer: %v", err)
+	}
+	runJJ(t, ws, "describe", "-m", "Work in the second workspace")
+	st, err := State(ctx, ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Locked || st.Root != ws {
+		t.Fatalf("secondary workspace: %+v, want unlocked at %s", st, ws)
+	}
+	if st2, _ := State(ctx, ws); !st2.FromCache {
+		t.Fatalf("secondary workspace, second read: %+v, want cached", st2)
+	}
+	// The main workspace has its own @, still undescribed.
+	if st3, _ := State(ctx, repo); !st3.Locked {
+		t.Fatalf("main workspace: %+v, want locked", st3)
+	}
+}
+
+func TestStateJJFailure(t *testing.T) {
+	jjEnv(t)
+	repo := newRepo(t)
+	t.Setenv("PATH", t.TempDir()) // no jj
+	_, err := State(context.Background(), repo)
+	if err == nil {
+		t.Fatal("State without jj: no error")
+	}
+}
+
+func TestDecide(t *testing.T) {
+	mod := Verdict{Modifies: true, Part: "rm -rf build", Reason: "rm deletes files"}
+	ro := Verdict{Reason: "read-only: ls"}
+	gitV := Verdict{Modifies: true, Part: "git commit -m x", Reason: "git commit records a commit",
+		Git: &GitRewrite{Part: "git commit -m x", Command: "git commit", JJ: "jj commit -m"}}
+	locked := Status{IsJJRepo: true, Locked: true, ChangeID: "qpvuntsmwlqtxyz"}
+	unlocked := Status{IsJJRepo: true, ChangeID: "qpvuntsmwlqt", Description: "Fix"}
+	noRepo := Status{Locked: true}
+	strict := DefaultPolicy()
+	warn := DefaultPolicy()
+	warn.Mode = config.ModeWarn
+	off := DefaultPolicy()
+	off.Mode = config.ModeOff
+	gitOK := DefaultPolicy()
+	gitOK.AllowGit = true
+
+	tests := []struct {
+		name  string
+		v     Verdict
+		st    Status
+		err   error
+		pol   Policy
+		allow bool
+		warn  bool
+		want  []string
+	}{
+		{name: "read-only", v: ro, st: locked, pol: strict, allow: true},
+		{name: "modifying, locked", v: mod, st: locked, pol: strict,
+			want: []string{"Bash", "rm -rf build", "rm deletes files", "mcp__planq__jj_init", "one-line description", "qpvuntsmwlqt", "retry"}},
+		{name: "modifying, not a jj repo", v: mod, st: noRepo, pol: strict,
+			want: []string{"not a jj repository", "mcp__planq__jj_git_init", "then mcp__planq__jj_init"}},
+		{name: "modifying, unlocked", v: mod, st: unlocked, pol: strict, allow: true},
+		{name: "git rewrite, unlocked jj repo", v: gitV, st: unlocked, pol: strict,
+			want: []string{"git commit", "jj commit -m", "gate.git: allow"}},
+		{name: "git rewrite allowed by config", v: gitV, st: unlocked, pol: gitOK, allow: true},
+		{name: "git rewrite outside jj, locked", v: gitV, st: noRepo, pol: strict, want: []string{"mcp__planq__jj_git_init"}},
+		{name: "warn mode", v: mod, st: locked, pol: warn, allow: true, warn: true, want: []string{"warn mode", "mcp__planq__jj_init"}},
+		{name: "off", v: mod, st: locked, pol: off, allow: true},
+		{name: "state error", v: mod, err: errors.New("jj exploded\nbadly"), pol: strict, want: []string{"jj exploded badly", "jj status"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d := Decide("Bash", tt.v, tt.st, tt.err, tt.pol)
+			if d.Allow != tt.allow || d.Warn != tt.warn {
+				t.Fatalf("decision %+v, want allow=%v warn=%v", d, tt.allow, tt.warn)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(d.Message, w) {
+					t.Errorf("message %q lacks %q", d.Message, w)
+				}
+			}
+			if strings.Contains(d.Message, "\n") {
+				t.Errorf("message has a newline: %q", d.Message)
+			}
+		})
+	}
+}
