@@ -240,3 +240,25 @@ func filesList(files []FileChange, max int) string {
 	}
 	return strings.Join(names, ", ")
 }
+
+// Redescribe replaces @'s description with desc, keeping the lineage: when @
+// carries a "Session: <root>" trailer and desc does not, the trailer is kept.
+// It returns the updated change.
+func Redescribe(ctx context.Context, c *Client, desc string) (Change, error) {
+	if strings.TrimSpace(desc) == "" {
+		return Change{}, errors.New("description is empty")
+	}
+	cur, err := c.Current(ctx)
+	if err != nil {
+		return Change{}, err
+	}
+	if root, ok := SessionRoot(cur.Description); ok {
+		if _, has := SessionRoot(desc); !has {
+			desc = WithSessionRoot(desc, root)
+		}
+	}
+	if err := c.Describe(ctx, "@", desc); err != nil {
+		return Change{}, err
+	}
+	return c.Current(ctx)
+}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/mark3labs/mcp-go/server"
+	"github.com/planq-dev/planq/jj"
 )
 
 // DescribeInput is jj_describe's input.
@@ -35,10 +36,7 @@ func jjDescribeTool(d *deps) server.ServerTool {
 		if err := d.requireRepo(); err != nil {
 			return DescribeOutput{}, err
 		}
-		if err := d.jj.Describe(ctx, "@", desc); err != nil {
-			return DescribeOutput{}, err
-		}
-		cur, err := d.jj.Current(ctx)
+		cur, err := jj.Redescribe(ctx, d.jj, desc)
 		if err != nil {
 			return DescribeOutput{}, err
 		}

@@ -317,6 +317,11 @@ func TestWorkflowNewAbandonQuery(t *testing.T) {
 	if st2["session_root"] != root["change_id"] {
 		t.Errorf("jj_status session_root = %v", st2["session_root"])
 	}
+	// Redescribing a checkpoint keeps its link to the session root.
+	d2, _ := s.call("jj_describe", map[string]any{"description": "Add metrics\n\nDone:\n- counters"}, false)
+	if r, _ := jj.SessionRoot(d2["description"].(string)); r != root["change_id"] {
+		t.Errorf("jj_describe dropped the Session trailer: %q", d2["description"])
+	}
 
 	q, text := s.call("query_ancestor", map[string]any{"change_id": root["change_id"], "include": []string{"description", "diff"}}, false)
 	if q["description"] != desc || !strings.Contains(q["diff"].(string), "+package ratelimit") || !strings.Contains(text, "Done:") {
