@@ -151,8 +151,8 @@ func TestMCPServeOverStdio(t *testing.T) {
 	c := startServer(t, dir)
 
 	var init struct {
-		ServerInfo struct{ Name string } `json:"serverInfo"`
-		Instructions string             `json:"instructions"`
+		ServerInfo   struct{ Name string } `json:"serverInfo"`
+		Instructions string                `json:"instructions"`
 	}
 	json.Unmarshal(c.request("initialize", map[string]any{
 		"protocolVersion": "2025-06-18",
