@@ -131,7 +131,14 @@ func (s *Store) Context(ctx context.Context, o ContextOptions) (Summary, error) 
 
 	agentLog := tail(branch, ChangelogFile, max(o.LogEntries, handoffWindow))
 	globalLog := tail(GlobalBranch, ChangelogFile, handoffWindow)
-	sum.Handoff = pendingHandoff(s.Agent, agentLog, globalLog)
+	if h := pendingHandoff(s.Agent, agentLog, globalLog); h != nil {
+		src := "agent"
+		if h.To == s.Agent && h.Agent != s.Agent {
+			src = "global"
+		}
+		it := toItem(*h, src)
+		sum.Handoff = &it
+	}
 
 	var logItems []Item
 	for _, e := range agentLog {
@@ -225,19 +232,23 @@ func (s *Store) Context(ctx context.Context, o ContextOptions) (Summary, error) 
 }
 
 // pendingHandoff returns the newest handoff meant for agent — from its own
-// changelog (to itself or to no one) or from global (addressed to it) — that
-// is newer than the agent's latest other log entry, i.e. not yet acted on.
-func pendingHandoff(agent string, own, global []changelog.Entry) *Item {
-	var lastWork time.Time
+// changelog (to itself or to no one) or from global (addressed to it) —
+// that none of the agent's own later entries acknowledges. The first entry
+// an agent logs while a handoff is pending names it in depends_on (see
+// Store.Log), which is what acknowledging means; so a handoff that arrives by
+// a pull after the agent did other work is still shown.
+func pendingHandoff(agent string, own, global []changelog.Entry) *changelog.Entry {
+	acked := map[string]bool{}
 	for _, e := range own {
-		if e.Type != changelog.TypeHandoff && e.Agent == agent && e.Timestamp.After(lastWork) {
-			lastWork = e.Timestamp
+		if e.Agent == agent {
+			for _, d := range e.DependsOn {
+				acked[d] = true
+			}
 		}
 	}
 	var best *changelog.Entry
-	src := ""
-	consider := func(e changelog.Entry, from string) {
-		if e.Type != changelog.TypeHandoff || !e.Timestamp.After(lastWork) {
+	consider := func(e changelog.Entry) {
+		if e.Type != changelog.TypeHandoff || acked[e.ID] {
 			return
 		}
 		if e.Status != "" && e.Status != changelog.StatusPending {
@@ -245,24 +256,20 @@ func pendingHandoff(agent string, own, global []changelog.Entry) *Item {
 		}
 		if best == nil || e.Timestamp.After(best.Timestamp) {
 			e := e
-			best, src = &e, from
+			best = &e
 		}
 	}
 	for _, e := range own {
 		if e.To == "" || e.To == agent {
-			consider(e, "agent")
+			consider(e)
 		}
 	}
 	for _, e := range global {
 		if e.To == agent {
-			consider(e, "global")
+			consider(e)
 		}
 	}
-	if best == nil {
-		return nil
-	}
-	it := toItem(*best, src)
-	return &it
+	return best
 }
 
 // mergeNewest merges two newest-first lists, drops duplicates (an entry

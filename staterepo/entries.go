@@ -8,6 +8,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/planq-dev/planq/changelog"
 )
 
@@ -176,8 +177,19 @@ func (s *Store) appendEntry(ctx context.Context, file string, e changelog.Entry,
 			if err != nil {
 				return err
 			}
-			if last, ok := lastEntry(old); ok && last.Agent == e.Agent {
-				e.Parent = last.ID
+			own := tailEntries(old, handoffWindow)
+			if len(own) > 0 && own[0].Agent == e.Agent {
+				e.Parent = own[0].ID
+			}
+			if e.Type != changelog.TypeHandoff {
+				// The first entry after a handoff acknowledges it.
+				global, err := s.globalTail(tx.r, ChangelogFile, handoffWindow)
+				if err != nil {
+					return err
+				}
+				if h := pendingHandoff(e.Agent, own, global); h != nil {
+					e.DependsOn = append(e.DependsOn, h.ID)
+				}
 			}
 		}
 		var err error
@@ -185,6 +197,12 @@ func (s *Store) appendEntry(ctx context.Context, file string, e changelog.Entry,
 		return err
 	})
 	return out, err
+}
+
+// globalTail returns the newest n entries of global's file, newest first.
+func (s *Store) globalTail(r *repo, file string, n int) ([]changelog.Entry, error) {
+	rd := &reader{s: s, r: r, trees: map[string]plumbing.Hash{}}
+	return rd.tailEntriesOf(GlobalBranch, file, n)
 }
 
 // appendEntryBytes appends an already stamped entry to file.

@@ -279,8 +279,8 @@ func (s *Store) updateLocked(ctx context.Context, branch, msg string, fn func(*T
 	if err != nil {
 		return plumbing.ZeroHash, err
 	}
-	t := &Tx{s: s, r: r, branch: branch, head: head, tree: tree, wts: wts,
-		idx: map[string]*index.Index{}, staged: map[string]*fileChange{}, fromDisk: map[string]int{}}
+	t := s.newTx(r, branch, head, tree)
+	t.wts = wts
 	if err := fn(t); err != nil {
 		return plumbing.ZeroHash, err
 	}
@@ -293,23 +293,7 @@ func (t *Tx) commit(ctx context.Context, msg string) (plumbing.Hash, error) {
 	if len(t.staged) == 0 {
 		return t.head, nil
 	}
-	edits := map[string]edit{}
-	var changes []fileChange
-	for _, p := range t.order {
-		c := t.staged[p]
-		if c.del {
-			edits[p] = edit{del: true}
-		} else {
-			h, err := t.r.writeBlob(c.data)
-			if err != nil {
-				return plumbing.ZeroHash, err
-			}
-			c.hash = h
-			edits[p] = edit{hash: h}
-		}
-		changes = append(changes, *c)
-	}
-	tree, err := t.r.editTree(t.tree, edits)
+	tree, changes, err := t.buildTree()
 	if err != nil {
 		return plumbing.ZeroHash, err
 	}
@@ -329,6 +313,36 @@ func (t *Tx) commit(ctx context.Context, msg string) (plumbing.Hash, error) {
 		return plumbing.ZeroHash, err
 	}
 	return h, t.syncAll(changes)
+}
+
+// buildTree writes the staged blobs and the trees above them and returns
+// the new root tree with the changes to mirror into worktrees.
+func (t *Tx) buildTree() (plumbing.Hash, []fileChange, error) {
+	edits := map[string]edit{}
+	var changes []fileChange
+	for _, p := range t.order {
+		c := t.staged[p]
+		if c.del {
+			edits[p] = edit{del: true}
+		} else {
+			h, err := t.r.writeBlob(c.data)
+			if err != nil {
+				return plumbing.ZeroHash, nil, err
+			}
+			c.hash = h
+			edits[p] = edit{hash: h}
+		}
+		changes = append(changes, *c)
+	}
+	tree, err := t.r.editTree(t.tree, edits)
+	return tree, changes, err
+}
+
+// newTx starts a transaction on a tree without worktrees, for building
+// trees (merges, restores) rather than committing to a checked-out branch.
+func (s *Store) newTx(r *repo, branch string, head, tree plumbing.Hash) *Tx {
+	return &Tx{s: s, r: r, branch: branch, head: head, tree: tree,
+		idx: map[string]*index.Index{}, staged: map[string]*fileChange{}, fromDisk: map[string]int{}}
 }
 
 func (t *Tx) syncAll(changes []fileChange) error {

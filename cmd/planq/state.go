@@ -54,7 +54,7 @@ shares (plan.md, changelog.md, learnings.md, decisions.md, branches/); each
 agent has a branch "agent-NAME", checked out at <code repo>/.planq/agent/,
 which the code repo ignores.`,
 	}
-	cmd.AddCommand(newStateInitCmd(a), newStateStatusCmd(a))
+	cmd.AddCommand(newStateInitCmd(a), newStateStatusCmd(a), newStatePushCmd(a), newStatePullCmd(a), newStateRemoteCmd(a))
 	return cmd
 }
 
@@ -181,4 +181,133 @@ func newStateStatusCmd(a *app) *cobra.Command {
 	f.addRepo(cmd)
 	f.addJSON(cmd)
 	return cmd
+}
+
+func newStateRemoteCmd(a *app) *cobra.Command {
+	var f stateFlags
+	cmd := &cobra.Command{
+		Use:   "remote [URL]",
+		Short: "Show or set the state repo's remote (a URL or a local path)",
+		Long: `Show the state remote, or set it to URL: an ssh or https URL, a file:// URL or
+a local path (made absolute; 'planq state push' creates a bare repo there if
+none exists). It is stored as state.remote in .planq/config.yaml, so commit
+that file to share it with your team.`,
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			s, err := a.openStore(f.Repo)
+			if err != nil {
+				return err
+			}
+			if len(args) == 0 {
+				if f.JSON {
+					return writeJSON(a.Stdout, map[string]string{"remote": s.Config.State.Remote})
+				}
+				if s.Config.State.Remote == "" {
+					fmt.Fprintln(a.Stdout, "No state remote; set one with `planq state remote URL`.")
+					return nil
+				}
+				fmt.Fprintln(a.Stdout, s.Config.State.Remote)
+				return nil
+			}
+			wd, err := a.Getwd()
+			if err != nil {
+				return err
+			}
+			u, err := s.SetRemote(args[0], wd)
+			if err != nil {
+				return err
+			}
+			if f.JSON {
+				return writeJSON(a.Stdout, map[string]string{"remote": u})
+			}
+			fmt.Fprintf(a.Stdout, "State remote set to %s\n", u)
+			return nil
+		},
+	}
+	f.addRepo(cmd)
+	f.addJSON(cmd)
+	return cmd
+}
+
+func newStatePushCmd(a *app) *cobra.Command {
+	var f stateFlags
+	cmd := &cobra.Command{
+		Use:   "push",
+		Short: "Push the state branches that are ahead of the remote",
+		Long: `Push global and every agent branch that has commits the remote lacks. A
+branch the remote has moved on is not pushed: run 'planq state pull' first
+(it merges logs as the union of their entries), then push again.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			s, err := a.openStore(f.Repo)
+			if err != nil {
+				return err
+			}
+			res, err := s.Push(cmd.Context())
+			return printSync(a, f.JSON, res, err)
+		},
+	}
+	f.addRepo(cmd)
+	f.addJSON(cmd)
+	return cmd
+}
+
+func newStatePullCmd(a *app) *cobra.Command {
+	var f stateFlags
+	var prefer string
+	cmd := &cobra.Command{
+		Use:   "pull",
+		Short: "Fetch the remote's state branches and bring the local ones up to date",
+		Long: `Fetch the remote's branches and update the local ones: new branches are
+created, branches behind are fast-forwarded, and diverged branches are merged.
+Logs, learnings and decisions merge as the union of their entries; another
+file changed on both sides stops that branch's pull unless --prefer local or
+--prefer remote says which side wins. The .planq/agent/ worktree is updated
+with its branch (files and index); if it has uncommitted edits to files the
+pull changes, that branch is left alone and the message says what to do.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			s, err := a.openStore(f.Repo)
+			if err != nil {
+				return err
+			}
+			res, err := s.Pull(cmd.Context(), prefer)
+			return printSync(a, f.JSON, res, err)
+		},
+	}
+	f.addRepo(cmd)
+	f.addJSON(cmd)
+	cmd.Flags().StringVar(&prefer, "prefer", "", "which side wins for non-log files changed on both sides: local or remote")
+	return cmd
+}
+
+// printSync prints push/pull results, then returns err.
+func printSync(a *app, asJSON bool, res []staterepo.SyncResult, err error) error {
+	if asJSON {
+		out := map[string]any{"branches": res}
+		if err != nil {
+			out["error"] = err.Error()
+		}
+		if werr := writeJSON(a.Stdout, out); werr != nil {
+			return werr
+		}
+		if err != nil {
+			return exitError{code: 1}
+		}
+		return nil
+	}
+	for _, r := range res {
+		line := fmt.Sprintf("%-24s %s", r.Branch, r.Action)
+		if r.Detail != "" && r.Action != "refused" {
+			line += ": " + strings.ReplaceAll(r.Detail, "\n", "; ")
+		}
+		fmt.Fprintln(a.Stdout, line)
+		if r.Action == "refused" {
+			fmt.Fprintf(a.Stderr, "planq: %s: %s\n", r.Branch, r.Detail)
+		}
+	}
+	if len(res) == 0 && err == nil {
+		fmt.Fprintln(a.Stdout, "Nothing to do.")
+	}
+	return err
 }

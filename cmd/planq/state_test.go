@@ -177,3 +177,33 @@ func TestCreateSwitchesAndRemoveKeepsBranch(t *testing.T) {
 		t.Error("remove deleted the branch")
 	}
 }
+
+func TestStatePushPullThroughALocalRemote(t *testing.T) {
+	a, b := newStateWorld(t), newStateWorld(t)
+	remote := filepath.Join(t.TempDir(), "team-state.git")
+	for _, w := range []*stateWorld{a, b} {
+		w.ok("state", "init", "--project", "shop")
+		if out := w.ok("state", "remote", remote); !strings.Contains(out, remote) {
+			t.Errorf("remote said %q", out)
+		}
+	}
+	a.env["PLANQ_AGENT"], b.env["PLANQ_AGENT"] = "alice", "bob"
+	a.ok("log", "add", "alice was here")
+	b.ok("log", "add", "bob was here")
+	if out := a.ok("state", "push"); !strings.Contains(out, "agent-alice") || !strings.Contains(out, "pushed") {
+		t.Errorf("push said:\n%s", out)
+	}
+	if out := b.ok("state", "pull"); !strings.Contains(out, "agent-alice") || !strings.Contains(out, "created") {
+		t.Errorf("pull said:\n%s", out)
+	}
+	b.ok("state", "push")
+	a.ok("state", "pull")
+	a.env["PLANQ_AGENT"] = "bob"
+	if out := a.ok("log"); !strings.Contains(out, "bob was here") {
+		t.Errorf("a does not see bob's log:\n%s", out)
+	}
+	var st map[string]any
+	if err := json.Unmarshal([]byte(a.ok("state", "status", "--json")), &st); err != nil || len(st["agents"].([]any)) != 2 {
+		t.Errorf("status --json: %v %v", st, err)
+	}
+}

@@ -1,0 +1,523 @@
+package staterepo
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+
+	git "github.com/go-git/go-git/v5"
+	gitconfig "github.com/go-git/go-git/v5/config"
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/object"
+	"github.com/go-git/go-git/v5/plumbing/transport"
+	"github.com/planq-dev/planq/changelog"
+	"github.com/planq-dev/planq/config"
+)
+
+// remoteName names the remote-tracking refs (refs/remotes/origin/*).
+const remoteName = "origin"
+
+// ErrNoRemote reports that no state remote is configured.
+var ErrNoRemote = errors.New("no state remote configured")
+
+// ErrDiverged reports a branch that changed both here and on the remote in
+// a way planq does not merge by itself.
+var ErrDiverged = errors.New("diverged from the remote")
+
+// Preferences for Pull when a non-log file changed on both sides.
+const (
+	PreferNone   = ""       // refuse, naming the files
+	PreferLocal  = "local"  // keep this side's version
+	PreferRemote = "remote" // take the remote's version
+)
+
+// SyncResult is what a push or pull did to one branch.
+type SyncResult struct {
+	Branch string `json:"branch"`
+	Action string `json:"action"` // created, fast-forward, merged, up-to-date, ahead, behind, pushed, refused
+	Detail string `json:"detail,omitempty"`
+}
+
+var scpLike = regexp.MustCompile(`^[A-Za-z0-9_.-]+@[^:/]+:`)
+
+// NormalizeRemote turns a local path into an absolute one (relative to
+// base) and leaves URLs (scheme://…, user@host:path) as they are.
+func NormalizeRemote(url, base string) (string, error) {
+	url = strings.TrimSpace(url)
+	switch {
+	case url == "":
+		return "", fmt.Errorf("remote is %w; give a URL or a path", ErrEmpty)
+	case strings.ContainsAny(url, "\n\r\x00"):
+		return "", errors.New("remote contains a control character")
+	case strings.Contains(url, "://"), scpLike.MatchString(url):
+		return url, nil
+	}
+	if strings.HasPrefix(url, "-") {
+		return "", fmt.Errorf("remote %q must not start with '-'", url)
+	}
+	if !filepath.IsAbs(url) {
+		url = filepath.Join(base, url)
+	}
+	return filepath.Clean(url), nil
+}
+
+// SetRemote records url (a URL or a path, made absolute) as the state
+// remote in .planq/config.yaml.
+func (s *Store) SetRemote(url string, base string) (string, error) {
+	u, err := NormalizeRemote(url, base)
+	if err != nil {
+		return "", err
+	}
+	if err := config.Set(s.Root, "state.remote", u); err != nil {
+		return "", err
+	}
+	s.Config.State.Remote = u
+	return u, nil
+}
+
+// remoteURL returns the configured remote, preferring file:// for paths.
+func (s *Store) remoteURL() (string, bool, error) {
+	u := s.Config.State.Remote
+	if u == "" {
+		return "", false, fmt.Errorf("%w; set one with `planq state remote URL` (a URL or a path)", ErrNoRemote)
+	}
+	local := !strings.Contains(u, "://") && !scpLike.MatchString(u)
+	if after, ok := strings.CutPrefix(u, "file://"); ok {
+		u, local = after, true
+	}
+	return u, local, nil
+}
+
+func (s *Store) gitRemote(r *repo, url string) *git.Remote {
+	return git.NewRemote(r.st, &gitconfig.RemoteConfig{Name: remoteName, URLs: []string{url}})
+}
+
+// fetch copies the remote's branches to refs/remotes/origin/*.
+func (s *Store) fetch(ctx context.Context, r *repo, url string) (map[string]plumbing.Hash, error) {
+	err := s.gitRemote(r, url).FetchContext(ctx, &git.FetchOptions{
+		RemoteName: remoteName,
+		RefSpecs:   []gitconfig.RefSpec{"+refs/heads/*:refs/remotes/" + remoteName + "/*"},
+		Tags:       git.NoTags,
+		Prune:      true,
+	})
+	switch {
+	case err == nil, errors.Is(err, git.NoErrAlreadyUpToDate):
+	case errors.Is(err, transport.ErrEmptyRemoteRepository):
+		return map[string]plumbing.Hash{}, nil
+	default:
+		return nil, fmt.Errorf("fetch from %s: %w", url, err)
+	}
+	out := map[string]plumbing.Hash{}
+	iter, err := r.st.IterReferences()
+	if err != nil {
+		return nil, err
+	}
+	prefix := "refs/remotes/" + remoteName + "/"
+	err = iter.ForEach(func(ref *plumbing.Reference) error {
+		if b, ok := strings.CutPrefix(ref.Name().String(), prefix); ok && ref.Type() == plumbing.HashReference {
+			out[b] = ref.Hash()
+		}
+		return nil
+	})
+	return out, err
+}
+
+// Pull fetches the remote's branches and brings each local branch up to
+// date: a new branch is created, a branch behind is fast-forwarded, and a
+// branch that diverged is merged — its append-only logs as the union of
+// their entries, other files when only one side changed them (or by prefer).
+// A worktree with the branch checked out gets its files and index updated in
+// the same step; when it has uncommitted edits to files the pull would
+// change, that branch is refused and left as it was.
+func (s *Store) Pull(ctx context.Context, prefer string) ([]SyncResult, error) {
+	if prefer != PreferNone && prefer != PreferLocal && prefer != PreferRemote {
+		return nil, fmt.Errorf("prefer %q: use local or remote", prefer)
+	}
+	url, _, err := s.remoteURL()
+	if err != nil {
+		return nil, err
+	}
+	lk, err := s.lock(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer lk.release()
+	if _, err := s.initLocked(ctx); err != nil {
+		return nil, err
+	}
+	r, err := openRepo(s.Bare)
+	if err != nil {
+		return nil, err
+	}
+	remote, err := s.fetch(ctx, r, url)
+	if err != nil {
+		return nil, err
+	}
+	var results []SyncResult
+	var refused []string
+	for _, b := range sortedKeys(remote) {
+		if b != GlobalBranch && (!strings.HasPrefix(b, AgentPrefix) || ValidAgentName(strings.TrimPrefix(b, AgentPrefix)) != nil) {
+			continue // not planq's
+		}
+		res, err := s.pullBranch(ctx, r, b, remote[b], prefer)
+		if err != nil {
+			res = SyncResult{Branch: b, Action: "refused", Detail: err.Error()}
+			refused = append(refused, b)
+		}
+		results = append(results, res)
+	}
+	if len(refused) > 0 {
+		return results, fmt.Errorf("%w: pull refused for %s (details above); the other branches were updated", ErrDiverged, strings.Join(refused, ", "))
+	}
+	return results, nil
+}
+
+// pullBranch brings one local branch up to date with the remote's head.
+func (s *Store) pullBranch(ctx context.Context, r *repo, branch string, theirs plumbing.Hash, prefer string) (SyncResult, error) {
+	res := SyncResult{Branch: branch}
+	ours, err := r.head(branch)
+	if err != nil {
+		return res, err
+	}
+	if ours.IsZero() {
+		res.Action = "created"
+		return res, r.setBranch(ctx, branch, theirs, plumbing.ZeroHash)
+	}
+	if ours == theirs {
+		res.Action = "up-to-date"
+		return res, nil
+	}
+	oc, err := r.commit(ours)
+	if err != nil {
+		return res, err
+	}
+	tc, err := r.commit(theirs)
+	if err != nil {
+		return res, err
+	}
+	if ok, err := tc.IsAncestor(oc); err != nil {
+		return res, err
+	} else if ok {
+		res.Action = "ahead"
+		return res, nil
+	}
+	var next plumbing.Hash
+	if ok, err := oc.IsAncestor(tc); err != nil {
+		return res, err
+	} else if ok {
+		res.Action, next = "fast-forward", theirs
+	} else {
+		tree, detail, err := s.mergeTrees(r, branch, oc, tc, prefer)
+		if err != nil {
+			return res, err
+		}
+		next, err = r.writeCommit(tree, []plumbing.Hash{ours, theirs}, fmt.Sprintf("pull: merge %s from the remote\n\n%s", branch, detail), s.signature())
+		if err != nil {
+			return res, err
+		}
+		res.Action, res.Detail = "merged", detail
+	}
+	return res, s.moveBranch(ctx, r, branch, ours, next)
+}
+
+// moveBranch points branch from old to next, first checking that no
+// worktree holding it has uncommitted edits to the files that change, then
+// updating those worktrees' files and index.
+func (s *Store) moveBranch(ctx context.Context, r *repo, branch string, old, next plumbing.Hash) error {
+	oldTree, err := r.commitTree(old)
+	if err != nil {
+		return err
+	}
+	newTree, err := r.commitTree(next)
+	if err != nil {
+		return err
+	}
+	wts, err := worktreesOn(s.Bare, branch)
+	if err != nil {
+		return err
+	}
+	if len(wts) > 0 {
+		changed, err := changedPaths(r, oldTree, newTree)
+		if err != nil {
+			return err
+		}
+		for i := range wts {
+			dirty, err := dirtyPaths(r, &wts[i], oldTree)
+			if err != nil {
+				return err
+			}
+			var clash []string
+			for _, p := range dirty {
+				if changed[p] {
+					clash = append(clash, p)
+				}
+			}
+			if len(clash) > 0 {
+				return fmt.Errorf("%s has uncommitted edits to %s, which the update changes; commit them (git -C %s commit -am ...) or discard them, then pull again", wts[i].Path, strings.Join(clash, ", "), wts[i].Path)
+			}
+		}
+	}
+	if err := r.setBranch(ctx, branch, next, old); err != nil {
+		return err
+	}
+	for i := range wts {
+		if err := checkoutTree(r, &wts[i], oldTree, newTree); err != nil {
+			return fmt.Errorf("branch %s updated, but its worktree %s was not: %w", branch, wts[i].Path, err)
+		}
+	}
+	return nil
+}
+
+// changedPaths lists the files that differ between two trees.
+func changedPaths(r *repo, a, b plumbing.Hash) (map[string]bool, error) {
+	af, err := r.treeFiles(a)
+	if err != nil {
+		return nil, err
+	}
+	bf, err := r.treeFiles(b)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]bool{}
+	for p, e := range af {
+		if o, ok := bf[p]; !ok || o.Hash != e.Hash {
+			out[p] = true
+		}
+	}
+	for p := range bf {
+		if _, ok := af[p]; !ok {
+			out[p] = true
+		}
+	}
+	return out, nil
+}
+
+// logFamilies are the append-only files, merged as unions of entries.
+var logFamilies = []string{ChangelogFile, LearningsFile, DecisionsFile}
+
+// familyOf returns the append-only file p belongs to (itself or one of its
+// archive segments), or "".
+func familyOf(p string) string {
+	for _, f := range logFamilies {
+		if p == f {
+			return f
+		}
+		if _, ok := archiveNumber(f, p); ok {
+			return f
+		}
+	}
+	return ""
+}
+
+// mergeTrees merges the trees of two diverged commits: our append-only logs
+// plus the entries only theirs have, appended; other files three-way against
+// the merge base (or an empty tree for unrelated histories).
+func (s *Store) mergeTrees(r *repo, branch string, ours, theirs *object.Commit, prefer string) (plumbing.Hash, string, error) {
+	var base plumbing.Hash
+	if bases, err := ours.MergeBase(theirs); err == nil && len(bases) > 0 {
+		base = bases[0].TreeHash
+	}
+	bf, err := r.treeFiles(base)
+	if err != nil {
+		return plumbing.ZeroHash, "", err
+	}
+	of, err := r.treeFiles(ours.TreeHash)
+	if err != nil {
+		return plumbing.ZeroHash, "", err
+	}
+	tf, err := r.treeFiles(theirs.TreeHash)
+	if err != nil {
+		return plumbing.ZeroHash, "", err
+	}
+	tx := s.newTx(r, branch, ours.Hash, ours.TreeHash)
+	var conflicts, notes []string
+	paths := map[string]bool{}
+	for p := range of {
+		paths[p] = true
+	}
+	for p := range tf {
+		paths[p] = true
+	}
+	for _, p := range sortedKeys(paths) {
+		if familyOf(p) != "" {
+			continue
+		}
+		o, inO := of[p]
+		t, inT := tf[p]
+		b, inB := bf[p]
+		same := func(x object.TreeEntry, inX bool, y object.TreeEntry, inY bool) bool {
+			return inX == inY && (!inX || x.Hash == y.Hash)
+		}
+		switch {
+		case same(o, inO, t, inT), same(t, inT, b, inB):
+			continue // identical, or only we changed it
+		case same(o, inO, b, inB) || prefer == PreferRemote:
+			if !same(o, inO, b, inB) {
+				notes = append(notes, "took the remote's "+p)
+			}
+			if !inT {
+				tx.Delete(p)
+				continue
+			}
+			data, err := r.blob(t.Hash)
+			if err != nil {
+				return plumbing.ZeroHash, "", err
+			}
+			tx.Write(p, data)
+		case prefer == PreferLocal:
+			notes = append(notes, "kept our "+p)
+		default:
+			conflicts = append(conflicts, p)
+		}
+	}
+	if len(conflicts) > 0 {
+		return plumbing.ZeroHash, "", fmt.Errorf("%w: %s changed both here and on the remote (%s); run `planq state pull --prefer local` to keep yours or `--prefer remote` to take theirs (logs, learnings and decisions are merged either way)", ErrDiverged, branch, strings.Join(conflicts, ", "))
+	}
+	for _, fam := range logFamilies {
+		ourData, err := familyBytes(r, ours.TreeHash, fam)
+		if err != nil {
+			return plumbing.ZeroHash, "", err
+		}
+		theirData, err := familyBytes(r, theirs.TreeHash, fam)
+		if err != nil {
+			return plumbing.ZeroHash, "", err
+		}
+		merged, added, _ := changelog.MergeFile(ourData, theirData)
+		if len(added) == 0 {
+			continue
+		}
+		if err := appendSegmented(tx, fam, merged[len(ourData):]); err != nil {
+			return plumbing.ZeroHash, "", err
+		}
+		notes = append(notes, fmt.Sprintf("%s: %d entries from the remote", fam, len(added)))
+	}
+	tree, _, err := tx.buildTree()
+	return tree, strings.Join(notes, "\n"), err
+}
+
+// familyBytes concatenates an append-only file's archive segments and live
+// file, oldest first.
+func familyBytes(r *repo, tree plumbing.Hash, fam string) ([]byte, error) {
+	segs, err := archiveList(r, tree, fam)
+	if err != nil {
+		return nil, err
+	}
+	var out []byte
+	for _, p := range append(segs, fam) {
+		data, _, err := r.readFile(tree, p)
+		if err != nil {
+			return nil, err
+		}
+		if len(out) > 0 && len(data) > 0 && out[len(out)-1] != '\n' {
+			out = append(out, '\n')
+		}
+		out = append(out, data...)
+	}
+	return out, nil
+}
+
+// Push sends every local planq branch that is ahead of the remote (or new
+// there). It fetches first and refuses branches the remote has commits for
+// that are not here: pull first. A local path that does not exist yet is
+// created as a bare repo.
+func (s *Store) Push(ctx context.Context) ([]SyncResult, error) {
+	url, local, err := s.remoteURL()
+	if err != nil {
+		return nil, err
+	}
+	if !s.Initialized() {
+		return nil, fmt.Errorf("%w for project %s; nothing to push", ErrNotInitialized, s.Project)
+	}
+	if local {
+		if _, err := os.Stat(url); errors.Is(err, os.ErrNotExist) {
+			if _, err := git.PlainInit(url, true); err != nil {
+				return nil, fmt.Errorf("create the remote %s: %w", url, err)
+			}
+			_ = os.WriteFile(filepath.Join(url, "HEAD"), []byte("ref: refs/heads/"+GlobalBranch+"\n"), 0o644)
+		}
+	}
+	r, err := openRepo(s.Bare)
+	if err != nil {
+		return nil, err
+	}
+	remote, err := s.fetch(ctx, r, url)
+	if err != nil {
+		return nil, err
+	}
+	branches, err := r.branches()
+	if err != nil {
+		return nil, err
+	}
+	var results []SyncResult
+	var specs []gitconfig.RefSpec
+	var behind []string
+	for _, b := range branches {
+		if b != GlobalBranch && !strings.HasPrefix(b, AgentPrefix) {
+			continue
+		}
+		ours, err := r.head(b)
+		if err != nil {
+			return nil, err
+		}
+		theirs, ok := remote[b]
+		res := SyncResult{Branch: b}
+		switch {
+		case !ok:
+			res.Action = "pushed"
+			res.Detail = "new on the remote"
+		case theirs == ours:
+			res.Action = "up-to-date"
+		default:
+			oc, err := r.commit(ours)
+			if err != nil {
+				return nil, err
+			}
+			tc, err := r.commit(theirs)
+			if err != nil {
+				return nil, err
+			}
+			if ahead, err := tc.IsAncestor(oc); err != nil {
+				return nil, err
+			} else if ahead {
+				res.Action = "pushed"
+			} else {
+				res.Action, res.Detail = "behind", "the remote has commits this repo lacks; run `planq state pull` first"
+				behind = append(behind, b)
+			}
+		}
+		if res.Action == "pushed" {
+			specs = append(specs, gitconfig.RefSpec("refs/heads/"+b+":refs/heads/"+b))
+		}
+		results = append(results, res)
+	}
+	if len(specs) > 0 {
+		err := s.gitRemote(r, url).PushContext(ctx, &git.PushOptions{RemoteName: remoteName, RefSpecs: specs})
+		if err != nil && !errors.Is(err, git.NoErrAlreadyUpToDate) {
+			return results, fmt.Errorf("push to %s: %w", url, err)
+		}
+		// Record what the remote now has, so status is right without a fetch.
+		for _, spec := range specs {
+			b := strings.TrimPrefix(spec.Src(), "refs/heads/")
+			h, _ := r.head(b)
+			_ = r.st.SetReference(plumbing.NewHashReference(plumbing.ReferenceName("refs/remotes/"+remoteName+"/"+b), h))
+		}
+	}
+	if len(behind) > 0 {
+		return results, fmt.Errorf("%w: %s not pushed, the remote is ahead; run `planq state pull`, then push again", ErrDiverged, strings.Join(behind, ", "))
+	}
+	return results, nil
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
