@@ -35,6 +35,7 @@ var (
 	ErrImmutable      = errors.New("commit is immutable")
 	ErrPushRefused    = errors.New("push refused")
 	ErrNoSuchRevision = errors.New("no such revision")
+	ErrBadRevset      = errors.New("invalid revision expression")
 	ErrConflict       = errors.New("conflict")
 )
 
@@ -474,8 +475,10 @@ func classify(msg string) error {
 		return ErrNotRepo
 	case strings.Contains(m, "is immutable") || strings.Contains(m, "immutable commit"):
 		return ErrImmutable
+	case strings.Contains(m, "failed to parse revset") || strings.Contains(m, "revset function") && strings.Contains(m, "doesn't exist"):
+		return ErrBadRevset
 	case strings.Contains(m, "doesn't exist") || strings.Contains(m, "does not exist") && strings.Contains(m, "revision"),
-		strings.Contains(m, "no such revision"), strings.Contains(m, "failed to parse revset"), strings.Contains(m, "revset") && strings.Contains(m, "resolved to no"):
+		strings.Contains(m, "no such revision"), strings.Contains(m, "revset") && strings.Contains(m, "resolved to no"):
 		return ErrNoSuchRevision
 	case strings.Contains(m, "refusing to") || strings.Contains(m, "won't push") || strings.Contains(m, "rejected") ||
 		strings.Contains(m, "failed to push") || strings.Contains(m, "push") && strings.Contains(m, "failed"):

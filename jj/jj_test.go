@@ -191,6 +191,11 @@ func TestTypedErrors(t *testing.T) {
 		t.Errorf("Show(nosuchrev): %v, want ErrNoSuchRevision", err)
 	}
 
+	_, err = jj.New(dir).Show(ctx, "@@@(")
+	if !errors.Is(err, jj.ErrBadRevset) || errors.Is(err, jj.ErrNoSuchRevision) {
+		t.Errorf("Show(@@@(): %v, want ErrBadRevset only", err)
+	}
+
 	err = jj.New(dir).Describe(ctx, "root()", "x")
 	if !errors.Is(err, jj.ErrImmutable) {
 		t.Errorf("Describe(root()): %v, want ErrImmutable", err)

@@ -31,7 +31,13 @@ type session struct {
 
 func connect(t *testing.T, dir string) *session {
 	t.Helper()
-	c, err := client.NewInProcessClient(planqmcp.New(planqmcp.Options{Dir: dir, Version: "test"}))
+	return connectWith(t, planqmcp.Options{Dir: dir, Version: "test"})
+}
+
+func connectWith(t *testing.T, opts planqmcp.Options) *session {
+	t.Helper()
+	dir := opts.Dir
+	c, err := client.NewInProcessClient(planqmcp.New(opts))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -398,5 +404,28 @@ func TestPushRefusesUndescribedAndDryRunChangesNothing(t *testing.T) {
 	_, text = s.call("jj_push", map[string]any{"bookmark": "../evil"}, true)
 	if !strings.Contains(text, "bookmark") {
 		t.Errorf("bad bookmark name: %q", text)
+	}
+}
+
+func TestJJMissingNamesInstallCommand(t *testing.T) {
+	testenv.Isolate(t)
+	dir := testenv.JJRepo(t)
+	s := connectWith(t, planqmcp.Options{Dir: dir, JJBin: filepath.Join(t.TempDir(), "jj")})
+	_, text := s.call("jj_status", nil, true)
+	if !strings.Contains(text, "not installed") || !strings.Contains(text, "install-jj.sh") {
+		t.Errorf("jj missing: %q; want it to name the install command", text)
+	}
+}
+
+func TestJJFailureCarriesJJMessage(t *testing.T) {
+	testenv.Isolate(t)
+	s := connect(t, testenv.JJRepo(t))
+	_, text := s.call("query_ancestor", map[string]any{"change_id": "@@@("}, true)
+	if !strings.Contains(text, "revset") || strings.Contains(text, "abandoned") || strings.Contains(text, "exit status") || strings.Contains(text, "*jj.Error") {
+		t.Errorf("bad revset: %q; want jj's own message, no Go error chain", text)
+	}
+	_, text = s.call("jj_init", map[string]any{"description": "x", "base": "nosuchbase"}, true)
+	if !strings.Contains(text, "nosuchbase") {
+		t.Errorf("unknown base: %q; want jj's message naming it", text)
 	}
 }
