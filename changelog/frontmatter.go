@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"gopkg.in/yaml.v3"
@@ -25,15 +26,19 @@ type rawEntry struct {
 	To           string   `yaml:"to"`
 	NextSteps    []string `yaml:"next_steps"`
 	Status       string   `yaml:"status"`
+
+	ts    time.Time // set by the fast path instead of Timestamp
+	hasTS bool
 }
 
 // errSlow makes the fast path hand the front matter to yaml.v3.
 var errSlow = errors.New("not in the fast subset")
 
 // parseFrontMatter parses and validates the lines between the "---" lines.
-func parseFrontMatter(lines [][]byte) (Entry, error) {
+// intern, when not nil, shares the strings of repeated agent names.
+func parseFrontMatter(lines [][]byte, intern map[string]string) (Entry, error) {
 	var r rawEntry
-	err := fastFrontMatter(lines, &r)
+	err := fastFrontMatter(lines, &r, intern)
 	if err == errSlow {
 		r = rawEntry{}
 		err = yamlFrontMatter(lines, &r)
@@ -72,7 +77,7 @@ func yamlMsg(err error) string {
 // fastFrontMatter parses the subset of YAML that Marshal writes — one
 // "key: value" per line, plain or double-quoted scalars, one-line flow
 // lists — with the values yaml.v3 would give. Anything else returns errSlow.
-func fastFrontMatter(lines [][]byte, r *rawEntry) error {
+func fastFrontMatter(lines [][]byte, r *rawEntry, intern map[string]string) error {
 	var seen uint16
 	for _, l := range lines {
 		l = bytes.TrimRight(l, " \t")
@@ -128,8 +133,23 @@ func fastFrontMatter(lines [][]byte, r *rawEntry) error {
 			return errSlow // duplicate key: yaml.v3 reports it
 		}
 		seen |= bit
+		if bit == 2 {
+			if t, ok := parseTimeZ(val); ok {
+				r.ts, r.hasTS = t, true
+				continue
+			}
+		}
+		if bit == 4 || bit == 8 || bit == 256 { // agent, type, status repeat: share their strings
+			if v, ok := intern[string(val)]; ok {
+				*str = v
+				continue
+			}
+		}
 		if str != nil {
 			v, ok := fastScalar(val, false)
+			if ok && intern != nil && (bit == 4 || bit == 8 || bit == 256) && len(intern) < 4096 && string(val) == v {
+				intern[v] = v
+			}
 			if !ok {
 				return errSlow
 			}
@@ -324,4 +344,52 @@ func yamlPrintable(l []byte) bool {
 		i += size
 	}
 	return true
+}
+
+// parseTimeZ reads the timestamps Marshal writes, "2006-01-02T15:04:05Z"
+// with an optional fraction of up to nine digits, without allocating.
+func parseTimeZ(b []byte) (time.Time, bool) {
+	if len(b) < 20 || b[len(b)-1] != 'Z' || b[4] != '-' || b[7] != '-' || b[10] != 'T' || b[13] != ':' || b[16] != ':' {
+		return time.Time{}, false
+	}
+	num := func(s []byte) (int, bool) {
+		n := 0
+		for _, c := range s {
+			if c < '0' || c > '9' {
+				return 0, false
+			}
+			n = n*10 + int(c-'0')
+		}
+		return n, true
+	}
+	year, ok1 := num(b[0:4])
+	month, ok2 := num(b[5:7])
+	day, ok3 := num(b[8:10])
+	hour, ok4 := num(b[11:13])
+	minute, ok5 := num(b[14:16])
+	sec, ok6 := num(b[17:19])
+	if !(ok1 && ok2 && ok3 && ok4 && ok5 && ok6) {
+		return time.Time{}, false
+	}
+	nsec := 0
+	if frac := b[19 : len(b)-1]; len(frac) > 0 {
+		if frac[0] != '.' || len(frac) < 2 || len(frac) > 10 {
+			return time.Time{}, false
+		}
+		f, ok := num(frac[1:])
+		if !ok {
+			return time.Time{}, false
+		}
+		for i := len(frac) - 1; i < 9; i++ {
+			f *= 10
+		}
+		nsec = f
+	} else if len(b) != 20 {
+		return time.Time{}, false
+	}
+	t := time.Date(year, time.Month(month), day, hour, minute, sec, nsec, time.UTC)
+	if t.Year() != year || int(t.Month()) != month || t.Day() != day || t.Hour() != hour || t.Minute() != minute || t.Second() != sec {
+		return time.Time{}, false // out of range, e.g. February 30
+	}
+	return t, true
 }

@@ -129,7 +129,10 @@ func QuickTitle(body string) string {
 			continue
 		}
 		l = strings.TrimLeft(l, "#>*-+ \t")
-		l = strings.TrimSpace(strings.NewReplacer("**", "", "__", "", "`", "").Replace(l))
+		if strings.Contains(l, "**") || strings.Contains(l, "__") || strings.Contains(l, "`") {
+			l = strings.ReplaceAll(strings.ReplaceAll(strings.ReplaceAll(l, "**", ""), "__", ""), "`", "")
+		}
+		l = strings.TrimSpace(l)
 		if l != "" {
 			return shortTitle(l)
 		}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"time"
 )
@@ -131,16 +132,22 @@ func trimCR(b []byte) []byte {
 // a large file without holding all of it; see Parse for the format rules.
 type Scanner struct {
 	src      lineSource
+	data     string // the whole input when parsing from memory ("" otherwise)
 	queue    []line // lines to read again (look-ahead and replays)
 	problems []Problem
 	cur      Entry
 
-	open    bool // an entry's body is being collected
-	entry   Entry
-	body    []byte
-	pending *line // an entry's opening "---", front matter not read yet
-	fence   fence
-	first   bool // no line read yet (for a byte-order mark)
+	open       bool // an entry's body is being collected
+	entry      Entry
+	body       []byte // body lines when reading a stream
+	bodyStart  int64  // offset of the body's first line
+	hasPending bool   // pending holds an entry's opening "---", front matter not read yet
+	pending    line
+	fence      fence
+	first      bool     // no line read yet (for a byte-order mark)
+	fm         []line   // front matter lines, reused
+	fmb        [][]byte // the same as byte slices, reused
+	intern     map[string]string
 }
 
 // NewScanner returns a Scanner reading from r.
@@ -149,7 +156,7 @@ func NewScanner(r io.Reader) *Scanner {
 }
 
 func newBytesScanner(data []byte) *Scanner {
-	return &Scanner{src: &bytesSource{data: data}, first: true}
+	return &Scanner{src: &bytesSource{data: data}, data: string(data), first: true}
 }
 
 // Entry returns the entry found by the last successful Scan.
@@ -190,12 +197,12 @@ func (s *Scanner) peek() (line, bool) {
 // problems; it returns false at the end of input or on a read error.
 func (s *Scanner) Scan() bool {
 	for {
-		if s.pending != nil {
-			st := *s.pending
-			s.pending = nil
+		if s.hasPending {
+			s.hasPending = false
 			s.fence = fence{}
-			s.open = s.frontMatter(st)
+			s.open = s.frontMatter(s.pending)
 			s.body = s.body[:0]
+			s.bodyStart = -1
 			continue
 		}
 		l, ok := s.next()
@@ -208,7 +215,7 @@ func (s *Scanner) Scan() bool {
 		}
 		if isDash(l.b) {
 			if nx, ok := s.peek(); ok && startsEntry(nx.b, s.fence.inside()) {
-				s.pending = &l
+				s.pending, s.hasPending = l, true
 				if s.open {
 					s.finish(l.off)
 					return true
@@ -218,8 +225,13 @@ func (s *Scanner) Scan() bool {
 		}
 		s.fence.update(l.b)
 		if s.open {
-			s.body = append(s.body, l.b...)
-			s.body = append(s.body, '\n')
+			if s.bodyStart < 0 {
+				s.bodyStart = l.off
+			}
+			if s.data == "" {
+				s.body = append(s.body, l.b...)
+				s.body = append(s.body, '\n')
+			}
 		}
 	}
 }
@@ -227,7 +239,15 @@ func (s *Scanner) Scan() bool {
 // finish completes the open entry, whose text ends at byte offset end.
 func (s *Scanner) finish(end int64) {
 	e := s.entry
-	e.Body = normBody(string(s.body))
+	switch {
+	case s.bodyStart < 0:
+	case s.data != "":
+		// In memory: the body is a substring of the input, unless it has
+		// CR line ends to drop.
+		e.Body = normBody(s.data[s.bodyStart:end])
+	default:
+		e.Body = normBody(string(s.body))
+	}
 	e.end = end
 	if e.ID == "" {
 		e.ID = ComputeID(e)
@@ -240,7 +260,7 @@ func (s *Scanner) finish(end int64) {
 // entry; on a problem it records it, puts the lines it read back for
 // scanning, and reports false.
 func (s *Scanner) frontMatter(st line) bool {
-	var fm []line
+	fm := s.fm[:0]
 	closed := false
 	for len(fm) <= maxFrontMatterLines {
 		l, ok := s.next()
@@ -253,9 +273,10 @@ func (s *Scanner) frontMatter(st line) bool {
 			break
 		}
 	}
+	s.fm = fm
 	fail := func(msg string) bool {
 		s.problems = append(s.problems, Problem{Line: st.n, Message: msg})
-		s.queue = append(fm, s.queue...)
+		s.queue = append(slices.Clone(fm), s.queue...)
 		return false
 	}
 	if !closed {
@@ -264,11 +285,15 @@ func (s *Scanner) frontMatter(st line) bool {
 		}
 		return fail("front matter is not closed by a \"---\" line before the end of the file")
 	}
-	lines := make([][]byte, len(fm)-1)
-	for i := range lines {
-		lines[i] = fm[i].b
+	lines := s.fmb[:0]
+	for _, l := range fm[:len(fm)-1] {
+		lines = append(lines, l.b)
 	}
-	e, err := parseFrontMatter(lines)
+	s.fmb = lines
+	if s.intern == nil {
+		s.intern = map[string]string{}
+	}
+	e, err := parseFrontMatter(lines, s.intern)
 	if err != nil {
 		return fail(err.Error())
 	}
@@ -300,7 +325,7 @@ func Parse(r io.Reader) ([]Entry, []Problem, error) {
 // ParseBytes is Parse over an in-memory file; it cannot fail.
 func ParseBytes(data []byte) ([]Entry, []Problem) {
 	s := newBytesScanner(data)
-	var out []Entry
+	out := make([]Entry, 0, bytes.Count(data, []byte("\n---\n"))/2+1)
 	for s.Scan() {
 		out = append(out, s.Entry())
 	}
@@ -413,14 +438,18 @@ func finishEntry(r *rawEntry) (Entry, error) {
 	if r.Agent == "" {
 		return e, errors.New("front matter has no agent")
 	}
-	if r.Timestamp == "" {
-		return e, errors.New("front matter has no timestamp")
+	if r.hasTS {
+		e.Timestamp = r.ts
+	} else {
+		if r.Timestamp == "" {
+			return e, errors.New("front matter has no timestamp")
+		}
+		ts, err := time.Parse(time.RFC3339Nano, r.Timestamp)
+		if err != nil {
+			return e, fmt.Errorf("timestamp %q is not RFC 3339 (like 2026-01-20T10:30:00Z)", r.Timestamp)
+		}
+		e.Timestamp = ts
 	}
-	ts, err := time.Parse(time.RFC3339Nano, r.Timestamp)
-	if err != nil {
-		return e, fmt.Errorf("timestamp %q is not RFC 3339 (like 2026-01-20T10:30:00Z)", r.Timestamp)
-	}
-	e.Timestamp = ts
 	if e.ID != "" && !ValidID(e.ID) {
 		return e, fmt.Errorf("id %q is not pq- followed by 8 lowercase hex digits", e.ID)
 	}

@@ -86,18 +86,19 @@ type Doc struct {
 	Kind   Kind      // what it is
 	Source string    // where it lives, e.g. "agent" or "global"; filtered by Options.Sources
 	Group  string    // what it was read from (e.g. "agent:learnings.md"); see Index.Sync
-	Title  string    // short title, shown in hits and indexed
+	Title  string    // short title, shown in hits and indexed; empty: the body's first line
 	Fields string    // extra indexed text (agent, decision, alternatives, rationale, …)
 	Body   string    // Markdown body
 	Date   time.Time // when it was written; newer wins ties
 }
 
 // FromEntry turns a changelog entry into a document of the matching kind
-// from source; its Group is left for the caller.
+// from source; its Group is left for the caller. The title is the decision
+// for decisions and left empty otherwise: a hit without a title gets the
+// body's QuickTitle, computed only for the hits.
 func FromEntry(e changelog.Entry, source string) Doc {
 	d := Doc{ID: e.ID, Kind: KindOf(e.Type), Source: source, Body: e.Body, Date: e.Timestamp}
-	d.Title = changelog.QuickTitle(e.Body)
-	if e.Decision != "" && (d.Title == "" || e.Type == changelog.TypeDecision) {
+	if e.Decision != "" && (e.Type == changelog.TypeDecision || strings.TrimSpace(e.Body) == "") {
 		d.Title = e.Decision
 	}
 	var f strings.Builder
@@ -231,6 +232,13 @@ func (x *Index) Len() int {
 func (x *Index) Add(docs ...Doc) error {
 	x.mu.Lock()
 	defer x.mu.Unlock()
+	return x.addMany(docs)
+}
+
+func (x *Index) addMany(docs []Doc) error {
+	if len(docs) >= bulkMin {
+		return x.addBulk(docs)
+	}
 	for i := range docs {
 		if err := x.add(docs[i]); err != nil {
 			return err
@@ -257,12 +265,14 @@ func (x *Index) Sync(group string, docs []Doc) error {
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	keep := make(map[docKey]struct{}, len(docs))
-	for _, d := range docs {
+	grouped := make([]Doc, len(docs))
+	for i, d := range docs {
 		d.Group = group
-		if err := x.add(d); err != nil {
-			return err
-		}
+		grouped[i] = d
 		keep[docKey{d.Source, d.ID}] = struct{}{}
+	}
+	if err := x.addMany(grouped); err != nil {
+		return err
 	}
 	for k := range x.groups[group] {
 		if _, ok := keep[k]; !ok {
@@ -529,8 +539,12 @@ func (t *topK) hits(terms []string, snippetLen int) []Hit {
 	out := make([]Hit, len(t.list))
 	for i, c := range t.list {
 		d := c.doc
+		title := d.Title
+		if title == "" {
+			title = changelog.QuickTitle(d.Body)
+		}
 		out[i] = Hit{
-			ID: d.ID, Kind: d.Kind, Source: d.Source, Title: d.Title, Date: d.Date,
+			ID: d.ID, Kind: d.Kind, Source: d.Source, Title: title, Date: d.Date,
 			Score:   math.Round(c.score*1e4) / 1e4,
 			Snippet: snippet(d, terms, snippetLen),
 		}

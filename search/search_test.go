@@ -269,3 +269,40 @@ func TestGenerateIsRealistic(t *testing.T) {
 		t.Errorf("kinds %v, mean body %d bytes", kinds, size/len(docs))
 	}
 }
+
+func TestBulkAddMatchesOneByOne(t *testing.T) {
+	docs := Generate(6000, 4)
+	// Later copies in the batch replace earlier ones, as one-by-one adds do.
+	for i := range 100 {
+		d := docs[i]
+		d.Body = "replaced body about a unique zebra"
+		docs = append(docs, d)
+	}
+	bulk, single := NewIndex(), NewIndex()
+	if err := bulk.Add(docs[:100]...); err != nil { // some already present: replaced or kept
+		t.Fatal(err)
+	}
+	if err := bulk.Add(docs...); err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range docs {
+		single.Add(d)
+	}
+	if bulk.Len() != 6000 || single.Len() != 6000 {
+		t.Fatalf("Len bulk %d single %d, want 6000", bulk.Len(), single.Len())
+	}
+	for _, q := range []string{"zebra", "retry token", "migration schema", "deadlock"} {
+		a, b := bulk.Search(q, Options{Limit: 30}), single.Search(q, Options{Limit: 30})
+		if !reflect.DeepEqual(a, b) {
+			t.Errorf("%q: bulk %v\nsingle %v", q, ids(a), ids(b))
+		}
+	}
+	if got := bulk.Search("zebra", Options{Limit: 1000}); len(got) != 100 {
+		t.Errorf("zebra: %d hits, want the 100 replaced docs", len(got))
+	}
+	// A large Sync removes what is gone.
+	bulk.Sync("", docs[3000:6000])
+	if bulk.Len() != 3000 {
+		t.Errorf("after Sync: Len %d, want 3000", bulk.Len())
+	}
+}
