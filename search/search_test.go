@@ -55,6 +55,8 @@ func TestRanking(t *testing.T) {
 		{"only stop words still search", "the", Options{}, []string{"pq-00000001"}, false},
 		{"limit", "jwt", Options{Limit: 2}, nil, false},
 		{"no match", "kubernetes", Options{}, nil, true},
+		{"plurals fold", "signatures", Options{}, []string{"pq-00000004"}, true},
+		{"plurals fold in documents too", "route routers", Options{}, []string{"pq-00000002", "pq-00000001"}, true},
 		{"punctuation only", "?!", Options{}, nil, true},
 	}
 	idx := NewIndex()

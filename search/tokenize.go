@@ -19,12 +19,17 @@ type tokenizer struct {
 func (t *tokenizer) each(s string, fn func(tok []byte, start, end int)) {
 	b := t.buf[:0]
 	start := -1
+	ascii := true
 	flush := func(end int) {
 		if start >= 0 && len(b) > 0 && len(b) <= maxToken {
+			if ascii {
+				b = stem(b)
+			}
 			fn(b, start, end)
 		}
 		b = b[:0]
 		start = -1
+		ascii = true
 	}
 	for i := 0; i < len(s); {
 		c := s[i]
@@ -57,6 +62,7 @@ func (t *tokenizer) each(s string, fn func(tok []byte, start, end int)) {
 			if start < 0 {
 				start = i
 			}
+			ascii = false
 			b = utf8.AppendRune(b, unicode.ToLower(r))
 		default:
 			flush(i)
@@ -65,6 +71,27 @@ func (t *tokenizer) each(s string, fn func(tok []byte, start, end int)) {
 	}
 	flush(len(s))
 	t.buf = b[:0]
+}
+
+// stem folds English plurals so that "tests" finds "test" and "retries"
+// finds "retry": a final "ies" becomes "y", and a final "s" goes unless the
+// word ends in "ss", "us" or "is" or is four letters or shorter. It applies
+// to ASCII words only.
+func stem(b []byte) []byte {
+	n := len(b)
+	if n <= 4 || b[n-1] != 's' {
+		return b
+	}
+	switch b[n-2] {
+	case 's', 'u', 'i':
+		return b
+	case 'e':
+		if b[n-3] == 'i' && n > 5 {
+			b[n-3] = 'y'
+			return b[:n-2]
+		}
+	}
+	return b[:n-1]
 }
 
 // isIdeograph reports whether r belongs to a script written without spaces,
