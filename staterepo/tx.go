@@ -40,10 +40,15 @@ type Tx struct {
 	idx    map[string]*index.Index // per worktree admin dir, loaded lazily
 	staged map[string]*fileChange
 	order  []string
+	msg    string // overrides the commit message when set
 	// fromDisk records paths whose base content was read from the worktree,
 	// with that content's length, enabling append-only worktree syncs.
 	fromDisk map[string]int
 }
+
+// SetMessage replaces the commit message, for writes that only know what
+// they did at the end.
+func (t *Tx) SetMessage(msg string) { t.msg = msg }
 
 // Branch returns the branch the transaction writes to.
 func (t *Tx) Branch() string { return t.branch }
@@ -304,6 +309,9 @@ func (t *Tx) commit(ctx context.Context, msg string) (plumbing.Hash, error) {
 	var parents []plumbing.Hash
 	if !t.head.IsZero() {
 		parents = []plumbing.Hash{t.head}
+	}
+	if t.msg != "" {
+		msg = t.msg
 	}
 	h, err := t.r.writeCommit(tree, parents, msg, t.s.signature())
 	if err != nil {

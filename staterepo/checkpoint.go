@@ -1,0 +1,357 @@
+package staterepo
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"gopkg.in/yaml.v3"
+
+	"github.com/planq-dev/planq/config"
+	"github.com/planq-dev/planq/jj"
+)
+
+// Owner is who made a checkpoint, which decides who may delete it.
+type Owner string
+
+// The owners: checkpoints made from the CLI belong to the user, those made
+// through planq_checkpoint to the model.
+const (
+	OwnerUser  Owner = "user"
+	OwnerModel Owner = "model"
+)
+
+// Checkpoint is a named save point of an agent's state and of the code: the
+// state branch's commit and the code repo's jj operation. It is stored as
+// checkpoints/<name>.yaml on the agent's branch, so it has history, travels
+// with push and pull, and a person can read it.
+type Checkpoint struct {
+	Name        string    `yaml:"name" json:"name"`
+	Owner       Owner     `yaml:"owner" json:"owner"`
+	Agent       string    `yaml:"agent" json:"agent"`
+	StateCommit string    `yaml:"state_commit" json:"state_commit"`   // the agent branch's commit when it was made
+	JJOp        string    `yaml:"jj_op,omitempty" json:"jj_op"`       // the code repo's jj operation id; empty outside jj repos
+	Created     time.Time `yaml:"created" json:"created"`             // when it was made
+	Note        string    `yaml:"note,omitempty" json:"note,omitempty"` // e.g. what an automatic checkpoint preceded
+}
+
+// ErrNoCheckpoint reports a checkpoint name that does not exist.
+var ErrNoCheckpoint = errors.New("no such checkpoint")
+
+// ErrNotOwner reports a model trying to delete a user's checkpoint.
+var ErrNotOwner = errors.New("checkpoint belongs to the user")
+
+func checkpointPath(name string) string { return CheckpointDir + "/" + name + ".yaml" }
+
+// jjOpHead returns the code repo's current jj operation, or "" when the
+// code repo is not a jj repo.
+func (s *Store) jjOpHead(ctx context.Context) (string, error) {
+	if _, err := os.Stat(filepath.Join(s.Root, ".jj")); err != nil {
+		return "", nil
+	}
+	op, err := jj.New(s.Root).OpHead(ctx)
+	if err != nil {
+		return "", fmt.Errorf("read the code repo's jj operation: %w", err)
+	}
+	return op, nil
+}
+
+// CreateCheckpoint records the agent's state and the code repo's jj
+// operation under name, owned by owner.
+func (s *Store) CreateCheckpoint(ctx context.Context, name string, owner Owner) (Checkpoint, error) {
+	if err := validCheckpointName(name); err != nil {
+		return Checkpoint{}, err
+	}
+	if owner != OwnerUser && owner != OwnerModel {
+		return Checkpoint{}, fmt.Errorf("checkpoint owner %q: use user or model", owner)
+	}
+	op, err := s.jjOpHead(ctx)
+	if err != nil {
+		return Checkpoint{}, err
+	}
+	var cp Checkpoint
+	_, err = s.Update(ctx, fmt.Sprintf("checkpoint: create %q (%s)", name, owner), func(tx *Tx) error {
+		if _, ok, err := tx.Read(checkpointPath(name)); err != nil {
+			return err
+		} else if ok {
+			return fmt.Errorf("checkpoint %q already exists; pick another name or delete it first", name)
+		}
+		cp = Checkpoint{Name: name, Owner: owner, Agent: s.Agent, StateCommit: tx.Head().String(), JJOp: op, Created: s.now().UTC().Truncate(time.Second)}
+		return writeCheckpoint(tx, cp)
+	})
+	return cp, err
+}
+
+func writeCheckpoint(tx *Tx, cp Checkpoint) error {
+	data, err := yaml.Marshal(cp)
+	if err != nil {
+		return fmt.Errorf("encode checkpoint: %w", err)
+	}
+	return tx.Write(checkpointPath(cp.Name), data)
+}
+
+// validCheckpointName checks a checkpoint name like an agent name.
+func validCheckpointName(name string) error {
+	if err := config.ValidName(name); err != nil {
+		return fmt.Errorf("checkpoint name: %w", err)
+	}
+	return nil
+}
+
+// Checkpoints lists the agent's checkpoints, oldest first.
+func (s *Store) Checkpoints(ctx context.Context) ([]Checkpoint, error) {
+	if !s.Initialized() {
+		return nil, nil
+	}
+	r, err := openRepo(s.Bare)
+	if err != nil {
+		return nil, err
+	}
+	head, err := r.head(s.Branch())
+	if err != nil || head.IsZero() {
+		return nil, err
+	}
+	tree, err := r.commitTree(head)
+	if err != nil {
+		return nil, err
+	}
+	files, err := r.treeFiles(tree)
+	if err != nil {
+		return nil, err
+	}
+	var out []Checkpoint
+	for p, e := range files {
+		name, ok := strings.CutPrefix(p, CheckpointDir+"/")
+		if !ok || !strings.HasSuffix(name, ".yaml") || strings.Contains(name, "/") {
+			continue
+		}
+		data, err := r.blob(e.Hash)
+		if err != nil {
+			return nil, err
+		}
+		cp, err := parseCheckpoint(data)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", p, err)
+		}
+		out = append(out, cp)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if !out[i].Created.Equal(out[j].Created) {
+			return out[i].Created.Before(out[j].Created)
+		}
+		return out[i].Name < out[j].Name
+	})
+	return out, nil
+}
+
+func parseCheckpoint(data []byte) (Checkpoint, error) {
+	var cp Checkpoint
+	if err := yaml.Unmarshal(data, &cp); err != nil {
+		return cp, fmt.Errorf("malformed checkpoint: %w", err)
+	}
+	if cp.Name == "" || plumbing.NewHash(cp.StateCommit).IsZero() {
+		return cp, errors.New("malformed checkpoint: name or state_commit missing")
+	}
+	if cp.Owner != OwnerUser && cp.Owner != OwnerModel {
+		cp.Owner = OwnerUser // unknown owners are protected
+	}
+	return cp, nil
+}
+
+// DeleteCheckpoint deletes a checkpoint. The model (by == OwnerModel) may
+// delete only its own; the user may delete any.
+func (s *Store) DeleteCheckpoint(ctx context.Context, name string, by Owner) error {
+	if err := validCheckpointName(name); err != nil {
+		return err
+	}
+	if !s.Initialized() {
+		return fmt.Errorf("%w: %q (there is no state repo yet)", ErrNoCheckpoint, name)
+	}
+	_, err := s.Update(ctx, fmt.Sprintf("checkpoint: delete %q (by %s)", name, by), func(tx *Tx) error {
+		data, ok, err := tx.Read(checkpointPath(name))
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return fmt.Errorf("%w: %q; list them with planq_checkpoint action=list or `planq checkpoint list`", ErrNoCheckpoint, name)
+		}
+		cp, err := parseCheckpoint(data)
+		if err != nil {
+			return err
+		}
+		if by == OwnerModel && cp.Owner != OwnerModel {
+			return fmt.Errorf("%w: %q was made by the user; the model may list and restore it but not delete it", ErrNotOwner, name)
+		}
+		return tx.Delete(checkpointPath(name))
+	})
+	return err
+}
+
+// RestoreResult says what a restore did.
+type RestoreResult struct {
+	Restored Checkpoint `json:"restored"`
+	Auto     Checkpoint `json:"auto"`              // the checkpoint of the state before the restore
+	Commit   string     `json:"commit"`            // the agent branch's new head
+	JJ       string     `json:"jj"`                // what happened to the code: restored, unchanged, or not a jj repo
+	Changed  []string   `json:"changed,omitempty"` // state files the restore changed
+}
+
+// RestoreCheckpoint brings back a checkpoint: first it saves the current
+// state as an automatic checkpoint (owned by "by"), then runs
+// `jj op restore` to the checkpoint's operation in the code repo, then
+// commits the checkpoint's state files on top of the agent branch — a new
+// commit, never a rewrite; checkpoints/ itself is kept as it is now. A
+// worktree with uncommitted edits to files the restore changes is refused
+// before anything happens.
+func (s *Store) RestoreCheckpoint(ctx context.Context, name string, by Owner) (RestoreResult, error) {
+	var res RestoreResult
+	if err := validCheckpointName(name); err != nil {
+		return res, err
+	}
+	if !s.Initialized() {
+		return res, fmt.Errorf("%w: %q (there is no state repo yet)", ErrNoCheckpoint, name)
+	}
+	lk, err := s.lock(ctx)
+	if err != nil {
+		return res, err
+	}
+	defer lk.release()
+	r, err := openRepo(s.Bare)
+	if err != nil {
+		return res, err
+	}
+	branch := s.Branch()
+	head, err := r.head(branch)
+	if err != nil {
+		return res, err
+	}
+	headTree, err := r.commitTree(head)
+	if err != nil {
+		return res, err
+	}
+	data, ok, err := r.readFile(headTree, checkpointPath(name))
+	if err != nil {
+		return res, err
+	}
+	if !ok {
+		return res, fmt.Errorf("%w: %q; list them with planq_checkpoint action=list or `planq checkpoint list`", ErrNoCheckpoint, name)
+	}
+	cp, err := parseCheckpoint(data)
+	if err != nil {
+		return res, err
+	}
+	res.Restored = cp
+	cpTree, err := r.commitTree(plumbing.NewHash(cp.StateCommit))
+	if err != nil {
+		return res, fmt.Errorf("checkpoint %q points at a state commit this repo lacks (%s); pull first: %w", name, cp.StateCommit, err)
+	}
+	// Stage the checkpoint's files over the current tree, keeping checkpoints/.
+	tx := s.newTx(r, branch, head, headTree)
+	cur, err := r.treeFiles(headTree)
+	if err != nil {
+		return res, err
+	}
+	old, err := r.treeFiles(cpTree)
+	if err != nil {
+		return res, err
+	}
+	for p, e := range old {
+		if strings.HasPrefix(p, CheckpointDir+"/") {
+			continue
+		}
+		if c, ok := cur[p]; ok && c.Hash == e.Hash {
+			continue
+		}
+		blob, err := r.blob(e.Hash)
+		if err != nil {
+			return res, err
+		}
+		tx.Write(p, blob)
+		res.Changed = append(res.Changed, p)
+	}
+	for p := range cur {
+		if _, ok := old[p]; !ok && !strings.HasPrefix(p, CheckpointDir+"/") {
+			tx.Delete(p)
+			res.Changed = append(res.Changed, p)
+		}
+	}
+	sort.Strings(res.Changed)
+	// Refuse before changing anything if a worktree has edits in the way.
+	wts, err := worktreesOn(s.Bare, branch)
+	if err != nil {
+		return res, err
+	}
+	for i := range wts {
+		dirty, err := dirtyPaths(r, &wts[i], headTree)
+		if err != nil {
+			return res, err
+		}
+		for _, p := range dirty {
+			if _, staged := tx.staged[p]; staged {
+				return res, fmt.Errorf("%s has uncommitted edits to %s, which the restore changes; commit or discard them first", wts[i].Path, p)
+			}
+		}
+	}
+	op, err := s.jjOpHead(ctx)
+	if err != nil {
+		return res, err
+	}
+	autoName := "auto-before-" + name
+	if len(autoName) > 48 {
+		autoName = autoName[:48]
+	}
+	autoName = uniqueName(strings.TrimRight(autoName, "-."), s.now().UTC().Format("20060102-150405"), func(n string) bool {
+		_, ok := cur[checkpointPath(n)]
+		return ok
+	})
+	res.Auto = Checkpoint{Name: autoName, Owner: by, Agent: s.Agent, StateCommit: head.String(), JJOp: op,
+		Created: s.now().UTC().Truncate(time.Second), Note: "saved automatically before restoring " + name}
+	if err := writeCheckpoint(tx, res.Auto); err != nil {
+		return res, err
+	}
+	// The code first: if jj fails, nothing has changed.
+	switch {
+	case cp.JJOp == "" || op == "":
+		res.JJ = "not a jj repo (or no operation recorded); code unchanged"
+	case strings.HasPrefix(op, cp.JJOp) || strings.HasPrefix(cp.JJOp, op):
+		res.JJ = "unchanged (already at operation " + short12(cp.JJOp) + ")"
+	default:
+		if err := jj.New(s.Root).OpRestore(ctx, cp.JJOp); err != nil {
+			return res, fmt.Errorf("jj op restore %s: %w (nothing was changed)", short12(cp.JJOp), err)
+		}
+		res.JJ = "restored to operation " + short12(cp.JJOp)
+	}
+	tx.wts = wts
+	tx.SetMessage(fmt.Sprintf("checkpoint: restore %q (state of %s; saved the previous state as %q)", name, short12(cp.StateCommit), autoName))
+	h, err := tx.commit(ctx, "")
+	if err != nil {
+		if res.JJ != "" && strings.HasPrefix(res.JJ, "restored") {
+			return res, fmt.Errorf("the code was restored but the state was not: %w; `jj op restore %s` undoes the code", err, short12(op))
+		}
+		return res, err
+	}
+	res.Commit = h.String()
+	return res, nil
+}
+
+// uniqueName returns base-stamp, adding -2, -3, … while taken says it is.
+func uniqueName(base, stamp string, taken func(string) bool) string {
+	n := base + "-" + stamp
+	for i := 2; taken(n); i++ {
+		n = fmt.Sprintf("%s-%s-%d", base, stamp, i)
+	}
+	return n
+}
+
+func short12(s string) string {
+	if len(s) > 12 {
+		return s[:12]
+	}
+	return s
+}
