@@ -35,9 +35,9 @@ type Checkpoint struct {
 	Name        string    `yaml:"name" json:"name"`
 	Owner       Owner     `yaml:"owner" json:"owner"`
 	Agent       string    `yaml:"agent" json:"agent"`
-	StateCommit string    `yaml:"state_commit" json:"state_commit"`   // the agent branch's commit when it was made
-	JJOp        string    `yaml:"jj_op,omitempty" json:"jj_op"`       // the code repo's jj operation id; empty outside jj repos
-	Created     time.Time `yaml:"created" json:"created"`             // when it was made
+	StateCommit string    `yaml:"state_commit" json:"state_commit"`     // the agent branch's commit when it was made
+	JJOp        string    `yaml:"jj_op,omitempty" json:"jj_op"`         // the code repo's jj operation id; empty outside jj repos
+	Created     time.Time `yaml:"created" json:"created"`               // when it was made
 	Note        string    `yaml:"note,omitempty" json:"note,omitempty"` // e.g. what an automatic checkpoint preceded
 }
 

@@ -137,4 +137,3 @@ func (s *Store) SetBranchContext(ctx context.Context, branch, content string) (s
 	})
 	return p, err
 }
-
