@@ -322,7 +322,9 @@ func Parse(r io.Reader) ([]Entry, []Problem, error) {
 	return out, s.Problems(), s.Err()
 }
 
-// ParseBytes is Parse over an in-memory file; it cannot fail.
+// ParseBytes is Parse over an in-memory file; it cannot fail. The bodies
+// are substrings of one copy of data: a caller that keeps a few entries of a
+// large file for long should strings.Clone their bodies.
 func ParseBytes(data []byte) ([]Entry, []Problem) {
 	s := newBytesScanner(data)
 	out := make([]Entry, 0, bytes.Count(data, []byte("\n---\n"))/2+1)

@@ -92,7 +92,7 @@ func (x *Index) addBulk(docs []Doc) error {
 		i := 0
 		for _, p := range parts {
 			for _, length := range p.lengths {
-				d := *sel[i]
+				d := ownStrings(*sel[i])
 				k := docKey{d.Source, d.ID}
 				x.slots = append(x.slots, slot{doc: d, length: length, alive: true})
 				x.byKey[k] = base + uint32(i)

@@ -16,7 +16,7 @@ func FuzzSearch(f *testing.F) {
 	f.Fuzz(func(t *testing.T, texts, query string, n int) {
 		var docs []Doc
 		for i, body := range strings.Split(texts, "\x00") {
-			docs = append(docs, Doc{ID: string(rune('a' + i%26)) + strings.Repeat("x", i/26), Kind: KindLog, Source: "agent", Body: body, Date: day})
+			docs = append(docs, Doc{ID: string(rune('a'+i%26)) + strings.Repeat("x", i/26), Kind: KindLog, Source: "agent", Body: body, Date: day})
 		}
 		opts := Options{SnippetLen: n % 300}
 		idx := NewIndex()

@@ -283,6 +283,16 @@ func (x *Index) Sync(group string, docs []Doc) error {
 	return nil
 }
 
+// ownStrings copies the document's text so that the index does not keep alive
+// the whole file a parser's zero-copy substrings point into.
+func ownStrings(d Doc) Doc {
+	d.Title = strings.Clone(d.Title)
+	d.Fields = strings.Clone(d.Fields)
+	d.Body = strings.Clone(d.Body)
+	d.ID = strings.Clone(d.ID)
+	return d
+}
+
 func (x *Index) add(d Doc) error {
 	k := docKey{d.Source, d.ID}
 	if s, ok := x.byKey[k]; ok {
@@ -297,6 +307,7 @@ func (x *Index) add(d Doc) error {
 			return fmt.Errorf("add %s: %w (%d documents)", d.ID, ErrFull, maxDocs)
 		}
 	}
+	d = ownStrings(d)
 	n := uint32(len(x.slots))
 	ids := x.ids[:0]
 	each := func(tok []byte, _, _ int) {
