@@ -177,8 +177,8 @@ func Validate(e Entry) error {
 			return fmt.Errorf("%w: depends_on %q is not an entry id (pq-xxxxxxxx)", ErrInvalid, d)
 		}
 	}
-	for name, v := range map[string]string{"decision": e.Decision, "rationale": e.Rationale, "to": e.To} {
-		if err := checkField(name, v); err != nil {
+	for _, f := range [...]struct{ name, v string }{{"decision", e.Decision}, {"rationale", e.Rationale}, {"to", e.To}} {
+		if err := checkField(f.name, f.v); err != nil {
 			return err
 		}
 	}

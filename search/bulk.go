@@ -14,7 +14,6 @@ const bulkMin = 2048
 // a local dictionary.
 type tokenized struct {
 	terms   []string          // local term number → term
-	local   map[string]uint32 // term → local term number
 	term    []uint32          // per (document, term) pair: local term number
 	tf      []uint8           // per pair: frequency (capped)
 	pairs   []int             // per document: end of its pairs
@@ -151,7 +150,7 @@ func (x *Index) addBulk(docs []Doc) error {
 
 // tokenizeDocs tokenises docs against a fresh local dictionary.
 func tokenizeDocs(docs []*Doc) tokenized {
-	p := tokenized{local: map[string]uint32{}, pairs: make([]int, 0, len(docs)), lengths: make([]uint32, 0, len(docs))}
+	p := tokenized{pairs: make([]int, 0, len(docs)), lengths: make([]uint32, 0, len(docs))}
 	size := 0
 	for _, d := range docs {
 		size += len(d.Title) + len(d.Fields) + len(d.Body)
@@ -162,13 +161,10 @@ func tokenizeDocs(docs []*Doc) tokenized {
 	var uniq []uint32  // distinct local terms of the current document
 	var count []uint32 // per local term: occurrences in the current document
 	var length uint32
+	dict := newDict()
 	each := func(tok []byte, _, _ int) {
-		t, ok := p.local[string(tok)]
-		if !ok {
-			t = uint32(len(p.terms))
-			s := string(tok)
-			p.local[s] = t
-			p.terms = append(p.terms, s)
+		t := dict.id(tok)
+		if int(t) == len(count) {
 			count = append(count, 0)
 		}
 		if count[t] == 0 {
@@ -190,5 +186,6 @@ func tokenizeDocs(docs []*Doc) tokenized {
 		}
 		p.pairs = append(p.pairs, len(p.term))
 	}
+	p.terms = dict.terms
 	return p
 }

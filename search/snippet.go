@@ -25,7 +25,7 @@ func snippet(d *Doc, terms []string, n int) string {
 			text = d.Title
 		}
 	}
-	text = strings.Join(strings.Fields(text), " ")
+	text = strings.Join(strings.Fields(strings.ToValidUTF8(text, "\uFFFD")), " ")
 	if utf8.RuneCountInString(text) <= n {
 		return text
 	}

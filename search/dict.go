@@ -1,0 +1,58 @@
+package search
+
+// dict numbers distinct terms. It is an open-addressing hash table of term
+// numbers with the terms' hashes kept beside them, which is faster than a
+// map[string]uint32 for the many short look-ups of bulk indexing.
+type dict struct {
+	table []uint32 // term number + 1; 0 is empty
+	hash  []uint32 // per term
+	terms []string // per term
+	mask  uint32
+}
+
+func newDict() *dict {
+	return &dict{table: make([]uint32, 1<<14), mask: 1<<14 - 1}
+}
+
+// fnv32 is FNV-1a.
+func fnv32(b []byte) uint32 {
+	h := uint32(2166136261)
+	for _, c := range b {
+		h ^= uint32(c)
+		h *= 16777619
+	}
+	return h
+}
+
+// id returns tok's term number, adding tok when new.
+func (d *dict) id(tok []byte) uint32 {
+	h := fnv32(tok)
+	for i := h & d.mask; ; i = (i + 1) & d.mask {
+		e := d.table[i]
+		if e == 0 {
+			t := uint32(len(d.terms))
+			d.terms = append(d.terms, string(tok))
+			d.hash = append(d.hash, h)
+			d.table[i] = t + 1
+			if len(d.terms)*2 > len(d.table) {
+				d.grow()
+			}
+			return t
+		}
+		if t := e - 1; d.hash[t] == h && d.terms[t] == string(tok) {
+			return t
+		}
+	}
+}
+
+func (d *dict) grow() {
+	d.table = make([]uint32, 2*len(d.table))
+	d.mask = uint32(len(d.table) - 1)
+	for t, h := range d.hash {
+		i := h & d.mask
+		for d.table[i] != 0 {
+			i = (i + 1) & d.mask
+		}
+		d.table[i] = uint32(t) + 1
+	}
+}
