@@ -13,11 +13,11 @@ const bulkMin = 2048
 // tokenized is one worker's share of a bulk add: documents tokenised against
 // a local dictionary.
 type tokenized struct {
-	terms   []string          // local term number → term
-	term    []uint32          // per (document, term) pair: local term number
-	tf      []uint8           // per pair: frequency (capped)
-	pairs   []int             // per document: end of its pairs
-	lengths []uint32          // per document: tokens
+	terms   []string // local term number → term
+	term    []uint32 // per (document, term) pair: local term number
+	tf      []uint8  // per pair: frequency (capped)
+	pairs   []int    // per document: end of its pairs
+	lengths []uint32 // per document: tokens
 }
 
 // addBulk indexes many documents at once: the documents are tokenised in
