@@ -110,18 +110,18 @@ func FromEntry(e changelog.Entry, source string) Doc {
 			f.WriteString(s)
 		}
 	}
-	add(e.Agent)
 	if d.Title != e.Decision {
 		add(e.Decision)
 	}
+	add(e.Rationale)
 	for _, a := range e.Alternatives {
 		add(a)
 	}
-	add(e.Rationale)
 	add(e.To)
 	for _, s := range e.NextSteps {
 		add(s)
 	}
+	add(e.Agent)
 	d.Fields = f.String()
 	return d
 }

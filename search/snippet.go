@@ -15,7 +15,7 @@ func snippet(d *Doc, terms []string, n int) string {
 		text = changelog.PlainText(d.Body)
 	}
 	if !hasAny(text, terms) {
-		for _, alt := range []string{d.Fields, d.Title} {
+		for _, alt := range []string{strings.ReplaceAll(d.Fields, "\n", " · "), d.Title} {
 			if hasAny(alt, terms) {
 				text = alt
 				break
