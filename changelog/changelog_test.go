@@ -60,6 +60,9 @@ func TestAppendParseRoundTrip(t *testing.T) {
 		}
 		written = append(written, e)
 	}
+	if !strings.HasPrefix(buf.String(), "---\nid: pq-") || !strings.Contains(buf.String(), "\ntimestamp: 2026-01-20T10:30:00Z\nagent: add-auth\ntype: implement\nstatus: completed\n---\n\n## Implemented") {
+		t.Errorf("serialisation is not the documented plain form:\n%s", buf.String())
+	}
 	got, problems := ParseBytes(buf.Bytes())
 	if len(problems) != 0 {
 		t.Fatalf("problems: %v\n%s", problems, buf.String())

@@ -160,6 +160,9 @@ func Validate(e Entry) error {
 	if !e.Status.Valid() {
 		return fmt.Errorf("%w: unknown status %q (want one of pending, in_progress, completed, blocked)", ErrInvalid, e.Status)
 	}
+	if y := e.Timestamp.UTC().Year(); !e.Timestamp.IsZero() && (y < 0 || y > 9999) {
+		return fmt.Errorf("%w: timestamp year %d is outside 0000-9999", ErrInvalid, y)
+	}
 	if strings.TrimSpace(e.Agent) == "" {
 		return fmt.Errorf("%w: agent is empty", ErrInvalid)
 	}
@@ -294,7 +297,9 @@ func marshal(e Entry) []byte {
 		b.WriteString(e.ID)
 		b.WriteByte('\n')
 	}
-	writeKV(&b, "timestamp", e.Timestamp.UTC().Format(time.RFC3339Nano))
+	b.WriteString("timestamp: ") // RFC 3339 is a plain YAML scalar; yaml.v3 reads it back as the same text
+	b.WriteString(e.Timestamp.UTC().Format(time.RFC3339Nano))
+	b.WriteByte('\n')
 	writeKV(&b, "agent", e.Agent)
 	writeKV(&b, "type", string(e.Type))
 	writeKV(&b, "parent", e.Parent)

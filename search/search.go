@@ -101,28 +101,22 @@ func FromEntry(e changelog.Entry, source string) Doc {
 	if e.Decision != "" && (e.Type == changelog.TypeDecision || strings.TrimSpace(e.Body) == "") {
 		d.Title = e.Decision
 	}
-	var f strings.Builder
-	add := func(s string) {
-		if s != "" {
-			if f.Len() > 0 {
-				f.WriteByte('\n')
-			}
-			f.WriteString(s)
-		}
+	parts := make([]string, 0, 8)
+	if d.Title != e.Decision && e.Decision != "" {
+		parts = append(parts, e.Decision)
 	}
-	if d.Title != e.Decision {
-		add(e.Decision)
+	if e.Rationale != "" {
+		parts = append(parts, e.Rationale)
 	}
-	add(e.Rationale)
-	for _, a := range e.Alternatives {
-		add(a)
+	parts = append(parts, e.Alternatives...)
+	if e.To != "" {
+		parts = append(parts, e.To)
 	}
-	add(e.To)
-	for _, s := range e.NextSteps {
-		add(s)
+	parts = append(parts, e.NextSteps...)
+	if e.Agent != "" {
+		parts = append(parts, e.Agent)
 	}
-	add(e.Agent)
-	d.Fields = f.String()
+	d.Fields = strings.Join(parts, "\n") // one part: no copy
 	return d
 }
 
