@@ -567,7 +567,7 @@ func (o *InstallOptions) registerWithClaude(ctx context.Context, path string) er
 	if err != nil {
 		return err
 	}
-	if _, exists := servers.get(ServerName); servers != nil && exists {
+	if servers != nil && servers.vals[ServerName] != nil {
 		if err := run("mcp", "remove", "--scope", o.Scope, ServerName); err != nil {
 			return err
 		}

@@ -351,10 +351,20 @@ func TestInstalledReportsWiring(t *testing.T) {
 
 func TestInstallThroughClaudeCLI(t *testing.T) {
 	claude := fakemodel.EnsureClaude(t)
+	// Into a repo without .mcp.json first.
 	w := newWorld(t)
+	o := w.opts(ScopeProject)
+	o.Claude = claude
+	if _, err := Install(context.Background(), o); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(read(t, filepath.Join(w.repo, ".mcp.json")), w.exe) {
+		t.Fatal("claude mcp add-json did not create .mcp.json")
+	}
+	w = newWorld(t)
 	mcpPath := filepath.Join(w.repo, ".mcp.json")
 	write(t, mcpPath, userMCP)
-	o := w.opts(ScopeProject)
+	o = w.opts(ScopeProject)
 	o.Claude = claude
 	res, err := Install(context.Background(), o)
 	if err != nil {

@@ -30,8 +30,8 @@ type Session struct {
 	// Reason says why in words for the user.
 	NonResumable bool   `json:"non_resumable,omitempty"`
 	Reason       string `json:"reason,omitempty"`
-	// Described is the diff fingerprint of the change when its description
-	// was last written with the summary sections (see the stop hook).
+	// Described maps a change id to fingerprints of its description and diff
+	// when its description was last written or checked (see the stop hook).
 	Described map[string]string `json:"described,omitempty"`
 }
 
@@ -42,6 +42,9 @@ type Agent struct {
 	Change     string    `json:"change,omitempty"`     // the working-copy change when it started
 	Started    time.Time `json:"started"`
 	Ended      time.Time `json:"ended,omitzero"`
+	// StopBlocked is set while planq's stop hook blocked this session's last
+	// stop, so it never blocks twice in a row.
+	StopBlocked bool `json:"stop_blocked,omitempty"`
 }
 
 // LastAgent returns the most recent Claude Code session, if any.
