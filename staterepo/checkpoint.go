@@ -82,7 +82,7 @@ func (s *Store) CreateCheckpoint(ctx context.Context, name string, owner Owner) 
 		} else if ok {
 			return fmt.Errorf("checkpoint %q already exists; pick another name or delete it first", name)
 		}
-		cp = Checkpoint{Name: name, Owner: owner, Agent: s.Agent, StateCommit: tx.Head().String(), JJOp: op, Created: s.now().UTC().Truncate(time.Second)}
+		cp = Checkpoint{Name: name, Owner: owner, Agent: s.Agent, StateCommit: tx.Head().String(), JJOp: op, Created: s.now().UTC()}
 		return writeCheckpoint(tx, cp)
 	})
 	return cp, err
@@ -311,7 +311,7 @@ func (s *Store) RestoreCheckpoint(ctx context.Context, name string, by Owner) (R
 		return ok
 	})
 	res.Auto = Checkpoint{Name: autoName, Owner: by, Agent: s.Agent, StateCommit: head.String(), JJOp: op,
-		Created: s.now().UTC().Truncate(time.Second), Note: "saved automatically before restoring " + name}
+		Created: s.now().UTC(), Note: "saved automatically before restoring " + name}
 	if err := writeCheckpoint(tx, res.Auto); err != nil {
 		return res, err
 	}

@@ -1,7 +1,9 @@
 package staterepo
 
 import (
+	"bufio"
 	"bytes"
+	"compress/zlib"
 	"context"
 	"errors"
 	"fmt"
@@ -9,7 +11,9 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/go-git/go-billy/v5/osfs"
@@ -25,6 +29,7 @@ import (
 type repo struct {
 	path string
 	st   *filesystem.Storage
+	mu   sync.Mutex // serialises go-git reads from parallel readers
 }
 
 // openRepo opens the bare repository at path.
@@ -132,8 +137,14 @@ func (r *repo) readFile(tree plumbing.Hash, path string) (data []byte, ok bool, 
 	return data, err == nil, err
 }
 
-// blob reads a blob's content.
+// blob reads a blob's content: a loose object straight from its file (no
+// hashing, one copy), else through go-git (packed objects).
 func (r *repo) blob(h plumbing.Hash) ([]byte, error) {
+	if data, ok, err := r.readLoose(h, plumbing.BlobObject); ok || err != nil {
+		return data, err
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
 	o, err := r.st.EncodedObject(plumbing.BlobObject, h)
 	if err != nil {
 		return nil, fmt.Errorf("read blob %s: %w", h, err)
@@ -146,6 +157,37 @@ func (r *repo) blob(h plumbing.Hash) ([]byte, error) {
 	buf := bytes.NewBuffer(make([]byte, 0, o.Size()))
 	_, err = io.Copy(buf, rd)
 	return buf.Bytes(), err
+}
+
+// readLoose reads a loose object of type typ; ok is false when there is no
+// loose file for h.
+func (r *repo) readLoose(h plumbing.Hash, typ plumbing.ObjectType) (data []byte, ok bool, err error) {
+	hex := h.String()
+	f, err := os.Open(filepath.Join(r.path, "objects", hex[:2], hex[2:]))
+	if err != nil {
+		return nil, false, nil
+	}
+	defer f.Close()
+	zr, err := zlib.NewReader(bufio.NewReaderSize(f, 32<<10))
+	if err != nil {
+		return nil, true, fmt.Errorf("read object %s: %w", h, err)
+	}
+	defer zr.Close()
+	br := bufio.NewReaderSize(zr, 64)
+	header, err := br.ReadString(0)
+	if err != nil {
+		return nil, true, fmt.Errorf("read object %s header: %w", h, err)
+	}
+	kind, sizeStr, _ := strings.Cut(strings.TrimSuffix(header, "\x00"), " ")
+	size, err := strconv.ParseInt(sizeStr, 10, 64)
+	if err != nil || size < 0 || kind != typ.String() {
+		return nil, true, fmt.Errorf("object %s is not a %s (header %q)", h, typ, header)
+	}
+	data = make([]byte, size)
+	if _, err := io.ReadFull(br, data); err != nil {
+		return nil, true, fmt.Errorf("read object %s: %w", h, err)
+	}
+	return data, true, nil
 }
 
 // writeBlob stores data as a blob and returns its hash.

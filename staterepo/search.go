@@ -1,0 +1,310 @@
+package staterepo
+
+import (
+	"context"
+	"fmt"
+	"runtime"
+	"strings"
+	"sync"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/planq-dev/planq/changelog"
+	"github.com/planq-dev/planq/search"
+)
+
+// Search scopes: the current agent's branch, global, or every branch.
+const (
+	ScopeAgent  = "agent"
+	ScopeGlobal = "global"
+	ScopeAll    = "all"
+)
+
+// Sources name where a search document lives: SourceAgent for the current
+// agent's branch, SourceGlobal for global, and "agent:NAME" for other agents
+// (included in ScopeAll only).
+const (
+	SourceAgent  = "agent"
+	SourceGlobal = "global"
+)
+
+// SearchQuery is one search request.
+type SearchQuery struct {
+	Query string
+	Kinds []search.Kind // nil: every kind
+	Scope string        // agent, global or all (default all)
+	Limit int           // default 10
+}
+
+// sourcesFor maps a scope to search.Options.Sources.
+func sourcesFor(scope string) ([]string, error) {
+	switch scope {
+	case "", ScopeAll:
+		return nil, nil
+	case ScopeAgent:
+		return []string{SourceAgent}, nil
+	case ScopeGlobal:
+		return []string{SourceGlobal}, nil
+	}
+	return nil, fmt.Errorf("scope %q: use agent, global or all", scope)
+}
+
+func (q SearchQuery) options() (search.Options, error) {
+	src, err := sourcesFor(q.Scope)
+	if err != nil {
+		return search.Options{}, err
+	}
+	if strings.TrimSpace(q.Query) == "" {
+		return search.Options{}, fmt.Errorf("query is %w; give words to look for", ErrEmpty)
+	}
+	if len(q.Query) > 1000 {
+		return search.Options{}, fmt.Errorf("%w: query is %d bytes; use at most 1000", ErrTooLarge, len(q.Query))
+	}
+	if q.Limit < 0 || q.Limit > 100 {
+		return search.Options{}, fmt.Errorf("limit %d: use 1 to 100", q.Limit)
+	}
+	return search.Options{Kinds: q.Kinds, Sources: src, Limit: q.Limit}, nil
+}
+
+// Searcher keeps a search index of the state repo warm: each Search first
+// re-reads only the files whose blobs changed since the last one. It is safe
+// for concurrent use; the MCP server keeps one for its lifetime.
+type Searcher struct {
+	s   *Store
+	mu  sync.Mutex
+	idx *search.Index
+	// seen maps a group (source:path) to the blob it was indexed from.
+	seen map[string]plumbing.Hash
+}
+
+// NewSearcher returns a Searcher over s's state repo.
+func NewSearcher(s *Store) *Searcher {
+	return &Searcher{s: s, idx: search.NewIndex(), seen: map[string]plumbing.Hash{}}
+}
+
+// Search brings the index up to date and ranks documents for q.
+func (x *Searcher) Search(ctx context.Context, q SearchQuery) ([]search.Hit, error) {
+	opts, err := q.options()
+	if err != nil {
+		return nil, err
+	}
+	if err := x.Refresh(ctx); err != nil {
+		return nil, err
+	}
+	return x.idx.Search(q.Query, opts), nil
+}
+
+// Refresh re-indexes the files that changed since the last refresh.
+func (x *Searcher) Refresh(ctx context.Context) error {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if !x.s.Initialized() {
+		return nil
+	}
+	files, err := x.s.searchFiles()
+	if err != nil {
+		return err
+	}
+	live := map[string]bool{}
+	first := len(x.seen) == 0
+	var bulk []search.Doc
+	var changed []searchFile
+	for _, f := range files {
+		live[f.group] = true
+		if x.seen[f.group] != f.hash {
+			changed = append(changed, f)
+		}
+	}
+	perFile, err := readDocs(ctx, changed)
+	if err != nil {
+		return err
+	}
+	for i, f := range changed {
+		if first {
+			bulk = append(bulk, perFile[i]...) // first fill: one bulk add
+		} else if err := x.idx.Sync(f.group, perFile[i]); err != nil {
+			return err
+		}
+		x.seen[f.group] = f.hash
+	}
+	if len(bulk) > 0 {
+		if err := x.idx.Add(bulk...); err != nil {
+			return err
+		}
+	}
+	for g := range x.seen {
+		if !live[g] {
+			if err := x.idx.Sync(g, nil); err != nil {
+				return err
+			}
+			delete(x.seen, g)
+		}
+	}
+	return nil
+}
+
+// Search ranks the state repo's documents for q without keeping an index
+// (for one-shot CLI searches).
+func (s *Store) Search(ctx context.Context, q SearchQuery) ([]search.Hit, error) {
+	opts, err := q.options()
+	if err != nil {
+		return nil, err
+	}
+	if !s.Initialized() {
+		return []search.Hit{}, nil
+	}
+	files, err := s.searchFiles()
+	if err != nil {
+		return nil, err
+	}
+	var want []searchFile
+	for _, f := range files {
+		if len(opts.Sources) == 0 || opts.Sources[0] == f.source {
+			want = append(want, f)
+		}
+	}
+	perFile, err := readDocs(ctx, want)
+	if err != nil {
+		return nil, err
+	}
+	var docs []search.Doc
+	for _, d := range perFile {
+		docs = append(docs, d...)
+	}
+	hits := search.Scan(docs, q.Query, opts)
+	if hits == nil {
+		hits = []search.Hit{}
+	}
+	return hits, nil
+}
+
+// readDocs reads and parses files in parallel, one result per file.
+func readDocs(ctx context.Context, files []searchFile) ([][]search.Doc, error) {
+	out := make([][]search.Doc, len(files))
+	errs := make([]error, len(files))
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for w := 0; w < min(runtime.GOMAXPROCS(0), len(files)); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				out[i], errs[i] = files[i].docs()
+			}
+		}()
+	}
+	for i := range files {
+		if ctx.Err() != nil {
+			break
+		}
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// searchFile is one indexable file of one branch.
+type searchFile struct {
+	r      *repo
+	source string
+	branch string
+	path   string
+	group  string
+	hash   plumbing.Hash
+}
+
+// searchFiles lists every indexable file of global and the agent branches.
+func (s *Store) searchFiles() ([]searchFile, error) {
+	r, err := openRepo(s.Bare)
+	if err != nil {
+		return nil, err
+	}
+	branches, err := r.branches()
+	if err != nil {
+		return nil, err
+	}
+	var out []searchFile
+	for _, b := range branches {
+		source := SourceGlobal
+		switch {
+		case b == GlobalBranch:
+		case b == s.Branch():
+			source = SourceAgent
+		case strings.HasPrefix(b, AgentPrefix):
+			source = "agent:" + strings.TrimPrefix(b, AgentPrefix)
+		default:
+			continue
+		}
+		head, err := r.head(b)
+		if err != nil {
+			return nil, err
+		}
+		tree, err := r.commitTree(head)
+		if err != nil {
+			return nil, err
+		}
+		files, err := r.treeFiles(tree)
+		if err != nil {
+			return nil, err
+		}
+		for p, e := range files {
+			if searchKind(p) == "" {
+				continue
+			}
+			out = append(out, searchFile{r: r, source: source, branch: b, path: p, group: source + ":" + p, hash: e.Hash})
+		}
+	}
+	return out, nil
+}
+
+// searchKind says how a state file is indexed: "entries" for append-only
+// files, a search.Kind for whole documents, "" for files not indexed.
+func searchKind(p string) string {
+	switch {
+	case familyOf(p) != "":
+		return "entries"
+	case p == ScratchFile:
+		return string(search.KindScratch)
+	case p == ContextFile || p == PlanFile:
+		return string(search.KindContext)
+	case strings.HasPrefix(p, BranchesDir+"/") && strings.HasSuffix(p, ".md") && p != BranchesDir+"/README.md":
+		return string(search.KindBranch)
+	}
+	return ""
+}
+
+// docs reads and converts the file's documents.
+func (f searchFile) docs() ([]search.Doc, error) {
+	data, err := f.r.blob(f.hash)
+	if err != nil {
+		return nil, err
+	}
+	kind := searchKind(f.path)
+	if kind == "entries" {
+		es, _ := changelog.ParseBytes(data)
+		docs := make([]search.Doc, 0, len(es))
+		for _, e := range es {
+			d := search.FromEntry(e, f.source)
+			d.Group = f.group
+			docs = append(docs, d)
+		}
+		return docs, nil
+	}
+	text := strings.TrimSpace(string(data))
+	if text == "" {
+		return nil, nil
+	}
+	title := f.path
+	if kind == string(search.KindBranch) {
+		title = "branch context: " + strings.TrimSuffix(strings.TrimPrefix(f.path, BranchesDir+"/"), ".md")
+	}
+	return []search.Doc{{ID: f.path, Kind: search.Kind(kind), Source: f.source, Group: f.group, Title: title, Body: text}}, nil
+}
