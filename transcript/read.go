@@ -60,7 +60,8 @@ func (r Result) String() string {
 // contain query (ASCII case-insensitive; a query with quotes, backslashes or
 // control characters also matches its JSON-escaped form), at most limit of
 // them. Memory stays flat whatever the file's size.
-func Search(ctx context.Context, path, query string, limit int) (Result, error) {
+func Search(ctx context.Context, path, query string, limit int, opts ...Option) (Result, error) {
+	o := options(opts)
 	if strings.TrimSpace(query) == "" {
 		return Result{}, errors.New("transcript search: the query is empty; give a word or phrase to look for")
 	}
@@ -74,7 +75,7 @@ func Search(ctx context.Context, path, query string, limit int) (Result, error) 
 	if esc := jsonEscape(query); esc != query {
 		needles = append(needles, lowerASCII([]byte(esc)))
 	}
-	res, err := search(ctx, f, needles, limit)
+	res, err := search(ctx, f, needles, limit, o.text)
 	if err != nil {
 		return res, fmt.Errorf("transcript search %s: %w", path, err)
 	}
@@ -90,7 +91,8 @@ func Search(ctx context.Context, path, query string, limit int) (Result, error) 
 
 // Range returns lines from..to (1-based, inclusive) of the file at path, at
 // most MaxLimit lines and MaxTotal characters.
-func Range(ctx context.Context, path string, from, to int64) (Result, error) {
+func Range(ctx context.Context, path string, from, to int64, opts ...Option) (Result, error) {
+	o := options(opts)
 	if from < 1 || to < from {
 		return Result{}, fmt.Errorf("transcript range [%d, %d]: give 1 <= from <= to (line numbers start at 1)", from, to)
 	}
@@ -111,7 +113,7 @@ func Range(ctx context.Context, path string, from, to int64) (Result, error) {
 			return false
 		}
 		if n >= from {
-			res.Lines = append(res.Lines, Line{N: n, Text: cutLine(line)})
+			res.Lines = append(res.Lines, Line{N: n, Text: o.text(line)})
 		}
 		return true
 	}, func(n int64) { res.Total = n })
@@ -170,6 +172,33 @@ func capTotal(res *Result) {
 			return
 		}
 	}
+}
+
+// Option changes how Search and Range present lines.
+type Option func(*readOptions)
+
+type readOptions struct{ render func([]byte) string }
+
+// WithRender presents each returned line as render makes it (for example
+// Render, for a model), before it is cut at MaxLineChars.
+func WithRender(render func([]byte) string) Option {
+	return func(o *readOptions) { o.render = render }
+}
+
+func options(opts []Option) readOptions {
+	var o readOptions
+	for _, fn := range opts {
+		fn(&o)
+	}
+	return o
+}
+
+// text presents one line.
+func (o readOptions) text(line []byte) string {
+	if o.render == nil {
+		return cutLine(line)
+	}
+	return cutLine([]byte(o.render(line)))
 }
 
 // cutLine copies a line, cutting it at MaxLineChars on a rune boundary.
@@ -236,7 +265,7 @@ func jsonEscape(s string) string {
 // only complete lines, and finds the needles with bytes.Index, so it runs
 // at memory speed. A line longer than the buffer is searched piecewise (with
 // an overlap of the needle's length) and reported with its first part.
-func search(ctx context.Context, r io.Reader, needles [][]byte, limit int) (Result, error) {
+func search(ctx context.Context, r io.Reader, needles [][]byte, limit int, text func([]byte) string) (Result, error) {
 	var res Result
 	overlap := 0
 	for _, n := range needles {
@@ -304,11 +333,11 @@ func search(ctx context.Context, r io.Reader, needles [][]byte, limit int) (Resu
 			}
 			if longHit || indexAny(lowRegion[:lineEnd], needles) >= 0 {
 				total := longLen + int64(lineEnd)
-				text := cutLine(longPre)
-				if int64(len(longPre)) < total && !strings.Contains(text, "… [+") {
-					text += fmt.Sprintf("… [+%d bytes]", total-int64(len(longPre)))
+				shown := cutLine(longPre)
+				if int64(len(longPre)) < total && !strings.Contains(shown, "… [+") {
+					shown += fmt.Sprintf("… [+%d bytes]", total-int64(len(longPre)))
 				}
-				if !emit(Line{N: lineNo, Text: text}) {
+				if !emit(Line{N: lineNo, Text: shown}) {
 					return finishCount(ctx, r, res, lineNo, region[lineEnd:], data[cut:end], eof)
 				}
 			}
@@ -335,7 +364,7 @@ func search(ctx context.Context, r io.Reader, needles [][]byte, limit int) (Resu
 			} else {
 				le += p
 			}
-			if !emit(Line{N: lineNo, Text: cutLine(region[ls:le])}) {
+			if !emit(Line{N: lineNo, Text: text(region[ls:le])}) {
 				return finishCount(ctx, r, res, lineNo, region[ls:], data[cut:end], eof)
 			}
 			if le >= cut {

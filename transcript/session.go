@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/planq-dev/planq/config"
+	"github.com/planq-dev/planq/jj"
 )
 
 // Session is the metadata of one session lineage: the jj changes it made and
@@ -227,19 +228,33 @@ func (s *Store) RootOfChange(change string) (string, error) {
 }
 
 // SearchRoot searches the transcript of the lineage rooted at root.
-func (s *Store) SearchRoot(ctx context.Context, root, query string, limit int) (Result, error) {
+func (s *Store) SearchRoot(ctx context.Context, root, query string, limit int, opts ...Option) (Result, error) {
 	path, err := s.Path(root)
 	if err != nil {
 		return Result{}, err
 	}
-	return Search(ctx, path, query, limit)
+	return Search(ctx, path, query, limit, opts...)
 }
 
 // RangeRoot reads lines from..to of the transcript of the lineage rooted at root.
-func (s *Store) RangeRoot(ctx context.Context, root string, from, to int64) (Result, error) {
+func (s *Store) RangeRoot(ctx context.Context, root string, from, to int64, opts ...Option) (Result, error) {
 	path, err := s.Path(root)
 	if err != nil {
 		return Result{}, err
 	}
-	return Range(ctx, path, from, to)
+	return Range(ctx, path, from, to, opts...)
+}
+
+// RootFor returns the root of the lineage a change belongs to: the root named
+// by its description's "Session: <root>" trailer (see jj.WithSessionRoot),
+// else the recorded index. ok is false when the change is in no recorded
+// lineage.
+func (s *Store) RootFor(changeID, description string) (root string, ok bool) {
+	if r, ok := jj.SessionRoot(description); ok && ValidChangeID(r) == nil {
+		return r, true
+	}
+	if r, err := s.RootOfChange(changeID); err == nil {
+		return r, true
+	}
+	return "", false
 }

@@ -1,0 +1,32 @@
+package transcript
+
+import (
+	"context"
+	"strings"
+	"testing"
+)
+
+func TestRender(t *testing.T) {
+	tests := []struct{ line, want string }{
+		{`{"type":"user","message":{"role":"user","content":"Add rate limiting"},"uuid":"x","timestamp":"t"}`, "user: Add rate limiting"},
+		{`{"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":"On it."},{"type":"tool_use","id":"t1","name":"Write","input":{"file_path":"a.go"}}]}}`,
+			`assistant: On it. | assistant calls Write {"file_path":"a.go"}`},
+		{`{"type":"user","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":"denied: declare first","is_error":true}]}}`, "tool error: denied: declare first"},
+		{`{"type":"user","message":{"role":"user","content":[{"type":"tool_result","content":[{"type":"text","text":"ok"}]}]}}`, "tool result: ok"},
+		{`{"type":"assistant","message":{"content":[{"type":"thinking","thinking":"hmm"},{"type":"text","text":"Done."}]}}`, "assistant: Done."},
+		{`{"type":"summary","summary":"Rate limiting work"}`, "summary: Rate limiting work"},
+		{`{"type":"attachment","attachment":{"type":"hook_additional_context","content":["planq: change x"]}}`, "context from a hook: planq: change x"},
+		{`{"type":"queue-operation","operation":"enqueue"}`, "[queue-operation]"},
+		{`not json`, "not json"},
+	}
+	for _, tt := range tests {
+		if got := Render([]byte(tt.line)); got != tt.want {
+			t.Errorf("Render(%s)\n got %q\nwant %q", tt.line, got, tt.want)
+		}
+	}
+	path := writeTemp(t, tests[0].line+"\n"+tests[1].line+"\n")
+	res, err := Search(context.Background(), path, "write", 0, WithRender(Render))
+	if err != nil || len(res.Lines) != 1 || !strings.HasPrefix(res.Lines[0].Text, "assistant: On it.") || res.Lines[0].N != 2 {
+		t.Fatalf("Search with Render = %+v, %v", res, err)
+	}
+}
