@@ -103,6 +103,8 @@ Start here:
 		newRemoveCmd(a),
 		newLogCmd(a),
 		newContextCmd(a),
+		newCheckpointCmd(a),
+		newSearchCmd(a),
 	)
 	return root
 }

@@ -54,7 +54,7 @@ shares (plan.md, changelog.md, learnings.md, decisions.md, branches/); each
 agent has a branch "agent-NAME", checked out at <code repo>/.planq/agent/,
 which the code repo ignores.`,
 	}
-	cmd.AddCommand(newStateInitCmd(a), newStateStatusCmd(a), newStatePushCmd(a), newStatePullCmd(a), newStateRemoteCmd(a))
+	cmd.AddCommand(newStateInitCmd(a), newStateStatusCmd(a), newStatePushCmd(a), newStatePullCmd(a), newStateRemoteCmd(a), newStateGCCmd(a))
 	return cmd
 }
 
@@ -310,4 +310,50 @@ func printSync(a *app, asJSON bool, res []staterepo.SyncResult, err error) error
 		fmt.Fprintln(a.Stdout, "Nothing to do.")
 	}
 	return err
+}
+
+func newStateGCCmd(a *app) *cobra.Command {
+	var f stateFlags
+	var dryRun bool
+	cmd := &cobra.Command{
+		Use:   "gc",
+		Short: "Delete the branches of removed agents whose work is all in global",
+		Long: `Delete agent branches that are done with: the agent's worktree was removed
+('planq remove NAME'), every entry of its changelog, learnings and decisions is
+in global ('planq context promote'), its branch context files match global's
+and its notes/ and artifacts/ are empty. Every other agent branch is kept and
+the reason is printed. --dry-run only reports.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			s, err := a.openStore(f.Repo)
+			if err != nil {
+				return err
+			}
+			res, err := s.GC(cmd.Context(), dryRun)
+			if err != nil {
+				return err
+			}
+			if f.JSON {
+				if res == nil {
+					res = []staterepo.GCResult{}
+				}
+				return writeJSON(a.Stdout, res)
+			}
+			if len(res) == 0 {
+				fmt.Fprintln(a.Stdout, "No agent branches.")
+			}
+			for _, r := range res {
+				verb := "kept   "
+				if r.Deleted {
+					verb = "deleted"
+				}
+				fmt.Fprintf(a.Stdout, "%s %-24s %s\n", verb, r.Branch, r.Reason)
+			}
+			return nil
+		},
+	}
+	f.addRepo(cmd)
+	f.addJSON(cmd)
+	cmd.Flags().BoolVar(&dryRun, "dry-run", false, "report what would be deleted, delete nothing")
+	return cmd
 }

@@ -207,3 +207,53 @@ func TestStatePushPullThroughALocalRemote(t *testing.T) {
 		t.Errorf("status --json: %v %v", st, err)
 	}
 }
+
+func TestCheckpointSearchPromoteGCCommands(t *testing.T) {
+	w := newStateWorld(t)
+	w.ok("log", "add", "Implemented JWT validation")
+	if out := w.ok("checkpoint", "create", "safe-point"); !strings.Contains(out, "Checkpoint safe-point") {
+		t.Errorf("checkpoint create said %q", out)
+	}
+	var list []map[string]any
+	if err := json.Unmarshal([]byte(w.ok("checkpoint", "list", "--json")), &list); err != nil || len(list) != 1 || list[0]["owner"] != "user" {
+		t.Fatalf("checkpoint list --json = %v, %v", list, err)
+	}
+	w.ok("log", "add", "Broke everything")
+	if out := w.ok("checkpoint", "restore", "safe-point"); !strings.Contains(out, "Restored safe-point") {
+		t.Errorf("restore said %q", out)
+	}
+	if out := w.ok("log"); strings.Contains(out, "Broke everything") || !strings.Contains(out, "JWT") {
+		t.Errorf("log after restore:\n%s", out)
+	}
+	w.ok("checkpoint", "delete", "safe-point")
+	if _, errs, code := w.planq("", "checkpoint", "restore", "safe-point"); code == 0 || !strings.Contains(errs, "no such checkpoint") {
+		t.Errorf("restoring a deleted checkpoint: %d %s", code, errs)
+	}
+	if out := w.ok("search", "jwt"); !strings.Contains(out, "JWT validation") {
+		t.Errorf("search:\n%s", out)
+	}
+	var hits []map[string]any
+	if err := json.Unmarshal([]byte(w.ok("search", "jwt", "--json", "--type", "log", "--scope", "agent")), &hits); err != nil || len(hits) != 1 {
+		t.Errorf("search --json = %v, %v", hits, err)
+	}
+	if _, errs, code := w.planq("", "search", "x", "--type", "nonsense"); code == 0 || !strings.Contains(errs, "--type") {
+		t.Errorf("bad --type: %d %s", code, errs)
+	}
+	w.ok("context", "branch", "--branch", "feature/auth", "JWT auth for the CLI")
+	if out := w.ok("context", "branch", "--branch", "feature/auth"); strings.TrimSpace(out) != "JWT auth for the CLI" {
+		t.Errorf("branch context = %q", out)
+	}
+	if out := w.ok("context", "promote"); !strings.Contains(out, "Promoted agent main") {
+		t.Errorf("promote said %q", out)
+	}
+	if out := w.ok("context", "promote"); !strings.Contains(out, "already has everything") {
+		t.Errorf("second promote said %q", out)
+	}
+	if out := w.ok("state", "gc"); !strings.Contains(out, "kept") || !strings.Contains(out, "checked out") {
+		t.Errorf("gc said %q", out)
+	}
+	w.ok("remove", "main")
+	if out := w.ok("state", "gc"); !strings.Contains(out, "deleted agent-main") {
+		t.Errorf("gc after remove said %q", out)
+	}
+}

@@ -1,0 +1,160 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/planq-dev/planq/staterepo"
+)
+
+func newCheckpointCmd(a *app) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "checkpoint",
+		Short: "Create, list, restore or delete save points of the agent's state and the code",
+		Long: `A checkpoint records the current agent's state branch commit and the code
+repo's jj operation. Restoring one brings back both: the state files (as a new
+commit; history is never rewritten) and the code (jj op restore). Before a
+restore, the current state is saved as an automatic checkpoint, so a restore
+can itself be undone.
+
+Checkpoints made here belong to you: the model (planq_checkpoint) may list and
+restore them but never delete them. It may delete its own.`,
+	}
+	cmd.AddCommand(newCheckpointCreateCmd(a), newCheckpointListCmd(a), newCheckpointRestoreCmd(a), newCheckpointDeleteCmd(a))
+	return cmd
+}
+
+func newCheckpointCreateCmd(a *app) *cobra.Command {
+	var f stateFlags
+	cmd := &cobra.Command{
+		Use:   "create NAME",
+		Short: "Save the agent's state and the code's jj operation as NAME",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			s, err := a.openStore(f.Repo)
+			if err != nil {
+				return err
+			}
+			cp, err := s.CreateCheckpoint(cmd.Context(), args[0], staterepo.OwnerUser)
+			if err != nil {
+				return err
+			}
+			if f.JSON {
+				return writeJSON(a.Stdout, cp)
+			}
+			jjOp := "no jj operation (not a jj repo)"
+			if cp.JJOp != "" {
+				jjOp = "jj operation " + shortID(cp.JJOp)
+			}
+			fmt.Fprintf(a.Stdout, "Checkpoint %s: state %s, %s\n", cp.Name, shortID(cp.StateCommit), jjOp)
+			return nil
+		},
+	}
+	f.addRepo(cmd)
+	f.addJSON(cmd)
+	return cmd
+}
+
+func newCheckpointListCmd(a *app) *cobra.Command {
+	var f stateFlags
+	cmd := &cobra.Command{
+		Use:   "list",
+		Short: "List the current agent's checkpoints, oldest first",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			s, err := a.openStore(f.Repo)
+			if err != nil {
+				return err
+			}
+			list, err := s.Checkpoints(cmd.Context())
+			if err != nil {
+				return err
+			}
+			if f.JSON {
+				if list == nil {
+					list = []staterepo.Checkpoint{}
+				}
+				return writeJSON(a.Stdout, list)
+			}
+			if len(list) == 0 {
+				fmt.Fprintf(a.Stdout, "No checkpoints for agent %s.\n", s.Agent)
+				return nil
+			}
+			for _, cp := range list {
+				fmt.Fprintf(a.Stdout, "%-32s %-5s %s  state %s  jj %s\n", cp.Name, cp.Owner, cp.Created.Local().Format("2006-01-02 15:04:05"), shortID(cp.StateCommit), orDash(shortID(cp.JJOp)))
+			}
+			return nil
+		},
+	}
+	f.addRepo(cmd)
+	f.addJSON(cmd)
+	return cmd
+}
+
+func newCheckpointRestoreCmd(a *app) *cobra.Command {
+	var f stateFlags
+	cmd := &cobra.Command{
+		Use:   "restore NAME",
+		Short: "Bring back checkpoint NAME: state files and code (jj op restore)",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			s, err := a.openStore(f.Repo)
+			if err != nil {
+				return err
+			}
+			res, err := s.RestoreCheckpoint(cmd.Context(), args[0], staterepo.OwnerUser)
+			if err != nil {
+				return err
+			}
+			if f.JSON {
+				return writeJSON(a.Stdout, res)
+			}
+			fmt.Fprintf(a.Stdout, "Restored %s: %d state files changed; code %s.\nThe state before the restore is checkpoint %s.\n", res.Restored.Name, len(res.Changed), res.JJ, res.Auto.Name)
+			return nil
+		},
+	}
+	f.addRepo(cmd)
+	f.addJSON(cmd)
+	return cmd
+}
+
+func newCheckpointDeleteCmd(a *app) *cobra.Command {
+	var f stateFlags
+	cmd := &cobra.Command{
+		Use:   "delete NAME",
+		Short: "Delete checkpoint NAME (the commits it points at stay in history)",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			s, err := a.openStore(f.Repo)
+			if err != nil {
+				return err
+			}
+			if err := s.DeleteCheckpoint(cmd.Context(), args[0], staterepo.OwnerUser); err != nil {
+				return err
+			}
+			if f.JSON {
+				return writeJSON(a.Stdout, map[string]string{"deleted": args[0]})
+			}
+			fmt.Fprintf(a.Stdout, "Deleted checkpoint %s\n", args[0])
+			return nil
+		},
+	}
+	f.addRepo(cmd)
+	f.addJSON(cmd)
+	return cmd
+}
+
+func shortID(s string) string {
+	if len(s) > 12 {
+		return s[:12]
+	}
+	return s
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
