@@ -4,25 +4,30 @@ import (
 	"fmt"
 	"runtime"
 	"slices"
+	"strings"
 	"sync"
 )
 
 // bulkMin is the batch size from which Add tokenises on all CPUs.
 const bulkMin = 2048
 
-// tokenized is one worker's share of a bulk add: documents tokenised against
-// a local dictionary.
+// tokenized is one worker's share of a bulk add: its documents (owning
+// their text) tokenised against a local dictionary.
 type tokenized struct {
+	docs    []Doc    // copies whose text lives in one arena per worker
 	terms   []string // local term number → term
+	ndocs   []uint32 // local term number → documents containing it
 	term    []uint32 // per (document, term) pair: local term number
 	tf      []uint8  // per pair: frequency (capped)
 	pairs   []int    // per document: end of its pairs
 	lengths []uint32 // per document: tokens
 }
 
-// addBulk indexes many documents at once: the documents are tokenised in
-// parallel, each worker with its own dictionary, and the results merged into
-// the index in order. The result is the same as adding them one by one.
+// addBulk indexes many documents at once: workers tokenise their share in
+// parallel, each with its own dictionary; the dictionaries are merged into
+// the index's, every posting list is grown once to its final length, and the
+// workers write their postings into disjoint ranges of it. The result is the
+// same as adding the documents one by one.
 func (x *Index) addBulk(docs []Doc) error {
 	last := make(map[docKey]int, len(docs))
 	for i := range docs {
@@ -63,12 +68,16 @@ func (x *Index) addBulk(docs []Doc) error {
 	}
 	wg.Wait()
 
-	// Map each worker's terms to index terms, count the new postings per
-	// term, and grow every posting list once.
+	// Merge the dictionaries and place every worker's postings: part w's
+	// postings of term t start at off[w][local term], after the postings
+	// already there and those of parts before w.
+	offs := make([][]uint32, len(parts))
 	remaps := make([][]uint32, len(parts))
+	var end []uint32 // per index term: length after this add
 	for w, p := range parts {
+		off := make([]uint32, len(p.terms))
 		remap := make([]uint32, len(p.terms))
-		for i, term := range p.terms {
+		for lt, term := range p.terms {
 			t, ok := x.terms[term]
 			if !ok {
 				t = uint32(len(x.postings))
@@ -76,25 +85,40 @@ func (x *Index) addBulk(docs []Doc) error {
 				x.postings = append(x.postings, nil)
 				x.df = append(x.df, 0)
 			}
-			remap[i] = t
+			for int(t) >= len(end) {
+				end = append(end, uint32(len(x.postings[len(end)])))
+			}
+			off[lt] = end[t]
+			end[t] += p.ndocs[lt]
+			x.df[t] += p.ndocs[lt]
+			remap[lt] = t
 		}
+		offs[w] = off
 		remaps[w] = remap
 	}
-	x.slots = slices.Grow(x.slots, len(sel))
+	for t, e := range end {
+		if ps := x.postings[t]; int(e) > len(ps) {
+			x.postings[t] = slices.Grow(ps, int(e)-len(ps))[:e]
+		}
+	}
+
 	base := uint32(len(x.slots))
+	x.slots = slices.Grow(x.slots, len(sel))
+	if len(x.byKey) == 0 {
+		x.byKey = make(map[docKey]uint32, len(sel))
+	}
 	var wg2 sync.WaitGroup
-	// Document bookkeeping runs beside the posting appends; they touch
+	// Document bookkeeping runs beside the posting writes; they touch
 	// different fields.
 	wg2.Add(1)
 	go func() {
 		defer wg2.Done()
-		i := 0
+		n := base
 		for _, p := range parts {
-			for _, length := range p.lengths {
-				d := ownStrings(*sel[i])
+			for j, d := range p.docs {
 				k := docKey{d.Source, d.ID}
-				x.slots = append(x.slots, slot{doc: d, length: length, alive: true})
-				x.byKey[k] = base + uint32(i)
+				x.slots = append(x.slots, slot{doc: d, length: p.lengths[j], alive: true})
+				x.byKey[k] = n
 				g := x.groups[d.Group]
 				if g == nil {
 					g = map[docKey]struct{}{}
@@ -102,61 +126,69 @@ func (x *Index) addBulk(docs []Doc) error {
 				}
 				g[k] = struct{}{}
 				x.live++
-				x.totalLen += int64(length)
-				i++
+				x.totalLen += int64(p.lengths[j])
+				n++
 			}
 		}
 	}()
-	// Posting lists: each goroutine owns the terms t with t % workers == w,
-	// counts their new postings, grows each list once, then appends.
-	for w := range workers {
+	first := base
+	for w, p := range parts {
 		wg2.Add(1)
-		go func() {
+		go func(doc uint32) {
 			defer wg2.Done()
-			own := func(t uint32) bool { return int(t)%workers == w }
-			grow := make([]uint32, len(x.postings))
-			for pi, p := range parts {
-				for _, lt := range p.term {
-					if t := remaps[pi][lt]; own(t) {
-						grow[t]++
-					}
+			off, remap := offs[w], remaps[w]
+			start := 0
+			for _, stop := range p.pairs {
+				for k := start; k < stop; k++ {
+					lt := p.term[k]
+					x.postings[remap[lt]][off[lt]] = doc<<8 | uint32(p.tf[k])
+					off[lt]++
 				}
+				start = stop
+				doc++
 			}
-			for t, g := range grow {
-				if g > 0 {
-					x.postings[t] = slices.Grow(x.postings[t], int(g))
-				}
-			}
-			doc := base
-			for pi, p := range parts {
-				remap := remaps[pi]
-				start := 0
-				for _, end := range p.pairs {
-					for k := start; k < end; k++ {
-						if t := remap[p.term[k]]; own(t) {
-							x.postings[t] = append(x.postings[t], doc<<8|uint32(p.tf[k]))
-							x.df[t]++
-						}
-					}
-					start = end
-					doc++
-				}
-			}
-		}()
+		}(first)
+		first += uint32(len(p.docs))
 	}
 	wg2.Wait()
 	return nil
 }
 
-// tokenizeDocs tokenises docs against a fresh local dictionary.
+// tokenizeDocs copies docs' text into one arena and tokenises the documents
+// against a fresh local dictionary.
 func tokenizeDocs(docs []*Doc) tokenized {
-	p := tokenized{pairs: make([]int, 0, len(docs)), lengths: make([]uint32, 0, len(docs))}
 	size := 0
 	for _, d := range docs {
-		size += len(d.Title) + len(d.Fields) + len(d.Body)
+		size += len(d.ID) + len(d.Title) + len(d.Fields) + len(d.Body)
 	}
-	p.term = make([]uint32, 0, size/7) // about one distinct term per 7 bytes of notes
-	p.tf = make([]uint8, 0, size/7)
+	var arena strings.Builder
+	arena.Grow(size)
+	for _, d := range docs {
+		arena.WriteString(d.ID)
+		arena.WriteString(d.Title)
+		arena.WriteString(d.Fields)
+		arena.WriteString(d.Body)
+	}
+	text := arena.String()
+	p := tokenized{
+		docs:    make([]Doc, len(docs)),
+		pairs:   make([]int, 0, len(docs)),
+		lengths: make([]uint32, 0, len(docs)),
+		term:    make([]uint32, 0, size/7), // about one distinct term per 7 bytes of notes
+		tf:      make([]uint8, 0, size/7),
+	}
+	pos := 0
+	take := func(n int) string {
+		s := text[pos : pos+n]
+		pos += n
+		return s
+	}
+	for i, d := range docs {
+		c := *d
+		c.ID, c.Title, c.Fields, c.Body = take(len(d.ID)), take(len(d.Title)), take(len(d.Fields)), take(len(d.Body))
+		p.docs[i] = c
+	}
+
 	var tk tokenizer
 	var uniq []uint32  // distinct local terms of the current document
 	var count []uint32 // per local term: occurrences in the current document
@@ -166,6 +198,7 @@ func tokenizeDocs(docs []*Doc) tokenized {
 		t := dict.id(tok)
 		if int(t) == len(count) {
 			count = append(count, 0)
+			p.ndocs = append(p.ndocs, 0)
 		}
 		if count[t] == 0 {
 			uniq = append(uniq, t)
@@ -173,7 +206,8 @@ func tokenizeDocs(docs []*Doc) tokenized {
 		count[t]++
 		length++
 	}
-	for _, d := range docs {
+	for i := range p.docs {
+		d := &p.docs[i]
 		uniq, length = uniq[:0], 0
 		tk.each(d.Title, each)
 		tk.each(d.Fields, each)
@@ -182,6 +216,7 @@ func tokenizeDocs(docs []*Doc) tokenized {
 		for _, t := range uniq {
 			p.term = append(p.term, t)
 			p.tf = append(p.tf, uint8(min(count[t], maxTF)))
+			p.ndocs[t]++
 			count[t] = 0
 		}
 		p.pairs = append(p.pairs, len(p.term))
