@@ -46,8 +46,9 @@ func runMCPServe(cmd *cobra.Command, a *app, opts *mcpServeOptions) error {
 		return err
 	}
 	return mcp.Serve(cmd.Context(), mcp.Options{
-		Dir:     dir,
-		Version: buildVersion(),
-		JJBin:   opts.JJBin,
+		Dir:         dir,
+		Version:     buildVersion(),
+		JJBin:       opts.JJBin,
+		Transcripts: newSessionTranscripts(dir, a.Getenv, opts.JJBin),
 	}, a.Stdin, a.Stdout, a.Stderr)
 }
