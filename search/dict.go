@@ -1,17 +1,17 @@
 package search
 
-// dict numbers distinct terms. It is an open-addressing hash table of term
-// numbers with the terms' hashes kept beside them, which is faster than a
-// map[string]uint32 for the many short look-ups of bulk indexing.
+// dict numbers distinct terms. It is an open-addressing hash table whose
+// slots hold a term's hash and number together, so most probes touch one
+// cache line; it is faster than a map[string]uint32 for the many short
+// look-ups of bulk indexing.
 type dict struct {
-	table []uint32 // term number + 1; 0 is empty
-	hash  []uint32 // per term
+	table []uint64 // hash<<32 | term number + 1; 0 is empty
 	terms []string // per term
 	mask  uint32
 }
 
 func newDict() *dict {
-	return &dict{table: make([]uint32, 1<<14), mask: 1<<14 - 1}
+	return &dict{table: make([]uint64, 1<<14), mask: 1<<14 - 1}
 }
 
 // fnv32 is FNV-1a.
@@ -32,27 +32,32 @@ func (d *dict) id(tok []byte) uint32 {
 		if e == 0 {
 			t := uint32(len(d.terms))
 			d.terms = append(d.terms, string(tok))
-			d.hash = append(d.hash, h)
-			d.table[i] = t + 1
+			d.table[i] = uint64(h)<<32 | uint64(t+1)
 			if len(d.terms)*2 > len(d.table) {
 				d.grow()
 			}
 			return t
 		}
-		if t := e - 1; d.hash[t] == h && d.terms[t] == string(tok) {
-			return t
+		if uint32(e>>32) == h {
+			if t := uint32(e) - 1; d.terms[t] == string(tok) {
+				return t
+			}
 		}
 	}
 }
 
 func (d *dict) grow() {
-	d.table = make([]uint32, 2*len(d.table))
+	old := d.table
+	d.table = make([]uint64, 2*len(old))
 	d.mask = uint32(len(d.table) - 1)
-	for t, h := range d.hash {
-		i := h & d.mask
+	for _, e := range old {
+		if e == 0 {
+			continue
+		}
+		i := uint32(e>>32) & d.mask
 		for d.table[i] != 0 {
 			i = (i + 1) & d.mask
 		}
-		d.table[i] = uint32(t) + 1
+		d.table[i] = e
 	}
 }
