@@ -71,12 +71,15 @@ const (
 	TypeLearning  Type = "learning"  // an insight worth keeping (learnings.md)
 )
 
-// Types lists every valid Type in documentation order.
-var Types = []Type{TypeStart, TypePlan, TypeImplement, TypeDecision, TypeHandoff, TypeEnd, TypeLearning}
+// AllTypes returns every valid Type in documentation order (e.g. for a tool
+// schema's enum).
+func AllTypes() []Type {
+	return []Type{TypeStart, TypePlan, TypeImplement, TypeDecision, TypeHandoff, TypeEnd, TypeLearning}
+}
 
-// Valid reports whether t is one of Types.
+// Valid reports whether t is one of AllTypes.
 func (t Type) Valid() bool {
-	for _, v := range Types {
+	for _, v := range AllTypes() {
 		if t == v {
 			return true
 		}
@@ -95,15 +98,17 @@ const (
 	StatusBlocked    Status = "blocked"
 )
 
-// Statuses lists every valid non-empty Status.
-var Statuses = []Status{StatusPending, StatusInProgress, StatusCompleted, StatusBlocked}
+// AllStatuses returns every valid non-empty Status.
+func AllStatuses() []Status {
+	return []Status{StatusPending, StatusInProgress, StatusCompleted, StatusBlocked}
+}
 
-// Valid reports whether s is empty or one of Statuses.
+// Valid reports whether s is empty or one of AllStatuses.
 func (s Status) Valid() bool {
 	if s == "" {
 		return true
 	}
-	for _, v := range Statuses {
+	for _, v := range AllStatuses() {
 		if s == v {
 			return true
 		}
@@ -205,8 +210,9 @@ func Validate(e Entry) error {
 }
 
 func joinTypes() string {
-	s := make([]string, len(Types))
-	for i, t := range Types {
+	ts := AllTypes()
+	s := make([]string, len(ts))
+	for i, t := range ts {
 		s[i] = string(t)
 	}
 	return strings.Join(s, ", ")

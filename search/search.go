@@ -44,8 +44,10 @@ const (
 	KindContext  Kind = "context"  // context.md, plan.md and other whole documents
 )
 
-// Kinds lists every Kind.
-var Kinds = []Kind{KindLog, KindLearning, KindDecision, KindHandoff, KindBranch, KindScratch, KindContext}
+// AllKinds returns every Kind (e.g. for a tool schema's enum).
+func AllKinds() []Kind {
+	return []Kind{KindLog, KindLearning, KindDecision, KindHandoff, KindBranch, KindScratch, KindContext}
+}
 
 // KindOf returns the kind of a changelog entry of type t.
 func KindOf(t changelog.Type) Kind {
@@ -65,7 +67,7 @@ func KindOf(t changelog.Type) Kind {
 // end mean log).
 func ParseKind(s string) (Kind, error) {
 	s = strings.ToLower(strings.TrimSpace(s))
-	for _, k := range Kinds {
+	for _, k := range AllKinds() {
 		if s == string(k) || s == string(k)+"s" {
 			return k, nil
 		}
@@ -73,8 +75,9 @@ func ParseKind(s string) (Kind, error) {
 	if changelog.Type(s).Valid() {
 		return KindOf(changelog.Type(s)), nil
 	}
-	names := make([]string, len(Kinds))
-	for i, k := range Kinds {
+	kinds := AllKinds()
+	names := make([]string, len(kinds))
+	for i, k := range kinds {
 		names[i] = string(k)
 	}
 	return "", fmt.Errorf("unknown kind %q: use one of %s (or an entry type)", s, strings.Join(names, ", "))
