@@ -30,6 +30,15 @@ var (
 	stateDirs  = map[int]string{}
 )
 
+// TestMain removes the generated bench states after the run.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	for _, dir := range stateDirs {
+		os.RemoveAll(dir)
+	}
+	os.Exit(code)
+}
+
 func benchDocs(n int) []Doc {
 	benchMu.Lock()
 	defer benchMu.Unlock()
