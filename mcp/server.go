@@ -69,6 +69,7 @@ func New(opts Options) *server.MCPServer {
 	)
 	d := &deps{dir: opts.Dir, jj: &jj.Client{Dir: opts.Dir, Bin: opts.JJBin}, transcripts: opts.Transcripts}
 	s.AddTools(jjTools(d)...)
+	s.AddTools(stateTools(newStateDeps(opts.Dir))...)
 	s.AddTools(opts.Extra...)
 	return s
 }
