@@ -105,6 +105,8 @@ Start here:
 		newContextCmd(a),
 		newCheckpointCmd(a),
 		newSearchCmd(a),
+		newGateCmd(a),
+		newHookCmd(a),
 	)
 	return root
 }

@@ -1,0 +1,186 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/planq-dev/planq/gate"
+)
+
+// exitGateDeny is `planq gate check`'s exit status when the gate would deny.
+const exitGateDeny = 3
+
+func newGateCmd(a *app) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "gate",
+		Short: "Inspect the gate that holds back file edits until the change is declared",
+		Args:  cobra.NoArgs,
+	}
+	cmd.AddCommand(newGateCheckCmd(a))
+	return cmd
+}
+
+func newGateCheckCmd(a *app) *cobra.Command {
+	var bash, tool, input, repo string
+	var asJSON, locked bool
+	cmd := &cobra.Command{
+		Use:   "check (--bash 'COMMAND' | --tool NAME [--input JSON])",
+		Short: "Say whether a tool call modifies files and whether the gate would let it through",
+		Long: `Judge one tool call the way the PreToolUse hook does, in the repo's current
+state: read-only or modifying, the part of the call that decided it, why,
+and whether the hook would allow or deny it now.
+
+Exit status: 0 when the hook would allow the call, 3 when it would deny it.`,
+		Example: `  planq gate check --bash 'git status && rm -rf build'
+  planq gate check --tool Write --input '{"file_path":"/repo/main.go"}'
+  planq gate check --bash 'go test ./...' --json
+  planq gate check --locked --bash 'make'   # as if no change were declared yet`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			call, err := gateCall(cmd, bash, tool, input)
+			if err != nil {
+				return err
+			}
+			dir, err := a.repoDir(repo)
+			if err != nil {
+				return err
+			}
+			ev := gate.Evaluate(cmd.Context(), call, dir, gate.EvalOptions{ProjectDir: dir, AssumeLocked: locked})
+			if asJSON {
+				err = writeGateJSON(a, ev)
+			} else {
+				err = writeGateText(a, ev, locked)
+			}
+			if err != nil {
+				return err
+			}
+			if !ev.Decision.Allow {
+				return exitError{code: exitGateDeny}
+			}
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&bash, "bash", "", "a Bash command to judge")
+	f.StringVar(&tool, "tool", "", "a tool name to judge (Write, Edit, mcp__server__tool, …)")
+	f.StringVar(&input, "input", "", "the tool's input as a JSON object (with --tool)")
+	f.StringVar(&repo, "repo", "", "the repository directory (default: CLAUDE_PROJECT_DIR or the working directory)")
+	f.BoolVar(&asJSON, "json", false, "print the evaluation as JSON")
+	f.BoolVar(&locked, "locked", false, "judge as if no change were declared yet, without reading jj")
+	return cmd
+}
+
+// gateCall builds the tool call from the flags.
+func gateCall(cmd *cobra.Command, bash, tool, input string) (gate.ToolCall, error) {
+	hasBash := cmd.Flags().Changed("bash")
+	switch {
+	case hasBash && tool != "":
+		return gate.ToolCall{}, errors.New("give either --bash or --tool, not both")
+	case hasBash:
+		if input != "" {
+			return gate.ToolCall{}, errors.New("--input goes with --tool; --bash takes the command itself")
+		}
+		in, _ := json.Marshal(map[string]string{"command": bash})
+		return gate.ToolCall{Name: "Bash", Input: in}, nil
+	case tool != "":
+		if input == "" {
+			input = "{}"
+		}
+		var obj map[string]json.RawMessage
+		if err := json.Unmarshal([]byte(input), &obj); err != nil || obj == nil {
+			return gate.ToolCall{}, fmt.Errorf("--input is not a JSON object: %s", strings.TrimSpace(input))
+		}
+		return gate.ToolCall{Name: tool, Input: json.RawMessage(input)}, nil
+	}
+	return gate.ToolCall{}, errors.New("nothing to check: give --bash 'COMMAND' or --tool NAME [--input JSON] (see planq gate check --help)")
+}
+
+func writeGateText(a *app, ev gate.Evaluation, assumed bool) error {
+	w := tabwriter.NewWriter(a.Stdout, 0, 4, 2, ' ', 0)
+	v := ev.Verdict
+	kind := "read-only"
+	if v.Modifies {
+		kind = "modifying"
+	}
+	fmt.Fprintf(w, "verdict:\t%s\n", kind)
+	if v.Part != "" {
+		fmt.Fprintf(w, "part:\t%s\n", oneLineText(v.Part))
+	}
+	fmt.Fprintf(w, "reason:\t%s\n", v.Reason)
+	if v.Git != nil {
+		fmt.Fprintf(w, "git:\t%s rewrites history; in jj: %s\n", v.Git.Command, v.Git.JJ)
+	}
+	fmt.Fprintf(w, "gate:\t%s\n", gateStateText(ev, assumed))
+	action := "would allow"
+	switch {
+	case ev.Decision.Warn:
+		action = "would allow with a warning (gate.mode: warn)"
+	case !ev.Decision.Allow:
+		action = "would deny"
+	}
+	fmt.Fprintf(w, "hook:\t%s\n", action)
+	if ev.Decision.Message != "" {
+		fmt.Fprintf(w, "message:\t%s\n", ev.Decision.Message)
+	}
+	return w.Flush()
+}
+
+func gateStateText(ev gate.Evaluation, assumed bool) string {
+	switch {
+	case ev.Mode == "off":
+		return "off (gate.mode: off)"
+	case ev.ConfigErr != nil:
+		return "configuration invalid: " + oneLineText(ev.ConfigErr.Error())
+	case ev.State == nil:
+		return "not consulted (the call does not modify)"
+	case ev.StateErr != nil:
+		return "unknown: " + oneLineText(ev.StateErr.Error())
+	case assumed:
+		return "assumed locked (--locked)"
+	case !ev.State.IsJJRepo:
+		return "locked (not a jj repository)"
+	case ev.State.Locked:
+		return "locked (@ " + shortChange(ev.State.ChangeID) + " has no description)"
+	}
+	title, _, _ := strings.Cut(ev.State.Description, "\n")
+	return fmt.Sprintf("unlocked (@ %s: %s)", shortChange(ev.State.ChangeID), title)
+}
+
+func writeGateJSON(a *app, ev gate.Evaluation) error {
+	out := struct {
+		gate.Evaluation
+		Modifies  bool   `json:"modifies"`
+		Action    string `json:"action"` // allow, warn or deny
+		StateErr  string `json:"state_error,omitempty"`
+		ConfigErr string `json:"config_error,omitempty"`
+	}{Evaluation: ev, Modifies: ev.Verdict.Modifies, Action: "allow"}
+	switch {
+	case ev.Decision.Warn:
+		out.Action = "warn"
+	case !ev.Decision.Allow:
+		out.Action = "deny"
+	}
+	if ev.StateErr != nil {
+		out.StateErr = ev.StateErr.Error()
+	}
+	if ev.ConfigErr != nil {
+		out.ConfigErr = ev.ConfigErr.Error()
+	}
+	enc := json.NewEncoder(a.Stdout)
+	enc.SetIndent("", "  ")
+	return enc.Encode(out)
+}
+
+func shortChange(id string) string {
+	if len(id) > 12 {
+		return id[:12]
+	}
+	return id
+}
+
+func oneLineText(s string) string { return strings.Join(strings.Fields(s), " ") }

@@ -1,0 +1,188 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/planq-dev/planq/internal/testenv"
+)
+
+// hookResult is what one `planq hook pre-tool-use` process did.
+type hookResult struct {
+	stdout, stderr string
+	code           int
+}
+
+// decision is the hook's answer: allow (silent), deny or warn.
+func (r hookResult) decision(t *testing.T) (string, string) {
+	t.Helper()
+	if strings.TrimSpace(r.stdout) == "" {
+		return "allow", ""
+	}
+	var out struct {
+		SystemMessage string `json:"systemMessage"`
+		Specific      struct {
+			HookEventName            string `json:"hookEventName"`
+			PermissionDecision       string `json:"permissionDecision"`
+			PermissionDecisionReason string `json:"permissionDecisionReason"`
+			AdditionalContext        string `json:"additionalContext"`
+		} `json:"hookSpecificOutput"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &out); err != nil {
+		t.Fatalf("hook stdout is not JSON: %q", r.stdout)
+	}
+	if out.Specific.HookEventName != "PreToolUse" {
+		t.Fatalf("hookSpecificOutput.hookEventName = %q", out.Specific.HookEventName)
+	}
+	if out.Specific.PermissionDecision == "deny" {
+		return "deny", out.Specific.PermissionDecisionReason
+	}
+	if out.SystemMessage != "" {
+		return "warn", out.Specific.AdditionalContext
+	}
+	t.Fatalf("unexpected hook output %q", r.stdout)
+	return "", ""
+}
+
+// runHook runs the built binary as Claude Code does: the hook JSON on stdin,
+// CLAUDE_PROJECT_DIR set, in the project directory.
+func runHook(t *testing.T, bin, projectDir string, stdin []byte) hookResult {
+	t.Helper()
+	cmd := exec.Command(bin, "hook", "pre-tool-use")
+	cmd.Dir = projectDir
+	cmd.Env = append(os.Environ(), "CLAUDE_PROJECT_DIR="+projectDir)
+	cmd.Stdin = bytes.NewReader(stdin)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return hookResult{out.String(), errb.String(), code}
+}
+
+// hookJSON is a PreToolUse payload in the shape Claude Code sends.
+func hookJSON(session, cwd, tool string, input any) []byte {
+	b, _ := json.Marshal(map[string]any{
+		"session_id":      session,
+		"transcript_path": filepath.Join(os.TempDir(), session+".jsonl"),
+		"cwd":             cwd,
+		"permission_mode": "default",
+		"hook_event_name": "PreToolUse",
+		"tool_name":       tool,
+		"tool_input":      input,
+		"tool_use_id":     "toolu_" + session,
+	})
+	return b
+}
+
+// TestPreToolUseHookEndToEnd drives the real binary with real Claude Code
+// hook JSON in a real jj repo, before and after the change is declared with
+// the real MCP jj_init tool.
+func TestPreToolUseHookEndToEnd(t *testing.T) {
+	bin := buildPlanq(t) // before Isolate: the build needs the real module and build caches
+	testenv.Isolate(t)
+	repo := testenv.JJRepo(t)
+	write := map[string]any{"file_path": filepath.Join(repo, "greet.go"), "content": "package greet\n"}
+	edit := map[string]any{"file_path": filepath.Join(repo, "greet.go"), "old_string": "a", "new_string": "b"}
+	bash := func(cmd string) map[string]any { return map[string]any{"command": cmd, "description": "test"} }
+
+	expect := func(name string, r hookResult, want string, reasonHas ...string) {
+		t.Helper()
+		if r.code != 0 || r.stderr != "" {
+			t.Fatalf("%s: exit %d, stderr %q", name, r.code, r.stderr)
+		}
+		got, reason := r.decision(t)
+		if got != want {
+			t.Fatalf("%s: %s (%s), want %s", name, got, reason, want)
+		}
+		for _, s := range reasonHas {
+			if !strings.Contains(reason, s) {
+				t.Errorf("%s: reason %q lacks %q", name, reason, s)
+			}
+		}
+	}
+
+	// Before declaring: reading, searching and testing pass silently...
+	expect("Read", runHook(t, bin, repo, hookJSON("s1", repo, "Read", map[string]any{"file_path": filepath.Join(repo, "x")})), "allow")
+	expect("Grep", runHook(t, bin, repo, hookJSON("s1", repo, "Grep", map[string]any{"pattern": "TODO"})), "allow")
+	expect("Bash git status", runHook(t, bin, repo, hookJSON("s1", repo, "Bash", bash("git status && git log --oneline | head"))), "allow")
+	expect("Bash grep rm -rf", runHook(t, bin, repo, hookJSON("s1", repo, "Bash", bash(`grep -r "rm -rf" .`))), "allow")
+	expect("jj_status", runHook(t, bin, repo, hookJSON("s1", repo, "mcp__planq__jj_status", map[string]any{})), "allow")
+	if _, err := os.Stat(filepath.Join(repo, ".jj", "planq-gate.json")); !os.IsNotExist(err) {
+		t.Fatal("read-only calls touched the gate cache")
+	}
+	// ...and modifying calls are denied, saying what to do next.
+	expect("Write", runHook(t, bin, repo, hookJSON("s1", repo, "Write", write)), "deny",
+		"Write", "greet.go", "mcp__planq__jj_init", "one-line description")
+	expect("Edit", runHook(t, bin, repo, hookJSON("s1", repo, "Edit", edit)), "deny", "mcp__planq__jj_init")
+	expect("Bash chain", runHook(t, bin, repo, hookJSON("s1", repo, "Bash", bash("git status && rm -rf build"))), "deny",
+		"rm -rf build", "rm deletes files")
+	expect("Bash redirect", runHook(t, bin, repo, hookJSON("s1", repo, "Bash", bash("ls > files.txt"))), "deny", "> files.txt")
+	expect("the declaring tool itself", runHook(t, bin, repo, hookJSON("s1", repo, "mcp__planq__jj_init", map[string]any{"description": "x"})), "allow")
+
+	// Declare the change through planq's MCP server, as the agent would.
+	srv := startServer(t, repo)
+	srv.request("initialize", map[string]any{"protocolVersion": "2025-06-18", "capabilities": map[string]any{},
+		"clientInfo": map[string]any{"name": "hook-e2e", "version": "1"}})
+	srv.notify("notifications/initialized")
+	srv.callTool("jj_init", map[string]any{"description": "Add the greet package"})
+
+	// After: the same calls pass, for this session and for a subagent in the
+	// same working copy, from the root or a subdirectory.
+	sub := filepath.Join(repo, "pkg")
+	if err := os.MkdirAll(sub, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	expect("Write after jj_init", runHook(t, bin, repo, hookJSON("s1", repo, "Write", write)), "allow")
+	expect("Bash after jj_init", runHook(t, bin, repo, hookJSON("s1", repo, "Bash", bash("git status && rm -rf build"))), "allow")
+	expect("subagent Edit", runHook(t, bin, repo, hookJSON("subagent-7", sub, "Edit", edit)), "allow")
+	// Git history rewrites stay denied in a jj repo, with the jj way.
+	expect("git commit", runHook(t, bin, repo, hookJSON("s1", repo, "Bash", bash("git add . && git commit -m wip"))), "deny",
+		"git commit", "jj commit")
+
+	// A new undescribed change (jj new by hand) locks the gate again.
+	testenv.Run(t, repo, "jj", "new")
+	expect("Write after jj new", runHook(t, bin, repo, hookJSON("s1", repo, "Write", write)), "deny", "mcp__planq__jj_init")
+
+	// gate.mode: warn lets it through with a warning for the user and the model.
+	testenv.WriteFile(t, repo, ".planq/config.yaml", "gate:\n  mode: warn\n")
+	expect("Write in warn mode", runHook(t, bin, repo, hookJSON("s1", repo, "Write", write)), "warn", "mcp__planq__jj_init")
+}
+
+func TestPreToolUseHookOutsideJJAndBadInput(t *testing.T) {
+	bin := buildPlanq(t)
+	testenv.Isolate(t)
+	dir := t.TempDir()
+
+	r := runHook(t, bin, dir, hookJSON("s", dir, "Write", map[string]any{"file_path": filepath.Join(dir, "a")}))
+	if got, reason := r.decision(t); got != "deny" || !strings.Contains(reason, "mcp__planq__jj_git_init") {
+		t.Fatalf("outside a jj repo: %s %q", got, reason)
+	}
+
+	for name, stdin := range map[string]string{
+		"empty":         "",
+		"not JSON":      "Write please",
+		"array":         `["PreToolUse"]`,
+		"no tool name":  `{"session_id":"s","hook_event_name":"PreToolUse","cwd":"/"}`,
+		"wrong event":   `{"session_id":"s","hook_event_name":"Stop","tool_name":"Write","cwd":"/"}`,
+		"trailing junk": `{"tool_name":"Read"}}`,
+	} {
+		r := runHook(t, bin, dir, []byte(stdin))
+		lines := strings.Split(strings.TrimSpace(r.stderr), "\n")
+		if r.code != 1 || r.stdout != "" || len(lines) != 1 || !strings.HasPrefix(lines[0], "planq: hook pre-tool-use: ") {
+			t.Errorf("%s: exit %d, stdout %q, stderr %q; want exit 1 and one line on stderr", name, r.code, r.stdout, r.stderr)
+		}
+		if strings.Contains(r.stderr, "panic") || strings.Contains(r.stderr, "goroutine") {
+			t.Errorf("%s: %s", name, r.stderr)
+		}
+	}
+}

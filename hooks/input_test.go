@@ -1,0 +1,106 @@
+package hooks
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+// A PreToolUse payload as Claude Code sends it.
+const preToolUsePayload = `{
+  "session_id": "abc123",
+  "transcript_path": "/home/u/.claude/projects/p/abc123.jsonl",
+  "cwd": "/home/u/code",
+  "permission_mode": "default",
+  "hook_event_name": "PreToolUse",
+  "tool_name": "Write",
+  "tool_input": {"file_path": "/home/u/code/a.go", "content": "package a\n"},
+  "tool_use_id": "toolu_01",
+  "some_future_field": {"nested": [1, 2, 3]}
+}`
+
+func TestReadInput(t *testing.T) {
+	in, err := ReadInput(strings.NewReader(preToolUsePayload))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if in.SessionID != "abc123" || in.HookEventName != EventPreToolUse || in.ToolName != "Write" ||
+		in.Cwd != "/home/u/code" || in.ToolUseID != "toolu_01" || in.PermissionMode != "default" {
+		t.Errorf("decoded %+v", in)
+	}
+	var ti struct {
+		FilePath string `json:"file_path"`
+	}
+	if err := json.Unmarshal(in.ToolInput, &ti); err != nil || ti.FilePath != "/home/u/code/a.go" {
+		t.Errorf("tool_input %s: %v", in.ToolInput, err)
+	}
+
+	other := `{"session_id":"s","hook_event_name":"PreCompact","trigger":"auto","custom_instructions":"keep it short"}`
+	if in, err := ReadInput(strings.NewReader(other)); err != nil || in.Trigger != "auto" || in.CustomInstructions != "keep it short" {
+		t.Errorf("PreCompact input: %+v, %v", in, err)
+	}
+}
+
+func TestReadInputRejects(t *testing.T) {
+	tests := []struct {
+		name, input, want string
+	}{
+		{"empty", "", "no hook input"},
+		{"blank", " \n\t", "no hook input"},
+		{"array", `[{"tool_name":"Write"}]`, "not a JSON object"},
+		{"text", "hello", "not a JSON object"},
+		{"null", "null", "not a JSON object"},
+		{"truncated", `{"tool_name": "Wri`, "not the JSON Claude Code sends"},
+		{"wrong type", `{"tool_name": 3}`, "not the JSON Claude Code sends"},
+		{"trailing data", `{"tool_name":"Read"} {"x":1}`, "data after"},
+		{"too big", `{"x":"` + strings.Repeat("a", MaxInputSize) + `"}`, "larger than"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := ReadInput(strings.NewReader(tt.input))
+			if err == nil {
+				t.Fatal("no error")
+			}
+			if !strings.Contains(err.Error(), tt.want) || strings.Contains(err.Error(), "\n") {
+				t.Errorf("error %q: want one line containing %q", err, tt.want)
+			}
+		})
+	}
+}
+
+func TestExpect(t *testing.T) {
+	if err := (Input{HookEventName: "PreToolUse"}).Expect(EventPreToolUse); err != nil {
+		t.Error(err)
+	}
+	if err := (Input{}).Expect(EventPreToolUse); err != nil {
+		t.Errorf("no event name: %v", err)
+	}
+	if err := (Input{HookEventName: "PostToolUse"}).Expect(EventPreToolUse); err == nil || !strings.Contains(err.Error(), "PostToolUse") {
+		t.Errorf("wrong event: %v", err)
+	}
+}
+
+func TestWriteResponse(t *testing.T) {
+	var b bytes.Buffer
+	if err := WriteResponse(&b, nil); err != nil || b.Len() != 0 {
+		t.Fatalf("nil response wrote %q, %v", b.String(), err)
+	}
+	if err := WriteResponse(&b, DenyToolUse("no change declared")); err != nil {
+		t.Fatal(err)
+	}
+	want := `{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"no change declared"}}` + "\n"
+	if b.String() != want {
+		t.Errorf("deny response\n got %s\nwant %s", b.String(), want)
+	}
+	b.Reset()
+	WriteResponse(&b, WarnToolUse("careful"))
+	var got map[string]any
+	if err := json.Unmarshal(b.Bytes(), &got); err != nil {
+		t.Fatal(err)
+	}
+	spec := got["hookSpecificOutput"].(map[string]any)
+	if got["systemMessage"] != "careful" || spec["additionalContext"] != "careful" || spec["permissionDecision"] != nil {
+		t.Errorf("warn response %s: want a warning without a permission decision", b.String())
+	}
+}

@@ -1,0 +1,150 @@
+package hooks
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/planq-dev/planq/gate"
+	"github.com/planq-dev/planq/internal/testenv"
+)
+
+func toolInput(tool, cwd string, input any) Input {
+	raw, _ := json.Marshal(input)
+	return Input{SessionID: "s1", HookEventName: EventPreToolUse, Cwd: cwd, ToolName: tool, ToolInput: raw}
+}
+
+func decision(r *Response) string {
+	switch {
+	case r == nil:
+		return "allow"
+	case r.Specific != nil && r.Specific.PermissionDecision == "deny":
+		return "deny"
+	case r.SystemMessage != "":
+		return "warn"
+	}
+	return "?"
+}
+
+func TestPreToolUseInAJJRepo(t *testing.T) {
+	testenv.Isolate(t)
+	repo := testenv.JJRepo(t)
+	ctx := context.Background()
+	cache := filepath.Join(repo, ".jj", gate.CacheFile)
+	write := toolInput("Write", repo, map[string]string{"file_path": filepath.Join(repo, "a.go"), "content": "x"})
+
+	// Read-only calls are allowed and touch neither jj nor the cache.
+	for _, in := range []Input{
+		toolInput("Read", repo, map[string]string{"file_path": filepath.Join(repo, "go.mod")}),
+		toolInput("Grep", repo, map[string]string{"pattern": "x"}),
+		toolInput("Bash", repo, map[string]string{"command": "git status && ls -la"}),
+		toolInput("mcp__planq__jj_init", repo, map[string]string{"description": "x"}),
+	} {
+		r, err := PreToolUse(ctx, in, repo)
+		if err != nil || r != nil {
+			t.Fatalf("%s: %+v, %v; want allowed silently", in.ToolName, r, err)
+		}
+	}
+	if _, err := os.Stat(cache); !os.IsNotExist(err) {
+		t.Fatalf("read-only calls created the gate cache (%v)", err)
+	}
+
+	r, err := PreToolUse(ctx, write, repo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if decision(r) != "deny" || !strings.Contains(r.Specific.PermissionDecisionReason, "mcp__planq__jj_init") {
+		t.Fatalf("Write before declaring: %+v", r)
+	}
+	if _, err := os.Stat(cache); err != nil {
+		t.Fatalf("a modifying call did not cache the gate state: %v", err)
+	}
+
+	testenv.Run(t, repo, "jj", "describe", "-m", "Add a.go")
+	for _, in := range []Input{write, toolInput("Bash", filepath.Join(repo), map[string]string{"command": "rm -rf build"})} {
+		if r, err := PreToolUse(ctx, in, repo); err != nil || r != nil {
+			t.Fatalf("%s after declaring: %+v, %v; want allowed", in.ToolName, r, err)
+		}
+	}
+	// Declared or not, git rewrites get the jj equivalent.
+	r, _ = PreToolUse(ctx, toolInput("Bash", repo, map[string]string{"command": "git commit -am wip"}), repo)
+	if decision(r) != "deny" || !strings.Contains(r.Specific.PermissionDecisionReason, "jj commit") {
+		t.Fatalf("git commit in a jj repo: %+v", r)
+	}
+}
+
+func TestPreToolUseConfig(t *testing.T) {
+	testenv.Isolate(t)
+	repo := testenv.JJRepo(t)
+	ctx := context.Background()
+	write := toolInput("Write", repo, map[string]string{"file_path": filepath.Join(repo, "a.go")})
+	setConfig := func(s string) {
+		testenv.WriteFile(t, repo, ".planq/config.yaml", s)
+	}
+
+	setConfig("gate:\n  mode: warn\n")
+	r, err := PreToolUse(ctx, write, repo)
+	if err != nil || decision(r) != "warn" || !strings.Contains(r.Specific.AdditionalContext, "mcp__planq__jj_init") {
+		t.Fatalf("warn mode: %+v, %v", r, err)
+	}
+
+	setConfig("gate:\n  mode: off\n")
+	if r, err := PreToolUse(ctx, write, repo); err != nil || r != nil {
+		t.Fatalf("gate off: %+v, %v", r, err)
+	}
+
+	setConfig("gate:\n  deny: [ls]\n")
+	if r, _ := PreToolUse(ctx, toolInput("Bash", repo, map[string]string{"command": "ls"}), repo); decision(r) != "deny" {
+		t.Fatalf("gate.deny [ls]: %+v", r)
+	}
+
+	setConfig("gate:\n  git: allow\n")
+	testenv.Run(t, repo, "jj", "describe", "-m", "Declared")
+	if r, _ := PreToolUse(ctx, toolInput("Bash", repo, map[string]string{"command": "git commit -m x"}), repo); r != nil {
+		t.Fatalf("gate.git allow: %+v", r)
+	}
+
+	setConfig("gate:\n  mode: sometimes\n")
+	r, _ = PreToolUse(ctx, write, repo)
+	if decision(r) != "deny" || !strings.Contains(r.Specific.PermissionDecisionReason, "gate.mode") {
+		t.Fatalf("invalid config: %+v; want a denial naming the bad key", r)
+	}
+	if r, _ := PreToolUse(ctx, toolInput("Read", repo, map[string]string{"file_path": "x"}), repo); r != nil {
+		t.Fatalf("invalid config blocks reading: %+v", r)
+	}
+}
+
+func TestPreToolUseOutsideJJ(t *testing.T) {
+	testenv.Isolate(t)
+	dir := t.TempDir()
+	r, err := PreToolUse(context.Background(), toolInput("Edit", dir, map[string]string{"file_path": filepath.Join(dir, "x")}), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	reason := r.Specific.PermissionDecisionReason
+	if decision(r) != "deny" || !strings.Contains(reason, "mcp__planq__jj_git_init") || !strings.Contains(reason, "not a jj repository") {
+		t.Fatalf("outside jj: %+v", r)
+	}
+}
+
+func TestPreToolUseBadInput(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	for name, in := range map[string]Input{
+		"no tool name":     {HookEventName: EventPreToolUse, Cwd: dir},
+		"wrong event":      {HookEventName: EventPostToolUse, Cwd: dir, ToolName: "Write"},
+		"relative cwd":     {HookEventName: EventPreToolUse, Cwd: "rel", ToolName: "Write"},
+		"no cwd or projet": {HookEventName: EventPreToolUse, ToolName: "Write"},
+	} {
+		pd := ""
+		if name == "relative cwd" {
+			pd = dir
+		}
+		if r, err := PreToolUse(ctx, in, pd); err == nil {
+			t.Errorf("%s: %+v, no error", name, r)
+		}
+	}
+}
