@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -15,8 +16,10 @@ import (
 )
 
 // TestConcurrentWritersLoseNothing runs 8 streams of `planq log add`
-// processes (100 each) against one code repo at once, and checks that every
-// entry is there exactly once, git fsck is clean and the worktree is clean.
+// processes (100 each) and 2 `planq mcp serve` processes calling planq_log
+// (100 each) against one code repo at once, and checks that all 1,000
+// entries are there exactly once, git fsck is clean and the worktree is
+// clean.
 func TestConcurrentWritersLoseNothing(t *testing.T) {
 	if testing.Short() {
 		t.Skip("spawns 800 processes")
@@ -24,12 +27,27 @@ func TestConcurrentWritersLoseNothing(t *testing.T) {
 	bin := buildPlanq(t)
 	w := newStateWorld(t)
 	w.ok("state", "init")
-	const writers, each = 8, 100
+	const writers, each, servers = 8, 100, 2
+	// The servers inherit the test's environment.
+	t.Setenv("HOME", w.env["HOME"])
+	t.Setenv("PLANQ_HOME", w.env["PLANQ_HOME"])
+	t.Setenv("PLANQ_AGENT", "")
+	t.Setenv("CLAUDE_PROJECT_DIR", "")
+	var clients []*rpcClient
+	for i := 0; i < servers; i++ {
+		c := startServer(t, w.repo)
+		c.request("initialize", map[string]any{
+			"protocolVersion": "2025-06-18", "capabilities": map[string]any{},
+			"clientInfo": map[string]any{"name": "concurrency-test", "version": "1"},
+		})
+		c.notify("notifications/initialized")
+		clients = append(clients, c)
+	}
 	env := append(os.Environ(), "HOME="+w.env["HOME"], "PLANQ_HOME="+w.env["PLANQ_HOME"], "PLANQ_AGENT=", "CLAUDE_PROJECT_DIR=")
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
 	var wg sync.WaitGroup
-	errs := make(chan error, writers*each)
+	errs := make(chan error, writers*each+servers*each)
 	for p := 0; p < writers; p++ {
 		wg.Add(1)
 		go func(p int) {
@@ -45,6 +63,18 @@ func TestConcurrentWritersLoseNothing(t *testing.T) {
 			}
 		}(p)
 	}
+	for i, c := range clients {
+		wg.Add(1)
+		go func(i int, c *rpcClient) {
+			defer wg.Done()
+			for j := 0; j < each; j++ {
+				if err := c.tryTool(1000+j, "planq_log", map[string]any{"message": fmt.Sprintf("mcp server %d entry %03d", i, j)}); err != nil {
+					errs <- fmt.Errorf("server %d entry %d: %v", i, j, err)
+					return
+				}
+			}
+		}(i, c)
+	}
 	wg.Wait()
 	close(errs)
 	for err := range errs {
@@ -56,7 +86,51 @@ func TestConcurrentWritersLoseNothing(t *testing.T) {
 			want[fmt.Sprintf("cli writer %d entry %03d", p, i)] = 1
 		}
 	}
-	checkStateAfterConcurrency(t, w, want, writers*each)
+	for i := 0; i < servers; i++ {
+		for j := 0; j < each; j++ {
+			want[fmt.Sprintf("mcp server %d entry %03d", i, j)] = 1
+		}
+	}
+	checkStateAfterConcurrency(t, w, want, writers*each+servers*each)
+}
+
+// tryTool calls a tool and reports a protocol or tool error instead of
+// failing the test, so goroutines can use it.
+func (c *rpcClient) tryTool(id int, name string, args map[string]any) error {
+	msg, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": map[string]any{"name": name, "arguments": args}})
+	if _, err := c.in.Write(append(msg, '\n')); err != nil {
+		return err
+	}
+	for {
+		line, err := c.out.ReadBytes('\n')
+		if err != nil {
+			return fmt.Errorf("read: %v", err)
+		}
+		var resp struct {
+			ID     *int `json:"id"`
+			Result struct {
+				IsError bool             `json:"isError"`
+				Content []map[string]any `json:"content"`
+			} `json:"result"`
+			Error *struct{ Message string } `json:"error"`
+		}
+		if err := json.Unmarshal(line, &resp); err != nil {
+			return fmt.Errorf("non-JSON-RPC line %q", line)
+		}
+		if resp.ID == nil {
+			continue
+		}
+		if *resp.ID != id {
+			return fmt.Errorf("response id %d, want %d", *resp.ID, id)
+		}
+		if resp.Error != nil {
+			return fmt.Errorf("JSON-RPC error: %s", resp.Error.Message)
+		}
+		if resp.Result.IsError {
+			return fmt.Errorf("tool error: %v", resp.Result.Content)
+		}
+		return nil
+	}
 }
 
 // checkStateAfterConcurrency asserts every wanted body is logged exactly
