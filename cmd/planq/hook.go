@@ -29,7 +29,6 @@ wires them into Claude Code's settings; you do not run them by hand.`,
 		hookCmd(a, "pre-tool-use", hooks.EventPreToolUse, preToolUseTimeout,
 			"PreToolUse hook: deny file-modifying calls until the change is declared", hooks.PreToolUse),
 	)
-	cmd.AddCommand(newSessionHookCmds(a)...)
 	return cmd
 }
 
