@@ -1,34 +1,58 @@
 // Package staterepo keeps an AI agent's memory in a git repository outside the
 // code repository: one bare repo per project under PLANQ_HOME, a shared
 // "global" branch, one "agent-NAME" branch per agent, and a linked worktree of
-// the current agent's branch at <code repo>/.planq/agent/.
+// an agent's branch at <code repo>/.planq/agent/.
 //
 // Layout and rules:
 //
 //   - PLANQ_HOME (default ~/.planq) holds state-repos/<project>.git. The
 //     project name is the code repo's .planq/config.yaml "project:", else the
-//     repo directory's name, sanitised.
-//   - The global branch holds plan.md, changelog.md (the promoted log of
-//     every agent), learnings.md, decisions.md and branches/.
-//   - An agent branch holds scratch.md, context.md, changelog.md,
-//     learnings.md, decisions.md, branches/, artifacts/, notes/ and
-//     checkpoints/. It is an orphan branch: agents read global through
-//     planq, and promote to it with a union merge (see Promote).
+//     repo directory's name, sanitised (SanitizeName).
+//   - The global branch holds plan.md, changelog.md (every agent's promoted
+//     log), learnings.md, decisions.md and branches/. Its HEAD names global,
+//     so a clone checks it out.
+//   - An agent branch is an orphan branch holding scratch.md, context.md,
+//     changelog.md, learnings.md, decisions.md, branches/, artifacts/, notes/
+//     and checkpoints/. Agents read global through planq and add to it with
+//     Promote, a union merge of entries.
+//   - changelog.md, learnings.md and decisions.md are append-only files of
+//     changelog entries, kept in segments: when an append would take the
+//     live file past SegmentSize, its content moves unchanged to
+//     archive/<name>-NNNNNN.md (free in git: the blob is reused). So a write
+//     never rewrites a big blob, and readers take the tail of the live file.
 //   - Every write is one commit on the agent's branch, made under a
-//     cross-process lock (a flock on <bare>/planq.lock) that is held across
-//     read-modify-commit, so concurrent writers never lose an entry. The
-//     commit is built from the changed blobs and trees only; linked worktrees
-//     that have the branch checked out get the changed files and index
-//     entries rewritten, so `git status` there stays clean.
-//   - A code repo has one worktree, .planq/agent/. Writes always go to the
-//     current agent's branch (PLANQ_AGENT, else config "agent:", else
-//     "main"), whatever the worktree has checked out; planq never switches the
-//     worktree implicitly, because two sessions with different agents may
-//     share one code repo. `planq create NAME` switches it (refusing when it
-//     has uncommitted changes), and `planq state status` reports a mismatch.
-//   - Files a write changes are read from the worktree when it holds hand
-//     edits that are not committed yet, so those edits are committed with the
-//     write rather than overwritten.
+//     cross-process lock (flock on <bare>/planq.lock, waited for with the
+//     context and a timeout) held across read-modify-commit, so concurrent
+//     writers never lose an entry. The commit is built from the changed
+//     blobs and trees only (no worktree scan); refs are updated with git's
+//     own lock-file protocol; worktrees that have the branch checked out get
+//     the changed files and their index entries rewritten, so `git status`
+//     there stays clean and git's own commands keep working.
+//   - The worktree is registered the way `git worktree add` does it
+//     (<bare>/worktrees/<id>/{HEAD,commondir,gitdir,index} and a .git file),
+//     so `git worktree list`, `git fsck` and hand commits work. The code repo
+//     ignores it through .git/info/exclude, or .gitignore when asked or when
+//     there is no .git (non-colocated jj repos).
+//   - The current agent is Options.Agent, else PLANQ_AGENT, else the config's
+//     "agent:", else the agent whose branch .planq/agent has checked out,
+//     else "main"; its branch and worktree are created by the first write.
+//   - A code repo has one worktree. Writes always go to the current agent's
+//     branch, whatever the worktree holds; planq never switches the worktree
+//     implicitly, because two sessions with different agents may share one
+//     code repo. `planq create NAME` switches it (refusing while it has
+//     uncommitted changes), and `planq state status` reports a mismatch.
+//   - Hand edits in the worktree are respected: a write that changes a file
+//     with uncommitted edits builds on (and commits) the edited copy; a copy
+//     left stale by a writer that died mid-way is ignored in favour of the
+//     branch.
+//   - Checkpoints are checkpoints/<name>.yaml on the agent branch: the state
+//     commit, the code repo's jj operation, the owner (user or model). A
+//     restore saves an automatic checkpoint, runs `jj op restore`, then
+//     commits the old files on top (history is never rewritten).
+//   - Push and pull go through go-git to a URL or a local path; pull
+//     fast-forwards, or merges diverged branches (logs as a union of entries,
+//     other files when one side changed them), and updates checked-out
+//     worktrees in the same step or refuses when they hold edits in the way.
 package staterepo
 
 import (

@@ -250,20 +250,9 @@ func validPath(p string) error {
 	return nil
 }
 
-// update runs fn in a transaction on branch under the store's lock and
-// commits what it staged with message msg. When the branch does not exist
-// yet, init supplies its first tree's files (nil: fail with ErrNoAgent). It
-// returns the new commit, or the old head when nothing changed.
-func (s *Store) update(ctx context.Context, branch, msg string, fn func(*Tx) error) (plumbing.Hash, error) {
-	lk, err := s.lock(ctx)
-	if err != nil {
-		return plumbing.ZeroHash, err
-	}
-	defer lk.release()
-	return s.updateLocked(ctx, branch, msg, fn)
-}
-
-// updateLocked is update for a caller that holds the lock.
+// updateLocked runs fn in a transaction on branch and commits what it
+// staged with message msg; the caller holds the store's lock. It returns the
+// new commit, or the old head when nothing changed.
 func (s *Store) updateLocked(ctx context.Context, branch, msg string, fn func(*Tx) error) (plumbing.Hash, error) {
 	r, err := openRepo(s.Bare)
 	if err != nil {

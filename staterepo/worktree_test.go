@@ -3,6 +3,7 @@ package staterepo
 import (
 	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -219,4 +220,55 @@ func TestCreateRemoveAndNames(t *testing.T) {
 		t.Error("remove deleted the branch")
 	}
 	e.git(s.Bare, "fsck", "--strict")
+}
+
+func TestJJNeverShowsStateFiles(t *testing.T) {
+	t.Run("colocated", func(t *testing.T) {
+		e := newEnv(t)
+		e.jjInit()
+		s := e.open("")
+		if _, err := s.Log(ctx(t), "state entry", "", ""); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.Scratch(ctx(t), "notes", ScratchReplace); err != nil {
+			t.Fatal(err)
+		}
+		if st := e.jj("st"); strings.Contains(st, ".planq/agent") || strings.Contains(st, "scratch.md") {
+			t.Errorf("jj st shows state files:\n%s", st)
+		}
+		if files := e.jj("file", "list"); strings.Contains(files, ".planq/agent") {
+			t.Errorf("jj tracks state files:\n%s", files)
+		}
+		if ex := readFile(t, filepath.Join(e.repo, ".git", "info", "exclude")); !strings.Contains(ex, "/.planq/agent/") {
+			t.Errorf("info/exclude = %q", ex)
+		}
+	})
+	t.Run("not colocated", func(t *testing.T) {
+		e := newEnv(t)
+		os.RemoveAll(filepath.Join(e.repo, ".git"))
+		if _, err := exec.LookPath("jj"); err != nil {
+			t.Skip("SKIPPED: jj is not on PATH")
+		}
+		for k, v := range map[string]string{"JJ_USER": "Test", "JJ_EMAIL": "test@example.com", "JJ_CONFIG": filepath.Join(e.home, "jj.toml"), "HOME": e.home} {
+			t.Setenv(k, v)
+		}
+		e.jj("git", "init", "--no-colocate")
+		s := e.open("")
+		if _, err := s.Log(ctx(t), "state entry", "", ""); err != nil {
+			t.Fatal(err)
+		}
+		if gi := readFile(t, filepath.Join(e.repo, ".gitignore")); !strings.Contains(gi, "/.planq/agent/") {
+			t.Errorf(".gitignore = %q", gi)
+		}
+		st := e.jj("st")
+		if strings.Contains(st, ".planq/agent") || strings.Contains(st, "changelog.md") {
+			t.Errorf("jj st shows state files:\n%s", st)
+		}
+		if files := e.jj("file", "list"); strings.Contains(files, ".planq/agent") {
+			t.Errorf("jj tracks state files:\n%s", files)
+		}
+		if got := e.git(s.Worktree, "status", "--porcelain"); got != "" {
+			t.Errorf("state worktree not clean:\n%s", got)
+		}
+	})
 }
