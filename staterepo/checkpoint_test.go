@@ -209,3 +209,38 @@ func TestPromoteIsAUnionAndIdempotentThenGC(t *testing.T) {
 	}
 	e.git(w.Bare, "fsck", "--strict", "--no-progress")
 }
+
+func TestPackTurnsLooseBlobsIntoOnePack(t *testing.T) {
+	e := newEnv(t)
+	s := e.open("")
+	c := ctx(t)
+	for i := 0; i < 60; i++ {
+		if _, err := s.Log(c, strings.Repeat("a line of log text ", 20)+string(rune('a'+i%26)), "", ""); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// A blob only the worktree's index knows must survive.
+	os.WriteFile(filepath.Join(s.Worktree, "notes", "staged.md"), []byte("staged by hand\n"), 0o644)
+	e.git(s.Worktree, "add", "notes/staged.md")
+	res, err := s.Pack(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.LooseBefore < 100 || res.LooseAfter > 2 || res.PackBytes == 0 {
+		t.Errorf("pack = %+v", res)
+	}
+	e.git(s.Bare, "fsck", "--strict", "--no-progress")
+	if got := e.git(s.Worktree, "show", ":notes/staged.md"); got != "staged by hand" {
+		t.Errorf("staged blob after pack = %q", got)
+	}
+	es, _, err := s.LogEntries(c, 0)
+	if err != nil || len(es) != 60 {
+		t.Fatalf("entries after pack: %d, %v", len(es), err)
+	}
+	if _, err := s.Log(c, "after the pack", "", ""); err != nil {
+		t.Fatal(err)
+	}
+	if st := e.git(s.Worktree, "status", "--porcelain"); st != "A  notes/staged.md" {
+		t.Errorf("worktree status = %q", st)
+	}
+}

@@ -322,7 +322,8 @@ func newStateGCCmd(a *app) *cobra.Command {
 ('planq remove NAME'), every entry of its changelog, learnings and decisions is
 in global ('planq context promote'), its branch context files match global's
 and its notes/ and artifacts/ are empty. Every other agent branch is kept and
-the reason is printed. --dry-run only reports.`,
+the reason is printed. Then the repo's objects are packed (each write leaves
+a loose copy of the file it changed). --dry-run only reports.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			s, err := a.openStore(f.Repo)
@@ -333,11 +334,22 @@ the reason is printed. --dry-run only reports.`,
 			if err != nil {
 				return err
 			}
+			var pack *staterepo.PackResult
+			if !dryRun {
+				p, err := s.Pack(cmd.Context())
+				if err != nil {
+					return err
+				}
+				pack = &p
+			}
 			if f.JSON {
 				if res == nil {
 					res = []staterepo.GCResult{}
 				}
-				return writeJSON(a.Stdout, res)
+				return writeJSON(a.Stdout, map[string]any{"branches": res, "pack": pack})
+			}
+			if pack != nil {
+				defer fmt.Fprintf(a.Stdout, "Packed %d loose objects into %d KiB of packs.\n", pack.LooseBefore-pack.LooseAfter, pack.PackBytes/1024)
 			}
 			if len(res) == 0 {
 				fmt.Fprintln(a.Stdout, "No agent branches.")
