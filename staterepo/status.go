@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/planq-dev/planq/changelog"
 )
 
@@ -18,6 +19,7 @@ type AgentInfo struct {
 	LastCommit   time.Time `json:"last_commit"`
 	LastMessage  string    `json:"last_message"`
 	CheckedOutAt string    `json:"checked_out_at,omitempty"` // the worktree holding it, if any
+	Remote       string    `json:"remote,omitempty"`         // vs the remote as last fetched: up to date, ahead, behind, diverged, not pushed
 }
 
 // Status is the state repo as `planq state status` shows it.
@@ -32,7 +34,8 @@ type Status struct {
 	CheckedOut   string      `json:"checked_out,omitempty"` // the agent the worktree holds
 	Dirty        []string    `json:"dirty,omitempty"`       // uncommitted changes in the worktree
 	Remote       string      `json:"remote,omitempty"`
-	Global       string      `json:"global,omitempty"` // global's head
+	Global       string      `json:"global,omitempty"`        // global's head
+	GlobalRemote string      `json:"global_remote,omitempty"` // global vs the remote as last fetched
 	Agents       []AgentInfo `json:"agents"`
 	Notes        []string    `json:"notes,omitempty"` // things a person should act on
 	RemoteBehind []string    `json:"remote_behind,omitempty"`
@@ -66,13 +69,14 @@ func (s *Store) Status(ctx context.Context) (Status, error) {
 		}
 		if b == GlobalBranch {
 			st.Global = h.String()
+			st.GlobalRemote = remoteState(r, b, h, st.Remote != "")
 			continue
 		}
 		name, ok := strings.CutPrefix(b, AgentPrefix)
 		if !ok {
 			continue
 		}
-		info := AgentInfo{Name: name, Branch: b, Head: h.String()}
+		info := AgentInfo{Name: name, Branch: b, Head: h.String(), Remote: remoteState(r, b, h, st.Remote != "")}
 		if c, err := r.commit(h); err == nil {
 			info.LastCommit = c.Committer.When
 			info.LastMessage = strings.TrimSpace(oneLine(c.Message))
@@ -165,4 +169,32 @@ func (s *Store) Aggregate(ctx context.Context) (changelog.Summary, []changelog.P
 	sum = changelog.Aggregate(byAgent)
 	sum.Project = s.Project
 	return sum, problems, nil
+}
+
+// remoteState compares a branch with its remote-tracking ref (as of the last
+// push, pull or fetch); "" when there is no remote.
+func remoteState(r *repo, branch string, local plumbing.Hash, hasRemote bool) string {
+	if !hasRemote {
+		return ""
+	}
+	ref, err := r.st.Reference(plumbing.ReferenceName("refs/remotes/" + remoteName + "/" + branch))
+	if err != nil {
+		return "not pushed"
+	}
+	theirs := ref.Hash()
+	if theirs == local {
+		return "up to date"
+	}
+	lc, err1 := r.commit(local)
+	tc, err2 := r.commit(theirs)
+	if err1 != nil || err2 != nil {
+		return "unknown"
+	}
+	if ok, _ := tc.IsAncestor(lc); ok {
+		return "ahead (push)"
+	}
+	if ok, _ := lc.IsAncestor(tc); ok {
+		return "behind (pull)"
+	}
+	return "diverged (pull merges)"
 }

@@ -160,7 +160,7 @@ func newStateStatusCmd(a *app) *cobra.Command {
 				fmt.Fprintf(w, "worktree: none at %s\n", st.Worktree)
 			}
 			if st.Remote != "" {
-				fmt.Fprintf(w, "remote:   %s\n", st.Remote)
+				fmt.Fprintf(w, "remote:   %s (global: %s)\n", st.Remote, st.GlobalRemote)
 			}
 			if len(st.Agents) > 0 {
 				fmt.Fprintln(w, "\nagents:")
@@ -168,6 +168,9 @@ func newStateStatusCmd(a *app) *cobra.Command {
 					where := ""
 					if ag.CheckedOutAt != "" {
 						where = "  [" + ag.CheckedOutAt + "]"
+					}
+					if ag.Remote != "" {
+						where += "  remote: " + ag.Remote
 					}
 					fmt.Fprintf(w, "  %-20s %s  %s%s\n", ag.Name, ag.LastCommit.Local().Format("2006-01-02 15:04"), ag.LastMessage, where)
 				}

@@ -257,3 +257,21 @@ func TestCheckpointSearchPromoteGCCommands(t *testing.T) {
 		t.Errorf("gc after remove said %q", out)
 	}
 }
+
+func TestStateStatusComparesWithTheRemote(t *testing.T) {
+	w := newStateWorld(t)
+	remote := filepath.Join(t.TempDir(), "r.git")
+	w.ok("state", "remote", remote)
+	w.ok("log", "add", "one")
+	if out := w.ok("state", "status"); !strings.Contains(out, "remote: not pushed") {
+		t.Errorf("status before push:\n%s", out)
+	}
+	w.ok("state", "push")
+	if out := w.ok("state", "status"); !strings.Contains(out, "remote: up to date") || !strings.Contains(out, "global: up to date") {
+		t.Errorf("status after push:\n%s", out)
+	}
+	w.ok("log", "add", "two")
+	if out := w.ok("state", "status"); !strings.Contains(out, "remote: ahead (push)") {
+		t.Errorf("status after a write:\n%s", out)
+	}
+}
