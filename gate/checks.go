@@ -538,7 +538,7 @@ func interpreterCheck(c *cmdCtx, name string, args []arg, r *rule, codeFlags []s
 
 // pythonModule judges python -m MODULE ARGS.
 func pythonModule(c *cmdCtx, name, module string, rest []arg) outcome {
-	what, ok := pythonModules[module]
+	what, ok := pythonModules()[module]
 	switch {
 	case !ok:
 		return unknownOutcome(c, name+" -m "+module+" runs a module planq does not know")

@@ -367,18 +367,20 @@ func interpreter(codeFlags []string, moduleFlag string, roFlags, valued []string
 // Python modules run with -m that planq knows. The value is "" when the
 // module only reads, "mod:" and a reason when it writes, "pos2" when it
 // writes its second file argument, and otherwise the command it is judged as.
-var pythonModules = map[string]string{
-	"pytest": "pytest", "pip": "pip", "mypy": "mypy", "black": "black", "ruff": "ruff", "isort": "isort",
-	"flake8": "flake8", "pylint": "pylint", "pyright": "pyright", "unittest": "", "doctest": "",
-	"pydoc": "", "json.tool": "pos2", "tabnanny": "", "pyflakes": "", "pycodestyle": "", "site": "",
-	"platform": "", "sysconfig": "", "uv": "uv", "poetry": "poetry", "coverage": "coverage",
-	"autopep8": "autopep8", "yapf": "yapf", "bandit": "bandit",
-	"build":       "mod:builds a package",
-	"venv":        "mod:creates a virtual environment",
-	"virtualenv":  "mod:creates a virtual environment",
-	"py_compile":  "mod:writes compiled files",
-	"compileall":  "mod:writes compiled files",
-	"zipfile":     "mod:extracts or creates an archive",
-	"tarfile":     "mod:extracts or creates an archive",
-	"http.server": "mod:serves files until stopped",
+func pythonModules() map[string]string {
+	return map[string]string{
+		"pytest": "pytest", "pip": "pip", "mypy": "mypy", "black": "black", "ruff": "ruff", "isort": "isort",
+		"flake8": "flake8", "pylint": "pylint", "pyright": "pyright", "unittest": "", "doctest": "",
+		"pydoc": "", "json.tool": "pos2", "tabnanny": "", "pyflakes": "", "pycodestyle": "", "site": "",
+		"platform": "", "sysconfig": "", "uv": "uv", "poetry": "poetry", "coverage": "coverage",
+		"autopep8": "autopep8", "yapf": "yapf", "bandit": "bandit",
+		"build":       "mod:builds a package",
+		"venv":        "mod:creates a virtual environment",
+		"virtualenv":  "mod:creates a virtual environment",
+		"py_compile":  "mod:writes compiled files",
+		"compileall":  "mod:writes compiled files",
+		"zipfile":     "mod:extracts or creates an archive",
+		"tarfile":     "mod:extracts or creates an archive",
+		"http.server": "mod:serves files until stopped",
+	}
 }

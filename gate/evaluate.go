@@ -57,7 +57,12 @@ func Evaluate(ctx context.Context, call ToolCall, dir string, opt EvalOptions) E
 		pol = DefaultPolicy()
 	}
 	if call.Root == "" {
-		call.Root = cfgRoot
+		// The repository boundary for editor tools: the jj workspace, else
+		// the project; never a bare working directory.
+		call.Root = root
+		if !isJJ {
+			call.Root = opt.ProjectDir
+		}
 	}
 	ev := Evaluation{Verdict: Classify(call, pol), Mode: pol.Mode, ConfigErr: cfgErr}
 	if pol.Mode == config.ModeOff || !NeedsState(ev.Verdict) {

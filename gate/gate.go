@@ -70,37 +70,43 @@ func PolicyFromConfig(c config.Config) Policy {
 
 // ReadOnlyTool reports whether name is a built-in tool that never modifies
 // files whatever its input, so a hook can allow it without reading any
-// configuration or repository state.
+// configuration or repository state. These are Claude Code's tools that
+// only read, or that change nothing in the repository (the todo list, plan
+// mode, subagents whose own calls are gated).
 func ReadOnlyTool(name string) bool {
-	_, ok := readOnlyTools[name]
-	return ok
+	switch name {
+	case "Read", "Glob", "Grep", "LS", "NotebookRead",
+		"WebFetch", "WebSearch", "Task", "Agent",
+		"TodoRead", "TodoWrite", "ExitPlanMode", "EnterPlanMode",
+		"BashOutput", "KillBash", "KillShell", "TaskOutput", "TaskStop",
+		"ListMcpResourcesTool", "ReadMcpResourceTool",
+		"AskUserQuestion", "SlashCommand", "Skill", "ToolSearch", "LSP":
+		return true
+	}
+	return false
 }
 
-// Claude Code's built-in tools that only read, or that change nothing in the
-// repository (the todo list, plan mode, subagents whose own calls are gated).
-var readOnlyTools = map[string]struct{}{
-	"Read": {}, "Glob": {}, "Grep": {}, "LS": {}, "NotebookRead": {},
-	"WebFetch": {}, "WebSearch": {}, "Task": {}, "Agent": {},
-	"TodoRead": {}, "TodoWrite": {}, "ExitPlanMode": {}, "EnterPlanMode": {},
-	"BashOutput": {}, "KillBash": {}, "KillShell": {}, "TaskOutput": {}, "TaskStop": {},
-	"ListMcpResourcesTool": {}, "ReadMcpResourceTool": {},
-	"AskUserQuestion": {}, "SlashCommand": {}, "Skill": {}, "ToolSearch": {},
-	"LSP": {},
+// editorPathField names the input field holding the file a Claude Code
+// editor tool writes; ok is false for other tools.
+func editorPathField(name string) (field string, ok bool) {
+	switch name {
+	case "Write", "Edit", "MultiEdit":
+		return "file_path", true
+	case "NotebookEdit":
+		return "notebook_path", true
+	}
+	return "", false
 }
 
-// Claude Code's built-in tools that write the file named by one of their
-// input fields.
-var editorTools = map[string]string{
-	"Write":        "file_path",
-	"Edit":         "file_path",
-	"MultiEdit":    "file_path",
-	"NotebookEdit": "notebook_path",
-}
-
-// planq's own MCP tools that are always allowed: declaring the change,
-// looking at it, and the state tools (every planq_* tool).
-var planqAlwaysAllowed = map[string]struct{}{
-	"jj_init": {}, "jj_status": {}, "jj_git_init": {}, "query_ancestor": {},
+// planqAlwaysAllowed reports whether a tool of planq's MCP server is always
+// allowed: declaring the change, looking at it, and the state tools (every
+// planq_* tool).
+func planqAlwaysAllowed(tool string) bool {
+	switch tool {
+	case "jj_init", "jj_status", "jj_git_init", "query_ancestor":
+		return true
+	}
+	return strings.HasPrefix(tool, "planq_")
 }
 
 // MCP tool name globs that only read, used when the configuration names
@@ -115,10 +121,10 @@ var defaultMCPReadGlobs = []string{
 // Classify judges one tool call under pol.
 func Classify(call ToolCall, pol Policy) Verdict {
 	name := call.Name
-	if _, ok := readOnlyTools[name]; ok {
+	if ReadOnlyTool(name) {
 		return Verdict{Reason: name + " only reads"}
 	}
-	if field, ok := editorTools[name]; ok {
+	if field, ok := editorPathField(name); ok {
 		var in map[string]json.RawMessage
 		_ = json.Unmarshal(call.Input, &in)
 		var p string
@@ -153,7 +159,7 @@ func Classify(call ToolCall, pol Policy) Verdict {
 func classifyMCP(name string, pol Policy) Verdict {
 	server, tool, _ := strings.Cut(strings.TrimPrefix(name, "mcp__"), "__")
 	if server == "planq" || strings.HasSuffix(server, "_planq") {
-		if _, ok := planqAlwaysAllowed[tool]; ok || strings.HasPrefix(tool, "planq_") {
+		if planqAlwaysAllowed(tool) {
 			return Verdict{Reason: "planq's " + tool + " is always allowed"}
 		}
 	}

@@ -2,22 +2,6 @@ package gate
 
 import "strings"
 
-// The jj way to do what a history- or working-copy-rewriting git command
-// does; in a jj repo these git commands are denied with this advice.
-var gitJJ = map[string]string{
-	"commit":      `jj commit -m "…" (or jj describe -m "…" to name the current change, then jj new)`,
-	"checkout":    "jj new <rev> to start work on a revision, jj edit <rev> to resume a change, jj restore --from <rev> <paths> to take files from one",
-	"switch":      "jj new <rev> (or jj edit <rev> to resume that change)",
-	"reset":       "jj restore to discard changes, jj abandon to drop a change, jj squash to fold one into its parent",
-	"restore":     "jj restore [--from <rev>] <paths>",
-	"stash":       "jj new @- to set the current work aside (it stays in the change graph; return with jj edit <change>)",
-	"rebase":      "jj rebase -s <source> -d <destination>",
-	"merge":       "jj new <rev1> <rev2> (a merge change)",
-	"cherry-pick": "jj duplicate <rev>, then jj rebase the copy where you want it",
-	"revert":      "jj revert -r <rev> (jj backout -r <rev> in older jj)",
-	"pull":        "jj git fetch, then jj rebase -d <bookmark>@origin",
-}
-
 // Fragments of git -c setting names that make git run a program.
 var gitRunsProgram = []string{
 	"alias.", "pager", "editor", "fsmonitor", "hookspath", "sshcommand", "external", "textconv",
@@ -25,6 +9,21 @@ var gitRunsProgram = []string{
 }
 
 func gitRule() *rule {
+	// The jj way to do what a history- or working-copy-rewriting git command
+	// does; in a jj repo these git commands are denied with this advice.
+	gitJJ := map[string]string{
+		"commit":      `jj commit -m "…" (or jj describe -m "…" to name the current change, then jj new)`,
+		"checkout":    "jj new <rev> to start work on a revision, jj edit <rev> to resume a change, jj restore --from <rev> <paths> to take files from one",
+		"switch":      "jj new <rev> (or jj edit <rev> to resume that change)",
+		"reset":       "jj restore to discard changes, jj abandon to drop a change, jj squash to fold one into its parent",
+		"restore":     "jj restore [--from <rev>] <paths>",
+		"stash":       "jj new @- to set the current work aside (it stays in the change graph; return with jj edit <change>)",
+		"rebase":      "jj rebase -s <source> -d <destination>",
+		"merge":       "jj new <rev1> <rev2> (a merge change)",
+		"cherry-pick": "jj duplicate <rev>, then jj rebase the copy where you want it",
+		"revert":      "jj revert -r <rev> (jj backout -r <rev> in older jj)",
+		"pull":        "jj git fetch, then jj rebase -d <bookmark>@origin",
+	}
 	read := ro()
 	rewrite := func(sub, why string, r *rule) *rule {
 		if r == nil {

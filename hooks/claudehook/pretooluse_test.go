@@ -148,3 +148,35 @@ func TestPreToolUseBadInput(t *testing.T) {
 		}
 	}
 }
+
+func TestPreToolUseRepositoryBoundary(t *testing.T) {
+	testenv.Isolate(t)
+	repo := testenv.JJRepo(t)
+	ctx := context.Background()
+	elsewhere := filepath.Join(t.TempDir(), "plan.md")
+
+	// In a jj repo, an editor tool writing outside the workspace (Claude
+	// Code's plan files, scratch files) is not held back; inside it is.
+	if r, err := PreToolUse(ctx, toolInput("Write", repo, map[string]string{"file_path": elsewhere}), repo); err != nil || r != nil {
+		t.Fatalf("Write outside the jj workspace: %+v, %v; want allowed", r, err)
+	}
+	if r, _ := PreToolUse(ctx, toolInput("Write", repo, map[string]string{"file_path": filepath.Join(repo, "x.go")}), repo); decision(r) != "deny" {
+		t.Fatalf("Write inside the jj workspace: %+v; want denied", r)
+	}
+
+	// Outside a jj repo without a project directory there is no boundary:
+	// the working directory is not one.
+	plain := t.TempDir()
+	sub := filepath.Join(plain, "sub")
+	os.MkdirAll(sub, 0o755)
+	if r, _ := PreToolUse(ctx, toolInput("Write", sub, map[string]string{"file_path": filepath.Join(plain, "a.go")}), ""); decision(r) != "deny" {
+		t.Fatalf("Write beside the working directory, no project: %+v; want denied", r)
+	}
+	// With a project directory, that is the boundary.
+	if r, _ := PreToolUse(ctx, toolInput("Write", sub, map[string]string{"file_path": filepath.Join(plain, "a.go")}), plain); decision(r) != "deny" {
+		t.Fatalf("Write inside the project: %+v; want denied", r)
+	}
+	if r, _ := PreToolUse(ctx, toolInput("Write", sub, map[string]string{"file_path": elsewhere}), plain); r != nil {
+		t.Fatalf("Write outside the project: %+v; want allowed", r)
+	}
+}
