@@ -60,6 +60,16 @@ func (d *stateDeps) searcher(s *staterepo.Store) *staterepo.Searcher {
 	return x
 }
 
+// warm starts filling the search index of the server's state repo in the
+// background, so the first planq_search is answered from a warm index.
+func (d *stateDeps) warm() {
+	s, err := staterepo.Open(staterepo.Options{Dir: d.dir})
+	if err != nil || !s.Initialized() {
+		return
+	}
+	d.searcher(s).Warm()
+}
+
 // codeBranch returns the code branch, asking jj only when its operation
 // heads changed since the last call.
 func (d *stateDeps) codeBranch(ctx context.Context, s *staterepo.Store) string {

@@ -57,6 +57,11 @@ type deps struct {
 
 // New builds the MCP server with every planq tool registered.
 func New(opts Options) *server.MCPServer {
+	s, _ := newServer(opts)
+	return s
+}
+
+func newServer(opts Options) (*server.MCPServer, *stateDeps) {
 	version := opts.Version
 	if version == "" {
 		version = "dev"
@@ -68,10 +73,11 @@ func New(opts Options) *server.MCPServer {
 		server.WithRecovery(),
 	)
 	d := &deps{dir: opts.Dir, jj: &jj.Client{Dir: opts.Dir, Bin: opts.JJBin}, transcripts: opts.Transcripts}
+	state := newStateDeps(opts.Dir)
 	s.AddTools(jjTools(d)...)
-	s.AddTools(stateTools(newStateDeps(opts.Dir))...)
+	s.AddTools(stateTools(state)...)
 	s.AddTools(opts.Extra...)
-	return s
+	return s, state
 }
 
 // jjTools returns the jj tools, one per function, in a stable order.
@@ -91,7 +97,8 @@ func jjTools(d *deps) []server.ServerTool {
 // Serve runs the server over stdio until in is closed or ctx is done. Only
 // JSON-RPC goes to out; logs go to errOut.
 func Serve(ctx context.Context, opts Options, in io.Reader, out, errOut io.Writer) error {
-	s := New(opts)
+	s, state := newServer(opts)
+	state.warm()
 	stdio := server.NewStdioServer(s)
 	stdio.SetErrorLogger(log.New(errOut, "planq mcp: ", 0))
 	err := stdio.Listen(ctx, in, out)

@@ -77,7 +77,7 @@ func writeSegments(tx *Tx, file string, data []byte) {
 	tx.Write(file, data)
 }
 
-func benchStore(b *testing.B) *Store {
+func benchStore(b testing.TB) *Store {
 	dir := b.TempDir()
 	e := &env{t: &testing.T{}, home: dir + "/home", pq: dir + "/pq", repo: dir + "/code"}
 	e.vars = map[string]string{"HOME": e.home, "PLANQ_HOME": e.pq}

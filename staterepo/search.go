@@ -6,6 +6,7 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/planq-dev/planq/changelog"
@@ -69,9 +70,10 @@ func (q SearchQuery) options() (search.Options, error) {
 // re-reads only the files whose blobs changed since the last one. It is safe
 // for concurrent use; the MCP server keeps one for its lifetime.
 type Searcher struct {
-	s   *Store
-	mu  sync.Mutex
-	idx *search.Index
+	s       *Store
+	mu      sync.Mutex
+	filling atomic.Bool // the first fill of the index is under way
+	idx     *search.Index
 	// seen maps a group (source:path) to the blob it was indexed from.
 	seen map[string]plumbing.Hash
 }
@@ -81,16 +83,43 @@ func NewSearcher(s *Store) *Searcher {
 	return &Searcher{s: s, idx: search.NewIndex(), seen: map[string]plumbing.Hash{}}
 }
 
-// Search brings the index up to date and ranks documents for q.
+// Search brings the index up to date and ranks documents for q. While the
+// index has never been filled it answers from a one-shot scan (the same
+// ranking) and fills the index in the background, so a cold first search
+// does not pay for building the whole index.
 func (x *Searcher) Search(ctx context.Context, q SearchQuery) ([]search.Hit, error) {
 	opts, err := q.options()
 	if err != nil {
 		return nil, err
 	}
+	if x.filling.Load() || x.cold() {
+		hits, err := x.s.Search(ctx, q)
+		x.Warm() // after answering, so the fill does not compete with the scan
+		return hits, err
+	}
 	if err := x.Refresh(ctx); err != nil {
 		return nil, err
 	}
 	return x.idx.Search(q.Query, opts), nil
+}
+
+// cold reports whether the index has never been filled.
+func (x *Searcher) cold() bool {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	return len(x.seen) == 0 && x.s.Initialized()
+}
+
+// Warm fills the index in the background unless a fill is already under
+// way; the MCP server calls it at start-up.
+func (x *Searcher) Warm() {
+	if !x.filling.CompareAndSwap(false, true) {
+		return
+	}
+	go func() {
+		defer x.filling.Store(false)
+		_ = x.Refresh(context.Background()) // a failure leaves the index cold; searches then scan
+	}()
 }
 
 // Refresh re-indexes the files that changed since the last refresh.
