@@ -53,3 +53,13 @@ func FuzzAnalyzeBash(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkAnalyzeBash measures the analyser alone, over the labelled table.
+func BenchmarkAnalyzeBash(b *testing.B) {
+	pol := DefaultPolicy()
+	commands() // build the table outside the measurement
+	b.ResetTimer()
+	for i := range b.N {
+		AnalyzeBash(bashCases[i%len(bashCases)].cmd, pol)
+	}
+}
