@@ -414,6 +414,14 @@ func isPlanqHook(cmd, sub, exe string) bool {
 	return base == "planq" || f[0] == exe || (exe != "" && base == filepath.Base(exe))
 }
 
+// ShellQuote quotes s for a POSIX shell when it needs quoting.
+func ShellQuote(s string) string { return shellQuote(s) }
+
+// ShellFields splits a command line into words the way a POSIX shell would
+// for simple lines (single and double quotes, backslash escapes), without
+// running a shell.
+func ShellFields(s string) []string { return shellFields(s) }
+
 // shellQuote quotes s for a POSIX shell when it needs quoting.
 func shellQuote(s string) string {
 	safe := s != ""

@@ -29,6 +29,7 @@ wires them into Claude Code's settings; you do not run them by hand.`,
 		hookCmd(a, "pre-tool-use", claudehook.EventPreToolUse, preToolUseTimeout,
 			"PreToolUse hook: deny file-modifying calls until the change is declared", claudehook.PreToolUse),
 	)
+	cmd.AddCommand(newSessionHookCmds(a)...)
 	return cmd
 }
 

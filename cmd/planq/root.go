@@ -107,6 +107,9 @@ Start here:
 		newSearchCmd(a),
 		newGateCmd(a),
 		newHookCmd(a),
+		newStartCmd(a),
+		newContinueCmd(a),
+		newResumeCmd(a),
 	)
 	return root
 }

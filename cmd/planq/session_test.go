@@ -1,0 +1,80 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/planq-dev/planq/internal/testenv"
+	"github.com/planq-dev/planq/jj"
+)
+
+// runIn runs the CLI in-process in dir with the process environment.
+func runIn(t *testing.T, dir string, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	a := &app{
+		Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb,
+		Getenv: os.Getenv, Getwd: func() (string, error) { return dir, nil },
+		Executable: os.Executable,
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	code = run(ctx, a, args)
+	return out.String(), errb.String(), code
+}
+
+func TestStartLaunchesTheAgentInTheDeclaredChange(t *testing.T) {
+	testenv.Isolate(t)
+	repo := testenv.JJRepo(t)
+	// The agent: a script that reports its arguments and the working copy.
+	agent := filepath.Join(t.TempDir(), "agent")
+	os.WriteFile(agent, []byte("#!/bin/sh\necho \"agent args: $*\"\njj log -r @ --no-graph -T 'description' --no-pager --color never\nexit 3\n"), 0o755)
+
+	out, errs, code := runIn(t, repo, "start", "Add a greeting file", "--agent-cmd", agent+" --model opus")
+	if code != 3 {
+		t.Fatalf("exit %d, want the agent's 3\n%s%s", code, out, errs)
+	}
+	if !strings.Contains(out, "agent args: --model opus Add a greeting file") || !strings.Contains(out, "Add a greeting file") {
+		t.Fatalf("agent output:\n%s", out)
+	}
+	if !strings.Contains(errs, "Started change") {
+		t.Fatalf("stderr: %s", errs)
+	}
+	cur, err := jj.New(repo).Current(context.Background())
+	if err != nil || strings.TrimSpace(cur.Description) != "Add a greeting file" {
+		t.Fatalf("@ = %+v, %v", cur, err)
+	}
+
+	// No agent to launch: print what to run.
+	out, _, code = runIn(t, repo, "continue", "--agent-cmd", "no-such-agent-xyz")
+	if code != 0 || !strings.Contains(out, "no-such-agent-xyz is not installed") || !strings.Contains(out, "Continue the task: Add a greeting file") {
+		t.Fatalf("continue without the agent: exit %d\n%s", code, out)
+	}
+	out, _, code = runIn(t, repo, "start", "Second task", "--agent-cmd", "none")
+	if code != 0 || !strings.Contains(out, "claude 'Second task'") {
+		t.Fatalf("--agent-cmd none: exit %d\n%s", code, out)
+	}
+	// Errors are one line.
+	_, errs, code = runIn(t, repo, "resume", "@")
+	if code != 1 || strings.Count(strings.TrimSpace(errs), "\n") != 0 || !strings.Contains(errs, "no Claude Code session was recorded") {
+		t.Fatalf("resume without a session: exit %d, stderr %q", code, errs)
+	}
+}
+
+func TestSessionHookCommandsNeverBlockOnErrors(t *testing.T) {
+	testenv.Isolate(t)
+	for _, sub := range []string{"session-start", "post-tool-use", "pre-compact", "stop", "session-end"} {
+		var out, errb bytes.Buffer
+		a := &app{Stdin: strings.NewReader("not json"), Stdout: &out, Stderr: &errb, Getenv: os.Getenv,
+			Getwd: os.Getwd, Executable: os.Executable}
+		code := run(context.Background(), a, []string{"hook", sub})
+		if code != 0 || out.Len() != 0 || strings.Count(strings.TrimSpace(errb.String()), "\n") != 0 || !strings.HasPrefix(errb.String(), "planq hook "+sub+": ") {
+			t.Errorf("%s on bad input: exit %d, stdout %q, stderr %q; want exit 0, one stderr line", sub, code, out.String(), errb.String())
+		}
+	}
+}

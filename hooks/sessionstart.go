@@ -1,0 +1,293 @@
+package hooks
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+
+	"github.com/planq-dev/planq/jj"
+	"github.com/planq-dev/planq/staterepo"
+	"github.com/planq-dev/planq/transcript"
+)
+
+// ContextBudget is the most additional context session-start gives the model.
+const ContextBudget = 8000
+
+// Per-part caps inside the budget, most important first.
+const (
+	currentDescCap = 3000
+	parentDescCap  = 2000
+	diffStatCap    = 1200
+)
+
+// SessionStart builds the context a new, resumed, cleared or compacted
+// session starts with: the current change and its description (the living
+// summary), the parent's description (the handoff), the diff stat, the
+// gate's state and what to do about it, the lineage's transcript, and the
+// state repo's context, most important first, at most ContextBudget
+// characters, never cutting a line in half. It binds the Claude Code session
+// to the change's lineage and copies the transcript so far.
+func (r *Runner) SessionStart(ctx context.Context, ev Input) (*Response, error) {
+	text, err := r.sessionContext(ctx, ev)
+	if err != nil && text == "" {
+		return nil, err
+	}
+	return &Response{Specific: &SpecificResponse{HookEventName: "SessionStart", AdditionalContext: text}}, err
+}
+
+func (r *Runner) sessionContext(ctx context.Context, ev Input) (string, error) {
+	s, err := r.open(ev)
+	if errors.Is(err, ErrNotJJRepo) {
+		return "planq: this directory is not a jj repository, so planq's change tracking is off. " +
+			"To use it, run `jj git init --colocate` (or call mcp__planq__jj_git_init), then declare your change with mcp__planq__jj_init.", nil
+	}
+	if err != nil {
+		return "", err
+	}
+
+	// jj and the state repo are read concurrently: each is a separate cost.
+	var (
+		wg       sync.WaitGroup
+		changes  []jj.Change
+		logErr   error
+		stat     string
+		statErr  error
+		summary  staterepo.Summary
+		stateErr error
+	)
+	wg.Add(3)
+	go func() { defer wg.Done(); changes, logErr = s.jj.Log(ctx, "@ | @-") }()
+	go func() { defer wg.Done(); stat, statErr = s.jj.DiffStat(ctx, "@") }()
+	go func() {
+		defer wg.Done()
+		summary, stateErr = s.state.Context(ctx, staterepo.ContextOptions{Budget: ContextBudget})
+	}()
+	wg.Wait()
+	if logErr != nil {
+		return "", fmt.Errorf("jj log: %w", logErr)
+	}
+	var cur, parent jj.Change
+	for _, c := range changes {
+		if isCurrent(c, changes) {
+			cur = c
+			break
+		}
+	}
+	for _, c := range changes {
+		if c.ChangeID != cur.ChangeID && len(cur.Parents) > 0 && c.ChangeID == cur.Parents[0] {
+			parent = c
+		}
+	}
+	if cur.ChangeID == "" {
+		return "", errors.New("jj log returned no working-copy change")
+	}
+
+	var problems []string
+	root, sess, err := r.bind(ctx, s, ev, cur)
+	if err != nil {
+		problems = append(problems, "recording the session: "+err.Error())
+	}
+	var tlines int64
+	if root != "" {
+		if _, err := r.copyTranscript(ctx, s, root, ev, r.copyBudget()); err != nil {
+			problems = append(problems, "copying the transcript: "+err.Error())
+		}
+		if p, err := s.ts.Path(root); err == nil {
+			tlines, _ = transcript.CountLines(p)
+		}
+	}
+
+	var blocks []block
+	blocks = append(blocks, block{text: headline(cur, root, sess, ev.Source)})
+	blocks = append(blocks, block{text: gateLine(cur)})
+	desc := strings.TrimSpace(cur.Description)
+	if desc == "" {
+		desc = "(no description yet)"
+	} else if !IsSummary(cur.Description) {
+		desc += "\n\n(This description is not a living summary yet: when you finish a step, call mcp__planq__jj_describe with the task line, then Done:, Key decisions:, Left to do:, Open questions: lists.)"
+	}
+	blocks = append(blocks, block{
+		title: fmt.Sprintf("## Current change %s: description (the living summary)", short(cur.ChangeID)),
+		text:  desc, cap: currentDescCap, more: "`jj show @` has the rest",
+	})
+	if parent.ChangeID != "" && !isRootCommit(parent) {
+		pdesc := strings.TrimSpace(parent.Description)
+		if pdesc == "" {
+			pdesc = "(no description)"
+		}
+		blocks = append(blocks, block{
+			title: fmt.Sprintf("## Parent change %s: description (the handoff)", short(parent.ChangeID)),
+			text:  pdesc, cap: parentDescCap, more: "mcp__planq__query_ancestor with change_id \"@-\" has the rest",
+		})
+	}
+	if statErr == nil {
+		st := strings.TrimSpace(stat)
+		if st == "" || cur.Empty {
+			st = "(no changes yet)"
+		}
+		blocks = append(blocks, block{title: "## Diff of the current change (jj diff --stat)", text: st, cap: diffStatCap, more: "`jj diff --stat` has the rest"})
+	} else {
+		problems = append(problems, "jj diff --stat: "+statErr.Error())
+	}
+	if root != "" && tlines > 0 {
+		blocks = append(blocks, block{title: "## Earlier conversation", text: fmt.Sprintf(
+			"The lineage's full transcript (%d lines) is kept by planq. To look something up, call mcp__planq__query_ancestor "+
+				"with change_id %q, include [\"transcript\"] and transcript_filter {\"search\": \"words\"} or {\"range\": [from, to]}.",
+			tlines, short(root))})
+	}
+	if stateErr == nil {
+		md := strings.TrimSpace(summary.Markdown())
+		if md != "" {
+			blocks = append(blocks, block{title: "## Agent state (planq state repo)", text: md, more: "planq_context has the whole summary"})
+		}
+	} else {
+		problems = append(problems, "state repo: "+stateErr.Error())
+	}
+	if len(problems) > 0 {
+		blocks = append(blocks, block{text: "(planq problems: " + strings.Join(problems, "; ") + ")"})
+	}
+	return fit(blocks, ContextBudget), nil
+}
+
+// isCurrent tells @ from @- in a two-change log: @ is the one whose parent
+// is the other (or the only one).
+func isCurrent(c jj.Change, all []jj.Change) bool {
+	if len(all) == 1 {
+		return true
+	}
+	for _, o := range all {
+		if o.ChangeID != c.ChangeID {
+			for _, p := range c.Parents {
+				if p == o.ChangeID {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// isRootCommit reports jj's virtual root commit (change id all z).
+func isRootCommit(c jj.Change) bool {
+	return strings.Trim(c.ChangeID, "z") == ""
+}
+
+func headline(cur jj.Change, root string, sess *transcript.Session, source string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "planq: this session works in jj change %s", short(cur.ChangeID))
+	if t := TaskLine(cur.Description); t != "" {
+		fmt.Fprintf(&b, " (%q)", t)
+	}
+	if root != "" {
+		if root == cur.ChangeID {
+			b.WriteString(", the root of its session lineage")
+		} else {
+			fmt.Fprintf(&b, ", a checkpoint of the session lineage rooted at %s", short(root))
+			if sess != nil && sess.Task != "" {
+				fmt.Fprintf(&b, " (%q)", sess.Task)
+			}
+		}
+	}
+	b.WriteString(".")
+	if source == "compact" {
+		b.WriteString(" The conversation was just compacted: the descriptions below are the durable summary.")
+	}
+	return b.String()
+}
+
+// gateLine says whether file edits are held back and what to do.
+func gateLine(cur jj.Change) string {
+	if strings.TrimSpace(cur.Description) == "" {
+		return "Gate: LOCKED. Tools that modify files are denied until you declare the change: call mcp__planq__jj_init " +
+			"with one line saying what you are about to do (it runs jj new -m). Reading and searching are allowed."
+	}
+	return "Gate: unlocked, file edits are allowed. Keep the description a living summary with mcp__planq__jj_describe; " +
+		"checkpoint with mcp__planq__jj_new when a step is done."
+}
+
+// block is one part of the session context.
+type block struct {
+	title string // heading line, kept with the text
+	text  string
+	cap   int    // max characters of text (0: no cap besides the budget)
+	more  string // where to find what a cut left out
+}
+
+// fit joins blocks in order within budget characters. A block over its cap
+// or over what is left is cut at a line boundary with a marker saying where
+// the rest is; nothing after a cut block is added.
+func fit(blocks []block, budget int) string {
+	var out strings.Builder
+	for _, b := range blocks {
+		sep := ""
+		if out.Len() > 0 {
+			sep = "\n\n"
+		}
+		head := b.title
+		if head != "" {
+			head += "\n"
+		}
+		left := budget - out.Len() - len(sep) - len(head)
+		if left <= 0 {
+			break
+		}
+		text, cut := cutLines(b.text, b.cap, left, b.more)
+		if text == "" {
+			break
+		}
+		out.WriteString(sep)
+		out.WriteString(head)
+		out.WriteString(text)
+		if cut && b.cap == 0 {
+			break
+		}
+		if cut && out.Len() >= budget-200 {
+			break
+		}
+	}
+	return out.String()
+}
+
+// cutLines returns text within min(cap, left) characters, cut after a whole
+// line with a marker when it does not fit. It returns "" when not even one
+// line and the marker fit.
+func cutLines(text string, cap, left int, more string) (string, bool) {
+	limit := left
+	if cap > 0 && cap < limit {
+		limit = cap
+	}
+	if len(text) <= limit {
+		return text, false
+	}
+	lines := strings.Split(text, "\n")
+	var b strings.Builder
+	for i, l := range lines {
+		marker := fmt.Sprintf("… (%d more lines cut to fit", len(lines)-i)
+		if more != "" {
+			marker += "; " + more
+		}
+		marker += ")"
+		add := len(l)
+		if b.Len() > 0 {
+			add++
+		}
+		if b.Len()+add+1+len(marker) > limit {
+			if b.Len() == 0 {
+				if len(marker) <= limit {
+					return marker, true
+				}
+				return "", true
+			}
+			b.WriteString("\n")
+			b.WriteString(marker)
+			return b.String(), true
+		}
+		if b.Len() > 0 {
+			b.WriteString("\n")
+		}
+		b.WriteString(l)
+	}
+	return b.String(), false
+}

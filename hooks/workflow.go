@@ -1,0 +1,215 @@
+package hooks
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/planq-dev/planq/jj"
+	"github.com/planq-dev/planq/transcript"
+)
+
+// WorkflowOptions say where `planq start`, `continue` and `resume` work.
+type WorkflowOptions struct {
+	Dir    string              // a directory in the code repo
+	Getenv func(string) string // environment; default os.Getenv
+	JJBin  string              // jj executable; default "jj"
+	Now    func() time.Time    // clock; default time.Now
+}
+
+func (o WorkflowOptions) scope() (*scope, error) {
+	r := &Runner{Getenv: o.Getenv, JJBin: o.JJBin, Now: o.Now}
+	return r.open(Input{Cwd: o.Dir})
+}
+
+// Started is what Start, Continue or Resume set up.
+type Started struct {
+	Change  jj.Change // the change the agent works in
+	Root    string    // the session lineage's root change id
+	Task    string    // the lineage's task line
+	Warning string    // something the user should know (a failed fetch, a fallback)
+	// SessionID is the Claude Code session to resume (Resume only).
+	SessionID string
+	// Repo is the code repo's root, where the agent runs.
+	Repo string
+}
+
+// Start declares a new change for task, as jj_init does (fetch, then
+// jj new on trunk() or @ with task as its description), and records it as
+// the root of a new session lineage.
+func Start(ctx context.Context, o WorkflowOptions, task string) (Started, error) {
+	task = strings.TrimSpace(task)
+	if task == "" {
+		return Started{}, errors.New("the task is empty: say in one line what the agent should do, e.g. planq start \"Add rate limiting to the API\"")
+	}
+	s, err := o.scope()
+	if err != nil {
+		return Started{}, notJJHint(err)
+	}
+	d, err := jj.Declare(ctx, s.jj, task, "")
+	if err != nil {
+		return Started{}, fmt.Errorf("jj: %w", err)
+	}
+	root := d.Change.ChangeID
+	if _, err := s.ts.Update(ctx, root, func(sess *transcript.Session) error {
+		sess.Task = TaskLine(task)
+		sess.AddChange(root)
+		return nil
+	}); err != nil {
+		return Started{}, err
+	}
+	out := Started{Change: d.Change, Root: root, Task: TaskLine(task), Repo: s.root}
+	if d.FetchWarn != "" {
+		out.Warning = "fetch failed, started from local state: " + strings.Join(strings.Fields(d.FetchWarn), " ")
+	}
+	return out, nil
+}
+
+// Continue checkpoints: it starts a new change on top of @ in the same
+// lineage (a "Session: <root>" trailer links it), so a fresh agent session
+// there gets @'s description as its handoff. desc defaults to
+// "Continue: <task>".
+func Continue(ctx context.Context, o WorkflowOptions, desc string) (Started, error) {
+	s, err := o.scope()
+	if err != nil {
+		return Started{}, notJJHint(err)
+	}
+	cur, err := s.jj.Current(ctx)
+	if err != nil {
+		return Started{}, fmt.Errorf("jj: %w", err)
+	}
+	root, ok := s.lineageOf(cur)
+	if !ok {
+		if strings.TrimSpace(cur.Description) == "" {
+			return Started{}, errors.New("nothing to continue: the current change has no description and no session; start one with planq start \"task\"")
+		}
+		root = cur.ChangeID
+	}
+	task := TaskLine(cur.Description)
+	if sess, err := s.ts.Load(root); err == nil && sess.Task != "" {
+		task = sess.Task
+	}
+	if strings.TrimSpace(desc) == "" {
+		desc = "Continue: " + task
+	}
+	ch, err := s.jj.New(ctx, jj.WithSessionRoot(desc, root), "@")
+	if err != nil {
+		return Started{}, fmt.Errorf("jj new: %w", err)
+	}
+	if _, err := s.ts.Update(ctx, root, func(sess *transcript.Session) error {
+		if sess.Task == "" {
+			sess.Task = task
+		}
+		sess.AddChange(cur.ChangeID)
+		sess.AddChange(ch.ChangeID)
+		return nil
+	}); err != nil {
+		return Started{}, err
+	}
+	return Started{Change: ch, Root: root, Task: task, Repo: s.root}, nil
+}
+
+// ErrNotResumable reports a session that cannot be resumed.
+var ErrNotResumable = errors.New("not resumable")
+
+// Resume finds the Claude Code session recorded for change (a jj revision,
+// or the id of a change that was squashed away while its lineage's root
+// survives), makes the change the working copy (jj edit) and returns the
+// session to resume.
+func Resume(ctx context.Context, o WorkflowOptions, change string) (Started, error) {
+	change = strings.TrimSpace(change)
+	if change == "" {
+		return Started{}, errors.New("no change given: planq resume CHANGE (a change id as jj log shows it)")
+	}
+	s, err := o.scope()
+	if err != nil {
+		return Started{}, notJJHint(err)
+	}
+	var warning string
+	ch, err := s.jj.Show(ctx, change)
+	if errors.Is(err, jj.ErrNoSuchRevision) {
+		// Squashed or abandoned: its lineage may live on.
+		root, ok := s.ts.RootOfChangePrefix(change)
+		if !ok {
+			return Started{}, fmt.Errorf("no change %q exists in this repo, and planq recorded no session for it", change)
+		}
+		rch, rerr := s.jj.Show(ctx, root)
+		if rerr != nil {
+			markGone(ctx, s, root)
+			return Started{}, fmt.Errorf("change %s no longer exists, and neither does its session's root %s (abandoned): the session is %w; start a new one with planq start \"task\"", change, short(root), ErrNotResumable)
+		}
+		warning = fmt.Sprintf("change %s no longer exists (squashed or abandoned); its session lineage lives on in %s, resuming there", change, short(root))
+		ch = rch
+	} else if err != nil {
+		return Started{}, fmt.Errorf("jj: %w", err)
+	}
+	root, ok := s.lineageOf(ch)
+	if !ok {
+		return Started{}, fmt.Errorf("planq recorded no session for change %s; work in it with `jj edit %s` and start your agent, or start a session with planq start \"task\"", short(ch.ChangeID), short(ch.ChangeID))
+	}
+	sess, err := s.ts.Load(root)
+	if err != nil {
+		return Started{}, fmt.Errorf("change %s names session %s, but planq has no record of it: %w", short(ch.ChangeID), short(root), err)
+	}
+	rootExists := true
+	if root != ch.ChangeID {
+		if exists, err := s.jj.Resolves(ctx, root); err == nil && !exists {
+			rootExists = false
+			markGone(ctx, s, root)
+			sess.NonResumable = true
+		}
+	}
+	if sess.NonResumable && rootExists {
+		// The root is back (jj undo): the session is resumable again.
+		sess.NonResumable = false
+		_, _ = s.ts.Update(ctx, root, func(r *transcript.Session) error { r.NonResumable, r.Reason = false, ""; return nil })
+	}
+	if sess.NonResumable {
+		reason := sess.Reason
+		if reason == "" {
+			reason = "its root change was abandoned"
+		}
+		return Started{}, fmt.Errorf("the session of change %s is %w: %s; start a new one with planq start \"task\" (its transcript stays readable with query_ancestor)", short(ch.ChangeID), ErrNotResumable, reason)
+	}
+	agent, ok := sess.AgentFor(ch.ChangeID)
+	if !ok {
+		agent, ok = sess.LastAgent()
+	}
+	if !ok {
+		return Started{}, fmt.Errorf("no Claude Code session was recorded in lineage %s yet; run `jj edit %s` and start Claude Code there", short(root), short(ch.ChangeID))
+	}
+	if agent.Transcript != "" {
+		if _, err := os.Stat(agent.Transcript); err != nil {
+			return Started{}, fmt.Errorf("Claude Code's own record of session %s is gone (%s), so it cannot be resumed; start a fresh session on top with planq continue", agent.ID, agent.Transcript)
+		}
+	}
+	cur, err := s.jj.Current(ctx)
+	if err != nil {
+		return Started{}, fmt.Errorf("jj: %w", err)
+	}
+	if cur.ChangeID != ch.ChangeID {
+		if err := s.jj.Edit(ctx, ch.ChangeID); err != nil {
+			return Started{}, fmt.Errorf("jj edit %s: %w", short(ch.ChangeID), err)
+		}
+	}
+	return Started{Change: ch, Root: root, Task: sess.Task, SessionID: agent.ID, Repo: s.root, Warning: warning}, nil
+}
+
+// markGone records that a lineage's root was abandoned.
+func markGone(ctx context.Context, s *scope, root string) {
+	_, _ = s.ts.Update(ctx, root, func(sess *transcript.Session) error {
+		sess.NonResumable = true
+		sess.Reason = fmt.Sprintf("its root change %s was abandoned", short(root))
+		return nil
+	})
+}
+
+func notJJHint(err error) error {
+	if errors.Is(err, ErrNotJJRepo) {
+		return fmt.Errorf("%w: run `jj git init --colocate` here first", err)
+	}
+	return err
+}
