@@ -258,3 +258,30 @@ func (s *Store) RootFor(changeID, description string) (root string, ok bool) {
 	}
 	return "", false
 }
+
+// RootOfChangePrefix returns the lineage root of the one recorded change
+// whose id starts with prefix (as jj shows short ids); ok is false when none
+// or several match.
+func (s *Store) RootOfChangePrefix(prefix string) (root string, ok bool) {
+	if ValidChangeID(prefix) != nil {
+		return "", false
+	}
+	entries, err := os.ReadDir(filepath.Join(s.ProjectDir(), byChangeDir))
+	if err != nil {
+		return "", false
+	}
+	match := ""
+	for _, e := range entries {
+		if strings.HasPrefix(e.Name(), prefix) {
+			if match != "" {
+				return "", false
+			}
+			match = e.Name()
+		}
+	}
+	if match == "" {
+		return "", false
+	}
+	r, err := s.readIndex(byChangeDir, match)
+	return r, err == nil
+}
