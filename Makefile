@@ -10,8 +10,6 @@ LDFLAGS := -X main.version=$(VERSION)
 # Tests and tools find a jj installed by scripts/install-jj.sh for a non-root user.
 export PATH := $(HOME)/.local/bin:$(PATH)
 TEST_TIMEOUT ?= 45m
-BENCH ?= .
-BENCHTIME ?= 1x
 
 .PHONY: all build install jj test bench lint fmt vet clean
 
@@ -35,9 +33,14 @@ test: jj
 	$(GO) vet ./...
 	$(GO) test -count=1 -timeout $(TEST_TIMEOUT) ./...
 
-## bench: every benchmark, including the hook-process and state benchmarks
+## bench: every benchmark; each reports p50 (and ratios or MB/s) via custom metrics
 bench: jj
-	$(GO) test -run '^$$' -bench '$(BENCH)' -benchtime $(BENCHTIME) -benchmem -timeout 60m ./...
+	# The hook process vs one `jj log -r @` process, measured in the same run.
+	$(GO) test -run '^$$' -bench PreToolUseHook -benchtime 100x -timeout 30m ./cmd/planq/
+	# Search, context, log add, session-start on generated states of 10k and 100k entries.
+	$(GO) test -run '^$$' -bench . -benchtime 20x -benchmem -timeout 60m ./search/ ./staterepo/ ./hooks/ ./gate/
+	# Transcript search over a generated 1 GB file (PLANQ_BENCH_TRANSCRIPT_MB to change the size).
+	$(GO) test -run '^$$' -bench . -benchtime 3x -benchmem -timeout 30m ./transcript/
 
 ## lint: formatting and vet
 lint:
