@@ -23,7 +23,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"syscall"
 	"time"
 
@@ -71,15 +70,29 @@ func New(home, project string) (*Store, error) {
 	return &Store{Home: abs, Project: project}, nil
 }
 
-var (
-	changeIDRe  = regexp.MustCompile(`^[a-z0-9]{1,64}$`)
-	sessionIDRe = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$`)
-)
+// idOK reports whether id is 1 to max bytes, each allowed by ok. (A plain
+// loop: bounded-repetition regexps cost milliseconds to compile at start-up,
+// which every hook process would pay.)
+func idOK(id string, max int, ok func(i int, c byte) bool) bool {
+	if id == "" || len(id) > max {
+		return false
+	}
+	for i := 0; i < len(id); i++ {
+		if !ok(i, id[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+func isLowerAlnum(c byte) bool { return c >= 'a' && c <= 'z' || c >= '0' && c <= '9' }
+
+func isAlnum(c byte) bool { return isLowerAlnum(c) || c >= 'A' && c <= 'Z' }
 
 // ValidChangeID reports whether id looks like a jj change id (lowercase
 // letters and digits), so it is safe as a path element.
 func ValidChangeID(id string) error {
-	if !changeIDRe.MatchString(id) {
+	if !idOK(id, 64, func(_ int, c byte) bool { return isLowerAlnum(c) }) {
 		return fmt.Errorf("%q is not a jj change id (expected lowercase letters, e.g. qmwxnhgl)", id)
 	}
 	return nil
@@ -87,7 +100,7 @@ func ValidChangeID(id string) error {
 
 // ValidSessionID reports whether id looks like a Claude Code session id.
 func ValidSessionID(id string) error {
-	if !sessionIDRe.MatchString(id) {
+	if !idOK(id, 128, func(i int, c byte) bool { return isAlnum(c) || i > 0 && (c == '_' || c == '-') }) {
 		return fmt.Errorf("%q is not a valid session id (letters, digits, - and _ only)", id)
 	}
 	return nil
