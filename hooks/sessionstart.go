@@ -2,6 +2,7 @@ package hooks
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -47,42 +48,25 @@ func (r *Runner) sessionContext(ctx context.Context, ev Input) (string, error) {
 		return "", err
 	}
 
-	// jj and the state repo are read concurrently: each is a separate cost.
+	// One jj process for @, @-, the nearest bookmark and @'s diff stat: jj's
+	// start-up is most of this hook's cost.
+	js, err := snapshot(ctx, s)
+	if err != nil {
+		return "", err
+	}
+	cur, parent, stat := js.cur, js.parent, js.stat
 	var (
 		wg       sync.WaitGroup
-		changes  []jj.Change
-		logErr   error
-		stat     string
-		statErr  error
 		summary  staterepo.Summary
 		stateErr error
 	)
-	wg.Add(3)
-	go func() { defer wg.Done(); changes, logErr = s.jj.Log(ctx, "@ | @-") }()
-	go func() { defer wg.Done(); stat, statErr = s.jj.DiffStat(ctx, "@") }()
+	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		summary, stateErr = s.state.Context(ctx, staterepo.ContextOptions{Budget: ContextBudget})
+		summary, stateErr = s.state.Context(ctx, staterepo.ContextOptions{Budget: ContextBudget, CodeBranch: js.branch, NoDetect: true})
 	}()
-	wg.Wait()
-	if logErr != nil {
-		return "", fmt.Errorf("jj log: %w", logErr)
-	}
-	var cur, parent jj.Change
-	for _, c := range changes {
-		if isCurrent(c, changes) {
-			cur = c
-			break
-		}
-	}
-	for _, c := range changes {
-		if c.ChangeID != cur.ChangeID && len(cur.Parents) > 0 && c.ChangeID == cur.Parents[0] {
-			parent = c
-		}
-	}
-	if cur.ChangeID == "" {
-		return "", errors.New("jj log returned no working-copy change")
-	}
+	defer wg.Wait()
+	var statErr error
 
 	var problems []string
 	root, sess, err := r.bind(ctx, s, ev, cur)
@@ -94,9 +78,7 @@ func (r *Runner) sessionContext(ctx context.Context, ev Input) (string, error) {
 		if _, err := r.copyTranscript(ctx, s, root, ev, r.copyBudget()); err != nil {
 			problems = append(problems, "copying the transcript: "+err.Error())
 		}
-		if p, err := s.ts.Path(root); err == nil {
-			tlines, _ = transcript.CountLines(p)
-		}
+		tlines, _ = s.ts.Lines(root)
 	}
 
 	var blocks []block
@@ -137,6 +119,7 @@ func (r *Runner) sessionContext(ctx context.Context, ev Input) (string, error) {
 				"with change_id %q, include [\"transcript\"] and transcript_filter {\"search\": \"words\"} or {\"range\": [from, to]}.",
 			tlines, short(root))})
 	}
+	wg.Wait()
 	if stateErr == nil {
 		md := strings.TrimSpace(summary.Markdown())
 		if md != "" {
@@ -151,22 +134,78 @@ func (r *Runner) sessionContext(ctx context.Context, ev Input) (string, error) {
 	return fit(blocks, ContextBudget), nil
 }
 
-// isCurrent tells @ from @- in a two-change log: @ is the one whose parent
-// is the other (or the only one).
-func isCurrent(c jj.Change, all []jj.Change) bool {
-	if len(all) == 1 {
-		return true
+// snap is what session-start needs from jj.
+type snap struct {
+	cur, parent jj.Change
+	stat        string // jj diff --stat of @
+	branch      string // the nearest bookmark on ::@, for the state's branch context
+}
+
+// snapshotTemplate renders @, @- and the latest bookmarked ancestor as JSON
+// lines, @'s diff stat between record separators.
+const snapshotTemplate = `"{" ++
+  "\"change_id\":" ++ json(change_id) ++
+  ",\"commit_id\":" ++ json(commit_id) ++
+  ",\"description\":" ++ json(description) ++
+  ",\"empty\":" ++ json(empty) ++
+  ",\"conflict\":" ++ json(conflict) ++
+  ",\"wc\":" ++ json(current_working_copy) ++
+  ",\"parents\":[" ++ parents.map(|p| json(p.change_id())).join(",") ++ "]" ++
+  ",\"bookmarks\":[" ++ local_bookmarks.map(|b| json(b.name())).join(",") ++ "]" ++
+  "}\n" ++ if(current_working_copy, "\x1eSTAT\n" ++ self.diff().stat(80) ++ "\x1eEND\n")`
+
+// snapshot reads @, @-, @'s diff stat and the code branch in one jj process.
+func snapshot(ctx context.Context, s *scope) (snap, error) {
+	var out snap
+	raw, err := s.jj.Run(ctx, "log", "--no-graph", "-r", "@ | @- | latest(heads(::@ & bookmarks()))", "-T", snapshotTemplate)
+	if err != nil {
+		return out, fmt.Errorf("jj log: %w", err)
 	}
-	for _, o := range all {
-		if o.ChangeID != c.ChangeID {
-			for _, p := range c.Parents {
-				if p == o.ChangeID {
-					return true
-				}
+	text := string(raw)
+	if i := strings.Index(text, "\x1eSTAT\n"); i >= 0 {
+		rest := text[i+len("\x1eSTAT\n"):]
+		if j := strings.Index(rest, "\x1eEND\n"); j >= 0 {
+			out.stat = rest[:j]
+			text = text[:i] + rest[j+len("\x1eEND\n"):]
+		}
+	}
+	type row struct {
+		jj.Change
+		WC bool `json:"wc"`
+	}
+	var rows []row
+	for _, line := range strings.Split(text, "\n") {
+		if strings.TrimSpace(line) == "" {
+			continue
+		}
+		var r row
+		if err := json.Unmarshal([]byte(line), &r); err != nil {
+			return out, fmt.Errorf("jj log: unexpected output %q", line)
+		}
+		rows = append(rows, r)
+	}
+	for _, r := range rows {
+		if r.WC {
+			out.cur = r.Change
+		}
+	}
+	if out.cur.ChangeID == "" {
+		return out, errors.New("jj log returned no working-copy change")
+	}
+	for _, r := range rows {
+		if len(out.cur.Parents) > 0 && r.ChangeID == out.cur.Parents[0] {
+			out.parent = r.Change
+		}
+	}
+	// The nearest bookmark: on @, else @-, else the latest bookmarked ancestor.
+	for _, id := range []string{out.cur.ChangeID, out.parent.ChangeID, ""} {
+		for _, r := range rows {
+			if (id == "" || r.ChangeID == id) && len(r.Bookmarks) > 0 && out.branch == "" {
+				out.branch = strings.TrimSuffix(r.Bookmarks[0], "*")
 			}
 		}
 	}
-	return false
+	return out, nil
 }
 
 // isRootCommit reports jj's virtual root commit (change id all z).

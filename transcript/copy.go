@@ -257,3 +257,25 @@ func (s *Store) writeCopyState(dir string, st copyState) error {
 	}
 	return nil
 }
+
+// Lines returns the number of lines stored for the lineage rooted at root,
+// from the copy state (no scan of the transcript).
+func (s *Store) Lines(root string) (int64, error) {
+	dir, err := s.Dir(root)
+	if err != nil {
+		return 0, err
+	}
+	st, fresh, err := s.readCopyState(dir)
+	if err != nil {
+		return 0, err
+	}
+	if fresh {
+		p, _ := s.Path(root)
+		n, err := CountLines(p)
+		if errors.Is(err, ErrNoTranscript) {
+			return 0, nil
+		}
+		return n, err
+	}
+	return st.Lines, nil
+}

@@ -107,10 +107,15 @@ func (s *Store) Update(ctx context.Context, root string, fn func(*Session) error
 	if err != nil {
 		return nil, err
 	}
+	before, _ := json.Marshal(sess)
+	existed := !sess.Updated.IsZero()
 	if err := fn(sess); err != nil {
 		return nil, err
 	}
 	sess.Root, sess.Project = root, s.Project
+	if after, _ := json.Marshal(sess); existed && string(after) == string(before) {
+		return sess, nil // nothing changed: hooks run often, skip the write
+	}
 	sess.Updated = s.now().UTC()
 	for _, c := range sess.Changes {
 		if err := ValidChangeID(c); err != nil {
