@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/planq-dev/planq/config"
+	"github.com/planq-dev/planq/hooks"
 	"github.com/planq-dev/planq/jj"
 )
 
@@ -122,6 +123,9 @@ func runDoctor(cmd *cobra.Command, a *app, opts *doctorOptions) error {
 		rep.Checks = append(rep.Checks, check{Name: "config", OK: true, Detail: "settings valid (" + config.File + ")"})
 	}
 
+	home := a.Getenv("HOME")
+	rep.Checks = append(rep.Checks, wiringChecks(hooks.Installed(root, home))...)
+
 	rep.Healthy = true
 	for _, c := range rep.Checks {
 		rep.Healthy = rep.Healthy && c.OK
@@ -149,6 +153,51 @@ func runDoctor(cmd *cobra.Command, a *app, opts *doctorOptions) error {
 		return exitError{1}
 	}
 	return nil
+}
+
+// wiringChecks reports whether Claude Code will start planq's MCP server
+// and run its hooks, in any scope, and whether the binary they name exists.
+func wiringChecks(statuses []hooks.Status) []check {
+	server := check{Name: "server", Detail: "planq's MCP server is not registered with Claude Code", Fix: "planq mcp install"}
+	for _, st := range statuses {
+		if !st.Server {
+			continue
+		}
+		server.Detail = fmt.Sprintf("MCP server registered (%s scope, %s)", st.Scope, st.ServerFile)
+		if exe := st.ServerExe; exe != "" && !executable(exe) {
+			server.Detail += ": but " + exe + " is not an executable"
+			server.Fix = "planq mcp install   (re-run to point it at this binary)"
+			break
+		}
+		server.OK, server.Fix = true, ""
+		break
+	}
+	have := map[string]string{}
+	for _, st := range statuses {
+		for _, ev := range st.Hooks {
+			if have[ev] == "" {
+				have[ev] = st.Scope
+			}
+		}
+	}
+	var missing []string
+	for _, h := range hooks.Hooks {
+		if have[h.Event] == "" {
+			missing = append(missing, h.Event)
+		}
+	}
+	hk := check{Name: "hooks", OK: len(missing) == 0, Detail: fmt.Sprintf("%d of %d Claude Code hooks wired", len(hooks.Hooks)-len(missing), len(hooks.Hooks))}
+	if len(missing) > 0 {
+		hk.Detail += "; missing: " + strings.Join(missing, ", ")
+		hk.Fix = "planq mcp install"
+	}
+	return []check{server, hk}
+}
+
+// executable reports whether path is an executable file.
+func executable(path string) bool {
+	st, err := os.Stat(path)
+	return err == nil && st.Mode().IsRegular() && st.Mode().Perm()&0o111 != 0
 }
 
 // repoKind classifies dir by walking up to the nearest .jj or .git.

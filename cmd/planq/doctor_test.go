@@ -1,0 +1,77 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/planq-dev/planq/internal/testenv"
+)
+
+// planqEnv runs the CLI in-process in dir with the real environment.
+func planqEnv(t *testing.T, dir string, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	a := &app{
+		Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb,
+		Getenv: os.Getenv, Getwd: func() (string, error) { return dir, nil },
+		Executable: func() (string, error) { return buildPlanq(t), nil },
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	code = run(ctx, a, args)
+	return out.String(), errb.String(), code
+}
+
+func TestDoctorRepoKinds(t *testing.T) {
+	testenv.Isolate(t)
+	gitOnly := t.TempDir()
+	testenv.Run(t, gitOnly, "git", "init", "-q")
+	tests := []struct {
+		name, dir, kind, fix string
+	}{
+		{"jj colocated", testenv.JJRepo(t), "jj colocated", ""},
+		{"jj only", testenv.JJOnlyRepo(t), "jj", ""},
+		{"git only", gitOnly, "git only", "jj git init --colocate"},
+		{"none", t.TempDir(), "none", "jj git init --colocate"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out, _, _ := planqEnv(t, tt.dir, "doctor", "--json")
+			var rep doctorReport
+			if err := json.Unmarshal([]byte(out), &rep); err != nil {
+				t.Fatalf("doctor --json printed non-JSON: %v\n%s", err, out)
+			}
+			if rep.RepoKind != tt.kind || rep.JJ == "" {
+				t.Errorf("repo_kind = %q, jj = %q; want %q and a jj version", rep.RepoKind, rep.JJ, tt.kind)
+			}
+			for _, c := range rep.Checks {
+				if c.Name == "repo" && tt.fix != "" && !strings.Contains(c.Fix, tt.fix) {
+					t.Errorf("repo fix = %q, want %q", c.Fix, tt.fix)
+				}
+			}
+		})
+	}
+}
+
+func TestDoctorReportsClaudeCodeWiring(t *testing.T) {
+	testenv.Isolate(t)
+	buildPlanq(t)                                    // before PATH loses go
+	t.Setenv("PATH", "/usr/local/bin:/usr/bin:/bin") // no claude: install edits the files itself
+	repo := testenv.JJRepo(t)
+	out, _, code := planqEnv(t, repo, "doctor")
+	if code != 1 || !strings.Contains(out, "FAIL server") || !strings.Contains(out, "FAIL hooks") || !strings.Contains(out, "planq mcp install") {
+		t.Fatalf("doctor before install: exit %d\n%s", code, out)
+	}
+	if _, errOut, code := planqEnv(t, repo, "mcp", "install", "--scope", "project"); code != 0 {
+		t.Fatalf("mcp install: exit %d: %s", code, errOut)
+	}
+	out, _, code = planqEnv(t, repo, "doctor")
+	if code != 0 || !strings.Contains(out, "ok   server") || !strings.Contains(out, "6 of 6") {
+		t.Fatalf("doctor after install: exit %d\n%s", code, out)
+	}
+}
