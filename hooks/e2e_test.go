@@ -112,7 +112,11 @@ func TestEndToEndInClaudeCode(t *testing.T) {
 	}
 
 	// A resumed session gets the summary back in its context.
-	m.SetScript(fakemodel.Turn{Text: "Back, and I know where we are."})
+	m.SetScript(
+		fakemodel.Turn{Text: "Looking back.", Tools: []fakemodel.ToolUse{{Name: "mcp__planq__query_ancestor",
+			Input: map[string]any{"change_id": "@", "include": []string{"transcript"}, "transcript_filter": map[string]any{"search": "zebra-decision"}}}}},
+		fakemodel.Turn{Text: "Back, and I know where we are."},
+	)
 	res2, err := fakemodel.Run{Claude: claude, Dir: repo, Home: home, Model: m, Env: env,
 		Args: []string{"-p", "Where were we?", "--resume", res.SessionID}}.Exec(ctx)
 	if err != nil {
@@ -120,10 +124,43 @@ func TestEndToEndInClaudeCode(t *testing.T) {
 	}
 	_ = res2
 	loop = m.LoopRequests()
-	last := loop[len(loop)-1].Text()
+	// query_ancestor reads the lineage's stored transcript.
+	if trs := loop[len(loop)-1].ToolResults(); len(trs) != 1 || trs[0].IsError || !strings.Contains(trs[0].Text, "mcp__planq__jj_describe") || !strings.Contains(trs[0].Text, "zebra-decision") {
+		t.Errorf("query_ancestor's transcript search returned %+v", trs)
+	}
+	last := loop[len(loop)-2].Text()
 	i := strings.LastIndex(last, "SessionStart hook additional context:")
 	if i < 0 || !strings.Contains(last[i:], "zebra-decision") {
 		t.Errorf("the resumed session's context lacks the summary; request tail:\n%s", tail(last, 3000))
+	}
+
+	// Compaction: pre-compact logs it and session-start (source compact)
+	// brings the summary back.
+	m.SetScript(fakemodel.Turn{Text: "Conversation summary: a greeting file was added."})
+	if _, err := (fakemodel.Run{Claude: claude, Dir: repo, Home: home, Model: m, Env: env,
+		Args: []string{"-p", "/compact", "--resume", res.SessionID}}).Exec(ctx); err != nil {
+		t.Fatal(err)
+	}
+	log := testenv.Run(t, repo, planq, "log", "-n", "5")
+	if !strings.Contains(log, "Context compacted (manual)") {
+		t.Errorf("planq log after /compact lacks the compaction:\n%s", log)
+	}
+	files, _ := filepath.Glob(filepath.Join(home, ".claude", "projects", "*", res.SessionID+".jsonl"))
+	var claudeLog []byte
+	if len(files) == 1 {
+		claudeLog, _ = os.ReadFile(files[0])
+	}
+	compacted := false
+	for _, line := range strings.Split(string(claudeLog), "\n") {
+		if strings.Contains(line, "hook_additional_context") && strings.Contains(line, "The conversation was just compacted") && strings.Contains(line, "zebra-decision") {
+			compacted = true
+		}
+	}
+	if !compacted {
+		t.Errorf("after /compact, Claude Code's transcript (%v) has no compact-source session context carrying the summary", files)
+	}
+	if t.Failed() {
+		dumpDebug(t, home)
 	}
 }
 
