@@ -429,3 +429,39 @@ func TestJJFailureCarriesJJMessage(t *testing.T) {
 		t.Errorf("unknown base: %q; want jj's message naming it", text)
 	}
 }
+
+func TestQueryAncestorSaysWhenLineageIsBroken(t *testing.T) {
+	testenv.Isolate(t)
+	dir := testenv.JJRepo(t)
+	s := connect(t, dir)
+	ctx := context.Background()
+	c := jj.New(dir)
+
+	root, _ := s.call("jj_init", map[string]any{"description": "Root task", "base": "@"}, false)
+	testenv.WriteFile(t, dir, "a.txt", "a")
+	step, _ := s.call("jj_new", map[string]any{"description": "Step two"}, false)
+	testenv.WriteFile(t, dir, "b.txt", "b")
+
+	ok, text := s.call("query_ancestor", map[string]any{"change_id": "@-"}, false)
+	if ok["warning"] != nil || strings.Contains(text, "Warning") {
+		t.Errorf("an intact lineage got a warning: %v", ok["warning"])
+	}
+
+	// Rebase the checkpoint onto an unrelated parent (the root commit), then
+	// move @ elsewhere: the checkpoint is no longer an ancestor of @, and is
+	// cut off from its session root.
+	testenv.Run(t, dir, "jj", "rebase", "-r", step["change_id"].(string), "-d", "root()")
+	c.New(ctx, "elsewhere", root["change_id"].(string))
+	q, text := s.call("query_ancestor", map[string]any{"change_id": step["change_id"]}, false)
+	w, _ := q["warning"].(string)
+	if !strings.Contains(w, "not an ancestor of @") || !strings.Contains(w, "rebased away from its session root") || !strings.Contains(text, "Warning") {
+		t.Errorf("rebased checkpoint: warning %q", w)
+	}
+
+	// Abandon the root: the checkpoint's session can no longer be resumed.
+	testenv.Run(t, dir, "jj", "abandon", root["change_id"].(string))
+	q, _ = s.call("query_ancestor", map[string]any{"change_id": step["change_id"]}, false)
+	if w, _ := q["warning"].(string); !strings.Contains(w, "no longer exists") {
+		t.Errorf("abandoned root: warning %q", w)
+	}
+}

@@ -58,12 +58,16 @@ type AncestorOutput struct {
 	Diff        *string           `json:"diff,omitempty"`
 	Truncated   bool              `json:"diff_truncated,omitempty"`
 	Transcript  *TranscriptResult `json:"transcript,omitempty"`
+	Warning     string            `json:"warning,omitempty"`
 }
 
 // Text renders the result for the model.
 func (o AncestorOutput) Text() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Change %s (commit %s)", short(o.ChangeID), short(o.CommitID))
+	if o.Warning != "" {
+		b.WriteString("\nWarning: " + o.Warning)
+	}
 	if o.Description != nil {
 		desc := strings.TrimSpace(*o.Description)
 		if desc == "" {
@@ -118,7 +122,7 @@ func queryAncestorTool(d *deps) server.ServerTool {
 		if err != nil {
 			return AncestorOutput{}, err
 		}
-		out := AncestorOutput{ChangeID: ch.ChangeID, CommitID: ch.CommitID}
+		out := AncestorOutput{ChangeID: ch.ChangeID, CommitID: ch.CommitID, Warning: d.discontinuity(ctx, ch)}
 		if slices.Contains(include, IncludeDescription) {
 			out.Description = &ch.Description
 		}
@@ -143,6 +147,24 @@ func queryAncestorTool(d *deps) server.ServerTool {
 		}
 		return out, nil
 	})}
+}
+
+// discontinuity says plainly when ch is cut off from the current work: not an
+// ancestor of @ (rebased onto an unrelated parent, or another line of work),
+// or separated from its session root.
+func (d *deps) discontinuity(ctx context.Context, ch jj.Change) string {
+	var notes []string
+	if ok, err := d.jj.Resolves(ctx, ch.CommitID+" & ::@"); err == nil && !ok {
+		notes = append(notes, fmt.Sprintf("%s is not an ancestor of @: it was rebased onto an unrelated parent or belongs to another line of work, so what it did may not be in the current change", short(ch.ChangeID)))
+	}
+	if root, ok := jj.SessionRoot(ch.Description); ok && root != ch.ChangeID {
+		if exists, err := d.jj.Resolves(ctx, root); err != nil || !exists {
+			notes = append(notes, fmt.Sprintf("its session root %s no longer exists (abandoned); the session cannot be resumed", short(root)))
+		} else if anc, err := d.jj.Resolves(ctx, root+" & ::"+ch.CommitID); err == nil && !anc {
+			notes = append(notes, fmt.Sprintf("it was rebased away from its session root %s", short(root)))
+		}
+	}
+	return strings.Join(notes, "; ")
 }
 
 // transcript answers the transcript part of a query.
