@@ -101,17 +101,7 @@ func stateTools(d *stateDeps) []server.ServerTool {
 // stateHandler adapts a typed state-tool handler to mcp-go, turning errors
 // into one-line messages for the model.
 func stateHandler[In any, Out rendered](h func(ctx context.Context, in In) (Out, error)) server.ToolHandlerFunc {
-	return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		var in In
-		if err := req.BindArguments(&in); err != nil {
-			return mcp.NewToolResultError("invalid arguments: " + err.Error()), nil
-		}
-		out, err := h(ctx, in)
-		if err != nil {
-			return mcp.NewToolResultError(explainState(err)), nil
-		}
-		return mcp.NewToolResultStructured(out, out.Text()), nil
-	}
+	return typedHandler(explainState, h)
 }
 
 // explainState words a state error for the model: staterepo's messages

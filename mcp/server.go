@@ -114,6 +114,12 @@ type rendered interface{ Text() string }
 // toolHandler adapts a typed handler to mcp-go: structured content plus its
 // text rendering, or an error result written for the model.
 func toolHandler[In any, Out rendered](d *deps, h func(ctx context.Context, in In) (Out, error)) server.ToolHandlerFunc {
+	return typedHandler(d.explain, h)
+}
+
+// typedHandler binds a call's arguments to In, runs h, and returns Out as
+// structured content with its text, or explain's wording of the error.
+func typedHandler[In any, Out rendered](explain func(error) string, h func(ctx context.Context, in In) (Out, error)) server.ToolHandlerFunc {
 	return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		var in In
 		if err := req.BindArguments(&in); err != nil {
@@ -121,7 +127,7 @@ func toolHandler[In any, Out rendered](d *deps, h func(ctx context.Context, in I
 		}
 		out, err := h(ctx, in)
 		if err != nil {
-			return mcp.NewToolResultError(d.explain(err)), nil
+			return mcp.NewToolResultError(explain(err)), nil
 		}
 		return mcp.NewToolResultStructured(out, out.Text()), nil
 	}

@@ -221,7 +221,7 @@ func (s *Store) RestoreCheckpoint(ctx context.Context, name string, by Owner) (R
 	if err != nil {
 		return res, err
 	}
-	defer lk.release()
+	defer lk.Release()
 	r, err := openRepo(s.Bare)
 	if err != nil {
 		return res, err

@@ -329,7 +329,7 @@ func (s *Store) updateGlobal(ctx context.Context, msg string, fn func(*Tx) error
 	if err != nil {
 		return "", err
 	}
-	defer lk.release()
+	defer lk.Release()
 	if _, err := s.initLocked(ctx); err != nil {
 		return "", err
 	}

@@ -35,7 +35,7 @@ func (s *Store) GC(ctx context.Context, dryRun bool) ([]GCResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer lk.release()
+	defer lk.Release()
 	r, err := openRepo(s.Bare)
 	if err != nil {
 		return nil, err
@@ -165,7 +165,7 @@ func (s *Store) Pack(ctx context.Context) (PackResult, error) {
 	if err != nil {
 		return res, err
 	}
-	defer lk.release()
+	defer lk.Release()
 	res.LooseBefore = countLoose(s.Bare)
 	repo, err := git.PlainOpen(s.Bare)
 	if err != nil {

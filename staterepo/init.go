@@ -44,7 +44,7 @@ func (s *Store) Init(ctx context.Context) (created bool, err error) {
 	if err != nil {
 		return false, err
 	}
-	defer lk.release()
+	defer lk.Release()
 	return s.initLocked(ctx)
 }
 
@@ -141,7 +141,7 @@ func (s *Store) Create(ctx context.Context, name string, gitignore bool) (Create
 	if err != nil {
 		return res, err
 	}
-	defer lk.release()
+	defer lk.Release()
 	if _, err := s.initLocked(ctx); err != nil {
 		return res, err
 	}
@@ -248,7 +248,7 @@ func (s *Store) Remove(ctx context.Context, name string, force bool) error {
 	if err != nil {
 		return err
 	}
-	defer lk.release()
+	defer lk.Release()
 	r, err := openRepo(s.Bare)
 	if err != nil {
 		return err

@@ -33,7 +33,7 @@ func (s *Store) Promote(ctx context.Context) (PromoteResult, error) {
 	if err != nil {
 		return res, err
 	}
-	defer lk.release()
+	defer lk.Release()
 	r, err := openRepo(s.Bare)
 	if err != nil {
 		return res, err

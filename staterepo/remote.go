@@ -146,7 +146,7 @@ func (s *Store) Pull(ctx context.Context, prefer string) ([]SyncResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer lk.release()
+	defer lk.Release()
 	if _, err := s.initLocked(ctx); err != nil {
 		return nil, err
 	}

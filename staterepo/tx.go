@@ -389,7 +389,7 @@ func (s *Store) Update(ctx context.Context, msg string, fn func(*Tx) error) (plu
 	if err != nil {
 		return plumbing.ZeroHash, err
 	}
-	defer lk.release()
+	defer lk.Release()
 	if err := s.ensureAgentLocked(ctx, s.Agent); err != nil {
 		return plumbing.ZeroHash, err
 	}

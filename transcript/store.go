@@ -21,12 +21,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
-	"syscall"
 	"time"
 
 	"github.com/planq-dev/planq/config"
+	"github.com/planq-dev/planq/internal/flock"
 )
 
 // File names inside a lineage directory.
@@ -137,46 +136,16 @@ func (s *Store) now() time.Time {
 
 // lock takes the exclusive lock of the lineage directory dir.
 func (s *Store) lock(ctx context.Context, dir string) (func(), error) {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, fmt.Errorf("transcript: %w", err)
-	}
-	path := filepath.Join(dir, lockFileName)
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
-	if err != nil {
-		return nil, fmt.Errorf("transcript: lock: %w", err)
-	}
 	timeout := s.LockTimeout
 	if timeout <= 0 {
 		timeout = 10 * time.Second
 	}
-	deadline := time.Now().Add(timeout)
-	wait := 200 * time.Microsecond
-	for {
-		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
-		if err == nil {
-			return func() {
-				_ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
-				_ = f.Close()
-			}, nil
-		}
-		if !errors.Is(err, syscall.EWOULDBLOCK) && !errors.Is(err, syscall.EINTR) {
-			f.Close()
-			return nil, fmt.Errorf("transcript: lock %s: %w", path, err)
-		}
-		if time.Now().After(deadline) {
-			f.Close()
-			return nil, fmt.Errorf("transcript: %s is busy: another planq process held its lock for %s", dir, timeout)
-		}
-		t := time.NewTimer(wait)
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			f.Close()
-			return nil, fmt.Errorf("transcript: waiting for lock: %w", ctx.Err())
-		case <-t.C:
-		}
-		if wait < 5*time.Millisecond {
-			wait *= 2
-		}
+	l, err := flock.Acquire(ctx, filepath.Join(dir, lockFileName), timeout)
+	switch {
+	case errors.Is(err, flock.ErrTimeout):
+		return nil, fmt.Errorf("transcript: %s is busy: another planq process held its lock for %s", dir, timeout)
+	case err != nil:
+		return nil, fmt.Errorf("transcript: %w", err)
 	}
+	return l.Release, nil
 }

@@ -1,0 +1,70 @@
+// Package flock takes exclusive cross-process locks on files with flock(2).
+// The kernel drops a lock when its process dies, so a crashed holder never
+// leaves a lock behind.
+package flock
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"syscall"
+	"time"
+)
+
+// ErrTimeout reports that another process held the lock past the timeout.
+var ErrTimeout = errors.New("lock is held by another process")
+
+// Lock is a held lock.
+type Lock struct{ f *os.File }
+
+// Acquire takes an exclusive lock on path (created if missing, with its
+// directory), retrying with backoff until it is free, ctx is done, or timeout
+// passes.
+func Acquire(ctx context.Context, path string, timeout time.Duration) (*Lock, error) {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return nil, fmt.Errorf("lock: %w", err)
+	}
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("lock: %w", err)
+	}
+	deadline := time.Now().Add(timeout)
+	wait := 200 * time.Microsecond
+	for {
+		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+		if err == nil {
+			return &Lock{f: f}, nil
+		}
+		if !errors.Is(err, syscall.EWOULDBLOCK) && !errors.Is(err, syscall.EINTR) {
+			f.Close()
+			return nil, fmt.Errorf("lock %s: %w", path, err)
+		}
+		if time.Now().After(deadline) {
+			f.Close()
+			return nil, fmt.Errorf("%w (waited %s for %s)", ErrTimeout, timeout, path)
+		}
+		t := time.NewTimer(wait)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			f.Close()
+			return nil, fmt.Errorf("waiting for lock %s: %w", path, ctx.Err())
+		case <-t.C:
+		}
+		if wait < 5*time.Millisecond {
+			wait *= 2
+		}
+	}
+}
+
+// Release drops the lock; releasing twice, or a nil lock, is harmless.
+func (l *Lock) Release() {
+	if l == nil || l.f == nil {
+		return
+	}
+	_ = syscall.Flock(int(l.f.Fd()), syscall.LOCK_UN)
+	_ = l.f.Close()
+	l.f = nil
+}
