@@ -403,15 +403,16 @@ func HookCommand(exe, sub string) string {
 	return shellQuote(exe) + " hook " + sub
 }
 
-// isPlanqHook reports whether a hook command line runs planq's hook sub
-// (any planq binary path, or exe).
+// isPlanqHook reports whether a hook command line runs planq's hook sub:
+// "<binary> hook <sub>" where the binary is exe or named planq* (planq,
+// planq.test, planq-dev), wherever it lives.
 func isPlanqHook(cmd, sub, exe string) bool {
 	f := shellFields(cmd)
 	if len(f) != 3 || f[1] != "hook" || f[2] != sub {
 		return false
 	}
 	base := filepath.Base(f[0])
-	return base == "planq" || f[0] == exe || (exe != "" && base == filepath.Base(exe))
+	return strings.HasPrefix(base, "planq") || f[0] == exe || (exe != "" && base == filepath.Base(exe))
 }
 
 // ShellQuote quotes s for a POSIX shell when it needs quoting.

@@ -419,10 +419,15 @@ func TestUnifiedDiff(t *testing.T) {
 }
 
 func TestShellQuoteRoundTrips(t *testing.T) {
-	for _, p := range []string{"/usr/bin/planq", "/a b/planq", "/it's/planq", `/x"y/planq`} {
+	for _, p := range []string{"/usr/bin/planq", "/a b/planq", "/it's/planq", `/x"y/planq`, "/tmp/go-build1/b001/planq.test"} {
 		cmd := HookCommand(p, "stop")
 		if f := shellFields(cmd); len(f) != 3 || f[0] != p || !isPlanqHook(cmd, "stop", "") {
 			t.Errorf("%q -> %q -> %q", p, cmd, f)
+		}
+	}
+	for _, cmd := range []string{"/usr/bin/notify hook stop", "planq hook stop now", "planq stop", "planq hook other"} {
+		if isPlanqHook(cmd, "stop", "") {
+			t.Errorf("%q taken for planq's stop hook", cmd)
 		}
 	}
 }
