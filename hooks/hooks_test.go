@@ -331,6 +331,9 @@ func TestPreCompactAndSessionEndKeepTheTranscriptAndLog(t *testing.T) {
 	w.run((*Runner).PostToolUse, "PostToolUse-jj_init")
 	w.appendTranscript(`{"n":1}`, `{"n":2}`)
 	w.run((*Runner).PreCompact, "PreCompact")
+	if c := contextOf(t, w.run((*Runner).SessionStart, "SessionStart-compact")); !strings.Contains(c, "just compacted") || !strings.Contains(c, "Context compacted (manual)") {
+		t.Errorf("session-start after the compaction:\n%s", c)
+	}
 	w.appendTranscript(`{"n":3}`)
 	w.run((*Runner).SessionEnd, "SessionEnd")
 
@@ -357,7 +360,7 @@ func TestPreCompactAndSessionEndKeepTheTranscriptAndLog(t *testing.T) {
 		}
 	}
 	all := strings.Join(bodies, "\n")
-	if len(bodies) != 2 || !strings.Contains(all, "Context compacted (auto)") || !strings.Contains(all, "ended (other)") || !strings.Contains(all, "planq resume") {
+	if len(bodies) != 2 || !strings.Contains(all, "Context compacted (manual)") || !strings.Contains(all, "ended (other)") || !strings.Contains(all, "planq resume") {
 		t.Fatalf("changelog end entries = %q", bodies)
 	}
 }
