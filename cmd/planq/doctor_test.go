@@ -1,31 +1,14 @@
 package main
 
 import (
-	"bytes"
-	"context"
 	"encoding/json"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/planq-dev/planq/internal/testenv"
 )
-
-// planqEnv runs the CLI in-process in dir with the real environment.
-func planqEnv(t *testing.T, dir string, args ...string) (stdout, stderr string, code int) {
-	t.Helper()
-	var out, errb bytes.Buffer
-	a := &app{
-		Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb,
-		Getenv: os.Getenv, Getwd: func() (string, error) { return dir, nil },
-		Executable: func() (string, error) { return buildPlanq(t), nil },
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	code = run(ctx, a, args)
-	return out.String(), errb.String(), code
-}
 
 func TestDoctorRepoKinds(t *testing.T) {
 	testenv.Isolate(t)
@@ -41,7 +24,7 @@ func TestDoctorRepoKinds(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			out, _, _ := planqEnv(t, tt.dir, "doctor", "--json")
+			out, _, _ := runIn(t, tt.dir, "doctor", "--json")
 			var rep doctorReport
 			if err := json.Unmarshal([]byte(out), &rep); err != nil {
 				t.Fatalf("doctor --json printed non-JSON: %v\n%s", err, out)
@@ -60,18 +43,18 @@ func TestDoctorRepoKinds(t *testing.T) {
 
 func TestDoctorReportsClaudeCodeWiring(t *testing.T) {
 	testenv.Isolate(t)
-	buildPlanq(t)                                    // before PATH loses go
 	t.Setenv("PATH", "/usr/local/bin:/usr/bin:/bin") // no claude: install edits the files itself
 	repo := testenv.JJRepo(t)
-	out, _, code := planqEnv(t, repo, "doctor")
+	out, _, code := runIn(t, repo, "doctor")
 	if code != 1 || !strings.Contains(out, "FAIL server") || !strings.Contains(out, "FAIL hooks") || !strings.Contains(out, "planq mcp install") {
 		t.Fatalf("doctor before install: exit %d\n%s", code, out)
 	}
-	if _, errOut, code := planqEnv(t, repo, "mcp", "install", "--scope", "project"); code != 0 {
+	if _, errOut, code := runIn(t, repo, "mcp", "install", "--scope", "project"); code != 0 {
 		t.Fatalf("mcp install: exit %d: %s", code, errOut)
 	}
-	out, _, code = planqEnv(t, repo, "doctor")
+	out, _, code = runIn(t, repo, "doctor")
 	if code != 0 || !strings.Contains(out, "ok   server") || !strings.Contains(out, "6 of 6") {
-		t.Fatalf("doctor after install: exit %d\n%s", code, out)
+		settings, _ := os.ReadFile(filepath.Join(repo, ".claude", "settings.json"))
+		t.Fatalf("doctor after install: exit %d\n%s\nsettings.json:\n%s", code, out, settings)
 	}
 }

@@ -1,38 +1,19 @@
 package main
 
 import (
-	"bytes"
-	"context"
 	"encoding/json"
-	"os"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/planq-dev/planq/internal/testenv"
 )
 
 // planqIn runs the CLI in-process in dir.
-func planqIn(t *testing.T, dir string, args ...string) (stdout, stderr string, code int) {
-	t.Helper()
-	var out, errb bytes.Buffer
-	a := &app{
-		Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb,
-		Getenv:     func(string) string { return "" },
-		Getwd:      func() (string, error) { return dir, nil },
-		Executable: os.Executable,
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	code = run(ctx, a, args)
-	return out.String(), errb.String(), code
-}
-
 func TestGateCheck(t *testing.T) {
 	testenv.Isolate(t)
 	repo := testenv.JJRepo(t)
 
-	out, _, code := planqIn(t, repo, "gate", "check", "--bash", "git status && rm -rf build")
+	out, _, code := runIn(t, repo, "gate", "check", "--bash", "git status && rm -rf build")
 	if code != exitGateDeny {
 		t.Fatalf("modifying command while locked: exit %d\n%s", code, out)
 	}
@@ -42,12 +23,12 @@ func TestGateCheck(t *testing.T) {
 		}
 	}
 
-	out, _, code = planqIn(t, repo, "gate", "check", "--bash", `grep -r "rm -rf" .`)
+	out, _, code = runIn(t, repo, "gate", "check", "--bash", `grep -r "rm -rf" .`)
 	if code != 0 || !strings.Contains(out, "verdict:  read-only") || !strings.Contains(out, "would allow") {
 		t.Fatalf("read-only command: exit %d\n%s", code, out)
 	}
 
-	out, _, code = planqIn(t, repo, "gate", "check", "--tool", "Write", "--input", `{"file_path":"`+repo+`/a.go"}`, "--json")
+	out, _, code = runIn(t, repo, "gate", "check", "--tool", "Write", "--input", `{"file_path":"`+repo+`/a.go"}`, "--json")
 	if code != exitGateDeny {
 		t.Fatalf("Write --json: exit %d\n%s", code, out)
 	}
@@ -65,15 +46,15 @@ func TestGateCheck(t *testing.T) {
 	}
 
 	testenv.Run(t, repo, "jj", "describe", "-m", "Declared work")
-	out, _, code = planqIn(t, repo, "gate", "check", "--bash", "rm -rf build")
+	out, _, code = runIn(t, repo, "gate", "check", "--bash", "rm -rf build")
 	if code != 0 || !strings.Contains(out, "verdict:  modifying") || !strings.Contains(out, "unlocked") || !strings.Contains(out, "would allow") {
 		t.Fatalf("modifying command once declared: exit %d\n%s", code, out)
 	}
 	// --locked judges as if nothing were declared, without reading jj.
-	if out, _, code = planqIn(t, repo, "gate", "check", "--locked", "--bash", "rm -rf build"); code != exitGateDeny || !strings.Contains(out, "assumed locked") {
+	if out, _, code = runIn(t, repo, "gate", "check", "--locked", "--bash", "rm -rf build"); code != exitGateDeny || !strings.Contains(out, "assumed locked") {
 		t.Fatalf("--locked: exit %d\n%s", code, out)
 	}
-	out, _, code = planqIn(t, repo, "gate", "check", "--bash", "git reset --hard")
+	out, _, code = runIn(t, repo, "gate", "check", "--bash", "git reset --hard")
 	if code != exitGateDeny || !strings.Contains(out, "jj restore") {
 		t.Fatalf("git rewrite once declared: exit %d\n%s", code, out)
 	}
@@ -90,7 +71,7 @@ func TestGateCheckUsageErrors(t *testing.T) {
 		"input on bash": {"gate", "check", "--bash", "ls", "--input", "{}"},
 		"missing repo":  {"gate", "check", "--bash", "ls", "--repo", dir + "/nope"},
 	} {
-		out, errs, code := planqIn(t, dir, args...)
+		out, errs, code := runIn(t, dir, args...)
 		if code != 1 || out != "" || strings.Count(strings.TrimSpace(errs), "\n") != 0 || !strings.HasPrefix(errs, "planq: ") {
 			t.Errorf("%s: exit %d, stdout %q, stderr %q; want exit 1 and one line", name, code, out, errs)
 		}

@@ -42,19 +42,9 @@ func TestMCPServeUnderInspector(t *testing.T) {
 
 	run := func(args ...string) map[string]any {
 		t.Helper()
-		full := append([]string{"--cli", planq, "mcp", "serve", "--repo", dir}, args...)
-		cmd := exec.Command(insp, full...)
-		cmd.Dir = dir
-		out, err := cmd.Output()
-		if err != nil {
-			msg := ""
-			if ee, ok := err.(*exec.ExitError); ok {
-				msg = string(ee.Stderr)
-			}
-			t.Fatalf("inspector %v: %v\n%s\n%s", args, err, out, msg)
-		}
+		out := testenv.Run(t, dir, insp, append([]string{"--cli", planq, "mcp", "serve", "--repo", dir}, args...)...)
 		var v map[string]any
-		if err := json.Unmarshal(out, &v); err != nil {
+		if err := json.Unmarshal([]byte(out), &v); err != nil {
 			t.Fatalf("inspector printed non-JSON: %q", out)
 		}
 		return v
