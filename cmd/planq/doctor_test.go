@@ -58,3 +58,12 @@ func TestDoctorReportsClaudeCodeWiring(t *testing.T) {
 		t.Fatalf("doctor after install: exit %d\n%s\nsettings.json:\n%s", code, out, settings)
 	}
 }
+
+func TestUnknownCommandPointsAtHelp(t *testing.T) {
+	for _, args := range [][]string{{"nosuch"}, {"doctor", "--bogus"}} {
+		_, errOut, code := runIn(t, t.TempDir(), args...)
+		if code != 1 || !strings.Contains(errOut, "planq --help") || strings.Count(errOut, "\n") != 1 {
+			t.Errorf("planq %v: exit %d, stderr %q; want one line pointing at --help", args, code, errOut)
+		}
+	}
+}

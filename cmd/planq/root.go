@@ -70,6 +70,9 @@ func run(ctx context.Context, a *app, args []string) (code int) {
 		return ee.code
 	}
 	msg := strings.TrimSpace(err.Error())
+	if strings.HasPrefix(msg, "unknown command") || strings.HasPrefix(msg, "unknown flag") || strings.HasPrefix(msg, "unknown shorthand flag") {
+		msg += "; see 'planq --help'"
+	}
 	fmt.Fprintf(a.Stderr, "planq: %s\n", msg)
 	return 1
 }
