@@ -55,7 +55,7 @@ func State(ctx context.Context, dir string) (Status, error) {
 	if keyErr == nil {
 		if e, ok := readCache(cachePath); ok && e.Key == key {
 			st.ChangeID, st.Description, st.FromCache = e.ChangeID, e.Description, true
-			st.Locked = strings.TrimSpace(st.Description) == ""
+			st.Locked = !jj.IsDeclared(st.Description)
 			return st, nil
 		}
 	}

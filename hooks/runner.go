@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/planq-dev/planq/jj"
@@ -118,7 +117,7 @@ func (r *Runner) bind(ctx context.Context, s *scope, ev Input, cur jj.Change) (s
 		}
 	}
 	if !ok {
-		if strings.TrimSpace(cur.Description) == "" {
+		if !cur.Declared() {
 			return "", nil, nil
 		}
 		root = cur.ChangeID

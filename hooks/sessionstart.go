@@ -238,7 +238,7 @@ func headline(cur jj.Change, root string, sess *transcript.Session, source strin
 
 // gateLine says whether file edits are held back and what to do.
 func gateLine(cur jj.Change) string {
-	if strings.TrimSpace(cur.Description) == "" {
+	if !cur.Declared() {
 		return "Gate: LOCKED. Tools that modify files are denied until you declare the change: call mcp__planq__jj_init " +
 			"with one line saying what you are about to do (it runs jj new -m). Reading and searching are allowed."
 	}

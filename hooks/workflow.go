@@ -83,7 +83,7 @@ func Continue(ctx context.Context, o WorkflowOptions, desc string) (Started, err
 	}
 	root, ok := s.lineageOf(cur)
 	if !ok {
-		if strings.TrimSpace(cur.Description) == "" {
+		if !cur.Declared() {
 			return Started{}, errors.New("nothing to continue: the current change has no description and no session; start one with planq start \"task\"")
 		}
 		root = cur.ChangeID

@@ -101,9 +101,13 @@ func (c Change) Title() string {
 	return strings.TrimSpace(t)
 }
 
-// Declared reports whether the change has been declared: its description is
-// not blank. The gate is unlocked exactly when @ is declared.
-func (c Change) Declared() bool { return strings.TrimSpace(c.Description) != "" }
+// IsDeclared reports whether a change with this description has been declared:
+// the description is not blank. The gate is unlocked exactly when @ is
+// declared; this is the one place that rule is written.
+func IsDeclared(description string) bool { return strings.TrimSpace(description) != "" }
+
+// Declared reports whether the change has been declared (see IsDeclared).
+func (c Change) Declared() bool { return IsDeclared(c.Description) }
 
 // FileChange is one path changed by a change.
 type FileChange struct {
