@@ -307,7 +307,7 @@ func TestStopAsksForTheSummaryOnceWhenTheDiffMoved(t *testing.T) {
 		t.Fatalf("stop right after jj_describe blocked: %+v", out)
 	}
 	// A summary is never asked for again, however the diff moves.
-	w.jj("describe", "-m", SummaryTemplate("Add a greeting file"))
+	w.jj("describe", "-m", jj.SummaryTemplate("Add a greeting file"))
 	testenv.WriteFile(t, w.repo, "other.txt", "x\n")
 	if out := w.run((*Runner).Stop, "Stop"); out != nil {
 		t.Fatalf("stop with a summary description blocked: %+v", out)

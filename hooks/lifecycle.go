@@ -208,7 +208,7 @@ func (r *Runner) Stop(ctx context.Context, ev Input) (*Response, error) {
 	_, copyErr := r.copyTranscript(ctx, s, root, ev, r.copyBudget())
 
 	var now mark
-	if !IsSummary(cur.Description) && !cur.Empty {
+	if !jj.IsSummary(cur.Description) && !cur.Empty {
 		if now, err = r.markOf(ctx, s, cur); err != nil {
 			return nil, err
 		}
@@ -222,15 +222,15 @@ func (r *Runner) Stop(ctx context.Context, ev Input) (*Response, error) {
 		last := lastStopBlocked(sess, ev.SessionID)
 		prev, seen := getMark(sess, cur.ChangeID)
 		moved := !seen || prev.Diff != now.Diff
-		block := !ev.StopHookActive && !last && !cur.Empty && !IsSummary(cur.Description) && moved
+		block := !ev.StopHookActive && !last && !cur.Empty && !jj.IsSummary(cur.Description) && moved
 		setStopBlocked(sess, ev.SessionID, block)
 		if block {
 			setMark(sess, cur.ChangeID, now)
 			out = &Response{Decision: "block", Reason: stopReason(cur)}
-		} else if IsSummary(cur.Description) || !seen {
+		} else if jj.IsSummary(cur.Description) || !seen {
 			// Not asking now: take the current state as described.
 			m := now
-			if IsSummary(cur.Description) || cur.Empty {
+			if jj.IsSummary(cur.Description) || cur.Empty {
 				m = mark{Desc: fingerprint(cur.Description)}
 			}
 			setMark(sess, cur.ChangeID, m)
@@ -244,10 +244,10 @@ func (r *Runner) Stop(ctx context.Context, ev Input) (*Response, error) {
 }
 
 func stopReason(cur jj.Change) string {
-	task := TaskLine(cur.Description)
+	task := jj.TaskLine(cur.Description)
 	return fmt.Sprintf("planq: the diff of change %s has moved since its description was written, and the description is not a living summary yet. "+
 		"Before you stop, call mcp__planq__jj_describe with the whole description in this form (keep the task line; say what is done, why, and what is left):\n\n%s\n\n"+
-		"Then end your turn.", short(cur.ChangeID), SummaryTemplate(task))
+		"Then end your turn.", short(cur.ChangeID), jj.SummaryTemplate(task))
 }
 
 // lastStopBlocked reports whether this Claude Code session's previous stop

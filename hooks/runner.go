@@ -124,7 +124,7 @@ func (r *Runner) bind(ctx context.Context, s *scope, ev Input, cur jj.Change) (s
 	}
 	sess, err := s.ts.Update(ctx, root, func(sess *transcript.Session) error {
 		if sess.Task == "" && root == cur.ChangeID {
-			sess.Task = TaskLine(cur.Description)
+			sess.Task = jj.TaskLine(cur.Description)
 		}
 		sess.AddChange(cur.ChangeID)
 		if validSession(ev.SessionID) {

@@ -87,7 +87,7 @@ func (r *Runner) sessionContext(ctx context.Context, ev Input) (string, error) {
 	desc := strings.TrimSpace(cur.Description)
 	if desc == "" {
 		desc = "(no description yet)"
-	} else if !IsSummary(cur.Description) {
+	} else if !jj.IsSummary(cur.Description) {
 		desc += "\n\n(This description is not a living summary yet: when you finish a step, call mcp__planq__jj_describe with the task line, then Done:, Key decisions:, Left to do:, Open questions: lists.)"
 	}
 	blocks = append(blocks, block{
@@ -216,7 +216,7 @@ func isRootCommit(c jj.Change) bool {
 func headline(cur jj.Change, root string, sess *transcript.Session, source string) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "planq: this session works in jj change %s", short(cur.ChangeID))
-	if t := TaskLine(cur.Description); t != "" {
+	if t := jj.TaskLine(cur.Description); t != "" {
 		fmt.Fprintf(&b, " (%q)", t)
 	}
 	if root != "" {

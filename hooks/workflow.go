@@ -55,13 +55,13 @@ func Start(ctx context.Context, o WorkflowOptions, task string) (Started, error)
 	}
 	root := d.Change.ChangeID
 	if _, err := s.ts.Update(ctx, root, func(sess *transcript.Session) error {
-		sess.Task = TaskLine(task)
+		sess.Task = jj.TaskLine(task)
 		sess.AddChange(root)
 		return nil
 	}); err != nil {
 		return Started{}, err
 	}
-	out := Started{Change: d.Change, Root: root, Task: TaskLine(task), Repo: s.root}
+	out := Started{Change: d.Change, Root: root, Task: jj.TaskLine(task), Repo: s.root}
 	if d.FetchWarn != "" {
 		out.Warning = "fetch failed, started from local state: " + strings.Join(strings.Fields(d.FetchWarn), " ")
 	}
@@ -88,7 +88,7 @@ func Continue(ctx context.Context, o WorkflowOptions, desc string) (Started, err
 		}
 		root = cur.ChangeID
 	}
-	task := TaskLine(cur.Description)
+	task := jj.TaskLine(cur.Description)
 	if sess, err := s.ts.Load(root); err == nil && sess.Task != "" {
 		task = sess.Task
 	}

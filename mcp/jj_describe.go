@@ -3,6 +3,7 @@ package mcp
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/mark3labs/mcp-go/server"
 	"github.com/planq-dev/planq/jj"
@@ -19,9 +20,14 @@ type DescribeOutput struct {
 	Description string `json:"description"`
 }
 
-// Text renders the result for the model.
+// Text renders the result for the model, naming the summary sections the
+// description still lacks (the stop hook asks for them).
 func (o DescribeOutput) Text() string {
-	return fmt.Sprintf("Description of %s updated: %s", short(o.ChangeID), firstLine(o.Description))
+	text := fmt.Sprintf("Description of %s updated: %s", short(o.ChangeID), firstLine(o.Description))
+	if missing := jj.MissingSections(o.Description); len(missing) > 0 {
+		text += fmt.Sprintf("\nA living summary also has %s lists (task line first); this one lacks them.", strings.Join(missing, ", "))
+	}
+	return text
 }
 
 func jjDescribeTool(d *deps) server.ServerTool {

@@ -465,3 +465,17 @@ func TestQueryAncestorSaysWhenLineageIsBroken(t *testing.T) {
 		t.Errorf("abandoned root: warning %q", w)
 	}
 }
+
+func TestDescribeNamesMissingSummarySections(t *testing.T) {
+	testenv.Isolate(t)
+	s := connect(t, testenv.JJRepo(t))
+	_, text := s.call("jj_describe", map[string]any{"description": "Add limiter\n\nDone:\n- bucket"}, false)
+	if !strings.Contains(text, "Key decisions:, Left to do:, Open questions:") {
+		t.Errorf("partial summary: %q; want the missing sections named", text)
+	}
+	full := "Add limiter\n\nDone:\n- bucket\n\nKey decisions:\n- none\n\nLeft to do:\n- none\n\nOpen questions:\n- none"
+	_, text = s.call("jj_describe", map[string]any{"description": full}, false)
+	if strings.Contains(text, "lacks") {
+		t.Errorf("complete summary still nagged: %q", text)
+	}
+}
