@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -15,6 +16,11 @@ import (
 // config. It returns the temp HOME.
 func Isolate(t testing.TB) string {
 	t.Helper()
+	// Keep Go's build and module caches where they were: moving HOME would
+	// send every `go build` in a test to an empty cache.
+	for k, v := range goCaches() {
+		t.Setenv(k, v)
+	}
 	home := t.TempDir()
 	t.Setenv("HOME", home)
 	t.Setenv("XDG_CONFIG_HOME", filepath.Join(home, ".config"))
@@ -31,6 +37,20 @@ func Isolate(t testing.TB) string {
 	t.Setenv("PLANQ_AGENT", "")
 	return home
 }
+
+// goCaches returns GOCACHE, GOMODCACHE and GOPATH as go resolves them for
+// the real HOME, asked once per test binary.
+var goCaches = sync.OnceValue(func() map[string]string {
+	out, err := exec.Command("go", "env", "GOCACHE", "GOMODCACHE", "GOPATH").Output()
+	if err != nil {
+		return nil
+	}
+	vals := strings.Split(strings.TrimSpace(string(out)), "\n")
+	if len(vals) != 3 {
+		return nil
+	}
+	return map[string]string{"GOCACHE": vals[0], "GOMODCACHE": vals[1], "GOPATH": vals[2]}
+})
 
 // RequireJJ skips the test loudly when jj is not installed.
 func RequireJJ(t testing.TB) {
