@@ -38,16 +38,9 @@ func (r *Runner) PostToolUse(ctx context.Context, ev Input) (*Response, error) {
 		return nil, r.recordEdit(ctx, ev)
 	case ev.ToolName == toolJJInit || ev.ToolName == toolJJNew || ev.ToolName == toolJJDescribe ||
 		(ev.ToolName == "Bash" && mentionsJJ(ev.ToolInput)):
-		s, err := r.open(ev)
-		if errors.Is(err, ErrNotJJRepo) {
-			return nil, nil
-		}
-		if err != nil {
+		s, cur, ok, err := r.openCurrent(ctx, ev)
+		if !ok || err != nil {
 			return nil, err
-		}
-		cur, err := s.jj.Current(ctx)
-		if err != nil {
-			return nil, fmt.Errorf("jj: %w", err)
 		}
 		root, _, err := r.bind(ctx, s, ev, cur)
 		if err != nil || root == "" || ev.ToolName != toolJJDescribe {
@@ -82,11 +75,8 @@ func (r *Runner) recordEdit(ctx context.Context, ev Input) error {
 	if path == "" {
 		return nil
 	}
-	s, err := r.open(ev)
-	if errors.Is(err, ErrNotJJRepo) {
-		return nil
-	}
-	if err != nil {
+	s, ok, err := r.openRepo(ev)
+	if !ok || err != nil {
 		return err
 	}
 	root, ok := s.sessionRoot(ev)
@@ -187,16 +177,9 @@ func setMark(sess *transcript.Session, change string, m mark) {
 // with the summary. It never blocks twice in a row and respects
 // stop_hook_active. It also copies the transcript so far.
 func (r *Runner) Stop(ctx context.Context, ev Input) (*Response, error) {
-	s, err := r.open(ev)
-	if errors.Is(err, ErrNotJJRepo) {
-		return nil, nil
-	}
-	if err != nil {
+	s, cur, ok, err := r.openCurrent(ctx, ev)
+	if !ok || err != nil {
 		return nil, err
-	}
-	cur, err := s.jj.Current(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("jj: %w", err)
 	}
 	root, ok := s.lineageOf(cur)
 	if !ok {
@@ -281,11 +264,8 @@ func setStopBlocked(sess *transcript.Session, id string, v bool) {
 // PreCompact copies the transcript delta into the store before Claude Code
 // compacts the conversation, and logs the compaction to the changelog.
 func (r *Runner) PreCompact(ctx context.Context, ev Input) (*Response, error) {
-	s, err := r.open(ev)
-	if errors.Is(err, ErrNotJJRepo) {
-		return nil, nil
-	}
-	if err != nil {
+	s, ok, err := r.openRepo(ev)
+	if !ok || err != nil {
 		return nil, err
 	}
 	root, ok := s.sessionRoot(ev)
@@ -314,11 +294,8 @@ func (r *Runner) PreCompact(ctx context.Context, ev Input) (*Response, error) {
 // SessionEnd makes the final transcript copy, marks the Claude Code session
 // ended and writes an end entry to the changelog.
 func (r *Runner) SessionEnd(ctx context.Context, ev Input) (*Response, error) {
-	s, err := r.open(ev)
-	if errors.Is(err, ErrNotJJRepo) {
-		return nil, nil
-	}
-	if err != nil {
+	s, ok, err := r.openRepo(ev)
+	if !ok || err != nil {
 		return nil, err
 	}
 	root, ok := s.sessionRoot(ev)

@@ -58,6 +58,29 @@ type scope struct {
 }
 
 // open resolves the repo, the state store and the transcript store for ev.
+// openRepo opens ev's repo; ok is false, with no error, outside a jj repo,
+// where the session hooks have nothing to do.
+func (r *Runner) openRepo(ev Input) (s *scope, ok bool, err error) {
+	s, err = r.open(ev)
+	if errors.Is(err, ErrNotJJRepo) {
+		return nil, false, nil
+	}
+	return s, err == nil, err
+}
+
+// openCurrent is openRepo plus the working-copy change @.
+func (r *Runner) openCurrent(ctx context.Context, ev Input) (s *scope, cur jj.Change, ok bool, err error) {
+	s, ok, err = r.openRepo(ev)
+	if !ok {
+		return nil, jj.Change{}, false, err
+	}
+	cur, err = s.jj.Current(ctx)
+	if err != nil {
+		return nil, jj.Change{}, false, fmt.Errorf("jj: %w", err)
+	}
+	return s, cur, true, nil
+}
+
 func (r *Runner) open(ev Input) (*scope, error) {
 	dir := r.getenv("CLAUDE_PROJECT_DIR")
 	if dir == "" {
