@@ -25,36 +25,9 @@ log() { echo "install-claude: $*" >&2; }
 
 works() { [ -n "${1:-}" ] && [ -x "$1" ] && "$1" --version >/dev/null 2>&1; }
 
-# 1. A working claude on PATH wins.
-if p=$(command -v claude 2>/dev/null) && works "$p"; then
-	echo "$p"
-	exit 0
-fi
-
-# 2. A previous install in the project-local prefix.
-if works "$prefix/bin/claude"; then
-	echo "$prefix/bin/claude"
-	exit 0
-fi
-
-if ! command -v npm >/dev/null 2>&1; then
-	log "npm is not installed; install Node.js 20+ and npm (apt-get install nodejs npm), then rerun"
-	exit 1
-fi
-
-# 3. Is the registry reachable? One cheap metadata request, bounded in time.
-if ! timeout 90 npm view "$pkg@$version" version >/dev/null 2>&1; then
-	log "npm cannot reach its registry ($(npm config get registry 2>/dev/null)); Claude Code not installed"
-	exit 3
-fi
-
-log "installing $pkg@$version into $prefix"
-mkdir -p "$prefix"
-if ! timeout 540 npm install --global --prefix "$prefix" --no-audit --no-fund --loglevel=error \
-	"$pkg@$version" >&2; then
-	log "npm install $pkg@$version failed (see above)"
-	exit 1
-fi
+# shellcheck source=scripts/npm-tool.sh
+. "$here/npm-tool.sh"
+npm_tool claude "$pkg" "$version" "Claude Code"
 
 if ! works "$prefix/bin/claude"; then
 	# postinstall did not swap the stub for the native binary: link it ourselves.

@@ -25,31 +25,10 @@ log() { echo "install-inspector: $*" >&2; }
 # The CLI has no --version; a working install has its entry script and node.
 works() { [ -n "${1:-}" ] && [ -x "$1" ] && command -v node >/dev/null 2>&1 && [ -e "$(readlink -f "$1")" ]; }
 
-if p=$(command -v mcp-inspector 2>/dev/null) && works "$p"; then
-	echo "$p"
-	exit 0
-fi
-if works "$prefix/bin/mcp-inspector"; then
-	echo "$prefix/bin/mcp-inspector"
-	exit 0
-fi
+# shellcheck source=scripts/npm-tool.sh
+. "$here/npm-tool.sh"
+npm_tool mcp-inspector "$pkg" "$version" "MCP Inspector"
 
-if ! command -v npm >/dev/null 2>&1; then
-	log "npm is not installed; install Node.js 20+ and npm (apt-get install nodejs npm), then rerun"
-	exit 1
-fi
-if ! timeout 90 npm view "$pkg@$version" version >/dev/null 2>&1; then
-	log "npm cannot reach its registry ($(npm config get registry 2>/dev/null)); MCP Inspector not installed"
-	exit 3
-fi
-
-log "installing $pkg@$version into $prefix"
-mkdir -p "$prefix"
-if ! timeout 540 npm install --global --prefix "$prefix" --no-audit --no-fund --loglevel=error \
-	"$pkg@$version" >&2; then
-	log "npm install $pkg@$version failed (see above)"
-	exit 1
-fi
 if ! works "$prefix/bin/mcp-inspector"; then
 	log "$prefix/bin/mcp-inspector was not installed by npm"
 	exit 1
