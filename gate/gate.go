@@ -3,6 +3,7 @@ package gate
 import (
 	"encoding/json"
 	"path"
+	"slices"
 	"strings"
 
 	"github.com/planq-dev/planq/config"
@@ -73,17 +74,19 @@ func PolicyFromConfig(c config.Config) Policy {
 // configuration or repository state. These are Claude Code's tools that
 // only read, or that change nothing in the repository (the todo list, plan
 // mode, subagents whose own calls are gated).
-func ReadOnlyTool(name string) bool {
-	switch name {
-	case "Read", "Glob", "Grep", "LS", "NotebookRead",
-		"WebFetch", "WebSearch", "Task", "Agent",
-		"TodoRead", "TodoWrite", "ExitPlanMode", "EnterPlanMode",
-		"BashOutput", "KillBash", "KillShell", "TaskOutput", "TaskStop",
-		"ListMcpResourcesTool", "ReadMcpResourceTool",
-		"AskUserQuestion", "SlashCommand", "Skill", "ToolSearch", "LSP":
-		return true
-	}
-	return false
+func ReadOnlyTool(name string) bool { return slices.Contains(readOnlyTools, name) }
+
+// ReadOnlyTools returns the tools ReadOnlyTool accepts, for wiring hooks that
+// need not run for them.
+func ReadOnlyTools() []string { return slices.Clone(readOnlyTools) }
+
+var readOnlyTools = []string{
+	"Read", "Glob", "Grep", "LS", "NotebookRead",
+	"WebFetch", "WebSearch", "Task", "Agent",
+	"TodoRead", "TodoWrite", "ExitPlanMode", "EnterPlanMode",
+	"BashOutput", "KillBash", "KillShell", "TaskOutput", "TaskStop",
+	"ListMcpResourcesTool", "ReadMcpResourceTool",
+	"AskUserQuestion", "SlashCommand", "Skill", "ToolSearch", "LSP",
 }
 
 // editorPathField names the input field holding the file a Claude Code

@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/planq-dev/planq/config"
+	"github.com/planq-dev/planq/gate"
 )
 
 // Installation scopes, as Claude Code names them.
@@ -33,11 +34,18 @@ type Hook struct {
 	Timeout                    int
 }
 
+// GatedTools is the tool matcher of the PreToolUse and PostToolUse hooks:
+// every tool except those the gate always allows (gate.ReadOnlyTools), so
+// Claude Code starts no planq process for a Read or a Grep. Claude Code reads
+// a matcher with regex characters as an unanchored JavaScript regex; a tool it
+// has never heard of still matches, and so is still gated.
+var GatedTools = "^(?!(?:" + strings.Join(gate.ReadOnlyTools(), "|") + ")$)"
+
 // Hooks are the hooks `planq mcp install` wires, in the order it writes them.
 var Hooks = []Hook{
 	{"SessionStart", "session-start", "", 30},
-	{"PreToolUse", "pre-tool-use", "*", 10},
-	{"PostToolUse", "post-tool-use", "*", 10},
+	{"PreToolUse", "pre-tool-use", GatedTools, 10},
+	{"PostToolUse", "post-tool-use", GatedTools, 10},
 	{"PreCompact", "pre-compact", "", 30},
 	{"Stop", "stop", "", 30},
 	{"SessionEnd", "session-end", "", 30},

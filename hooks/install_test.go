@@ -431,3 +431,36 @@ func TestShellQuoteRoundTrips(t *testing.T) {
 		}
 	}
 }
+
+func TestInstallMovesAnOldCatchAllToolHookToTheGatedMatcher(t *testing.T) {
+	w := newWorld(t)
+	settingsPath := filepath.Join(w.repo, ".claude", "settings.json")
+	old := `{"hooks":{"PreToolUse":[{"matcher":"*","hooks":[` +
+		`{"type":"command","command":"audit-log"},` +
+		`{"type":"command","command":"` + w.exe + ` hook pre-tool-use","timeout":10}]}]}}`
+	write(t, settingsPath, old)
+	if _, err := Install(context.Background(), w.opts(ScopeProject)); err != nil {
+		t.Fatal(err)
+	}
+	doc := decode(t, read(t, settingsPath))
+	groups := doc["hooks"].(map[string]any)["PreToolUse"].([]any)
+	var catchAll, gated []string
+	for _, g := range groups {
+		group := g.(map[string]any)
+		for _, h := range group["hooks"].([]any) {
+			cmd := h.(map[string]any)["command"].(string)
+			switch group["matcher"] {
+			case "*":
+				catchAll = append(catchAll, cmd)
+			case GatedTools:
+				gated = append(gated, cmd)
+			}
+		}
+	}
+	if !reflect.DeepEqual(catchAll, []string{"audit-log"}) {
+		t.Errorf("catch-all group = %v, want only the user's audit-log", catchAll)
+	}
+	if len(gated) != 1 || !strings.HasSuffix(gated[0], "hook pre-tool-use") {
+		t.Errorf("gated group = %v, want planq's pre-tool-use", gated)
+	}
+}

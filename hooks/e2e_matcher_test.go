@@ -1,0 +1,77 @@
+package hooks_test
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/planq-dev/planq/internal/fakemodel"
+	"github.com/planq-dev/planq/internal/testenv"
+)
+
+// TestReadOnlyToolsStartNoHookInClaudeCode checks, in real Claude Code, that
+// the installed matcher keeps read-only tools from starting a planq process
+// at all, while a Bash call still goes through the gate.
+func TestReadOnlyToolsStartNoHookInClaudeCode(t *testing.T) {
+	claude := fakemodel.EnsureClaude(t)
+	testenv.RequireJJ(t)
+	planq := planqBinary(t)
+	testenv.Isolate(t)
+	repo := testenv.JJRepo(t)
+	testenv.WriteFile(t, repo, "notes.txt", "read me\n")
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+
+	install := exec.CommandContext(ctx, planq, "mcp", "install", "--scope", "project", "--claude", claude)
+	install.Dir = repo
+	if out, err := install.CombinedOutput(); err != nil {
+		t.Fatalf("planq mcp install: %v\n%s", err, out)
+	}
+	// Point the hooks at a wrapper that logs each start, then runs planq.
+	logFile := filepath.Join(t.TempDir(), "hook-starts.log")
+	wrapper := filepath.Join(t.TempDir(), "planq-logged")
+	script := "#!/bin/sh\necho \"$*\" >> '" + logFile + "'\nexec '" + planq + "' \"$@\"\n"
+	if err := os.WriteFile(wrapper, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	settings := filepath.Join(repo, ".claude", "settings.json")
+	data, err := os.ReadFile(settings)
+	if err != nil || !strings.Contains(string(data), planq) {
+		t.Fatalf("settings.json does not name %s: %v\n%s", planq, err, data)
+	}
+	if err := os.WriteFile(settings, []byte(strings.ReplaceAll(string(data), planq, wrapper)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+
+	m, err := fakemodel.Start(
+		fakemodel.Turn{Text: "Reading.", Tools: []fakemodel.ToolUse{{Name: "Read", Input: map[string]any{"file_path": filepath.Join(repo, "notes.txt")}}}},
+		fakemodel.Turn{Text: "Searching.", Tools: []fakemodel.ToolUse{{Name: "Grep", Input: map[string]any{"pattern": "read", "path": repo}}}},
+		fakemodel.Turn{Text: "Listing.", Tools: []fakemodel.ToolUse{{Name: "Bash", Input: map[string]any{"command": "ls", "description": "list files"}}}},
+		fakemodel.Turn{Text: "Done."},
+	)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	env := []string{"PATH=" + os.Getenv("PATH"), "PLANQ_HOME=" + os.Getenv("PLANQ_HOME"), "JJ_CONFIG=" + os.Getenv("JJ_CONFIG"),
+		"JJ_USER=Test User", "JJ_EMAIL=test@example.com", "MCP_TIMEOUT=30000"}
+	if _, err := (fakemodel.Run{Claude: claude, Dir: repo, Home: os.Getenv("HOME"), Model: m, Env: env,
+		Args: []string{"-p", "Look around"}}).Exec(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(m.LoopRequests()); n < 4 {
+		t.Fatalf("the model was asked %d times; the scripted tools did not all run", n)
+	}
+	starts, _ := os.ReadFile(logFile)
+	count := func(sub string) int { return strings.Count(string(starts), "hook "+sub+"\n") }
+	if count("pre-tool-use") != 1 || count("post-tool-use") != 1 {
+		t.Errorf("hook starts:\n%s\nwant exactly one pre-tool-use and one post-tool-use (for Bash); Read and Grep must start none", starts)
+	}
+	if count("session-start") != 1 {
+		t.Errorf("hook starts:\n%s\nwant one session-start (the wrapper is really wired)", starts)
+	}
+}
