@@ -4,9 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/mark3labs/mcp-go/client"
@@ -477,5 +479,42 @@ func TestDescribeNamesMissingSummarySections(t *testing.T) {
 	_, text = s.call("jj_describe", map[string]any{"description": full}, false)
 	if strings.Contains(text, "lacks") {
 		t.Errorf("complete summary still nagged: %q", text)
+	}
+}
+
+// TestConcurrentToolCalls calls tools from many goroutines at once, as
+// mcp-go's stdio worker pool does; run with -race it checks the shared
+// server state (warm search index, branch cache, jj client).
+func TestConcurrentToolCalls(t *testing.T) {
+	testenv.Isolate(t)
+	dir := testenv.JJRepo(t)
+	s := connect(t, dir)
+	s.call("jj_init", map[string]any{"description": "Concurrent work"}, false)
+	var wg sync.WaitGroup
+	errs := make(chan string, 64)
+	call := func(name string, args map[string]any) {
+		defer wg.Done()
+		req := mcp.CallToolRequest{}
+		req.Params.Name, req.Params.Arguments = name, args
+		res, err := s.c.CallTool(context.Background(), req)
+		if err != nil || res.IsError {
+			errs <- fmt.Sprintf("%s: %v %v", name, err, res)
+		}
+	}
+	for i := 0; i < 8; i++ {
+		wg.Add(4)
+		go call("jj_status", nil)
+		go call("planq_log", map[string]any{"message": fmt.Sprintf("entry %d about tokens", i)})
+		go call("planq_search", map[string]any{"query": "tokens"})
+		go call("planq_context", nil)
+	}
+	wg.Wait()
+	close(errs)
+	for e := range errs {
+		t.Error(e)
+	}
+	out, _ := s.call("planq_search", map[string]any{"query": "tokens", "limit": 20}, false)
+	if hits, _ := out["hits"].([]any); len(hits) != 8 {
+		t.Errorf("after 8 concurrent planq_log calls, search finds %d entries: %v", len(hits), out)
 	}
 }
