@@ -114,15 +114,9 @@ func (r *Runner) open(ev Input) (*scope, error) {
 }
 
 // lineageOf returns the root change of the lineage change belongs to: its
-// "Session: <root>" trailer, else the recorded index.
+// "Session: <root>" trailer, else the recorded index (transcript.RootFor).
 func (s *scope) lineageOf(ch jj.Change) (string, bool) {
-	if root, ok := jj.SessionRoot(ch.Description); ok && transcript.ValidChangeID(root) == nil {
-		return root, true
-	}
-	if root, err := s.ts.RootOfChange(ch.ChangeID); err == nil {
-		return root, true
-	}
-	return "", false
+	return s.ts.RootFor(ch.ChangeID, ch.Description)
 }
 
 // bind records that the Claude Code session of ev works in change cur, and
