@@ -113,15 +113,7 @@ func (s *Store) Checkpoints(ctx context.Context) ([]Checkpoint, error) {
 	if err != nil {
 		return nil, err
 	}
-	head, err := r.head(s.Branch())
-	if err != nil || head.IsZero() {
-		return nil, err
-	}
-	tree, err := r.commitTree(head)
-	if err != nil {
-		return nil, err
-	}
-	files, err := r.treeFiles(tree)
+	files, err := r.branchFiles(s.Branch())
 	if err != nil {
 		return nil, err
 	}

@@ -241,6 +241,20 @@ func blobHash(data []byte) plumbing.Hash {
 	return plumbing.ComputeHash(plumbing.BlobObject, data)
 }
 
+// branchFiles lists every file of branch's head commit as path → entry;
+// a branch without commits has none.
+func (r *repo) branchFiles(branch string) (map[string]object.TreeEntry, error) {
+	head, err := r.head(branch)
+	if err != nil {
+		return nil, err
+	}
+	tree, err := r.commitTree(head)
+	if err != nil {
+		return nil, err
+	}
+	return r.treeFiles(tree)
+}
+
 // treeFiles lists every file under tree as path → entry.
 func (r *repo) treeFiles(tree plumbing.Hash) (map[string]object.TreeEntry, error) {
 	out := map[string]object.TreeEntry{}

@@ -272,15 +272,7 @@ func (s *Store) searchFiles() ([]searchFile, error) {
 		default:
 			continue
 		}
-		head, err := r.head(b)
-		if err != nil {
-			return nil, err
-		}
-		tree, err := r.commitTree(head)
-		if err != nil {
-			return nil, err
-		}
-		files, err := r.treeFiles(tree)
+		files, err := r.branchFiles(b)
 		if err != nil {
 			return nil, err
 		}
