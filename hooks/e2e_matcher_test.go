@@ -3,7 +3,6 @@ package hooks_test
 import (
 	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -26,11 +25,7 @@ func TestReadOnlyToolsStartNoHookInClaudeCode(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 
-	install := exec.CommandContext(ctx, planq, "mcp", "install", "--scope", "project", "--claude", claude)
-	install.Dir = repo
-	if out, err := install.CombinedOutput(); err != nil {
-		t.Fatalf("planq mcp install: %v\n%s", err, out)
-	}
+	installProject(ctx, t, planq, claude, repo)
 	// Point the hooks at a wrapper that logs each start, then runs planq.
 	logFile := filepath.Join(t.TempDir(), "hook-starts.log")
 	wrapper := filepath.Join(t.TempDir(), "planq-logged")
@@ -57,8 +52,7 @@ func TestReadOnlyToolsStartNoHookInClaudeCode(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer m.Close()
-	env := []string{"PATH=" + os.Getenv("PATH"), "PLANQ_HOME=" + os.Getenv("PLANQ_HOME"), "JJ_CONFIG=" + os.Getenv("JJ_CONFIG"),
-		"JJ_USER=Test User", "JJ_EMAIL=test@example.com", "MCP_TIMEOUT=30000"}
+	env := claudeEnv()
 	if _, err := (fakemodel.Run{Claude: claude, Dir: repo, Home: os.Getenv("HOME"), Model: m, Env: env,
 		Args: []string{"-p", "Look around"}}).Exec(ctx); err != nil {
 		t.Fatal(err)

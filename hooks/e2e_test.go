@@ -22,6 +22,25 @@ func planqBinary(t *testing.T) string {
 	return testenv.BuildPlanq(t, "..")
 }
 
+// installProject runs `planq mcp install --scope project` in repo,
+// registering the server through claude.
+func installProject(ctx context.Context, t *testing.T, planq, claude, repo string) {
+	t.Helper()
+	install := exec.CommandContext(ctx, planq, "mcp", "install", "--scope", "project", "--claude", claude)
+	install.Dir = repo
+	if out, err := install.CombinedOutput(); err != nil {
+		t.Fatalf("planq mcp install: %v\n%s", err, out)
+	}
+}
+
+// claudeEnv is the environment the end-to-end tests give Claude Code, and so
+// planq's hooks and server: the isolated PLANQ_HOME and jj config, a jj
+// identity, and a generous MCP start-up timeout.
+func claudeEnv() []string {
+	return []string{"PATH=" + os.Getenv("PATH"), "PLANQ_HOME=" + os.Getenv("PLANQ_HOME"), "JJ_CONFIG=" + os.Getenv("JJ_CONFIG"),
+		"JJ_USER=Test User", "JJ_EMAIL=test@example.com", "MCP_TIMEOUT=30000"}
+}
+
 func jjOut(t *testing.T, dir string, args ...string) string {
 	t.Helper()
 	return testenv.Run(t, dir, "jj", append([]string{"--no-pager", "--color", "never"}, args...)...)
@@ -47,11 +66,7 @@ func TestEndToEndInClaudeCode(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 
-	install := exec.CommandContext(ctx, planq, "mcp", "install", "--scope", "project", "--claude", claude)
-	install.Dir = repo
-	if out, err := install.CombinedOutput(); err != nil {
-		t.Fatalf("planq mcp install: %v\n%s", err, out)
-	}
+	installProject(ctx, t, planq, claude, repo)
 
 	hello := filepath.Join(repo, "hello.txt")
 	summary := "Add a greeting file\n\nDone:\n- hello.txt with a greeting\n\nKey decisions:\n- plain text over markdown (zebra-decision)\n\nLeft to do:\n- nothing\n\nOpen questions:\n- none"
@@ -67,8 +82,7 @@ func TestEndToEndInClaudeCode(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer m.Close()
-	env := []string{"PATH=" + os.Getenv("PATH"), "PLANQ_HOME=" + os.Getenv("PLANQ_HOME"), "JJ_CONFIG=" + os.Getenv("JJ_CONFIG"),
-		"JJ_USER=Test User", "JJ_EMAIL=test@example.com", "MCP_TIMEOUT=30000"}
+	env := claudeEnv()
 	res, err := fakemodel.Run{Claude: claude, Dir: repo, Home: home, Model: m, Env: env,
 		Args: []string{"-p", "Add a greeting file"}}.Exec(ctx)
 	loop := m.LoopRequests()
