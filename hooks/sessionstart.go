@@ -2,7 +2,6 @@ package hooks
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -141,52 +140,17 @@ type snap struct {
 	branch      string // the nearest bookmark on ::@, for the state's branch context
 }
 
-// snapshotTemplate renders @, @- and the latest bookmarked ancestor as JSON
-// lines, @'s diff stat between record separators.
-const snapshotTemplate = `"{" ++
-  "\"change_id\":" ++ json(change_id) ++
-  ",\"commit_id\":" ++ json(commit_id) ++
-  ",\"description\":" ++ json(description) ++
-  ",\"empty\":" ++ json(empty) ++
-  ",\"conflict\":" ++ json(conflict) ++
-  ",\"wc\":" ++ json(current_working_copy) ++
-  ",\"parents\":[" ++ parents.map(|p| json(p.change_id())).join(",") ++ "]" ++
-  ",\"bookmarks\":[" ++ local_bookmarks.map(|b| json(b.name())).join(",") ++ "]" ++
-  "}\n" ++ if(current_working_copy, "\x1eSTAT\n" ++ self.diff().stat(80) ++ "\x1eEND\n")`
-
 // snapshot reads @, @-, @'s diff stat and the code branch in one jj process.
 func snapshot(ctx context.Context, s *scope) (snap, error) {
 	var out snap
-	raw, err := s.jj.Run(ctx, "log", "--no-graph", "-r", "@ | @- | latest(heads(::@ & bookmarks()))", "-T", snapshotTemplate)
+	rows, stat, err := s.jj.LogWithStat(ctx, "@ | @- | latest(heads(::@ & bookmarks()))", 80)
 	if err != nil {
 		return out, fmt.Errorf("jj log: %w", err)
 	}
-	text := string(raw)
-	if i := strings.Index(text, "\x1eSTAT\n"); i >= 0 {
-		rest := text[i+len("\x1eSTAT\n"):]
-		if j := strings.Index(rest, "\x1eEND\n"); j >= 0 {
-			out.stat = rest[:j]
-			text = text[:i] + rest[j+len("\x1eEND\n"):]
-		}
-	}
-	type row struct {
-		jj.Change
-		WC bool `json:"wc"`
-	}
-	var rows []row
-	for _, line := range strings.Split(text, "\n") {
-		if strings.TrimSpace(line) == "" {
-			continue
-		}
-		var r row
-		if err := json.Unmarshal([]byte(line), &r); err != nil {
-			return out, fmt.Errorf("jj log: unexpected output %q", line)
-		}
-		rows = append(rows, r)
-	}
+	out.stat = stat
 	for _, r := range rows {
-		if r.WC {
-			out.cur = r.Change
+		if r.WorkingCopy {
+			out.cur = r
 		}
 	}
 	if out.cur.ChangeID == "" {
@@ -194,7 +158,7 @@ func snapshot(ctx context.Context, s *scope) (snap, error) {
 	}
 	for _, r := range rows {
 		if len(out.cur.Parents) > 0 && r.ChangeID == out.cur.Parents[0] {
-			out.parent = r.Change
+			out.parent = r
 		}
 	}
 	// The nearest bookmark: on @, else @-, else the latest bookmarked ancestor.

@@ -85,7 +85,8 @@ type Change struct {
 	Conflict    bool      `json:"conflict"`
 	Immutable   bool      `json:"immutable"`
 	Root        bool      `json:"root"`
-	Parents     []string  `json:"parents"` // parent change ids
+	WorkingCopy bool      `json:"working_copy"` // this workspace's @
+	Parents     []string  `json:"parents"`      // parent change ids
 	Author      string    `json:"author"`
 	Email       string    `json:"email"`
 	Timestamp   time.Time `json:"timestamp"`
@@ -143,6 +144,7 @@ const changeTemplate = `"{" ++
   ",\"conflict\":" ++ json(conflict) ++
   ",\"immutable\":" ++ json(immutable) ++
   ",\"root\":" ++ json(root) ++
+  ",\"working_copy\":" ++ json(current_working_copy) ++
   ",\"parents\":[" ++ parents.map(|p| json(p.change_id())).join(",") ++ "]" ++
   ",\"author\":" ++ json(author.name()) ++
   ",\"email\":" ++ json(author.email()) ++
@@ -205,6 +207,35 @@ func (c *Client) log(ctx context.Context, revset string, limit int) ([]Change, e
 	if err != nil {
 		return nil, err
 	}
+	return parseChanges(out)
+}
+
+// Stat record markers around the diff stat in LogWithStat's output.
+const statStart, statEnd = "\x1eSTAT\n", "\x1eEND\n"
+
+// LogWithStat returns the changes of revset, newest first, and the diff stat
+// (width columns) of the working-copy change when revset includes it, all in
+// one jj process.
+func (c *Client) LogWithStat(ctx context.Context, revset string, width int) ([]Change, string, error) {
+	tmpl := changeTemplate + ` ++ if(current_working_copy, "\x1eSTAT\n" ++ self.diff().stat(` + fmt.Sprint(width) + `) ++ "\x1eEND\n")`
+	out, err := c.run(ctx, false, "log", "--no-graph", "-r", revset, "-T", tmpl)
+	if err != nil {
+		return nil, "", err
+	}
+	stat := ""
+	if i := bytes.Index(out, []byte(statStart)); i >= 0 {
+		rest := out[i+len(statStart):]
+		if j := bytes.Index(rest, []byte(statEnd)); j >= 0 {
+			stat = string(rest[:j])
+			out = append(out[:i:i], rest[j+len(statEnd):]...)
+		}
+	}
+	changes, err := parseChanges(out)
+	return changes, stat, err
+}
+
+// parseChanges decodes changeTemplate output.
+func parseChanges(out []byte) ([]Change, error) {
 	changes, err := parseLines[Change](out, "jj log")
 	for i := range changes {
 		// jj ends every non-empty description with a newline; it is not part

@@ -338,3 +338,33 @@ func TestMentionsAny(t *testing.T) {
 		}
 	}
 }
+
+func TestLogWithStat(t *testing.T) {
+	testenv.Isolate(t)
+	dir := testenv.JJRepo(t)
+	c := jj.New(dir)
+	ctx := context.Background()
+	if err := c.Describe(ctx, "@", "parent\nwith body"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.New(ctx, "child"); err != nil {
+		t.Fatal(err)
+	}
+	testenv.WriteFile(t, dir, "notes/todo.txt", "one\ntwo\n")
+	changes, stat, err := c.LogWithStat(ctx, "@ | @-", 80)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(changes) != 2 || !changes[0].WorkingCopy || changes[1].WorkingCopy {
+		t.Fatalf("changes = %+v; want @ (the working copy) then @-", changes)
+	}
+	if changes[0].Description != "child" || changes[1].Description != "parent\nwith body" {
+		t.Errorf("descriptions %q, %q; want them exactly as written", changes[0].Description, changes[1].Description)
+	}
+	if !strings.Contains(stat, "notes/todo.txt") || !strings.Contains(stat, "1 file changed") {
+		t.Errorf("stat = %q; want @'s diff stat", stat)
+	}
+	if _, stat, _ := c.LogWithStat(ctx, "@-", 80); stat != "" {
+		t.Errorf("stat without @ in the revset = %q, want none", stat)
+	}
+}
