@@ -42,10 +42,18 @@ bench: jj
 	# Transcript search over a generated 1 GB file (PLANQ_BENCH_TRANSCRIPT_MB to change the size).
 	$(GO) test -run '^$$' -bench . -benchtime 3x -benchmem -timeout 30m ./transcript/
 
-## lint: formatting and vet
+# Platforms planq builds for; `make lint` compiles planq and its tests for each.
+PLATFORMS ?= linux/amd64 linux/arm64 darwin/amd64 darwin/arm64 windows/amd64
+
+## lint: formatting, go.mod tidiness, vet, and a build (with tests) for every platform
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+	$(GO) mod tidy -diff
 	$(GO) vet ./...
+	@set -e; for p in $(PLATFORMS); do \
+		echo "vet (builds code and tests) for $$p"; \
+		GOOS=$${p%/*} GOARCH=$${p#*/} $(GO) vet ./...; \
+	done
 
 fmt:
 	gofmt -w $$(git ls-files '*.go')

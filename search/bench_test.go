@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"slices"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -126,15 +125,6 @@ func loadState(b *testing.B, dir string) []Doc {
 	}
 	wg.Wait()
 	return slices.Concat(parts...)
-}
-
-// cpuTime returns the process's user+system CPU time so far.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // reportCPU reports CPU time per op since start: unlike wall time it does not

@@ -11,7 +11,6 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
@@ -336,10 +335,10 @@ func fillEntry(e *index.Entry, h plumbing.Hash, st os.FileInfo) {
 	e.Size = uint32(st.Size())
 	e.ModifiedAt = st.ModTime()
 	e.CreatedAt = st.ModTime()
-	if sys, ok := st.Sys().(*syscall.Stat_t); ok {
-		e.CreatedAt = time.Unix(sys.Ctim.Sec, sys.Ctim.Nsec)
-		e.Dev, e.Inode = uint32(sys.Dev), uint32(sys.Ino)
-		e.UID, e.GID = sys.Uid, sys.Gid
+	if fs, ok := statOf(st); ok {
+		e.CreatedAt = fs.ctime
+		e.Dev, e.Inode = fs.dev, fs.ino
+		e.UID, e.GID = fs.uid, fs.gid
 	}
 	e.Stage = 0
 	e.SkipWorktree, e.IntentToAdd = false, false
@@ -351,7 +350,7 @@ func statMatches(e *index.Entry, st os.FileInfo) bool {
 	if e == nil || uint32(st.Size()) != e.Size || !st.ModTime().Equal(e.ModifiedAt) {
 		return false
 	}
-	if sys, ok := st.Sys().(*syscall.Stat_t); ok && uint32(sys.Ino) != e.Inode {
+	if fs, ok := statOf(st); ok && fs.ino != e.Inode {
 		return false
 	}
 	return true

@@ -1,6 +1,6 @@
-// Package flock takes exclusive cross-process locks on files with flock(2).
-// The kernel drops a lock when its process dies, so a crashed holder never
-// leaves a lock behind.
+// Package flock takes exclusive cross-process locks on files: flock(2) on
+// Unix, LockFileEx on Windows. The kernel drops a lock when its process dies,
+// so a crashed holder never leaves a lock behind.
 package flock
 
 import (
@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"syscall"
 	"time"
 )
 
@@ -33,13 +32,13 @@ func Acquire(ctx context.Context, path string, timeout time.Duration) (*Lock, er
 	deadline := time.Now().Add(timeout)
 	wait := 200 * time.Microsecond
 	for {
-		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
-		if err == nil {
-			return &Lock{f: f}, nil
-		}
-		if !errors.Is(err, syscall.EWOULDBLOCK) && !errors.Is(err, syscall.EINTR) {
+		busy, err := tryLock(f)
+		if err != nil {
 			f.Close()
 			return nil, fmt.Errorf("lock %s: %w", path, err)
+		}
+		if !busy {
+			return &Lock{f: f}, nil
 		}
 		if time.Now().After(deadline) {
 			f.Close()
@@ -64,7 +63,7 @@ func (l *Lock) Release() {
 	if l == nil || l.f == nil {
 		return
 	}
-	_ = syscall.Flock(int(l.f.Fd()), syscall.LOCK_UN)
+	_ = unlock(l.f)
 	_ = l.f.Close()
 	l.f = nil
 }
