@@ -19,8 +19,15 @@ import (
 // registry the test is skipped with a loud message; any other failure fails it.
 func EnsureClaude(tb testing.TB) string {
 	tb.Helper()
+	return ensureCLI(tb, "Claude Code", "install-claude.sh")
+}
+
+// ensureCLI runs one of the project's install scripts and returns the path it
+// prints; label names the CLI in messages.
+func ensureCLI(tb testing.TB, label, script string, args ...string) string {
+	tb.Helper()
 	if testing.Short() {
-		tb.Skip("SKIPPED (-short): the end-to-end test runs the real Claude Code CLI")
+		tb.Skipf("SKIPPED (-short): the end-to-end test runs the real %s CLI", label)
 	}
 	root, err := repoRoot()
 	if err != nil {
@@ -28,23 +35,23 @@ func EnsureClaude(tb testing.TB) string {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, "bash", filepath.Join(root, "scripts", "install-claude.sh"))
+	cmd := exec.CommandContext(ctx, "bash", append([]string{filepath.Join(root, "scripts", script)}, args...)...)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err = cmd.Run()
 	var ee *exec.ExitError
 	if errors.As(err, &ee) && ee.ExitCode() == 3 {
-		msg := "!!! SKIPPED: npm cannot reach its registry, so Claude Code cannot be installed and the " +
+		msg := "!!! SKIPPED: npm cannot reach its registry, so " + label + " cannot be installed and the " +
 			"end-to-end test did NOT run: " + strings.TrimSpace(stderr.String())
 		fmt.Fprintln(os.Stderr, msg)
 		tb.Skip(msg)
 	}
 	if err != nil {
-		tb.Fatalf("scripts/install-claude.sh: %v\n%s", err, stderr.String())
+		tb.Fatalf("scripts/%s: %v\n%s", script, err, stderr.String())
 	}
 	path := strings.TrimSpace(stdout.String())
 	if path == "" {
-		tb.Fatalf("scripts/install-claude.sh printed no path\n%s", stderr.String())
+		tb.Fatalf("scripts/%s printed no path\n%s", script, stderr.String())
 	}
 	return path
 }

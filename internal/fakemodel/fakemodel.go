@@ -1,16 +1,24 @@
-// Package fakemodel is a scripted stand-in for the Anthropic Messages API on
-// loopback, so tests can drive the real Claude Code CLI without a real model.
+// Package fakemodel is a scripted stand-in for a model API on loopback, so
+// tests can drive the real agent CLIs (Claude Code, OpenCode, Codex, Gemini
+// CLI) without a real model. One Server speaks every wire at once, chosen by
+// the request path:
 //
-// The server answers POST /v1/messages with Server-Sent Events (or plain JSON
-// when the request does not ask to stream) and POST /v1/messages/count_tokens
-// with a token count. Requests that carry tools are the agent loop: each one
-// consumes the next scripted Turn. Requests without tools are Claude Code's side
-// requests (titles, topic detection, quota probes) and get a short text reply.
-// Every request body is recorded so tests can assert on what the model saw.
+//   - Anthropic Messages (Claude Code): POST /v1/messages, and
+//     /v1/messages/count_tokens;
+//   - OpenAI Chat Completions (OpenCode, Copilot CLI): POST /v1/chat/completions;
+//   - OpenAI Responses (Codex): POST /v1/responses;
+//   - Gemini (Gemini CLI): POST /v1beta/models/M:streamGenerateContent and
+//     :generateContent, and :countTokens.
+//
+// Each wire streams Server-Sent Events when the request asks to, else plain
+// JSON. Requests that carry tools are the agent loop: each one consumes the
+// next scripted Turn. Requests without tools are the host's side requests
+// (titles, topic detection, quota probes) and get a short text reply. Every
+// request is recorded, parsed into one wire-neutral conversation, so a test
+// asserts on what the model saw the same way whichever host it drives.
 package fakemodel
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -22,8 +30,12 @@ import (
 
 // ToolUse is one tool call the fake model makes in a turn.
 type ToolUse struct {
-	Name  string // e.g. "Bash", "Write", "mcp__planq__jj_init"
-	Input any    // marshalled to JSON as the tool input
+	// Name is the tool's name as the host offers it: "Bash", "write",
+	// "run_shell_command", "mcp__planq__jj_init", "planq_jj_init". For the
+	// Responses wire a name "NS__fn" whose namespace NS the request offers
+	// is sent as function fn in namespace NS, the way Codex expects MCP calls.
+	Name  string
+	Input any // marshalled to JSON as the tool input
 }
 
 // Turn is one scripted assistant message: optional text, then tool calls.
@@ -36,15 +48,27 @@ type Turn struct {
 	Func func(r *Request) Turn
 }
 
+// Wire names a model API the fake speaks.
+type Wire string
+
+// The wires the fake speaks.
+const (
+	WireAnthropic Wire = "anthropic"        // Anthropic Messages
+	WireChat      Wire = "openai-chat"      // OpenAI Chat Completions
+	WireResponses Wire = "openai-responses" // OpenAI Responses
+	WireGemini    Wire = "gemini"           // Gemini generateContent
+)
+
 // Request is one recorded request to the fake model.
 type Request struct {
 	Path string
 	Body []byte
+	Wire Wire
 	// Loop is true for agent-loop requests (those that carry tools).
 	Loop bool
 	// Turn is the index of the scripted turn that answered, or -1.
 	Turn int
-	msg  messagesRequest
+	conv conversation
 }
 
 // Server is a running fake model. Create it with Start, stop it with Close.
@@ -110,28 +134,101 @@ func (s *Server) Remaining() (unused, extra int) {
 	return len(s.script) - s.next, s.extra
 }
 
+// conversation is a request parsed into the one shape every wire shares.
+type conversation struct {
+	model  string
+	stream bool
+	system string
+	tools  []string
+	// namespaced maps a flattened tool name "NS__fn" to its namespace and
+	// function, for the Responses wire's namespace tools.
+	namespaced map[string][2]string
+	messages   []message
+}
+
+// message is one message of the conversation; role is "user", "assistant"
+// or "tool" (a tool result sent back on its own, as Chat Completions does).
+type message struct {
+	role   string
+	blocks []contentBlock
+}
+
+// contentBlock is a part of a message: text, a tool call or a tool result.
+type contentBlock struct {
+	Type      string // "text", "tool_use" or "tool_result"
+	Text      string
+	ToolUseID string
+	IsError   bool
+	Name      string
+	Input     json.RawMessage
+}
+
+func blockText(b contentBlock) string {
+	if b.Type == "tool_use" {
+		return b.Name + " " + string(b.Input)
+	}
+	return b.Text
+}
+
+// wireOf picks the wire a request path speaks; ok is false for paths that
+// are not a model call (probes, token counts).
+func wireOf(method, path string) (w Wire, ok bool) {
+	if method != http.MethodPost {
+		return "", false
+	}
+	switch {
+	case strings.HasSuffix(path, "/v1/messages"):
+		return WireAnthropic, true
+	case strings.HasSuffix(path, "/chat/completions"):
+		return WireChat, true
+	case strings.HasSuffix(path, "/responses"):
+		return WireResponses, true
+	case strings.Contains(path, "/models/") && (strings.HasSuffix(path, ":streamGenerateContent") || strings.HasSuffix(path, ":generateContent")):
+		return WireGemini, true
+	}
+	return "", false
+}
+
 // ServeHTTP implements http.Handler.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	body, _ := io.ReadAll(r.Body)
 	path := r.URL.Path
-	switch {
-	case r.Method == http.MethodPost && strings.HasSuffix(path, "/v1/messages/count_tokens"):
+	wire, ok := wireOf(r.Method, path)
+	if !ok {
 		w.Header().Set("Content-Type", "application/json")
-		fmt.Fprintf(w, `{"input_tokens":%d}`, len(body)/4+1)
-		return
-	case r.Method == http.MethodPost && strings.HasSuffix(path, "/v1/messages"):
-	default:
-		// Anything else Claude Code may probe: answer empty JSON, never hang.
-		w.Header().Set("Content-Type", "application/json")
-		io.WriteString(w, `{}`)
+		switch {
+		case strings.HasSuffix(path, "/v1/messages/count_tokens"):
+			fmt.Fprintf(w, `{"input_tokens":%d}`, len(body)/4+1)
+		case strings.HasSuffix(path, ":countTokens"):
+			fmt.Fprintf(w, `{"totalTokens":%d}`, len(body)/4+1)
+		default:
+			// Anything else a host may probe: answer empty JSON, never hang.
+			io.WriteString(w, `{}`)
+		}
 		return
 	}
-	req := &Request{Path: path, Body: body, Turn: -1}
-	if err := json.Unmarshal(body, &req.msg); err != nil {
-		http.Error(w, `{"type":"error","error":{"type":"invalid_request_error","message":"bad json"}}`, http.StatusBadRequest)
+	req := &Request{Path: path, Body: body, Wire: wire, Turn: -1}
+	var err error
+	switch wire {
+	case WireAnthropic:
+		req.conv, err = parseAnthropic(body)
+	case WireChat:
+		req.conv, err = parseChat(body)
+	case WireResponses:
+		req.conv, err = parseResponses(body)
+	case WireGemini:
+		req.conv, err = parseGemini(body)
+		req.conv.stream = strings.HasSuffix(path, ":streamGenerateContent")
+		if req.conv.model == "" {
+			m := path[strings.LastIndex(path, "/models/")+len("/models/"):]
+			req.conv.model, _, _ = strings.Cut(m, ":")
+		}
+	}
+	if err != nil {
+		http.Error(w, `{"error":{"type":"invalid_request_error","message":"fakemodel: bad json"}}`, http.StatusBadRequest)
 		return
 	}
-	req.Loop = len(req.msg.Tools) > 0
+	req.Loop = len(req.conv.tools) > 0
 
 	s.mu.Lock()
 	s.reqs = append(s.reqs, req)
@@ -154,182 +251,100 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if turn.Func != nil {
 		turn = turn.Func(req)
 	}
-	model := req.msg.Model
-	if model == "" {
-		model = "claude-fake"
+	calls := toolCalls(id, turn)
+	switch wire {
+	case WireAnthropic:
+		writeAnthropic(w, id, req, turn, calls)
+	case WireChat:
+		writeChat(w, id, req, turn, calls)
+	case WireResponses:
+		writeResponses(w, id, req, turn, calls)
+	case WireGemini:
+		writeGemini(w, req, turn, calls)
 	}
-	if req.msg.Stream {
-		writeSSE(w, id, model, turn)
-		return
-	}
-	w.Header().Set("Content-Type", "application/json")
-	json.NewEncoder(w).Encode(message(id, model, turn)) //nolint:errcheck
 }
 
-type block struct {
-	Type  string          `json:"type"`
-	Text  string          `json:"text,omitempty"`
-	ID    string          `json:"id,omitempty"`
-	Name  string          `json:"name,omitempty"`
-	Input json.RawMessage `json:"input,omitempty"`
+// call is a scripted tool call with its id and marshalled input.
+type call struct {
+	id    string
+	name  string
+	input json.RawMessage
 }
 
-func blocks(id int, t Turn) []block {
-	var out []block
-	if t.Text != "" || len(t.Tools) == 0 {
-		text := t.Text
-		if text == "" {
-			text = "ok"
-		}
-		out = append(out, block{Type: "text", Text: text})
-	}
+func toolCalls(id int, t Turn) []call {
+	var out []call
 	for i, tu := range t.Tools {
 		in, err := json.Marshal(tu.Input)
 		if err != nil || tu.Input == nil {
 			in = []byte("{}")
 		}
-		out = append(out, block{Type: "tool_use", ID: fmt.Sprintf("toolu_fake_%d_%d", id, i), Name: tu.Name, Input: in})
+		out = append(out, call{id: fmt.Sprintf("toolu_fake_%d_%d", id, i), name: tu.Name, input: in})
 	}
 	return out
 }
 
-func stopReason(t Turn) string {
-	if len(t.Tools) > 0 {
-		return "tool_use"
+// turnText is the text a turn says: its Text, or "ok" for a turn with
+// neither text nor tool calls.
+func turnText(t Turn) string {
+	if t.Text == "" && len(t.Tools) == 0 {
+		return "ok"
 	}
-	return "end_turn"
+	return t.Text
 }
 
-func message(id int, model string, t Turn) map[string]any {
-	return map[string]any{
-		"id": fmt.Sprintf("msg_fake_%d", id), "type": "message", "role": "assistant", "model": model,
-		"content": blocks(id, t), "stop_reason": stopReason(t), "stop_sequence": nil,
-		"usage": map[string]int{"input_tokens": 10, "output_tokens": 10},
-	}
+// sse writes Server-Sent Events; event names are optional.
+type sse struct {
+	w  http.ResponseWriter
+	fl http.Flusher
 }
 
-func writeSSE(w http.ResponseWriter, id int, model string, t Turn) {
+func newSSE(w http.ResponseWriter) *sse {
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.Header().Set("Cache-Control", "no-cache")
 	fl, _ := w.(http.Flusher)
-	ev := func(name string, data any) {
-		b, _ := json.Marshal(data)
-		fmt.Fprintf(w, "event: %s\ndata: %s\n\n", name, b)
-		if fl != nil {
-			fl.Flush()
-		}
-	}
-	ev("message_start", map[string]any{"type": "message_start", "message": map[string]any{
-		"id": fmt.Sprintf("msg_fake_%d", id), "type": "message", "role": "assistant", "model": model,
-		"content": []any{}, "stop_reason": nil, "stop_sequence": nil,
-		"usage": map[string]int{"input_tokens": 10, "output_tokens": 1},
-	}})
-	for i, b := range blocks(id, t) {
-		switch b.Type {
-		case "text":
-			ev("content_block_start", map[string]any{"type": "content_block_start", "index": i,
-				"content_block": map[string]any{"type": "text", "text": ""}})
-			ev("content_block_delta", map[string]any{"type": "content_block_delta", "index": i,
-				"delta": map[string]any{"type": "text_delta", "text": b.Text}})
-		case "tool_use":
-			ev("content_block_start", map[string]any{"type": "content_block_start", "index": i,
-				"content_block": map[string]any{"type": "tool_use", "id": b.ID, "name": b.Name, "input": map[string]any{}}})
-			ev("content_block_delta", map[string]any{"type": "content_block_delta", "index": i,
-				"delta": map[string]any{"type": "input_json_delta", "partial_json": string(b.Input)}})
-		}
-		ev("content_block_stop", map[string]any{"type": "content_block_stop", "index": i})
-	}
-	ev("message_delta", map[string]any{"type": "message_delta",
-		"delta": map[string]any{"stop_reason": stopReason(t), "stop_sequence": nil},
-		"usage": map[string]int{"output_tokens": 10}})
-	ev("message_stop", map[string]any{"type": "message_stop"})
+	return &sse{w: w, fl: fl}
 }
 
-// messagesRequest is the part of a Messages API request the fake reads.
-type messagesRequest struct {
-	Model    string          `json:"model"`
-	Stream   bool            `json:"stream"`
-	System   json.RawMessage `json:"system"`
-	Messages []struct {
-		Role    string          `json:"role"`
-		Content json.RawMessage `json:"content"`
-	} `json:"messages"`
-	Tools []struct {
-		Name string `json:"name"`
-	} `json:"tools"`
+func (e *sse) send(event string, data any) {
+	b, _ := json.Marshal(data)
+	if event != "" {
+		fmt.Fprintf(e.w, "event: %s\n", event)
+	}
+	fmt.Fprintf(e.w, "data: %s\n\n", b)
+	if e.fl != nil {
+		e.fl.Flush()
+	}
 }
 
-// contentBlock is a block of message content as sent by the client.
-type contentBlock struct {
-	Type      string          `json:"type"`
-	Text      string          `json:"text"`
-	ToolUseID string          `json:"tool_use_id"`
-	IsError   bool            `json:"is_error"`
-	Content   json.RawMessage `json:"content"`
-	Name      string          `json:"name"`
-	Input     json.RawMessage `json:"input"`
+func (e *sse) raw(line string) {
+	fmt.Fprintf(e.w, "data: %s\n\n", line)
+	if e.fl != nil {
+		e.fl.Flush()
+	}
 }
 
-// parseContent returns the blocks of a message content (a string or an array).
-func parseContent(raw json.RawMessage) []contentBlock {
-	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 {
-		return nil
-	}
-	if raw[0] == '"' {
-		var s string
-		json.Unmarshal(raw, &s) //nolint:errcheck
-		return []contentBlock{{Type: "text", Text: s}}
-	}
-	var bs []contentBlock
-	json.Unmarshal(raw, &bs) //nolint:errcheck
-	return bs
+func writeJSON(w http.ResponseWriter, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	json.NewEncoder(w).Encode(v) //nolint:errcheck
 }
 
-func blockText(b contentBlock) string {
-	switch b.Type {
-	case "text":
-		return b.Text
-	case "tool_result":
-		var sb strings.Builder
-		for _, inner := range parseContent(b.Content) {
-			sb.WriteString(blockText(inner))
-		}
-		return sb.String()
-	case "tool_use":
-		return b.Name + " " + string(b.Input)
-	}
-	return ""
-}
-
-// ToolNames returns the names of the tools offered in the request.
-func (r *Request) ToolNames() []string {
-	var out []string
-	for _, t := range r.msg.Tools {
-		out = append(out, t.Name)
-	}
-	return out
-}
+// ToolNames returns the names of the tools offered in the request; a
+// Responses namespace tool's functions are listed as "NS__fn".
+func (r *Request) ToolNames() []string { return append([]string(nil), r.conv.tools...) }
 
 // Model returns the model the request asked for.
-func (r *Request) Model() string { return r.msg.Model }
+func (r *Request) Model() string { return r.conv.model }
 
-// System returns the system prompt text.
-func (r *Request) System() string {
-	var sb strings.Builder
-	for _, b := range parseContent(r.msg.System) {
-		sb.WriteString(blockText(b))
-		sb.WriteString("\n")
-	}
-	return sb.String()
-}
+// System returns the system prompt text (for Responses, the instructions and
+// the system and developer messages).
+func (r *Request) System() string { return r.conv.system }
 
 // Text returns all message text of the request (text blocks, tool results and
 // tool calls), one block per line, in order; the system prompt is not included.
 func (r *Request) Text() string {
 	var sb strings.Builder
-	for _, m := range r.msg.Messages {
-		for _, b := range parseContent(m.Content) {
+	for _, m := range r.conv.messages {
+		for _, b := range m.blocks {
 			sb.WriteString(blockText(b))
 			sb.WriteString("\n")
 		}
@@ -337,20 +352,32 @@ func (r *Request) Text() string {
 	return sb.String()
 }
 
-// LastUserText returns the text of the last user message (text blocks and
-// tool results).
-func (r *Request) LastUserText() string {
-	for i := len(r.msg.Messages) - 1; i >= 0; i-- {
-		if m := r.msg.Messages[i]; m.Role == "user" {
-			var sb strings.Builder
-			for _, b := range parseContent(m.Content) {
-				sb.WriteString(blockText(b))
-				sb.WriteString("\n")
-			}
-			return sb.String()
+// tail returns the messages after the last assistant message: the user's
+// prompt or the tool results the host sent back.
+func (r *Request) tail() []message {
+	ms := r.conv.messages
+	for i := len(ms) - 1; i >= 0; i-- {
+		if ms[i].role == "assistant" {
+			return ms[i+1:]
 		}
 	}
-	return ""
+	return ms
+}
+
+// LastUserText returns the text of the last user turn: the messages after the
+// last assistant message (text blocks and tool results).
+func (r *Request) LastUserText() string {
+	var sb strings.Builder
+	for _, m := range r.tail() {
+		for _, b := range m.blocks {
+			if b.Type == "tool_use" {
+				continue
+			}
+			sb.WriteString(blockText(b))
+			sb.WriteString("\n")
+		}
+	}
+	return sb.String()
 }
 
 // ToolResult is a tool result the client sent back to the model.
@@ -360,20 +387,15 @@ type ToolResult struct {
 	Text      string
 }
 
-// ToolResults returns the tool results in the last user message.
+// ToolResults returns the tool results of the last user turn.
 func (r *Request) ToolResults() []ToolResult {
-	for i := len(r.msg.Messages) - 1; i >= 0; i-- {
-		m := r.msg.Messages[i]
-		if m.Role != "user" {
-			continue
-		}
-		var out []ToolResult
-		for _, b := range parseContent(m.Content) {
+	var out []ToolResult
+	for _, m := range r.tail() {
+		for _, b := range m.blocks {
 			if b.Type == "tool_result" {
-				out = append(out, ToolResult{ToolUseID: b.ToolUseID, IsError: b.IsError, Text: blockText(b)})
+				out = append(out, ToolResult{ToolUseID: b.ToolUseID, IsError: b.IsError, Text: b.Text})
 			}
 		}
-		return out
 	}
-	return nil
+	return out
 }
