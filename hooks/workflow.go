@@ -31,6 +31,7 @@ type Started struct {
 	Root    string    // the session lineage's root change id
 	Task    string    // the lineage's task line
 	Warning string    // something the user should know (a failed fetch, a fallback)
+	Notes   []string  // what happened to the work in the working copy (see jj.Declared.Notes)
 	// SessionID is the Claude Code session to resume (Resume only).
 	SessionID string
 	// Repo is the code repo's root, where the agent runs.
@@ -63,8 +64,9 @@ func Start(ctx context.Context, o WorkflowOptions, task string) (Started, error)
 	}
 	out := Started{Change: d.Change, Root: root, Task: jj.TaskLine(task), Repo: s.root}
 	if d.FetchWarn != "" {
-		out.Warning = "fetch failed, started from local state: " + strings.Join(strings.Fields(d.FetchWarn), " ")
+		out.Warning = jj.FetchWarning(d.FetchWarn)
 	}
+	out.Notes = d.Notes()
 	return out, nil
 }
 

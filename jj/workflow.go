@@ -376,3 +376,14 @@ func Redescribe(ctx context.Context, c *Client, desc string) (Change, error) {
 	}
 	return c.Current(ctx)
 }
+
+// FetchWarning is the one-line warning for a fetch that failed (jj's
+// message): work goes on from local state, and when jj's git is too old to
+// fetch, it says where the fix is.
+func FetchWarning(msg string) string {
+	w := "fetch failed, working from local state: " + strings.Join(strings.Fields(msg), " ")
+	if strings.Contains(msg, "requires git") {
+		w += fmt.Sprintf(" (jj's git is older than %d.%d: `planq doctor` says how to get a newer one)", MinGitMajor, MinGitMinor)
+	}
+	return w
+}
