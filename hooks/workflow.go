@@ -120,7 +120,10 @@ var ErrNotResumable = errors.New("not resumable")
 // Resume finds the Claude Code session recorded for change (a jj revision,
 // or the id of a change that was squashed away while its lineage's root
 // survives), makes the change the working copy (jj edit) and returns the
-// session to resume.
+// session to resume. A change that is immutable (pushed to trunk, the normal
+// case after review feedback) cannot be edited: the session goes on in a new
+// change on top of it, linked to the lineage by its "Session:" trailer, and
+// Notes says so.
 func Resume(ctx context.Context, o WorkflowOptions, change string) (Started, error) {
 	change = strings.TrimSpace(change)
 	if change == "" {
@@ -192,12 +195,46 @@ func Resume(ctx context.Context, o WorkflowOptions, change string) (Started, err
 	if err != nil {
 		return Started{}, fmt.Errorf("jj: %w", err)
 	}
+	out := Started{Change: ch, Root: root, Task: sess.Task, SessionID: agent.ID, Repo: s.root, Warning: warning}
+	if ch.Immutable {
+		// Pushed (or otherwise on trunk): jj edit would refuse. The session
+		// goes on in a new change on top, in the same lineage.
+		if out.Change, err = resumeOnTop(ctx, s, cur, ch, root, sess.Task); err != nil {
+			return Started{}, err
+		}
+		out.Notes = append(out.Notes, fmt.Sprintf("change %s is immutable (pushed, or part of trunk), so the session goes on in change %s on top of it, in the same lineage (Session: %s)", short(ch.ChangeID), short(out.Change.ChangeID), short(root)))
+		return out, nil
+	}
 	if cur.ChangeID != ch.ChangeID {
 		if err := s.jj.Edit(ctx, ch.ChangeID); err != nil {
 			return Started{}, fmt.Errorf("jj edit %s: %w", short(ch.ChangeID), err)
 		}
 	}
-	return Started{Change: ch, Root: root, Task: sess.Task, SessionID: agent.ID, Repo: s.root, Warning: warning}, nil
+	return out, nil
+}
+
+// resumeOnTop returns the change a session resumed on immutable change ch
+// works in: @ when it already is an empty change of the lineage on ch (a
+// second resume), else a new change on ch described "Resume: <task>" with
+// the lineage's trailer, recorded in the lineage.
+func resumeOnTop(ctx context.Context, s *scope, cur, ch jj.Change, root, task string) (jj.Change, error) {
+	if r, ok := s.lineageOf(cur); ok && r == root && cur.Empty && len(cur.Parents) == 1 && cur.Parents[0] == ch.ChangeID {
+		return cur, nil
+	}
+	if task == "" {
+		task = jj.TaskLine(ch.Description)
+	}
+	next, err := s.jj.New(ctx, jj.WithSessionRoot("Resume: "+task, root), ch.ChangeID)
+	if err != nil {
+		return jj.Change{}, fmt.Errorf("jj new on %s: %w", short(ch.ChangeID), err)
+	}
+	if _, err := s.ts.Update(ctx, root, func(sess *transcript.Session) error {
+		sess.AddChange(next.ChangeID)
+		return nil
+	}); err != nil {
+		return jj.Change{}, err
+	}
+	return next, nil
 }
 
 // markGone records that a lineage's root was abandoned.
