@@ -141,6 +141,7 @@ func (a *app) sayStarted(st hooks.Started, line string) {
 // streams, and returns its exit status. When the agent is not installed (or
 // agentCmd is "none") it prints what to run instead.
 func (a *app) launch(ctx context.Context, agentCmd, dir string, args []string) error {
+	a.warnUnwired(dir)
 	argv := splitWords(agentCmd)
 	if agentCmd == "none" || len(argv) == 0 {
 		fmt.Fprintf(a.Stdout, "Run in %s:\n  %s\n", dir, shellLine(append(splitWords(defaultAgent), args...)))
@@ -174,4 +175,14 @@ func shellLine(argv []string) string {
 		out[i] = hooks.ShellQuote(w)
 	}
 	return strings.Join(out, " ")
+}
+
+// warnUnwired warns when Claude Code would start in dir without planq's
+// server or hooks (so without the gate), with the fix doctor gives.
+func (a *app) warnUnwired(dir string) {
+	for _, c := range wiringChecks(hooks.Installed(dir, a.Getenv("HOME"))) {
+		if !c.OK {
+			fmt.Fprintf(a.Stderr, "planq: warning: %s, so the agent runs without planq's gate; fix: %s\n", c.Detail, c.Fix)
+		}
+	}
 }
