@@ -196,45 +196,45 @@ func Resume(ctx context.Context, o WorkflowOptions, change string) (Started, err
 		return Started{}, fmt.Errorf("jj: %w", err)
 	}
 	out := Started{Change: ch, Root: root, Task: sess.Task, SessionID: agent.ID, Repo: s.root, Warning: warning}
-	if ch.Immutable {
+	switch {
+	case ch.Immutable:
 		// Pushed (or otherwise on trunk): jj edit would refuse. The session
-		// goes on in a new change on top, in the same lineage.
-		if out.Change, err = resumeOnTop(ctx, s, cur, ch, root, sess.Task); err != nil {
-			return Started{}, err
+		// goes on in a change on top, in the same lineage: @ when it already
+		// is an empty change there (jj makes one when a push leaves @
+		// immutable; or a second resume), else a new one.
+		if len(cur.Parents) == 1 && cur.Parents[0] == ch.ChangeID && cur.Empty && s.inLineageOrBlank(cur, root) {
+			out.Change = cur
+		} else if out.Change, err = s.jj.New(ctx, "", ch.ChangeID); err != nil {
+			return Started{}, fmt.Errorf("jj new on %s: %w", short(ch.ChangeID), err)
 		}
 		out.Notes = append(out.Notes, fmt.Sprintf("change %s is immutable (pushed, or part of trunk), so the session goes on in change %s on top of it, in the same lineage (Session: %s)", short(ch.ChangeID), short(out.Change.ChangeID), short(root)))
-		return out, nil
-	}
-	if cur.ChangeID != ch.ChangeID {
+	case cur.ChangeID != ch.ChangeID:
 		if err := s.jj.Edit(ctx, ch.ChangeID); err != nil {
 			return Started{}, fmt.Errorf("jj edit %s: %w", short(ch.ChangeID), err)
 		}
 	}
+	if !out.Change.Declared() {
+		// An undescribed change would leave the resumed session behind a
+		// locked gate: name it as a step of the lineage.
+		task := sess.Task
+		if task == "" {
+			task = jj.TaskLine(ch.Description)
+		}
+		if out.Change, err = jj.Redescribe(ctx, s.jj, jj.WithSessionRoot("Resume: "+task, root)); err != nil {
+			return Started{}, fmt.Errorf("jj describe: %w", err)
+		}
+	}
+	if _, err := s.ts.Update(ctx, root, func(r *transcript.Session) error { r.AddChange(out.Change.ChangeID); return nil }); err != nil {
+		return Started{}, err
+	}
 	return out, nil
 }
 
-// resumeOnTop returns the change a session resumed on immutable change ch
-// works in: @ when it already is an empty change of the lineage on ch (a
-// second resume), else a new change on ch described "Resume: <task>" with
-// the lineage's trailer, recorded in the lineage.
-func resumeOnTop(ctx context.Context, s *scope, cur, ch jj.Change, root, task string) (jj.Change, error) {
-	if r, ok := s.lineageOf(cur); ok && r == root && cur.Empty && len(cur.Parents) == 1 && cur.Parents[0] == ch.ChangeID {
-		return cur, nil
-	}
-	if task == "" {
-		task = jj.TaskLine(ch.Description)
-	}
-	next, err := s.jj.New(ctx, jj.WithSessionRoot("Resume: "+task, root), ch.ChangeID)
-	if err != nil {
-		return jj.Change{}, fmt.Errorf("jj new on %s: %w", short(ch.ChangeID), err)
-	}
-	if _, err := s.ts.Update(ctx, root, func(sess *transcript.Session) error {
-		sess.AddChange(next.ChangeID)
-		return nil
-	}); err != nil {
-		return jj.Change{}, err
-	}
-	return next, nil
+// inLineageOrBlank reports whether ch belongs to the lineage rooted at root,
+// or is undescribed and in no lineage at all.
+func (s *scope) inLineageOrBlank(ch jj.Change, root string) bool {
+	r, ok := s.lineageOf(ch)
+	return ok && r == root || !ok && !ch.Declared()
 }
 
 // markGone records that a lineage's root was abandoned.
