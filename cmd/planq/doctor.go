@@ -137,7 +137,7 @@ func runDoctor(cmd *cobra.Command, a *app, opts *doctorOptions) error {
 		rep.Checks = append(rep.Checks, check{Name: "config", OK: true, Detail: "settings valid (" + config.File + ")"})
 	}
 
-	home := a.Getenv("HOME")
+	home, _ := a.homeDir()
 	wiring := wiringChecks(hooks.Installed(root, home))
 	if jjFound && (rep.RepoKind == repoJJColocated || rep.RepoKind == repoJJ) {
 		wiring = wiringInJJ(ctx, jj.New(rep.RepoRoot), wiring)
@@ -212,10 +212,14 @@ func wiringChecks(statuses []hooks.Status) []check {
 	return []check{server, hk}
 }
 
-// executable reports whether path is an executable file.
+// executable reports whether path is an executable file (on Windows, where
+// files carry no execute bits, any regular file).
 func executable(path string) bool {
 	st, err := os.Stat(path)
-	return err == nil && st.Mode().IsRegular() && st.Mode().Perm()&0o111 != 0
+	if err != nil || !st.Mode().IsRegular() {
+		return false
+	}
+	return runtime.GOOS == "windows" || st.Mode().Perm()&0o111 != 0
 }
 
 // repoKind classifies dir by walking up to the nearest .jj or .git.

@@ -78,13 +78,9 @@ func runMCPInstall(cmd *cobra.Command, a *app, opts *mcpInstallOptions, uninstal
 	default:
 		return fmt.Errorf("unknown --scope %q: use project, local or user", o.Scope)
 	}
-	home := a.Getenv("HOME")
-	if home == "" {
-		h, err := os.UserHomeDir()
-		if err != nil {
-			return fmt.Errorf("the home directory is unknown (set HOME): %w", err)
-		}
-		home = h
+	home, err := a.homeDir()
+	if err != nil {
+		return err
 	}
 	o.Home = home
 	if o.Scope != hooks.ScopeUser || opts.Repo != "" {
@@ -171,4 +167,18 @@ func dirOrHome(o hooks.InstallOptions) string {
 		return o.ProjectDir
 	}
 	return "any project"
+}
+
+// homeDir is where Claude Code keeps ~/.claude.json and ~/.claude/: $HOME,
+// else the platform's home (%USERPROFILE% on Windows, where HOME is often
+// unset).
+func (a *app) homeDir() (string, error) {
+	if h := a.Getenv("HOME"); h != "" {
+		return h, nil
+	}
+	h, err := os.UserHomeDir()
+	if err != nil {
+		return "", fmt.Errorf("the home directory is unknown (set HOME): %w", err)
+	}
+	return h, nil
 }

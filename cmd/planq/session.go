@@ -180,7 +180,8 @@ func shellLine(argv []string) string {
 // warnUnwired warns when Claude Code would start in dir without planq's
 // server or hooks (so without the gate), with the fix doctor gives.
 func (a *app) warnUnwired(dir string) {
-	for _, c := range wiringChecks(hooks.Installed(dir, a.Getenv("HOME"))) {
+	home, _ := a.homeDir()
+	for _, c := range wiringChecks(hooks.Installed(dir, home)) {
 		if !c.OK {
 			fmt.Fprintf(a.Stderr, "planq: warning: %s, so the agent runs without planq's gate; fix: %s\n", c.Detail, c.Fix)
 		}
