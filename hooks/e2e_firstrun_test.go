@@ -71,6 +71,13 @@ func TestFirstRunInClaudeCode(t *testing.T) {
 		t.Fatalf("planq mcp install: %v\n%s", err, out)
 	}
 
+	// planq doctor: everything in order before the first session.
+	doctor := exec.CommandContext(ctx, planq, "doctor")
+	doctor.Dir = repo
+	if out, err := doctor.CombinedOutput(); err != nil {
+		t.Fatalf("planq doctor after install: %v\n%s", err, out)
+	}
+
 	const task = "Add a greeting file"
 	hello := filepath.Join(repo, "hello.txt")
 	summary := task + "\n\nDone:\n- hello.txt with a greeting\n\nKey decisions:\n- plain text (zebra-decision)\n\nLeft to do:\n- nothing\n\nOpen questions:\n- none"
@@ -147,7 +154,7 @@ func TestFirstRunInClaudeCode(t *testing.T) {
 		t.Errorf("session record %+v; want Claude Code session %s and hello.txt", sess, sessionID)
 	}
 	// The wiring is still where Claude Code reads it, in no change.
-	doctor := exec.CommandContext(ctx, planq, "doctor")
+	doctor = exec.CommandContext(ctx, planq, "doctor")
 	doctor.Dir = repo
 	if out, err := doctor.CombinedOutput(); err != nil {
 		t.Errorf("planq doctor after the session: %v\n%s", err, out)
