@@ -1,5 +1,6 @@
-# planq: make install sets up everything (jj when missing, then planq);
-# make test runs the whole test suite against real jj, git, MCP and Claude Code.
+# planq: make install sets up everything (jj and a git jj can fetch with, when
+# missing, then planq); make test runs the whole test suite against real jj,
+# git, MCP and Claude Code; make dist writes the release archives.
 
 SHELL := /bin/bash
 GO ?= go
@@ -11,15 +12,15 @@ LDFLAGS := -X main.version=$(VERSION)
 export PATH := $(HOME)/.local/bin:$(PATH)
 TEST_TIMEOUT ?= 45m
 
-.PHONY: all build install jj test bench lint fmt vet clean
+.PHONY: all build install jj git test bench lint fmt vet dist clean
 
 all: build
 
 build:
 	$(GO) build -ldflags '$(LDFLAGS)' -o planq ./cmd/planq
 
-## install: jj (when missing), then planq into $(BINDIR)
-install: jj
+## install: jj and a git >= 2.42 for it (when missing), then planq into $(BINDIR)
+install: jj git
 	mkdir -p $(BINDIR)
 	$(GO) build -ldflags '$(LDFLAGS)' -o $(BINDIR)/planq ./cmd/planq
 	@echo "planq installed at $(BINDIR)/planq"
@@ -28,13 +29,18 @@ install: jj
 jj:
 	bash scripts/install-jj.sh
 
-## test: the whole suite (installs jj when missing; tests install Claude Code and MCP Inspector with npm themselves)
-test: jj
+# jj 0.46 fetches with `git fetch --porcelain` (git >= 2.42); Debian 12 has 2.39.
+# Points jj's git.executable-path at a suitable git (after jj is there).
+git: jj
+	bash scripts/install-git.sh
+
+## test: the whole suite (installs jj and its git when missing; tests install Claude Code and MCP Inspector with npm themselves)
+test: jj git
 	$(GO) vet ./...
 	$(GO) test -count=1 -timeout $(TEST_TIMEOUT) ./...
 
 ## bench: every benchmark; each reports p50 (and ratios or MB/s) via custom metrics
-bench: jj
+bench: jj git
 	# The hook process vs one `jj log -r @` process, measured in the same run.
 	$(GO) test -run '^$$' -bench PreToolUseHook -benchtime 100x -timeout 30m ./cmd/planq/
 	# Search, context, log add, session-start on generated states of 10k and 100k entries.
@@ -54,6 +60,10 @@ lint:
 		echo "vet (builds code and tests) for $$p"; \
 		GOOS=$${p%/*} GOARCH=$${p#*/} $(GO) vet ./...; \
 	done
+
+## dist: release archives for $(PLATFORMS) and their SHA-256 sums in dist/
+dist:
+	VERSION=$(VERSION) PLATFORMS="$(PLATFORMS)" GO=$(GO) bash scripts/dist.sh dist
 
 fmt:
 	gofmt -w $$(git ls-files '*.go')

@@ -12,6 +12,9 @@ import (
 	"slices"
 	"strings"
 
+	"mvdan.cc/sh/v3/shell"
+	"mvdan.cc/sh/v3/syntax"
+
 	"github.com/planq-dev/planq/config"
 	"github.com/planq-dev/planq/gate"
 )
@@ -60,8 +63,9 @@ type InstallOptions struct {
 	// Claude is the Claude Code CLI to register the server with (`claude mcp
 	// add-json`); empty means planq edits the MCP config file itself.
 	Claude    string
-	Uninstall bool // remove planq's server and hooks instead
-	DryRun    bool // compute the edits, write nothing
+	Uninstall bool   // remove planq's server and hooks instead
+	DryRun    bool   // compute the edits, write nothing
+	JJBin     string // jj executable; default "jj"
 }
 
 // FileEdit is one file the install changes (or would change).
@@ -120,13 +124,26 @@ func Install(ctx context.Context, o InstallOptions) (InstallResult, error) {
 	if err != nil {
 		return res, err
 	}
-	for _, e := range []FileEdit{serverEdit, settingsEdit} {
-		if e.Changed() {
+	var ignoreEdit FileEdit // local scope: keep the hooks file out of jj's snapshots
+	if o.Scope == ScopeLocal && !o.Uninstall {
+		if ignoreEdit, err = o.localIgnoreEdit(ctx); err != nil {
+			return res, err
+		}
+	}
+	for _, e := range []FileEdit{serverEdit, settingsEdit, ignoreEdit} {
+		if e.Path != "" && e.Changed() {
 			res.Edits = append(res.Edits, e)
 		}
 	}
 	if o.DryRun {
 		return res, nil
+	}
+	if ignoreEdit.Path != "" && ignoreEdit.Changed() {
+		// Before the settings file exists, so no jj snapshot ever takes it.
+		if err := applyEdit(ignoreEdit); err != nil {
+			return res, err
+		}
+		res.Notes = append(res.Notes, fmt.Sprintf("jj and git ignore %s (%s)", strings.TrimPrefix(LocalSettingsIgnore, "/"), ignoreEdit.Path))
 	}
 
 	if serverEdit.Changed() {
@@ -419,73 +436,38 @@ func isPlanqHook(cmd, sub, exe string) bool {
 	if len(f) != 3 || f[1] != "hook" || f[2] != sub {
 		return false
 	}
-	base := filepath.Base(f[0])
+	// Either separator: a settings file may come from another platform.
+	base := f[0][strings.LastIndexAny(f[0], `/\`)+1:]
 	return strings.HasPrefix(base, "planq") || f[0] == exe || (exe != "" && base == filepath.Base(exe))
 }
 
-// ShellQuote quotes s for a POSIX shell when it needs quoting.
+// ShellQuote quotes s for a POSIX shell when it needs quoting, with
+// mvdan.cc/sh's syntax.Quote: the shell Claude Code runs hook commands with
+// (sh; Git Bash on Windows, so C:\ paths with spaces work too).
 func ShellQuote(s string) string { return shellQuote(s) }
 
 // ShellFields splits a command line into words the way a POSIX shell would
-// for simple lines (single and double quotes, backslash escapes), without
-// running a shell.
+// (quotes and escapes removed, with mvdan.cc/sh), without running one:
+// $NAME is kept as written, not expanded. It returns nil for a line that is
+// not valid shell syntax.
 func ShellFields(s string) []string { return shellFields(s) }
 
-// shellQuote quotes s for a POSIX shell when it needs quoting.
 func shellQuote(s string) string {
-	safe := s != ""
-	for _, r := range s {
-		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("/._-+:@%=,", r)) {
-			safe = false
-			break
-		}
+	q, err := syntax.Quote(s, syntax.LangPOSIX)
+	if err != nil {
+		// Control characters: POSIX has no escapes for them, but single
+		// quotes keep every byte but the quote itself.
+		return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 	}
-	if safe {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+	return q
 }
 
-// shellFields splits a simple command line the way shellQuote builds them
-// (single and double quotes, backslash escapes).
 func shellFields(s string) []string {
-	var out []string
-	var cur strings.Builder
-	inWord := false
-	var quote rune
-	esc := false
-	for _, r := range s {
-		switch {
-		case esc:
-			cur.WriteRune(r)
-			esc = false
-		case quote != 0:
-			if r == quote {
-				quote = 0
-			} else if r == '\\' && quote == '"' {
-				esc = true
-			} else {
-				cur.WriteRune(r)
-			}
-		case r == '\'' || r == '"':
-			quote, inWord = r, true
-		case r == '\\':
-			esc, inWord = true, true
-		case r == ' ' || r == '\t' || r == '\n':
-			if inWord {
-				out = append(out, cur.String())
-				cur.Reset()
-				inWord = false
-			}
-		default:
-			cur.WriteRune(r)
-			inWord = true
-		}
+	f, err := shell.Fields(s, func(name string) string { return "$" + name })
+	if err != nil {
+		return nil
 	}
-	if inWord {
-		out = append(out, cur.String())
-	}
-	return out
+	return f
 }
 
 func jsonInt(n int) any { return jsonNumber(fmt.Sprint(n)) }
@@ -630,6 +612,9 @@ type Status struct {
 // Installed reports, for every scope, whether planq's server and hooks are
 // wired (for `planq doctor`). exe may be empty.
 func Installed(projectDir, home string) []Status {
+	if real, err := filepath.EvalSymlinks(projectDir); err == nil {
+		projectDir = real // as Claude Code keys its projects, and install writes them
+	}
 	var out []Status
 	for _, scope := range []string{ScopeProject, ScopeLocal, ScopeUser} {
 		o := InstallOptions{Scope: scope, ProjectDir: projectDir, Home: home}

@@ -4,12 +4,14 @@ import (
 	"context"
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
 
 	"github.com/planq-dev/planq/internal/fakemodel"
+	"github.com/planq-dev/planq/internal/testenv"
 )
 
 const userSettings = `{
@@ -419,10 +421,15 @@ func TestUnifiedDiff(t *testing.T) {
 }
 
 func TestShellQuoteRoundTrips(t *testing.T) {
-	for _, p := range []string{"/usr/bin/planq", "/a b/planq", "/it's/planq", `/x"y/planq`, "/tmp/go-build1/b001/planq.test"} {
+	for _, p := range []string{"/usr/bin/planq", "/a b/planq", "/it's/planq", `/x"y/planq`, "/tmp/go-build1/b001/planq.test",
+		`C:\Users\Ann Lee\AppData\Local\planq\planq.exe`, "/$HOME/`x`/planq", "/tab\there/planq"} {
 		cmd := HookCommand(p, "stop")
 		if f := shellFields(cmd); len(f) != 3 || f[0] != p || !isPlanqHook(cmd, "stop", "") {
 			t.Errorf("%q -> %q -> %q", p, cmd, f)
+		}
+		// A real shell reads the quoted path back as one word, unchanged.
+		if out, err := exec.Command("sh", "-c", "printf %s "+ShellQuote(p)).Output(); err != nil || string(out) != p {
+			t.Errorf("sh reads %q back as %q (%v)", ShellQuote(p), out, err)
 		}
 	}
 	for _, cmd := range []string{"/usr/bin/notify hook stop", "planq hook stop now", "planq stop", "planq hook other"} {
@@ -462,5 +469,47 @@ func TestInstallMovesAnOldCatchAllToolHookToTheGatedMatcher(t *testing.T) {
 	}
 	if len(gated) != 1 || !strings.HasSuffix(gated[0], "hook pre-tool-use") {
 		t.Errorf("gated group = %v, want planq's pre-tool-use", gated)
+	}
+}
+
+// TestLocalScopeHooksStayOutOfJJ: local scope's hooks file is ignored through
+// the repo's own exclude file, so jj never snapshots it into a change and no
+// `jj new` takes planq's hooks off the disk; the working copy is untouched.
+func TestLocalScopeHooksStayOutOfJJ(t *testing.T) {
+	testenv.Isolate(t)
+	for kind, repo := range map[string]string{"colocated": testenv.JJRepo(t), "jj only": testenv.JJOnlyRepo(t)} {
+		t.Run(kind, func(t *testing.T) {
+			w := newWorld(t)
+			w.repo = repo
+			ctx := context.Background()
+			dry, err := Install(ctx, InstallOptions{Scope: ScopeLocal, ProjectDir: w.repo, Home: w.home, Exe: w.exe, DryRun: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var diffs string
+			for _, e := range dry.Edits {
+				diffs += e.Diff()
+			}
+			if !strings.Contains(diffs, "info/exclude") || !strings.Contains(diffs, "+"+LocalSettingsIgnore) {
+				t.Errorf("--dry-run does not show the exclude edit:\n%s", diffs)
+			}
+			res, err := Install(ctx, w.opts(ScopeLocal))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(strings.Join(res.Notes, "\n"), "ignore .claude/settings.local.json") {
+				t.Errorf("notes %q do not say the hooks file is ignored", res.Notes)
+			}
+			if st := testenv.Run(t, w.repo, "jj", "--no-pager", "diff", "--summary"); st != "" {
+				t.Errorf("jj sees the install in the working copy:\n%s", st)
+			}
+			testenv.Run(t, w.repo, "jj", "new", "root()", "-m", "elsewhere")
+			if got := planqHooks(t, decode(t, read(t, filepath.Join(w.repo, ".claude", "settings.local.json")))); len(got) != len(Hooks) {
+				t.Errorf("after jj new elsewhere the hooks are %v", got)
+			}
+			if again, _ := Install(ctx, w.opts(ScopeLocal)); again.Changed() {
+				t.Errorf("a second install changed %v", again.Edits)
+			}
+		})
 	}
 }

@@ -31,6 +31,7 @@ type Started struct {
 	Root    string    // the session lineage's root change id
 	Task    string    // the lineage's task line
 	Warning string    // something the user should know (a failed fetch, a fallback)
+	Notes   []string  // what happened to the work in the working copy (see jj.Declared.Notes)
 	// SessionID is the Claude Code session to resume (Resume only).
 	SessionID string
 	// Repo is the code repo's root, where the agent runs.
@@ -63,8 +64,9 @@ func Start(ctx context.Context, o WorkflowOptions, task string) (Started, error)
 	}
 	out := Started{Change: d.Change, Root: root, Task: jj.TaskLine(task), Repo: s.root}
 	if d.FetchWarn != "" {
-		out.Warning = "fetch failed, started from local state: " + strings.Join(strings.Fields(d.FetchWarn), " ")
+		out.Warning = jj.FetchWarning(d.FetchWarn)
 	}
+	out.Notes = d.Notes()
 	return out, nil
 }
 
@@ -118,7 +120,10 @@ var ErrNotResumable = errors.New("not resumable")
 // Resume finds the Claude Code session recorded for change (a jj revision,
 // or the id of a change that was squashed away while its lineage's root
 // survives), makes the change the working copy (jj edit) and returns the
-// session to resume.
+// session to resume. A change that is immutable (pushed to trunk, the normal
+// case after review feedback) cannot be edited: the session goes on in a new
+// change on top of it, linked to the lineage by its "Session:" trailer, and
+// Notes says so.
 func Resume(ctx context.Context, o WorkflowOptions, change string) (Started, error) {
 	change = strings.TrimSpace(change)
 	if change == "" {
@@ -190,12 +195,46 @@ func Resume(ctx context.Context, o WorkflowOptions, change string) (Started, err
 	if err != nil {
 		return Started{}, fmt.Errorf("jj: %w", err)
 	}
-	if cur.ChangeID != ch.ChangeID {
+	out := Started{Change: ch, Root: root, Task: sess.Task, SessionID: agent.ID, Repo: s.root, Warning: warning}
+	switch {
+	case ch.Immutable:
+		// Pushed (or otherwise on trunk): jj edit would refuse. The session
+		// goes on in a change on top, in the same lineage: @ when it already
+		// is an empty change there (jj makes one when a push leaves @
+		// immutable; or a second resume), else a new one.
+		if len(cur.Parents) == 1 && cur.Parents[0] == ch.ChangeID && cur.Empty && s.inLineageOrBlank(cur, root) {
+			out.Change = cur
+		} else if out.Change, err = s.jj.New(ctx, "", ch.ChangeID); err != nil {
+			return Started{}, fmt.Errorf("jj new on %s: %w", short(ch.ChangeID), err)
+		}
+		out.Notes = append(out.Notes, fmt.Sprintf("change %s is immutable (pushed, or part of trunk), so the session goes on in change %s on top of it, in the same lineage (Session: %s)", short(ch.ChangeID), short(out.Change.ChangeID), short(root)))
+	case cur.ChangeID != ch.ChangeID:
 		if err := s.jj.Edit(ctx, ch.ChangeID); err != nil {
 			return Started{}, fmt.Errorf("jj edit %s: %w", short(ch.ChangeID), err)
 		}
 	}
-	return Started{Change: ch, Root: root, Task: sess.Task, SessionID: agent.ID, Repo: s.root, Warning: warning}, nil
+	if !out.Change.Declared() {
+		// An undescribed change would leave the resumed session behind a
+		// locked gate: name it as a step of the lineage.
+		task := sess.Task
+		if task == "" {
+			task = jj.TaskLine(ch.Description)
+		}
+		if out.Change, err = jj.Redescribe(ctx, s.jj, jj.WithSessionRoot("Resume: "+task, root)); err != nil {
+			return Started{}, fmt.Errorf("jj describe: %w", err)
+		}
+	}
+	if _, err := s.ts.Update(ctx, root, func(r *transcript.Session) error { r.AddChange(out.Change.ChangeID); return nil }); err != nil {
+		return Started{}, err
+	}
+	return out, nil
+}
+
+// inLineageOrBlank reports whether ch belongs to the lineage rooted at root,
+// or is undescribed and in no lineage at all.
+func (s *scope) inLineageOrBlank(ch jj.Change, root string) bool {
+	r, ok := s.lineageOf(ch)
+	return ok && r == root || !ok && !ch.Declared()
 }
 
 // markGone records that a lineage's root was abandoned.

@@ -3,6 +3,9 @@ package hooks
 import (
 	"context"
 	"errors"
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -119,5 +122,118 @@ func TestResumeAfterTheRootWasAbandonedIsRefused(t *testing.T) {
 	w.jj("undo")
 	if _, err := Resume(ctx, o, st.Root); err != nil {
 		t.Fatalf("resume after jj undo: %v", err)
+	}
+}
+
+// startPushable starts a session lineage in a clone of a remote with main,
+// binds a Claude Code session to it and does some work, as a user would
+// before pushing.
+func startPushable(t *testing.T) (*hookWorld, WorkflowOptions, Started, string) {
+	t.Helper()
+	w := newHookWorld(t)
+	bare := testenv.RemoteWithMain(t)
+	w.repo = testenv.Clone(t, bare)
+	o := WorkflowOptions{Dir: w.repo}
+	st, err := Start(context.Background(), o, "Add a greeting file")
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.appendTranscript(`{"type":"user","message":{"role":"user","content":"Add a greeting file"}}`)
+	contextOf(t, w.run((*Runner).SessionStart, "SessionStart-startup"))
+	testenv.WriteFile(t, w.repo, "hello.txt", "hello\n")
+	w.jj("describe", "-m", "Add a greeting file (hello.txt)")
+	return w, o, st, bare
+}
+
+// TestResumeAfterPush: once jj_push put the session's root on main it is
+// immutable; resume goes on in a new change on top, in the same lineage.
+func TestResumeAfterPush(t *testing.T) {
+	w, o, st, bare := startPushable(t)
+	ctx := context.Background()
+	c := jj.New(w.repo)
+	plan, err := jj.PlanPush(ctx, c, "", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := jj.Push(ctx, c, plan); err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.TrimSpace(testenv.Run(t, "", "git", "--git-dir", bare, "log", "-1", "--format=%s", "main")); got != "Add a greeting file (hello.txt)" {
+		t.Fatalf("origin's main is %q after the push", got)
+	}
+	if root, _ := c.Show(ctx, st.Root); !root.Immutable {
+		t.Fatalf("the pushed root %s is not immutable", short(st.Root))
+	}
+
+	res, err := Resume(ctx, o, short(st.Root))
+	if err != nil {
+		t.Fatalf("resume of the pushed root: %v", err)
+	}
+	cur := w.current()
+	if res.SessionID != "1a4e73b2-ccbc-4831-9aec-5ab717a5a90e" || cur.ChangeID != res.Change.ChangeID || cur.ChangeID == st.Root {
+		t.Fatalf("resume: %+v, @ %s; want the recorded session in a new change", res, cur.ChangeID)
+	}
+	if len(cur.Parents) != 1 || cur.Parents[0] != st.Root || cur.Immutable {
+		t.Errorf("@ = %+v; want a mutable change on top of the root", cur)
+	}
+	if root, ok := jj.SessionRoot(cur.Description); !ok || root != st.Root || !strings.HasPrefix(cur.Description, "Resume: Add a greeting file") {
+		t.Errorf("@'s description %q does not continue the lineage of %s", cur.Description, short(st.Root))
+	}
+	if n := strings.Join(res.Notes, " "); !strings.Contains(n, "immutable") || !strings.Contains(n, short(cur.ChangeID)) {
+		t.Errorf("notes = %q; want them to say why and where", n)
+	}
+	if sess, _ := w.store().Load(st.Root); !slices.Contains(sess.Changes, cur.ChangeID) {
+		t.Errorf("the lineage does not record %s: %v", short(cur.ChangeID), sess.Changes)
+	}
+	// The gate is open there: the change is declared.
+	if !cur.Declared() {
+		t.Error("the resumed change is not declared")
+	}
+	// Resuming again stays in that change rather than stacking another.
+	again, err := Resume(ctx, o, short(st.Root))
+	if err != nil || again.Change.ChangeID != cur.ChangeID {
+		t.Errorf("second resume: %+v, %v; want %s again", again.Change, err, short(cur.ChangeID))
+	}
+}
+
+// TestResumeAfterTheRootWasRebased: a rebase keeps the change id, so resume
+// finds the root on its new parent and works in it.
+func TestResumeAfterTheRootWasRebased(t *testing.T) {
+	w, o, st, bare := startPushable(t)
+	ctx := context.Background()
+	newer := testenv.PushCommit(t, bare, "CHANGES.md", "newer\n", "Newer main")
+	w.jj("git", "fetch")
+	w.jj("rebase", "-s", st.Root, "-d", "main@origin")
+	w.jj("new", "root()", "-m", "elsewhere")
+
+	res, err := Resume(ctx, o, short(st.Root))
+	if err != nil {
+		t.Fatalf("resume of the rebased root: %v", err)
+	}
+	cur := w.current()
+	parent, _ := jj.New(w.repo).Show(ctx, "@-")
+	if cur.ChangeID != st.Root || parent.CommitID != newer || res.SessionID != "1a4e73b2-ccbc-4831-9aec-5ab717a5a90e" || len(res.Notes) != 0 {
+		t.Errorf("resume: %+v; @ %s on %s, want the root itself on %s", res, short(cur.ChangeID), parent.CommitID, newer)
+	}
+	if b, err := os.ReadFile(filepath.Join(w.repo, "hello.txt")); err != nil || string(b) != "hello\n" {
+		t.Errorf("hello.txt = %q, %v", b, err)
+	}
+
+	// Rebased, then pushed: resume goes on on top of the pushed commit.
+	c := jj.New(w.repo)
+	plan, err := jj.PlanPush(ctx, c, "", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := jj.Push(ctx, c, plan); err != nil {
+		t.Fatal(err)
+	}
+	res, err = Resume(ctx, o, short(st.Root))
+	if err != nil {
+		t.Fatalf("resume of the rebased, pushed root: %v", err)
+	}
+	cur = w.current()
+	if root, ok := jj.SessionRoot(cur.Description); !ok || root != st.Root || len(cur.Parents) != 1 || cur.Parents[0] != st.Root {
+		t.Errorf("@ = %+v; want a new change of the lineage on the pushed root", cur)
 	}
 }

@@ -272,6 +272,12 @@ func (c *Client) Edit(ctx context.Context, rev string) error {
 	return err
 }
 
+// RebaseSource moves rev and its descendants onto dest (jj rebase -s rev -d dest).
+func (c *Client) RebaseSource(ctx context.Context, rev, dest string) error {
+	_, err := c.run(ctx, true, "rebase", "--source", rev, "--destination", dest)
+	return err
+}
+
 // Abandon abandons rev; its children are rebased onto its parents.
 func (c *Client) Abandon(ctx context.Context, rev string) error {
 	_, err := c.run(ctx, true, "abandon", "--", rev)
@@ -371,6 +377,29 @@ func (c *Client) GitRemotes(ctx context.Context) ([]Remote, error) {
 func (c *Client) GitInit(ctx context.Context) error {
 	_, err := c.run(ctx, true, "git", "init", "--colocate")
 	return err
+}
+
+// GitRoot returns the git directory backing the repo (.git when colocated,
+// else inside .jj).
+func (c *Client) GitRoot(ctx context.Context) (string, error) {
+	out, err := c.run(ctx, false, "git", "root")
+	if err != nil {
+		return "", err
+	}
+	return strings.TrimSpace(string(out)), nil
+}
+
+// ConfigGet returns the effective value of a jj config key (every layer
+// applied, jj's defaults included); ok is false when the key has no value.
+func (c *Client) ConfigGet(ctx context.Context, key string) (value string, ok bool, err error) {
+	out, err := c.run(ctx, false, "config", "get", "--", key)
+	if err != nil {
+		if strings.Contains(err.Error(), "not found") {
+			return "", false, nil
+		}
+		return "", false, err
+	}
+	return strings.TrimSuffix(string(out), "\n"), true, nil
 }
 
 // OpHead returns the id of the repo's current operation.

@@ -36,15 +36,74 @@ func WithSessionRoot(desc, root string) string {
 type Declared struct {
 	Change    Change `json:"change"`
 	Base      string `json:"base"`                 // the revision the change was created on
-	InPlace   bool   `json:"in_place"`             // @ was empty and undescribed, so it was described in place
+	InPlace   bool   `json:"in_place"`             // @ was undescribed and on base, so it was described in place
 	Fetched   bool   `json:"fetched"`              // a remote existed and was fetched
 	FetchWarn string `json:"fetch_warn,omitempty"` // why fetching failed, when it did
+	// Carried lists the files of the undescribed work @ held, which is now
+	// part of the declared change (described in place, or rebased onto base
+	// first).
+	Carried []FileChange `json:"carried,omitempty"`
+	// Rebased is set when that work was moved onto base.
+	Rebased bool `json:"rebased,omitempty"`
+	// KeptOn is set when rebasing the work onto base would have conflicted:
+	// it stayed on its parent (this revision) and was described there.
+	KeptOn string `json:"kept_on,omitempty"`
+	// Left are the non-empty changes that were in the working copy before
+	// and are not now (the change starts on base, away from them). They are
+	// still in jj; LeftHint is the command that builds on them instead.
+	Left     []Change `json:"left,omitempty"`
+	LeftHint string   `json:"left_hint,omitempty"`
 }
 
-// Declare creates the change the agent is about to work on: it fetches when a
-// remote exists, then runs `jj new <base> -m desc`, base defaulting to trunk()
-// when that is not the root commit, else @. When @ is already empty,
-// undescribed and on base, it is described in place instead.
+// Notes says, in sentences for the user or the model, what Declare did with
+// the work that was in the working copy: carried, kept in place, or left in
+// jj. It is empty when nothing needs saying.
+func (d Declared) Notes() []string {
+	var notes []string
+	if len(d.Carried) > 0 {
+		how := "described in place"
+		switch {
+		case d.Rebased:
+			how = "rebased onto " + d.Base + " and described"
+		case d.KeptOn != "":
+			how = fmt.Sprintf("described in place on %s, because rebasing it onto %s would conflict; rebase when ready with `jj rebase -s @ -d %s`", short(d.KeptOn, 12), d.Base, d.Base)
+		}
+		notes = append(notes, fmt.Sprintf("The working copy held undescribed work (%s); it is now part of this change (%s).", filesList(d.Carried, 5), how))
+	}
+	if len(d.Left) > 0 {
+		var names []string
+		for i, ch := range d.Left {
+			if i == 3 {
+				names = append(names, fmt.Sprintf("and %d more", len(d.Left)-3))
+				break
+			}
+			title := ch.Title()
+			if title == "" {
+				title = "(no description)"
+			}
+			names = append(names, fmt.Sprintf("%s %q", ch.ShortID(), title))
+		}
+		notes = append(notes, fmt.Sprintf("The change starts on %s, so the work of %s is no longer in the working copy (it stays in jj). To build on it instead: %s", d.Base, strings.Join(names, ", "), d.LeftHint))
+	}
+	return notes
+}
+
+// Declare creates the change the agent is about to work on. This is the one
+// place the rule is written; jj_init, planq start and everything else that
+// declares call it.
+//
+//   - It fetches first when the repo has a remote (FetchWarn says why that
+//     failed, when it did).
+//   - base defaults to trunk() when that is not the root commit, else @.
+//   - An undescribed @ becomes the declared change, so no work leaves the
+//     disk: when it is on base (or base is @) it is described in place; when
+//     it holds work but sits elsewhere (trunk moved on, say), it is rebased
+//     onto base with its descendants and described, and when that rebase
+//     would conflict it is undone and @ is described where it is (KeptOn).
+//     An empty undescribed @ that is not on base is simply replaced.
+//   - A described @ stays as it is and a new change is made on base.
+//   - Whatever non-empty changes were in the working copy before and are not
+//     now are reported (Left), with the command that builds on them instead.
 func Declare(ctx context.Context, c *Client, desc, base string) (Declared, error) {
 	var out Declared
 	if strings.TrimSpace(desc) == "" {
@@ -69,6 +128,7 @@ func Declare(ctx context.Context, c *Client, desc, base string) (Declared, error
 			base = "trunk()"
 		}
 	}
+	out.Base = base
 	cur, err := c.Current(ctx)
 	if err != nil {
 		return out, err
@@ -77,18 +137,72 @@ func Declare(ctx context.Context, c *Client, desc, base string) (Declared, error
 	if err != nil {
 		return out, err
 	}
-	out.Base = base
-	if cur.Empty && strings.TrimSpace(cur.Description) == "" &&
-		(base == "@" || slices.Equal(cur.Parents, []string{baseChange.ChangeID})) {
+	onBase := base == "@" || slices.Equal(cur.Parents, []string{baseChange.ChangeID})
+	switch {
+	case !cur.Declared() && (onBase || !cur.Empty):
+		if !cur.Empty {
+			if out.Carried, err = c.DiffSummary(ctx, "@"); err != nil {
+				return out, err
+			}
+		}
+		if !onBase {
+			kept, err := rebaseOrKeep(ctx, c, base)
+			if err != nil {
+				return out, err
+			}
+			if kept {
+				out.KeptOn = strings.Join(cur.Parents, ", ")
+			} else {
+				out.Rebased = true
+			}
+		}
 		if err := c.Describe(ctx, "@", desc); err != nil {
 			return out, err
 		}
-		out.InPlace = true
-		out.Change, err = c.Current(ctx)
+		out.InPlace = !out.Rebased
+		if out.Change, err = c.Current(ctx); err != nil {
+			return out, err
+		}
+	default:
+		if out.Change, err = c.New(ctx, desc, base); err != nil {
+			return out, err
+		}
+	}
+	// What was in the working copy and is not now: the ancestry of the old
+	// @ (of its parents, when its own work was carried) that @ lacks. Old
+	// commits stay addressable by commit id after jj rewrites or drops them.
+	was := cur.CommitID
+	if out.Carried != nil || !cur.Declared() {
+		was += "-"
+	}
+	if out.Left, err = c.Log(ctx, fmt.Sprintf("(::(%s) ~ ::@) ~ empty()", was)); err != nil {
 		return out, err
 	}
-	out.Change, err = c.New(ctx, desc, base)
-	return out, err
+	if len(out.Left) > 0 {
+		out.LeftHint = fmt.Sprintf("jj rebase -s @ -d %s", out.Left[0].ShortID())
+	}
+	return out, nil
+}
+
+// rebaseOrKeep moves @ (and its descendants) onto base. When the result
+// has conflicts it restores the operation before, so @ stays where it was,
+// and reports kept.
+func rebaseOrKeep(ctx context.Context, c *Client, base string) (kept bool, err error) {
+	op, err := c.OpHead(ctx)
+	if err != nil {
+		return false, err
+	}
+	if err := c.RebaseSource(ctx, "@", base); err != nil {
+		return false, err
+	}
+	conflicted, err := c.Resolves(ctx, "(@ | @::) & conflicts()")
+	if err != nil || !conflicted {
+		return false, err
+	}
+	if err := c.OpRestore(ctx, op); err != nil {
+		return false, fmt.Errorf("rebasing @ onto %s conflicted, and undoing it failed: %w", base, err)
+	}
+	return true, nil
 }
 
 // Checkpoint starts a new change on top of @ in the same session: the new
@@ -261,4 +375,15 @@ func Redescribe(ctx context.Context, c *Client, desc string) (Change, error) {
 		return Change{}, err
 	}
 	return c.Current(ctx)
+}
+
+// FetchWarning is the one-line warning for a fetch that failed (jj's
+// message): work goes on from local state, and when jj's git is too old to
+// fetch, it says where the fix is.
+func FetchWarning(msg string) string {
+	w := "fetch failed, working from local state: " + strings.Join(strings.Fields(msg), " ")
+	if strings.Contains(msg, "requires git") {
+		w += fmt.Sprintf(" (jj's git is older than %d.%d: `planq doctor` says how to get a newer one)", MinGitMajor, MinGitMinor)
+	}
+	return w
 }

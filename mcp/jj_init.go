@@ -24,15 +24,20 @@ type InitOutput struct {
 	Base         string `json:"base"`
 	InPlace      bool   `json:"in_place"`
 	GateUnlocked bool   `json:"gate_unlocked"`
-	Warning      string `json:"warning,omitempty"`
+	// Notes say what happened to the work that was in the working copy.
+	Notes   []string `json:"notes,omitempty"`
+	Warning string   `json:"warning,omitempty"`
 }
 
 // Text renders the result for the model.
 func (o InitOutput) Text() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Change %s created on %s: %s\nThe gate is unlocked: you may edit files now. Keep the description current with jj_describe; checkpoint with jj_new; push with jj_push.", short(o.ChangeID), o.Base, firstLine(o.Description))
-	if o.InPlace {
+	if o.InPlace && len(o.Notes) == 0 {
 		b.WriteString("\n(@ was empty and undescribed, so it was described in place.)")
+	}
+	for _, n := range o.Notes {
+		b.WriteString("\n" + n)
 	}
 	if o.Warning != "" {
 		b.WriteString("\nWarning: " + o.Warning)
@@ -59,10 +64,10 @@ func jjInitTool(d *deps) server.ServerTool {
 		out := InitOutput{
 			ChangeID: res.Change.ChangeID, CommitID: res.Change.CommitID,
 			Description: res.Change.Description, Base: res.Base, InPlace: res.InPlace,
-			GateUnlocked: strings.TrimSpace(res.Change.Description) != "",
+			GateUnlocked: res.Change.Declared(), Notes: res.Notes(),
 		}
 		if res.FetchWarn != "" {
-			out.Warning = "fetch failed, working from local state: " + oneLine(res.FetchWarn)
+			out.Warning = jj.FetchWarning(res.FetchWarn)
 		}
 		return out, nil
 	})}

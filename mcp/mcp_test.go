@@ -280,6 +280,45 @@ func TestInitBaseDefaultsToTrunk(t *testing.T) {
 	}
 }
 
+// TestInitFetchesNewerMain: in a clone whose origin moved on, jj_init
+// fetches and starts the change on the new main, with no warning.
+func TestInitFetchesNewerMain(t *testing.T) {
+	testenv.Isolate(t)
+	bare := testenv.RemoteWithMain(t)
+	dir := testenv.Clone(t, bare)
+	newer := testenv.PushCommit(t, bare, "CHANGES.md", "newer\n", "Newer main")
+
+	s := connect(t, dir)
+	res, text := s.call("jj_init", map[string]any{"description": "Fresh task"}, false)
+	if res["base"] != "trunk()" || res["warning"] != nil || strings.Contains(text, "Warning") {
+		t.Errorf("jj_init = %v\n%s\nwant base trunk() and no warning", res, text)
+	}
+	parent, err := jj.New(dir).Show(context.Background(), "@-")
+	if err != nil || parent.CommitID != newer {
+		t.Errorf("@- = %s, %v; want the fetched main %s", parent.CommitID, err, newer)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "CHANGES.md")); err != nil {
+		t.Errorf("the newer main's file is not in the working copy: %v", err)
+	}
+}
+
+// TestInitCarriesUndescribedWork: what was in an undescribed @ stays on
+// disk, in the declared change, and the model is told.
+func TestInitCarriesUndescribedWork(t *testing.T) {
+	testenv.Isolate(t)
+	dir := testenv.Clone(t, testenv.RemoteWithMain(t))
+	testenv.WriteFile(t, dir, "draft.txt", "user's draft\n")
+	s := connect(t, dir)
+	res, text := s.call("jj_init", map[string]any{"description": "Finish the draft"}, false)
+	if res["in_place"] != true || !strings.Contains(text, "draft.txt") || !strings.Contains(text, "part of this change") {
+		t.Errorf("jj_init = %v\n%s\nwant the draft carried and named", res, text)
+	}
+	files, err := jj.New(dir).DiffSummary(context.Background(), "@")
+	if err != nil || len(files) != 1 || files[0].Path != "draft.txt" {
+		t.Errorf("the declared change holds %v, %v; want draft.txt", files, err)
+	}
+}
+
 func TestDescribeRefusesEmpty(t *testing.T) {
 	testenv.Isolate(t)
 	s := connect(t, testenv.JJRepo(t))

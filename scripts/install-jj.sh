@@ -5,10 +5,9 @@
 # bin dir below), it says so and does nothing. Otherwise, on Debian x86_64 as
 # root, it takes the `jujutsu` package from Debian testing ("forky") and
 # installs it into a private prefix together with forky's glibc, libgcc and
-# mimalloc. The system's apt and dpkg state is never changed: apt runs with a
-# private config, lists and cache, and packages are unpacked with `dpkg-deb -x`,
-# not installed. A small `jj` wrapper starts the binary through forky's own
-# dynamic loader.
+# mimalloc (scripts/debian-private.sh: the system's apt and dpkg state is never
+# changed). A small `jj` wrapper starts the binary through forky's own dynamic
+# loader.
 #
 # Usage: scripts/install-jj.sh [--check | --help]
 #
@@ -22,7 +21,6 @@ set -euo pipefail
 
 readonly MIN_MAJOR=0 MIN_MINOR=30
 readonly SUITE=forky
-readonly DEFAULT_KEYRING=/usr/share/keyrings/debian-archive-keyring.gpg
 readonly MARKER='# planq-install-jj wrapper'
 readonly HINT='install jj >= 0.30: https://jj-vcs.github.io/jj/latest/install-and-setup/ (cargo install --locked jj-cli, brew install jj, or your distro'\''s jujutsu package), then re-run'
 
@@ -100,60 +98,8 @@ on_path() {
   return 1
 }
 
-# Print "URI<TAB>Signed-By" of the machine's main Debian archive, read from the
-# apt sources (one-line *.list and deb822 *.sources). Security and third-party
-# repositories are skipped by looking at the suite name.
-detect_mirror() {
-  local codename='' f
-  if [[ -r /etc/os-release ]]; then
-    # shellcheck source=/dev/null
-    codename=$(. /etc/os-release && printf '%s' "${VERSION_CODENAME:-}")
-  fi
-  local suites="(${codename:+$codename|}oldstable|stable|testing|unstable|sid|bullseye|bookworm|trixie|forky|duke)(-updates|-backports)?"
-  {
-    for f in /etc/apt/sources.list /etc/apt/sources.list.d/*.list; do
-      [[ -r $f ]] || continue
-      # deb [opt=val ...] URI SUITE COMPONENT...
-      sed -e 's/#.*//' "$f" | awk -v re="^$suites\$" '
-        $1 != "deb" { next }
-        {
-          line = $0; key = ""
-          sub(/^[[:space:]]*deb[[:space:]]+/, "", line)
-          if (line ~ /^\[/) {
-            opts = line; sub(/^\[/, "", opts); sub(/\].*$/, "", opts)
-            sub(/^[^]]*\][[:space:]]*/, "", line)
-            n = split(opts, o, /[[:space:]]+/)
-            for (i = 1; i <= n; i++) if (o[i] ~ /^signed-by=\//) key = substr(o[i], 11)
-          }
-          split(line, w, /[[:space:]]+/)
-          if (w[1] ~ /^(tor\+)?https?:\/\// && w[2] ~ re) print w[1] "\t" key
-        }'
-    done
-    for f in /etc/apt/sources.list.d/*.sources; do
-      [[ -r $f ]] || continue
-      awk -v re="^$suites\$" '
-        function flush(   i, j, nu, ns, u, s) {
-          if (types ~ /(^|[[:space:]])deb([[:space:]]|$)/ && enabled !~ /^[[:space:]]*no/) {
-            nu = split(uris, u, /[[:space:]]+/); ns = split(suites, s, /[[:space:]]+/)
-            for (i = 1; i <= nu; i++) for (j = 1; j <= ns; j++)
-              if (u[i] ~ /^(tor\+)?https?:\/\// && s[j] ~ re) { print u[i] "\t" key; return }
-          }
-        }
-        /^[[:space:]]*#/ { next }
-        /^[[:space:]]*$/ { flush(); types = uris = suites = key = enabled = ""; next }
-        {
-          line = $0; field = tolower(line); sub(/:.*/, "", field)
-          val = line; sub(/^[^:]*:[[:space:]]*/, "", val); sub(/[[:space:]]+$/, "", val)
-          if (field == "types") types = val
-          else if (field == "uris") uris = val
-          else if (field == "suites") suites = val
-          else if (field == "enabled") enabled = tolower(val)
-          else if (field == "signed-by" && val ~ /^\//) key = val
-        }
-        END { flush() }' "$f"
-    done
-  } | head -n 1
-}
+# shellcheck source=scripts/debian-private.sh
+. "$(dirname "${BASH_SOURCE[0]}")/debian-private.sh"
 
 mode=install
 case "${1:-}" in
@@ -188,29 +134,13 @@ if [[ $mode == check ]]; then
   exit 1
 fi
 
-# ---- 3. can we install here? ---------------------------------------------
-[[ $(uname -s) == Linux && $(uname -m) == x86_64 ]] ||
-  die_elsewhere "no jj >= 0.30 found and automatic install only works on Debian x86_64 (this is $(uname -s) $(uname -m))"
-os_id=''
-# shellcheck source=/dev/null
-[[ -r /etc/os-release ]] && os_id=$(. /etc/os-release && printf '%s' "${ID:-}")
-[[ $os_id == debian ]] ||
-  die_elsewhere "no jj >= 0.30 found and automatic install only works on Debian (this is ${os_id:-unknown})"
-for tool in apt-get apt-cache dpkg dpkg-deb; do
-  command -v "$tool" >/dev/null 2>&1 ||
-    die_elsewhere "no jj >= 0.30 found and $tool is missing, so it cannot be installed from Debian $SUITE"
-done
-[[ $(dpkg --print-architecture) == amd64 ]] ||
-  die_elsewhere "no jj >= 0.30 found and automatic install only works on amd64 (dpkg says $(dpkg --print-architecture))"
-[[ $(id -u) -eq 0 ]] ||
-  die_elsewhere "no jj >= 0.30 found and automatic install needs root (it runs apt-get)"
+# ---- 2. can we install here? ---------------------------------------------
+deb_require_host "no jj >= 0.30 found"
 case $PREFIX$BIN_DIR in
   *[\"\$\`\\]* | *$'\n'*) die "PLANQ_JJ_PREFIX/PLANQ_BIN_DIR must not contain quotes, \$, backticks, backslashes or newlines" ;;
 esac
 [[ $PREFIX == /* && $BIN_DIR == /* ]] || die "PLANQ_JJ_PREFIX and PLANQ_BIN_DIR must be absolute paths"
-
-prefix_parent=$(dirname "$PREFIX")
-mkdir -p "$prefix_parent" "$BIN_DIR" || die "cannot create $prefix_parent or $BIN_DIR"
+mkdir -p "$(dirname "$PREFIX")" "$BIN_DIR" || die "cannot create $(dirname "$PREFIX") or $BIN_DIR"
 
 # One install at a time; a run that waited re-checks, as the other may have
 # finished the job.
@@ -223,154 +153,24 @@ if command -v flock >/dev/null 2>&1; then
   fi
 fi
 
-# Everything is built in a staging dir next to PREFIX (same filesystem, so the
-# final move is a rename) and only moved into place once the binary ran. An
-# interrupted run leaves at most a stale staging dir, never a half-filled
-# PREFIX or a wrapper pointing at one.
-stage=$(mktemp -d "$prefix_parent/.${PREFIX##*/}.staging.XXXXXX")
-old='' tmp_wrapper=''
-cleanup() {
-  rm -rf -- "$stage"
-  [[ -z $tmp_wrapper ]] || rm -f -- "$tmp_wrapper"
-  if [[ -n $old ]]; then
-    # interrupted between the two renames: put the previous install back
-    [[ -e $PREFIX || ! -e $old/prev ]] || mv -T -- "$old/prev" "$PREFIX"
-    rm -rf -- "$old"
-  fi
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM HUP
+# ---- 3. unpack jujutsu and its libraries -----------------------------------
+# Everything is built in a staging dir and only moved into place once the
+# binary ran. For 0.46.0-2 the packages are jujutsu, libc6, libgcc-s1 and
+# libmimalloc3 (the shared libraries) plus gcc-16-base and
+# libc-gconv-modules-extra (data only, pulled in by libgcc-s1/libc6).
+tmp_wrapper=''
+deb_cleanup_extra() { [[ -z $tmp_wrapper ]] || rm -f -- "$tmp_wrapper"; }
+deb_stage_begin "$PREFIX"
+deb_mirror_override=${PLANQ_JJ_MIRROR:-}
+echo "installing jujutsu from Debian $SUITE into $PREFIX ..."
+deb_fetch "$SUITE" jujutsu
+deb_check_runs usr/bin/jj --version
+deb_manifest jujutsu scripts/install-jj.sh >"$stage/root/PLANQ-JJ-MANIFEST"
+cand=$deb_version
+ldso_rel=$DEB_LDSO libdir_rel=$DEB_LIBDIR
 
-# ---- 2. private apt ------------------------------------------------------
-mirror_line=''
-[[ -n ${PLANQ_JJ_MIRROR:-} ]] || mirror_line=$(detect_mirror || true)
-mirror=${PLANQ_JJ_MIRROR:-${mirror_line%%$'\t'*}}
-entry_keyring=''
-[[ $mirror_line == *$'\t'* ]] && entry_keyring=${mirror_line#*$'\t'}
-if [[ -z $mirror ]]; then
-  mirror=http://deb.debian.org/debian
-  echo "no Debian mirror found in /etc/apt sources; using $mirror" >&2
-fi
-mirror=${mirror%/}
-# forky's InRelease is signed with the Debian archive keys for bookworm and
-# trixie (checked 2026: "Debian Archive Automatic Signing Key (12/bookworm)"
-# and "(13/trixie)"), which bookworm's debian-archive-keyring already ships, so
-# the standard keyring verifies it. If that fails for want of a key and the
-# machine's own entry names another keyring file (Signed-By, e.g. a mirror that
-# re-signs), that one is tried next. Nothing is ever marked [trusted=yes]: apt
-# checks the Release signature and the hash of every .deb it downloads.
-keyrings=()
-for k in "$DEFAULT_KEYRING" "$entry_keyring"; do
-  [[ -n $k && -r $k && " ${keyrings[*]} " != *" $k "* ]] && keyrings+=("$k")
-done
-((${#keyrings[@]})) ||
-  die_elsewhere "no jj >= 0.30 found and $DEFAULT_KEYRING is missing (apt-get install debian-archive-keyring)"
-
-apt_dir=$stage/apt
-mkdir -p "$apt_dir/state/lists/partial" "$apt_dir/cache/archives/partial" "$stage/debs" "$stage/root"
-: >"$apt_dir/status"
-# Private config, read after the system's apt.conf.d (so proxies and the like
-# still apply). The status file is an empty private one, so candidates come
-# purely from forky and installed packages do not matter. The #clear lines
-# drop hooks from apt.conf.d (e.g. docker-clean deletes /var/cache/apt/*.bin,
-# appstream/packagekit refresh their caches) that must not run for a private
-# update. The sandbox user is root because _apt cannot enter a private dir
-# under root's home; apt would fall back to that anyway, with a warning.
-cat >"$apt_dir/apt.conf" <<EOF
-Dir::State "$apt_dir/state";
-Dir::State::Lists "$apt_dir/state/lists";
-Dir::State::status "$apt_dir/status";
-Dir::Cache "$apt_dir/cache";
-Dir::Cache::archives "$apt_dir/cache/archives";
-Dir::Cache::pkgcache "$apt_dir/cache/pkgcache.bin";
-Dir::Cache::srcpkgcache "$apt_dir/cache/srcpkgcache.bin";
-Dir::Etc::SourceList "$apt_dir/sources.list";
-Dir::Etc::SourceParts "/dev/null";
-Dir::Etc::Preferences "/dev/null";
-Dir::Etc::PreferencesParts "/dev/null";
-APT::Sandbox::User "root";
-Acquire::Languages "none";
-Acquire::IndexTargets::deb::DEP-11::DefaultEnabled "false";
-Acquire::IndexTargets::deb::DEP-11-icons::DefaultEnabled "false";
-Acquire::IndexTargets::deb::DEP-11-icons-small::DefaultEnabled "false";
-Acquire::IndexTargets::deb::Contents-deb::DefaultEnabled "false";
-#clear APT::Update::Pre-Invoke;
-#clear APT::Update::Post-Invoke;
-#clear APT::Update::Post-Invoke-Success;
-#clear DPkg::Pre-Invoke;
-#clear DPkg::Post-Invoke;
-#clear DPkg::Pre-Install-Pkgs;
-EOF
-apt_opts=(-c "$apt_dir/apt.conf")
-log=$stage/apt.log
-
-# Last error/warning line apt printed, for the one-line failure message.
-apt_reason() {
-  { grep -E '^(E|W): Failed to fetch' "$log" || grep -E '^(E|W):' "$log" | grep -v unsandboxed; } 2>/dev/null |
-    tail -n 1 | tr -s ' \t' ' ' || true
-}
-
-echo "installing jujutsu from Debian $SUITE ($mirror) into $PREFIX ..."
-for keyring in "${keyrings[@]}"; do
-  printf 'deb [signed-by=%s] %s %s main\n' "$keyring" "$mirror" "$SUITE" >"$apt_dir/sources.list"
-  apt-get "${apt_opts[@]}" -q update >"$log" 2>&1 && break
-  if ! grep -qE 'NO_PUBKEY|EXPKEYSIG|KEYEXPIRED' "$log"; then
-    die_elsewhere "cannot fetch Debian $SUITE from $mirror [$(apt_reason)]"
-  fi
-  [[ $keyring != "${keyrings[-1]}" ]] ||
-    die_elsewhere "Debian $SUITE at $mirror is signed by a key not in ${keyrings[*]} (upgrade debian-archive-keyring) [$(apt_reason)]"
-done
-cand=$(apt-cache "${apt_opts[@]}" policy jujutsu 2>/dev/null | awk '$1 == "Candidate:" { print $2 }')
-if [[ -z $cand || $cand == '(none)' ]]; then
-  die_elsewhere "cannot get the jujutsu package index of Debian $SUITE from $mirror [$(apt_reason)]"
-fi
-
-# jujutsu plus everything it Depends/Pre-Depends on, recursively. For 0.46.0-2
-# that is libc6, libgcc-s1 and libmimalloc3 (the shared libraries) plus
-# gcc-16-base and libc-gconv-modules-extra (data only, pulled in by
-# libgcc-s1/libc6).
-mapfile -t pkgs < <(apt-cache "${apt_opts[@]}" depends --recurse --important jujutsu 2>/dev/null |
-  awk '/^[^[:space:]<]/ { print $1 }' | sort -u)
-[[ " ${pkgs[*]} " == *" jujutsu "* && " ${pkgs[*]} " == *" libc6 "* ]] ||
-  die "cannot resolve the dependencies of jujutsu in Debian $SUITE (got: ${pkgs[*]:-nothing})"
-if ! (cd "$stage/debs" && apt-get "${apt_opts[@]}" -q download "${pkgs[@]}") >>"$log" 2>&1; then
-  die_elsewhere "cannot download ${pkgs[*]} from Debian $SUITE at $mirror [$(apt_reason)]"
-fi
-for deb in "$stage/debs"/*.deb; do
-  dpkg-deb -x "$deb" "$stage/root" || die "cannot unpack $deb"
-done
-
-# forky is merged-/usr: the loader and libraries are in usr/lib/x86_64-linux-gnu.
-libdir_rel=usr/lib/x86_64-linux-gnu
-ldso_rel=$libdir_rel/ld-linux-x86-64.so.2
-[[ -x $stage/root/$ldso_rel && -x $stage/root/usr/bin/jj ]] ||
-  die "unpacked packages lack $ldso_rel or usr/bin/jj"
-
-# Check the binary runs from the staging dir and finds every library there
-# (the loader would otherwise silently fall back to the system's older ones).
-s_ld=$stage/root/$ldso_rel s_lib=$stage/root/$libdir_rel
-libs=$("$s_ld" --library-path "$s_lib" --list "$stage/root/usr/bin/jj" 2>&1) ||
-  die "forky's jj does not load: $(printf '%s' "$libs" | tr '\n' ' ')"
-outside=$(printf '%s\n' "$libs" | awk -v p="$stage/root/" '/=>/ && $3 != "" && index($3, p) != 1 { print $1 "=>" $3 }' | tr '\n' ' ')
-[[ -z $outside ]] || die "jj needs libraries not in the downloaded packages: $outside"
-"$s_ld" --library-path "$s_lib" "$stage/root/usr/bin/jj" --version >/dev/null 2>&1 ||
-  die "forky's jj does not run: $("$s_ld" --library-path "$s_lib" "$stage/root/usr/bin/jj" --version 2>&1 | head -n 1)"
-
-{
-  echo "jujutsu $cand from Debian $SUITE ($mirror), unpacked by scripts/install-jj.sh"
-  echo "installed: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
-  for deb in "$stage/debs"/*.deb; do
-    # shellcheck disable=SC2016 # dpkg-deb expands ${Package}, not the shell
-    dpkg-deb --show --showformat='${Package} ${Version}\n' "$deb"
-  done
-} >"$stage/root/PLANQ-JJ-MANIFEST"
-
-# ---- move into place -------------------------------------------------------
-if [[ -e $PREFIX || -L $PREFIX ]]; then
-  old=$(mktemp -d "$prefix_parent/.${PREFIX##*/}.old.XXXXXX")
-  mv -T -- "$PREFIX" "$old/prev"
-fi
-mv -T -- "$stage/root" "$PREFIX"
+# ---- 4. move into place ------------------------------------------------------
+deb_move_into_place "$PREFIX"
 
 wrapper=$BIN_DIR/jj
 if [[ -e $wrapper ]] && ! grep -qF "$MARKER" "$wrapper" 2>/dev/null; then

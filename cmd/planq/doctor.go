@@ -1,12 +1,13 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
+	"runtime"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -42,14 +43,15 @@ type check struct {
 
 // doctorReport is doctor's whole report.
 type doctorReport struct {
-	Version  string  `json:"version"`
-	Dir      string  `json:"dir"`
-	JJ       string  `json:"jj,omitempty"` // jj's version, when found
-	JJPath   string  `json:"jj_path,omitempty"`
-	RepoKind string  `json:"repo_kind"`
-	RepoRoot string  `json:"repo_root,omitempty"`
-	Checks   []check `json:"checks"`
-	Healthy  bool    `json:"healthy"`
+	Version  string      `json:"version"`
+	Dir      string      `json:"dir"`
+	JJ       string      `json:"jj,omitempty"` // jj's version, when found
+	JJPath   string      `json:"jj_path,omitempty"`
+	Git      *jj.GitInfo `json:"git,omitempty"` // the git jj runs, when jj is found
+	RepoKind string      `json:"repo_kind"`
+	RepoRoot string      `json:"repo_root,omitempty"`
+	Checks   []check     `json:"checks"`
+	Healthy  bool        `json:"healthy"`
 }
 
 func newDoctorCmd(a *app) *cobra.Command {
@@ -57,9 +59,12 @@ func newDoctorCmd(a *app) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "doctor",
 		Short: "Check jj, the repo and planq's wiring, and say how to fix what is missing",
-		Long: `Check that planq can work here: jj is installed and recent enough, the directory
-is a jj repo (colocated with git, jj only, git only, or none), and the settings
-file is valid. Every problem comes with the command that fixes it.
+		Long: `Check that planq can work here: jj is installed and recent enough, the git jj
+runs (its git.executable-path, else git on PATH) can fetch (>= 2.42), the
+directory is a jj repo (colocated with git, jj only, git only, or none), the
+settings file is valid, and Claude Code will start planq's server and hooks
+here (wiring that sits in a jj change other than the working copy is named).
+Every problem comes with the command that fixes it on this platform.
 
 Exit status is 0 when everything is in order, 1 otherwise.`,
 		Args: cobra.NoArgs,
@@ -81,20 +86,29 @@ func runDoctor(cmd *cobra.Command, a *app, opts *doctorOptions) error {
 	ctx := cmd.Context()
 
 	client := jj.New(dir)
-	jjOK := false
+	jjFound := false
 	if v, err := client.Version(ctx); err != nil {
-		rep.Checks = append(rep.Checks, check{Name: "jj", Detail: "jj is not installed", Fix: "make install   (or: bash scripts/install-jj.sh)"})
+		rep.Checks = append(rep.Checks, check{Name: "jj", Detail: "jj is not installed", Fix: installHint(runtime.GOOS, "jj")})
 	} else {
+		jjFound = true
 		rep.JJ = v
 		if p, err := lookPath("jj"); err == nil {
 			rep.JJPath = p
 		}
-		jjOK = versionAtLeast(v, minJJMajor, minJJMinor)
-		c := check{Name: "jj", OK: jjOK, Detail: "jj " + v}
-		if !jjOK {
+		c := check{Name: "jj", OK: jj.VersionAtLeast(v, minJJMajor, minJJMinor), Detail: "jj " + v}
+		if !c.OK {
 			c.Detail += fmt.Sprintf(" is older than %d.%d", minJJMajor, minJJMinor)
-			c.Fix = "bash scripts/install-jj.sh   (or upgrade jj: https://jj-vcs.github.io/jj/latest/install-and-setup/)"
+			c.Fix = installHint(runtime.GOOS, "jj")
 		}
+		rep.Checks = append(rep.Checks, c)
+	}
+	if jjFound {
+		g, err := client.Git(ctx)
+		c := gitCheck(g, runtime.GOOS)
+		if err != nil {
+			c = check{Name: "git", Detail: "cannot read jj's git.executable-path: " + err.Error(), Fix: "jj config list git"}
+		}
+		rep.Git = &g
 		rep.Checks = append(rep.Checks, c)
 	}
 
@@ -123,8 +137,12 @@ func runDoctor(cmd *cobra.Command, a *app, opts *doctorOptions) error {
 		rep.Checks = append(rep.Checks, check{Name: "config", OK: true, Detail: "settings valid (" + config.File + ")"})
 	}
 
-	home := a.Getenv("HOME")
-	rep.Checks = append(rep.Checks, wiringChecks(hooks.Installed(root, home))...)
+	home, _ := a.homeDir()
+	wiring := wiringChecks(hooks.Installed(root, home))
+	if jjFound && (rep.RepoKind == repoJJColocated || rep.RepoKind == repoJJ) {
+		wiring = wiringInJJ(ctx, jj.New(rep.RepoRoot), wiring)
+	}
+	rep.Checks = append(rep.Checks, wiring...)
 
 	rep.Healthy = true
 	for _, c := range rep.Checks {
@@ -194,10 +212,14 @@ func wiringChecks(statuses []hooks.Status) []check {
 	return []check{server, hk}
 }
 
-// executable reports whether path is an executable file.
+// executable reports whether path is an executable file (on Windows, where
+// files carry no execute bits, any regular file).
 func executable(path string) bool {
 	st, err := os.Stat(path)
-	return err == nil && st.Mode().IsRegular() && st.Mode().Perm()&0o111 != 0
+	if err != nil || !st.Mode().IsRegular() {
+		return false
+	}
+	return runtime.GOOS == "windows" || st.Mode().Perm()&0o111 != 0
 }
 
 // repoKind classifies dir by walking up to the nearest .jj or .git.
@@ -224,20 +246,82 @@ func isDir(p string) bool {
 	return err == nil && st.IsDir()
 }
 
-// versionAtLeast reports whether a "major.minor.patch" version is at least
-// major.minor.
-func versionAtLeast(v string, major, minor int) bool {
-	parts := strings.SplitN(v, ".", 3)
-	if len(parts) < 2 {
-		return false
-	}
-	ma, err1 := strconv.Atoi(parts[0])
-	mi, err2 := strconv.Atoi(parts[1])
-	if err1 != nil || err2 != nil {
-		return false
-	}
-	return ma > major || ma == major && mi >= minor
-}
-
 // lookPath finds an executable on PATH.
 func lookPath(name string) (string, error) { return exec.LookPath(name) }
+
+// installHint is the command that installs tool ("jj" or "git", a git jj
+// can fetch with) on the platform goos (runtime.GOOS).
+func installHint(goos, tool string) string {
+	switch tool + "/" + goos {
+	case "jj/darwin":
+		return "brew install jj"
+	case "jj/windows":
+		return "winget install jj-vcs.jj"
+	case "jj/linux":
+		return "make install   (Debian: installs jj from Debian forky, see scripts/install-jj.sh; elsewhere: https://jj-vcs.github.io/jj/latest/install-and-setup/)"
+	case "git/darwin":
+		return `brew install git && jj config set --user git.executable-path "$(brew --prefix)/bin/git"`
+	case "git/windows":
+		return "winget install Git.Git   (Git for Windows >= 2.42; then restart the terminal)"
+	case "git/linux":
+		return "make install   (Debian 12: bash scripts/install-git.sh; elsewhere install git >= 2.42 and run: jj config set --user git.executable-path /path/to/git)"
+	}
+	if tool == "jj" {
+		return "install jj >= 0.30: https://jj-vcs.github.io/jj/latest/install-and-setup/"
+	}
+	return "install git >= 2.42 and run: jj config set --user git.executable-path /path/to/git"
+}
+
+// gitCheck judges the git jj runs: jj 0.46 fetches with `git fetch
+// --porcelain`, which needs git >= 2.42.
+func gitCheck(g jj.GitInfo, goos string) check {
+	c := check{Name: "git", OK: g.Suitable()}
+	where := "git on PATH"
+	if g.Setting != "git" {
+		where = "git.executable-path"
+	}
+	switch {
+	case c.OK:
+		c.Detail = fmt.Sprintf("jj runs %s (%s)", g, where)
+		return c
+	case g.Path == "":
+		c.Detail = fmt.Sprintf("jj runs %q (%s), which is not installed; jj fetches and pushes with git >= %d.%d", g.Setting, where, jj.MinGitMajor, jj.MinGitMinor)
+	default:
+		c.Detail = fmt.Sprintf("jj runs %s (%s); jj needs git >= %d.%d to fetch (`git fetch --porcelain`)", g, where, jj.MinGitMajor, jj.MinGitMinor)
+	}
+	c.Fix = installHint(goos, "git")
+	return c
+}
+
+// wiringFiles are the project-scope files that hold planq's wiring.
+var wiringFiles = []string{".mcp.json", ".claude/settings.json"}
+
+// wiringInJJ adds, to wiring checks that failed, where planq's project-scope
+// wiring went when it is in a jj change the working copy does not include
+// (a `jj new` elsewhere took it off the disk), and the fixes.
+func wiringInJJ(ctx context.Context, c *jj.Client, checks []check) []check {
+	failed := false
+	for _, ch := range checks {
+		failed = failed || !ch.OK
+	}
+	if !failed {
+		return checks
+	}
+	var sets []string
+	for _, f := range wiringFiles {
+		sets = append(sets, fmt.Sprintf("files(root-file:%q)", f))
+	}
+	held, err := c.Log(ctx, "latest(("+strings.Join(sets, " | ")+") ~ ::@)")
+	if err != nil || len(held) == 0 {
+		return checks
+	}
+	ch := held[0]
+	for i := range checks {
+		if checks[i].OK {
+			continue
+		}
+		checks[i].Detail += fmt.Sprintf("; planq's wiring (%s) is in change %s %q, not in the working copy", strings.Join(wiringFiles, ", "), ch.ShortID(), ch.Title())
+		checks[i].Fix = fmt.Sprintf("planq mcp install   (local scope: kept out of every change; or bring the files back: jj restore --from %s %s)", ch.ShortID(), strings.Join(wiringFiles, " "))
+	}
+	return checks
+}

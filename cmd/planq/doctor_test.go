@@ -2,8 +2,10 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -65,5 +67,87 @@ func TestUnknownCommandPointsAtHelp(t *testing.T) {
 		if code != 1 || !strings.Contains(errOut, "planq --help") || strings.Count(errOut, "\n") != 1 {
 			t.Errorf("planq %v: exit %d, stderr %q; want one line pointing at --help", args, code, errOut)
 		}
+	}
+}
+
+func TestInstallHintsNameThePlatformsOwnCommand(t *testing.T) {
+	for _, tt := range []struct{ goos, tool, want string }{
+		{"darwin", "jj", "brew install jj"},
+		{"windows", "jj", "winget install jj-vcs.jj"},
+		{"linux", "jj", "make install"},
+		{"freebsd", "jj", "jj-vcs.github.io"},
+		{"darwin", "git", "brew install git"},
+		{"darwin", "git", "git.executable-path"},
+		{"windows", "git", "Git for Windows >= 2.42"},
+		{"linux", "git", "scripts/install-git.sh"},
+		{"freebsd", "git", "git >= 2.42"},
+	} {
+		if got := installHint(tt.goos, tt.tool); !strings.Contains(got, tt.want) {
+			t.Errorf("installHint(%s, %s) = %q, want it to name %q", tt.goos, tt.tool, got, tt.want)
+		}
+	}
+}
+
+// TestDoctorChecksTheGitJJRuns: doctor follows jj's git.executable-path and
+// fails a git too old for jj to fetch with, naming the fix.
+func TestDoctorChecksTheGitJJRuns(t *testing.T) {
+	testenv.Isolate(t)
+	repo := testenv.JJRepo(t)
+	old := filepath.Join(t.TempDir(), "git")
+	os.WriteFile(old, []byte("#!/bin/sh\necho 'git version 2.39.5'\n"), 0o755)
+	for _, tt := range []struct {
+		setting, detail string
+		ok              bool
+	}{
+		{old, "2.39.5", false},
+		{filepath.Join(t.TempDir(), "nosuchgit"), "not installed", false},
+		{"", "", true}, // what make test set up (testenv.Isolate carries it over)
+	} {
+		if tt.setting != "" {
+			os.WriteFile(os.Getenv("JJ_CONFIG"), []byte(fmt.Sprintf("[git]\nexecutable-path = %q\n", tt.setting)), 0o644)
+		} else {
+			testenv.Isolate(t)
+			testenv.RequireGitForJJ(t)
+		}
+		out, _, _ := runIn(t, repo, "doctor", "--json")
+		var rep doctorReport
+		if err := json.Unmarshal([]byte(out), &rep); err != nil {
+			t.Fatalf("doctor --json: %v\n%s", err, out)
+		}
+		var git *check
+		for i := range rep.Checks {
+			if rep.Checks[i].Name == "git" {
+				git = &rep.Checks[i]
+			}
+		}
+		if git == nil || git.OK != tt.ok || !strings.Contains(git.Detail, tt.detail) || (!tt.ok && !strings.Contains(git.Fix, installHint(runtime.GOOS, "git"))) {
+			t.Errorf("git.executable-path %q: git check %+v", tt.setting, git)
+		}
+		if tt.setting != "" && (rep.Git == nil || rep.Git.Setting != tt.setting) {
+			t.Errorf("report's git = %+v, want the setting %s", rep.Git, tt.setting)
+		}
+	}
+}
+
+// TestDoctorFindsWiringLeftInAnotherChange: project-scope wiring that a `jj
+// new` took off the disk is named, with the change that holds it and a fix.
+func TestDoctorFindsWiringLeftInAnotherChange(t *testing.T) {
+	testenv.Isolate(t)
+	t.Setenv("PATH", "/usr/local/bin:/usr/bin:/bin") // no claude: install edits the files itself
+	repo := testenv.JJRepo(t)
+	if _, errOut, code := runIn(t, repo, "mcp", "install", "--scope", "project"); code != 0 {
+		t.Fatalf("mcp install: exit %d: %s", code, errOut)
+	}
+	testenv.Run(t, repo, "jj", "describe", "-m", "Wire planq")
+	wired := strings.TrimSpace(testenv.Run(t, repo, "jj", "log", "--no-graph", "-r", "@", "-T", "change_id.short(12)"))
+	testenv.Run(t, repo, "jj", "new", "root()", "-m", "Elsewhere")
+
+	out, _, code := runIn(t, repo, "doctor")
+	if code != 1 || !strings.Contains(out, "FAIL server") || !strings.Contains(out, "is in change "+wired) || !strings.Contains(out, "jj restore --from "+wired) {
+		t.Fatalf("doctor with the wiring in another change: exit %d\n%s", code, out)
+	}
+	testenv.Run(t, repo, "jj", "restore", "--from", wired, ".mcp.json", ".claude/settings.json")
+	if out, _, code := runIn(t, repo, "doctor"); code != 0 {
+		t.Fatalf("doctor after the restore it suggested: exit %d\n%s", code, out)
 	}
 }

@@ -38,15 +38,20 @@ of this planq binary. Existing servers and hooks are kept; running it twice
 changes nothing.
 
 Scopes:
-  project  .mcp.json and .claude/settings.json in the repo (shared with the team)
-  local    ~/.claude.json for this repo only, and .claude/settings.local.json
+  local    (default) ~/.claude.json for this repo only, and
+           .claude/settings.local.json, which planq makes jj and git ignore
+           (in the repo's info/exclude): the wiring is in no change, so it
+           stays whatever change the agent is on
+  project  .mcp.json and .claude/settings.json in the repo, shared with the
+           team once pushed; in a jj repo they are part of the working-copy
+           change until you commit them on their own
   user     ~/.claude.json and ~/.claude/settings.json, for every repo
 
 The server is registered with 'claude mcp add-json' when claude is on PATH,
 else planq edits the file itself. --dry-run prints the diff of every file it
 would touch and changes nothing.`,
 		Example: `  planq mcp install
-  planq mcp install --scope user --dry-run`,
+  planq mcp install --scope project --dry-run`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return runMCPInstall(cmd, a, opts, uninstall)
@@ -60,7 +65,7 @@ other server and hook as it was. --dry-run prints the diff instead.`
 		cmd.Example = "  planq mcp uninstall --scope project"
 	}
 	cmd.Flags().StringVar(&opts.Repo, "repo", "", "code repository (default: $CLAUDE_PROJECT_DIR, else the current directory)")
-	cmd.Flags().StringVar(&opts.Scope, "scope", hooks.ScopeProject, "where to install: project, local or user")
+	cmd.Flags().StringVar(&opts.Scope, "scope", hooks.ScopeLocal, "where to install: local, project or user")
 	cmd.Flags().BoolVar(&opts.DryRun, "dry-run", false, "print the diff of every file it would touch, change nothing")
 	cmd.Flags().StringVar(&opts.Claude, "claude", "", `Claude Code CLI to register the server with (default: claude on PATH; "none": edit the files directly)`)
 	return cmd
@@ -73,13 +78,9 @@ func runMCPInstall(cmd *cobra.Command, a *app, opts *mcpInstallOptions, uninstal
 	default:
 		return fmt.Errorf("unknown --scope %q: use project, local or user", o.Scope)
 	}
-	home := a.Getenv("HOME")
-	if home == "" {
-		h, err := os.UserHomeDir()
-		if err != nil {
-			return fmt.Errorf("the home directory is unknown (set HOME): %w", err)
-		}
-		home = h
+	home, err := a.homeDir()
+	if err != nil {
+		return err
 	}
 	o.Home = home
 	if o.Scope != hooks.ScopeUser || opts.Repo != "" {
@@ -91,6 +92,11 @@ func runMCPInstall(cmd *cobra.Command, a *app, opts *mcpInstallOptions, uninstal
 			dir = root
 		} else if o.Scope != hooks.ScopeUser {
 			fmt.Fprintf(a.Stderr, "planq: note: %s is not a jj repo yet; the agent can run jj_git_init, or you can run `jj git init --colocate`\n", dir)
+		}
+		// Claude Code keys a project by its real path (macOS's /tmp is
+		// /private/tmp), so local scope must too.
+		if real, err := filepath.EvalSymlinks(dir); err == nil {
+			dir = real
 		}
 		o.ProjectDir = dir
 	}
@@ -144,7 +150,12 @@ func runMCPInstall(cmd *cobra.Command, a *app, opts *mcpInstallOptions, uninstal
 	if !uninstall {
 		msg := "Start (or restart) Claude Code in " + dirOrHome(o) + " to load planq."
 		if o.Scope == hooks.ScopeProject {
-			msg += " Claude Code asks once to approve the planq server from .mcp.json; commit .mcp.json and .claude/settings.json to share it."
+			msg += " Claude Code asks once to approve the planq server from .mcp.json."
+			if _, ok := jj.FindRoot(o.ProjectDir); ok {
+				msg += "\nIn this jj repo the two files are now part of the working-copy change: jj_init and planq start carry them into the change the agent declares. To share them on their own, commit them as a change of their own and push it:\n  jj commit -m \"Wire planq into Claude Code\" .mcp.json .claude/settings.json && jj bookmark set main -r @- && jj git push"
+			} else {
+				msg += " Commit .mcp.json and .claude/settings.json to share it."
+			}
 		}
 		fmt.Fprintln(a.Stdout, msg)
 	}
@@ -156,4 +167,18 @@ func dirOrHome(o hooks.InstallOptions) string {
 		return o.ProjectDir
 	}
 	return "any project"
+}
+
+// homeDir is where Claude Code keeps ~/.claude.json and ~/.claude/: $HOME,
+// else the platform's home (%USERPROFILE% on Windows, where HOME is often
+// unset).
+func (a *app) homeDir() (string, error) {
+	if h := a.Getenv("HOME"); h != "" {
+		return h, nil
+	}
+	h, err := os.UserHomeDir()
+	if err != nil {
+		return "", fmt.Errorf("the home directory is unknown (set HOME): %w", err)
+	}
+	return h, nil
 }

@@ -38,9 +38,13 @@ func newStartCmd(a *app) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "start TASK",
 		Short: "Declare a change for TASK (as jj_init does) and launch Claude Code in it",
-		Long: `Create the change the agent works in, described by TASK (fetch, then
-jj new on trunk() or @), record it as the root of a new session lineage, and
-launch the agent (Claude Code by default) with TASK as its first prompt.`,
+		Long: `Create the change the agent works in, described by TASK, as jj_init does:
+fetch, then jj new on trunk() (or @ when there is no trunk). Undescribed work
+in the working copy is carried into the change (described in place, or rebased
+onto trunk() first), never dropped; work left behind is named with the command
+that brings it along. The change is recorded as the root of a new session
+lineage, and the agent (Claude Code by default) is launched with TASK as its
+first prompt.`,
 		Example: `  planq start "Add rate limiting to the API"
   planq start "Fix the flaky test" --agent-cmd "claude --model opus"`,
 		Args: cobra.ExactArgs(1),
@@ -100,9 +104,11 @@ func newResumeCmd(a *app) *cobra.Command {
 		Use:   "resume CHANGE",
 		Short: "Make CHANGE the working copy and resume its Claude Code session",
 		Long: `Find the Claude Code session recorded for CHANGE, make CHANGE the working
-copy (jj edit) and run claude --resume with that session. A change squashed
-away resumes in its lineage's root; a lineage whose root was abandoned is not
-resumable.`,
+copy (jj edit) and run claude --resume with that session. A change that was
+pushed (immutable, on trunk) cannot be edited: the session goes on in a new
+change on top of it, in the same lineage (its "Session:" trailer names the
+root). A change squashed away resumes in its lineage's root; a lineage whose
+root was abandoned is not resumable.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			wo, err := a.workflowOptions(o)
@@ -113,7 +119,7 @@ resumable.`,
 			if err != nil {
 				return err
 			}
-			a.sayStarted(st, fmt.Sprintf("Working copy is now %s (%s); resuming Claude Code session %s", short12(st.Change.ChangeID), st.Task, st.SessionID))
+			a.sayStarted(st, fmt.Sprintf("Working copy is now %s (%s); resuming Claude Code session %s", short12(st.Change.ChangeID), st.Change.Title(), st.SessionID))
 			return a.launch(cmd.Context(), o.AgentCmd, st.Repo, []string{"--resume", st.SessionID})
 		},
 	}
@@ -125,6 +131,9 @@ func (a *app) sayStarted(st hooks.Started, line string) {
 	if st.Warning != "" {
 		fmt.Fprintf(a.Stderr, "planq: warning: %s\n", st.Warning)
 	}
+	for _, n := range st.Notes {
+		fmt.Fprintf(a.Stderr, "planq: note: %s\n", n)
+	}
 	fmt.Fprintf(a.Stderr, "planq: %s\n", line)
 }
 
@@ -132,6 +141,7 @@ func (a *app) sayStarted(st hooks.Started, line string) {
 // streams, and returns its exit status. When the agent is not installed (or
 // agentCmd is "none") it prints what to run instead.
 func (a *app) launch(ctx context.Context, agentCmd, dir string, args []string) error {
+	a.warnUnwired(dir)
 	argv := splitWords(agentCmd)
 	if agentCmd == "none" || len(argv) == 0 {
 		fmt.Fprintf(a.Stdout, "Run in %s:\n  %s\n", dir, shellLine(append(splitWords(defaultAgent), args...)))
@@ -165,4 +175,15 @@ func shellLine(argv []string) string {
 		out[i] = hooks.ShellQuote(w)
 	}
 	return strings.Join(out, " ")
+}
+
+// warnUnwired warns when Claude Code would start in dir without planq's
+// server or hooks (so without the gate), with the fix doctor gives.
+func (a *app) warnUnwired(dir string) {
+	home, _ := a.homeDir()
+	for _, c := range wiringChecks(hooks.Installed(dir, home)) {
+		if !c.OK {
+			fmt.Fprintf(a.Stderr, "planq: warning: %s, so the agent runs without planq's gate; fix: %s\n", c.Detail, c.Fix)
+		}
+	}
 }

@@ -45,6 +45,10 @@ func TestStartLaunchesTheAgentInTheDeclaredChange(t *testing.T) {
 	if !strings.Contains(errs, "Started change") {
 		t.Fatalf("stderr: %s", errs)
 	}
+	// planq is not wired here: start says the gate will not run, and the fix.
+	if !strings.Contains(errs, "MCP server is not registered") || !strings.Contains(errs, "fix: planq mcp install") {
+		t.Errorf("start in an unwired repo does not warn:\n%s", errs)
+	}
 	cur, err := jj.New(repo).Current(context.Background())
 	if err != nil || strings.TrimSpace(cur.Description) != "Add a greeting file" {
 		t.Fatalf("@ = %+v, %v", cur, err)
@@ -77,4 +81,45 @@ func TestSessionHookCommandsNeverBlockOnErrors(t *testing.T) {
 			t.Errorf("%s on bad input: exit %d, stdout %q, stderr %q; want exit 0, one stderr line", sub, code, out.String(), errb.String())
 		}
 	}
+}
+
+// TestInstallThenStartKeepsTheWiring walks the README's quick start in a
+// clone of a remote with main: planq mcp install, then planq start. The
+// wiring is still there for the agent, and nothing left the disk unsaid.
+func TestInstallThenStartKeepsTheWiring(t *testing.T) {
+	testenv.Isolate(t)
+	t.Setenv("PATH", "/usr/local/bin:/usr/bin:/bin") // no claude: install edits the files itself
+	bare := testenv.RemoteWithMain(t)
+
+	t.Run("default (local) scope", func(t *testing.T) {
+		repo := testenv.Clone(t, bare)
+		out, errs, code := runIn(t, repo, "mcp", "install")
+		if code != 0 || !strings.Contains(out, "ignore .claude/settings.local.json") {
+			t.Fatalf("mcp install: exit %d\n%s%s", code, out, errs)
+		}
+		if _, errs, code = runIn(t, repo, "start", "Add a greeting file", "--agent-cmd", "none"); code != 0 || strings.Contains(errs, "warning") {
+			t.Fatalf("start: exit %d\n%s", code, errs)
+		}
+		if out, _, code := runIn(t, repo, "doctor"); code != 0 {
+			t.Errorf("doctor after start: exit %d\n%s", code, out)
+		}
+		if d := testenv.Run(t, repo, "jj", "--no-pager", "diff", "--summary"); d != "" {
+			t.Errorf("the declared change holds planq's wiring:\n%s", d)
+		}
+	})
+
+	t.Run("project scope", func(t *testing.T) {
+		repo := testenv.Clone(t, bare)
+		out, errs, code := runIn(t, repo, "mcp", "install", "--scope", "project")
+		if code != 0 || !strings.Contains(out, "jj commit -m") {
+			t.Fatalf("mcp install --scope project: exit %d\n%s%s", code, out, errs)
+		}
+		_, errs, code = runIn(t, repo, "start", "Add a greeting file", "--agent-cmd", "none")
+		if code != 0 || !strings.Contains(errs, "planq: note: The working copy held undescribed work (.claude/settings.json, .mcp.json)") {
+			t.Fatalf("start: exit %d; stderr does not say the wiring was carried:\n%s", code, errs)
+		}
+		if out, _, code := runIn(t, repo, "doctor"); code != 0 {
+			t.Errorf("doctor after start: exit %d\n%s", code, out)
+		}
+	})
 }

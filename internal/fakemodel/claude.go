@@ -96,21 +96,9 @@ type Result struct {
 // Exec runs claude headless with the fake model and returns its output. Runs
 // are as root in a sandbox, so permissions are skipped (IS_SANDBOX=1).
 func (r Run) Exec(ctx context.Context) (Result, error) {
-	args := append([]string{"--output-format", "json", "--dangerously-skip-permissions"}, r.Args...)
-	cmd := exec.CommandContext(ctx, r.Claude, args...)
+	cmd := exec.CommandContext(ctx, r.Claude, append(HeadlessArgs(), r.Args...)...)
 	cmd.Dir = r.Dir
-	cmd.Env = append(baseEnv(),
-		"HOME="+r.Home,
-		"ANTHROPIC_BASE_URL="+r.Model.URL,
-		"ANTHROPIC_API_KEY=x",
-		"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1",
-		"DISABLE_AUTOUPDATER=1",
-		"DISABLE_TELEMETRY=1",
-		"DISABLE_ERROR_REPORTING=1",
-		"IS_SANDBOX=1",
-		"CI=true",
-	)
-	cmd.Env = append(cmd.Env, r.Env...)
+	cmd.Env = r.Environ()
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	cmd.WaitDelay = 5 * time.Second
@@ -126,6 +114,31 @@ func (r Run) Exec(ctx context.Context) (Result, error) {
 		return res, fmt.Errorf("claude %s: %w\nstdout: %s\nstderr: %s", strings.Join(r.Args, " "), err, res.Stdout, res.Stderr)
 	}
 	return res, nil
+}
+
+// HeadlessArgs are the arguments every headless run starts with: JSON
+// output, and permissions skipped (the runs are sandboxed, IS_SANDBOX=1).
+func HeadlessArgs() []string {
+	return []string{"--output-format", "json", "--dangerously-skip-permissions"}
+}
+
+// Environ is the environment Exec gives claude: the process environment
+// without anything pointing at a real account, HOME, the fake model's URL,
+// and r.Env. A test that starts claude through another program (planq start)
+// gives it this environment.
+func (r Run) Environ() []string {
+	env := append(baseEnv(),
+		"HOME="+r.Home,
+		"ANTHROPIC_BASE_URL="+r.Model.URL,
+		"ANTHROPIC_API_KEY=x",
+		"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1",
+		"DISABLE_AUTOUPDATER=1",
+		"DISABLE_TELEMETRY=1",
+		"DISABLE_ERROR_REPORTING=1",
+		"IS_SANDBOX=1",
+		"CI=true",
+	)
+	return append(env, r.Env...)
 }
 
 // baseEnv is the process environment without anything that would point

@@ -3,12 +3,16 @@
 package testenv
 
 import (
+	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/planq-dev/planq/jj"
 )
 
 // Isolate points HOME, XDG_CONFIG_HOME and PLANQ_HOME at fresh temp dirs and
@@ -21,6 +25,7 @@ func Isolate(t testing.TB) string {
 	for k, v := range goCaches() {
 		t.Setenv(k, v)
 	}
+	git := jjGit() // before JJ_CONFIG moves
 	home := t.TempDir()
 	t.Setenv("HOME", home)
 	t.Setenv("XDG_CONFIG_HOME", filepath.Join(home, ".config"))
@@ -35,7 +40,32 @@ func Isolate(t testing.TB) string {
 	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
 	t.Setenv("CLAUDE_PROJECT_DIR", "")
 	t.Setenv("PLANQ_AGENT", "")
+	if git.Setting != "" && git.Setting != "git" {
+		// The user's jj fetches with this git (scripts/install-git.sh sets
+		// it); so does the isolated one.
+		cfg := fmt.Sprintf("[git]\nexecutable-path = %q\n", git.Setting)
+		if err := os.WriteFile(os.Getenv("JJ_CONFIG"), []byte(cfg), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
 	return home
+}
+
+// jjGit is the git the user's jj runs, asked once per test binary.
+var jjGit = sync.OnceValue(func() jj.GitInfo {
+	g, _ := jj.New(".").Git(context.Background())
+	return g
+})
+
+// RequireGitForJJ fails the test unless jj runs a git it can fetch with
+// (>= 2.42), naming the fix. Call it after Isolate.
+func RequireGitForJJ(t testing.TB) {
+	t.Helper()
+	RequireJJ(t)
+	g := jjGit()
+	if !g.Suitable() {
+		t.Fatalf("jj runs %s, and jj needs git >= %d.%d to fetch: run `make test` (or bash scripts/install-git.sh), which points jj at one", g, jj.MinGitMajor, jj.MinGitMinor)
+	}
 }
 
 // goCaches returns GOCACHE, GOMODCACHE and GOPATH as go resolves them for
@@ -128,4 +158,42 @@ func BuildPlanq(t testing.TB, root string) string {
 		t.Fatalf("go build planq: %v\n%s", err, b)
 	}
 	return out
+}
+
+// RemoteWithMain creates a bare git repo whose main holds one commit (a
+// README), as a project's origin would, and returns its path.
+func RemoteWithMain(t testing.TB) string {
+	t.Helper()
+	bare := filepath.Join(t.TempDir(), "origin.git")
+	Run(t, "", "git", "init", "-q", "--bare", "-b", "main", bare)
+	PushCommit(t, bare, "README.md", "# project\n", "Initial commit")
+	return bare
+}
+
+// PushCommit commits content to rel on top of the remote's main, as someone
+// else would, and pushes it; it returns the new commit id.
+func PushCommit(t testing.TB, bare, rel, content, msg string) string {
+	t.Helper()
+	work := t.TempDir()
+	Run(t, work, "git", "init", "-q", "-b", "main")
+	Run(t, work, "git", "remote", "add", "origin", bare)
+	if strings.TrimSpace(Run(t, work, "git", "ls-remote", "origin", "refs/heads/main")) != "" {
+		Run(t, work, "git", "fetch", "-q", "origin", "main")
+		Run(t, work, "git", "reset", "-q", "--hard", "FETCH_HEAD")
+	}
+	WriteFile(t, work, rel, content)
+	Run(t, work, "git", "add", "--", rel)
+	Run(t, work, "git", "commit", "-q", "-m", msg)
+	Run(t, work, "git", "push", "-q", "origin", "HEAD:refs/heads/main")
+	return strings.TrimSpace(Run(t, work, "git", "rev-parse", "HEAD"))
+}
+
+// Clone clones the remote into a fresh colocated jj repo, as a user starting
+// on a project does (`jj git clone --colocate`), and returns its path.
+func Clone(t testing.TB, bare string) string {
+	t.Helper()
+	RequireGitForJJ(t)
+	dir := filepath.Join(t.TempDir(), "clone")
+	Run(t, "", "jj", "git", "clone", "--colocate", bare, dir)
+	return dir
 }

@@ -1,0 +1,106 @@
+package fakemodel
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// TestInstallClaudeUsesTheMachinesNpmConfig: scripts/install-claude.sh
+// installs into a prefix of its own but keeps the machine's global npm
+// config (a registry here; behind a proxy, its cafile too), for the
+// reachability check and for the install itself, and a registry that fails
+// is reported with its own error after at most one retry.
+func TestInstallClaudeUsesTheMachinesNpmConfig(t *testing.T) {
+	if _, err := exec.LookPath("npm"); err != nil {
+		t.Skip("SKIPPED: npm is not installed")
+	}
+	root, err := repoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		name     string
+		metadata bool // the registry answers the package's metadata
+		code     int
+	}{
+		{"registry down", false, 3},
+		{"tarball fails", true, 1},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var meta, tarballs atomic.Int32
+			var registry *httptest.Server
+			registry = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				switch {
+				case strings.HasSuffix(r.URL.Path, ".tgz"):
+					tarballs.Add(1)
+				case strings.Contains(r.URL.Path, "claude-code"): // not npm's own update check
+					meta.Add(1)
+					if tt.metadata {
+						json.NewEncoder(w).Encode(packument(registry.URL))
+						return
+					}
+				}
+				http.Error(w, "down for maintenance", http.StatusServiceUnavailable)
+			}))
+			defer registry.Close()
+			// npm derives its global config from its prefix: <prefix>/etc/npmrc.
+			global := t.TempDir()
+			os.MkdirAll(filepath.Join(global, "etc"), 0o755)
+			if err := os.WriteFile(filepath.Join(global, "etc", "npmrc"), []byte("registry="+registry.URL+"/\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+			defer cancel()
+			cmd := exec.CommandContext(ctx, "bash", filepath.Join(root, "scripts", "install-claude.sh"))
+			cmd.Env = append(os.Environ(),
+				"PATH=/usr/local/bin:/usr/bin:/bin", // no claude on it
+				"HOME="+t.TempDir(),                 // no user npmrc, an empty npm cache
+				"NPM_CONFIG_PREFIX="+global,
+				"PLANQ_TOOLS_DIR="+t.TempDir(),
+				"PLANQ_CLAUDE_CODE_VERSION="+testVersion,
+			)
+			out, err := cmd.CombinedOutput()
+			var ee *exec.ExitError
+			if !errors.As(err, &ee) || ee.ExitCode() != tt.code {
+				t.Fatalf("install-claude.sh: %v, want exit %d\n%s", err, tt.code, out)
+			}
+			if !strings.Contains(string(out), "503") {
+				t.Errorf("the output lacks the registry's error:\n%s", out)
+			}
+			asked := meta.Load()
+			if tt.metadata {
+				asked = tarballs.Load() // the install itself went to the machine's registry
+			}
+			if asked < 1 || asked > 2 {
+				t.Errorf("the failing request reached the machine's registry %d times; want 1, or 2 with the one retry\n%s", asked, out)
+			}
+		})
+	}
+}
+
+// testVersion is a Claude Code version that only the test's registry has.
+const testVersion = "0.0.1-planq-test"
+
+// packument is registry metadata for Claude Code testVersion, with its
+// tarball on the registry at base.
+func packument(base string) map[string]any {
+	const name, version = "@anthropic-ai/claude-code", testVersion
+	return map[string]any{
+		"name":      name,
+		"dist-tags": map[string]string{"latest": version},
+		"versions": map[string]any{version: map[string]any{
+			"name": name, "version": version,
+			"dist": map[string]string{"tarball": base + "/@anthropic-ai/claude-code/-/claude-code-" + version + ".tgz"},
+		}},
+	}
+}
