@@ -297,3 +297,16 @@ deb_move_into_place() {
   fi
   mv -T -- "$stage/root" "$deb_target"
 }
+
+# parse_mode sets mode from the script's arguments: none (install), --check,
+# or --help (prints the caller's usage and exits). Anything else is an error.
+parse_mode() {
+  mode=install
+  case "${1:-}" in
+    '') ;;
+    --check) mode=check ;;
+    -h | --help) usage; exit 0 ;;
+    *) printf '%s: unknown argument: %s\n' "$prog" "$1" >&2; usage >&2; exit 2 ;;
+  esac
+  [[ $# -le 1 ]] || { usage >&2; exit 2; }
+}

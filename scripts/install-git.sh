@@ -103,14 +103,7 @@ configure_jj() {
   echo "jj now runs git $(suitable_version "$git") at $git (git.executable-path in $cfg)"
 }
 
-mode=install
-case "${1:-}" in
-  '') ;;
-  --check) mode=check ;;
-  -h | --help) usage; exit 0 ;;
-  *) printf '%s: unknown argument: %s\n' "$prog" "$1" >&2; usage >&2; exit 2 ;;
-esac
-[[ $# -le 1 ]] || { usage >&2; exit 2; }
+parse_mode "$@"
 
 : "${HOME:?HOME is not set}"
 PREFIX=${PLANQ_GIT_PREFIX:-$HOME/.local/share/planq/git}

@@ -101,14 +101,7 @@ on_path() {
 # shellcheck source=scripts/debian-private.sh
 . "$(dirname "${BASH_SOURCE[0]}")/debian-private.sh"
 
-mode=install
-case "${1:-}" in
-  '') ;;
-  --check) mode=check ;;
-  -h | --help) usage; exit 0 ;;
-  *) printf '%s: unknown argument: %s\n' "$prog" "$1" >&2; usage >&2; exit 2 ;;
-esac
-[[ $# -le 1 ]] || { usage >&2; exit 2; }
+parse_mode "$@"
 
 : "${HOME:?HOME is not set}"
 PREFIX=${PLANQ_JJ_PREFIX:-$HOME/.local/share/planq/jj}
