@@ -50,7 +50,7 @@ func (s *Store) Status(ctx context.Context) (Status, error) {
 		return st, nil
 	}
 	st.Initialized = true
-	r, err := openRepo(s.Bare)
+	r, err := s.openRepo()
 	if err != nil {
 		return st, err
 	}
@@ -98,7 +98,7 @@ func (s *Store) Status(ctx context.Context) (Status, error) {
 		if h, err := r.head(w.Branch); err == nil && !h.IsZero() {
 			tree, _ = r.commitTree(h)
 		}
-		if st.Dirty, err = dirtyPaths(r, w, tree); err != nil {
+		if st.Dirty, _, err = dirtyPaths(r, w, tree); err != nil {
 			return st, err
 		}
 		if st.CheckedOut != s.Agent {
@@ -124,9 +124,10 @@ func (s *Store) LogEntries(ctx context.Context, n int) ([]changelog.Entry, []cha
 	if err != nil {
 		return nil, nil, err
 	}
+	defer rd.close()
 	if n > 0 {
-		es, err := rd.tailEntriesOf(s.Branch(), ChangelogFile, n)
-		return es, nil, err
+		es, probs, err := rd.tailEntriesOf(s.Branch(), ChangelogFile, n)
+		return es, append(probs, rd.notes...), err
 	}
 	es, probs, err := rd.allEntries(s.Branch(), ChangelogFile)
 	if err != nil {
@@ -135,7 +136,7 @@ func (s *Store) LogEntries(ctx context.Context, n int) ([]changelog.Entry, []cha
 	for i, j := 0, len(es)-1; i < j; i, j = i+1, j-1 {
 		es[i], es[j] = es[j], es[i]
 	}
-	return es, probs, nil
+	return es, append(probs, rd.notes...), nil
 }
 
 // Aggregate builds the session changelog across every agent branch.
@@ -148,6 +149,7 @@ func (s *Store) Aggregate(ctx context.Context) (changelog.Summary, []changelog.P
 	if err != nil {
 		return sum, nil, err
 	}
+	defer rd.close()
 	branches, err := rd.r.branches()
 	if err != nil {
 		return sum, nil, err
@@ -168,7 +170,7 @@ func (s *Store) Aggregate(ctx context.Context) (changelog.Summary, []changelog.P
 	}
 	sum = changelog.Aggregate(byAgent)
 	sum.Project = s.Project
-	return sum, problems, nil
+	return sum, append(problems, rd.notes...), nil
 }
 
 // remoteState compares a branch with its remote-tracking ref (as of the last
@@ -177,11 +179,13 @@ func remoteState(r *repo, branch string, local plumbing.Hash, hasRemote bool) st
 	if !hasRemote {
 		return ""
 	}
-	ref, err := r.st.Reference(plumbing.ReferenceName("refs/remotes/" + remoteName + "/" + branch))
+	theirs, ok, err := r.readRef("refs/remotes/" + remoteName + "/" + branch)
 	if err != nil {
+		return "unknown"
+	}
+	if !ok {
 		return "not pushed"
 	}
-	theirs := ref.Hash()
 	if theirs == local {
 		return "up to date"
 	}

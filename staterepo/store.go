@@ -112,6 +112,10 @@ type Options struct {
 	Getenv      func(string) string // environment lookup; default os.Getenv
 	LockTimeout time.Duration       // how long a write waits for the lock; default 30s
 	Now         func() time.Time    // clock; default time.Now
+	// Warn receives what a person should know about a command that
+	// succeeded (a repair made, a stale lock removed, a worktree left for
+	// the next write to finish); default: a "planq: warning:" line on stderr.
+	Warn func(string)
 }
 
 // Store is one code repo's view of its project's state repo.
@@ -130,6 +134,18 @@ type Store struct {
 	lockTimeout time.Duration
 	now         func() time.Time
 	getenv      func(string) string
+	warnf       func(string)
+}
+
+// warn reports something a person should know about a command that
+// succeeded.
+func (s *Store) warn(msg string) { s.warnf(msg) }
+
+// debugf prints a line on stderr when PLANQ_DEBUG is set.
+func (s *Store) debugf(format string, args ...any) {
+	if s.getenv("PLANQ_DEBUG") != "" {
+		fmt.Fprintf(os.Stderr, "planq: debug: "+format+"\n", args...)
+	}
 }
 
 // Open resolves the code repo root, the project, the agent and the state
@@ -198,7 +214,10 @@ func Open(o Options) (*Store, error) {
 		Root: root, Home: home, Project: project, Agent: agent,
 		Bare:     filepath.Join(home, "state-repos", project+".git"),
 		Worktree: worktree, Config: cfg, AgentSource: src,
-		lockTimeout: o.LockTimeout, now: o.Now, getenv: getenv,
+		lockTimeout: o.LockTimeout, now: o.Now, getenv: getenv, warnf: o.Warn,
+	}
+	if s.warnf == nil {
+		s.warnf = func(msg string) { fmt.Fprintf(os.Stderr, "planq: warning: %s\n", msg) }
 	}
 	if s.lockTimeout <= 0 {
 		s.lockTimeout = 30 * time.Second
@@ -212,7 +231,14 @@ func Open(o Options) (*Store, error) {
 // checkedOutAgent returns the agent whose branch the worktree at path has
 // checked out, or "" when there is none.
 func checkedOutAgent(path string) string {
-	data, err := os.ReadFile(filepath.Join(path, ".git"))
+	if checkWorktreeDir(path) != nil {
+		return ""
+	}
+	gitFile := filepath.Join(path, ".git")
+	if st, err := os.Lstat(gitFile); err != nil || !st.Mode().IsRegular() {
+		return ""
+	}
+	data, err := os.ReadFile(gitFile)
 	if err != nil {
 		return ""
 	}
