@@ -269,10 +269,18 @@ func (r *repo) writeObject(typ plumbing.ObjectType, data []byte) (plumbing.Hash,
 		_ = os.Chtimes(final, now, now)
 		return h, nil
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return plumbing.ZeroHash, fmt.Errorf("write object: %w", err)
+	// Maintenance removes fan-out directories it emptied; create it again
+	// when it vanishes in between, as git does.
+	var f *os.File
+	var err error
+	for range 5 {
+		if err = os.MkdirAll(dir, 0o755); err != nil {
+			return plumbing.ZeroHash, fmt.Errorf("write object: %w", err)
+		}
+		if f, err = os.CreateTemp(dir, "tmp_obj_"); !errors.Is(err, fs.ErrNotExist) {
+			break
+		}
 	}
-	f, err := os.CreateTemp(dir, "tmp_obj_")
 	if err != nil {
 		return plumbing.ZeroHash, fmt.Errorf("write object: %w", err)
 	}
@@ -315,7 +323,9 @@ func (r *repo) syncObjects() error {
 	r.dirs = map[string]bool{}
 	r.mu.Unlock()
 	for d := range dirs {
-		if err := syncDir(d); err != nil {
+		// A directory maintenance removed held only objects it had packed
+		// (and fsynced) already.
+		if err := syncDir(d); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return fmt.Errorf("sync %s: %w", d, err)
 		}
 	}

@@ -148,11 +148,24 @@ func (s *Store) Maintain(ctx context.Context, full bool) (MaintainResult, error)
 	}
 	res.LooseBefore = countLoose(s.Bare)
 	res.TmpRemoved = removeStaleTemps(s.Bare, tmpLife)
-	cmd := exec.CommandContext(ctx, git, repackArgs(full)...)
-	cmd.Dir = s.Bare
-	cmd.Env = gitEnv()
-	if out, err := cmd.CombinedOutput(); err != nil {
-		return res, fmt.Errorf("git repack in %s: %v: %s", s.Bare, err, strings.TrimSpace(string(out)))
+	run := func(args ...string) error {
+		cmd := exec.CommandContext(ctx, git, args...)
+		cmd.Dir = s.Bare
+		cmd.Env = gitEnv()
+		if out, err := cmd.CombinedOutput(); err != nil {
+			return fmt.Errorf("git %s in %s: %v: %s", args[len(gitConfig)], s.Bare, err, strings.TrimSpace(string(out)))
+		}
+		return nil
+	}
+	if err := run(repackArgs(full)...); err != nil {
+		return res, err
+	}
+	// The cruft repack leaves unreachable loose objects past their expiry
+	// loose; prune deletes them (and nothing younger).
+	if full && countLoose(s.Bare) > 0 {
+		if err := run(append(gitConfig, "prune", "--expire="+expiry(unreachableLife))...); err != nil {
+			return res, err
+		}
 	}
 	_ = os.Remove(filepath.Join(s.Bare, maintenanceLog)) // a later success clears an old failure
 	res.LooseAfter = countLoose(s.Bare)
@@ -165,13 +178,18 @@ func (s *Store) Maintain(ctx context.Context, full bool) (MaintainResult, error)
 // repo): packs fsynced, no bitmaps or server info (nobody fetches over
 // dumb HTTP from a state repo), nothing else of git gc.
 func repackArgs(full bool) []string {
-	args := []string{"-c", "core.fsync=committed", "-c", "core.fsyncMethod=fsync", "-c", "gc.auto=0",
-		"repack", "-d", "-l", "-q", "-n", "--no-write-bitmap-index"}
+	args := append(append([]string(nil), gitConfig...), "repack", "-d", "-l", "-q", "-n", "--no-write-bitmap-index")
 	if full {
-		return append(args, "-a", "--cruft", fmt.Sprintf("--cruft-expiration=%d.seconds.ago", int(unreachableLife.Seconds())))
+		return append(args, "-a", "--cruft", "--cruft-expiration="+expiry(unreachableLife))
 	}
 	return append(args, "--geometric=2")
 }
+
+// gitConfig starts every maintenance git command line.
+var gitConfig = []string{"-c", "core.fsync=committed", "-c", "core.fsyncMethod=fsync", "-c", "gc.auto=0"}
+
+// expiry is git's date for "age ago".
+func expiry(age time.Duration) string { return fmt.Sprintf("%d.seconds.ago", int(age.Seconds())) }
 
 // gitEnv is the environment for maintenance's git: without the variables
 // that would point it at another repository (planq may run inside a git

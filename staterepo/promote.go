@@ -42,6 +42,9 @@ func (s *Store) promote(ctx context.Context) (PromoteResult, error) {
 		return res, err
 	}
 	defer lk.Release()
+	if _, err := s.initLocked(ctx); err != nil {
+		return res, err
+	}
 	r, err := s.openRepo()
 	if err != nil {
 		return res, err
