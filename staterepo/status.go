@@ -3,6 +3,7 @@ package staterepo
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 	"sort"
 	"strings"
 	"time"
@@ -39,6 +40,14 @@ type Status struct {
 	Agents       []AgentInfo `json:"agents"`
 	Notes        []string    `json:"notes,omitempty"` // things a person should act on
 	RemoteBehind []string    `json:"remote_behind,omitempty"`
+	Objects      *Objects    `json:"objects,omitempty"`
+}
+
+// Objects is what the repo's objects take on disk.
+type Objects struct {
+	Loose int   `json:"loose"`
+	Packs int   `json:"packs"`
+	Bytes int64 `json:"bytes"`
 }
 
 // Status reports the state repo's branches, worktree and remote.
@@ -65,7 +74,8 @@ func (s *Store) Status(ctx context.Context) (Status, error) {
 	for _, b := range branches {
 		h, err := r.head(b)
 		if err != nil {
-			return st, err
+			st.Notes = append(st.Notes, err.Error())
+			continue
 		}
 		if b == GlobalBranch {
 			st.Global = h.String()
@@ -110,6 +120,17 @@ func (s *Store) Status(ctx context.Context) (Status, error) {
 	}
 	if st.Remote == "" {
 		st.Notes = append(st.Notes, "no remote: `planq state remote URL` sets one for push and pull")
+	}
+	if h, err := r.head(s.Branch()); err == nil && h.IsZero() {
+		if es, _ := readReflog(filepath.Join(s.Bare, "logs", "refs", "heads", s.Branch())); len(es) > 0 {
+			st.Notes = append(st.Notes, fmt.Sprintf("branch %s is missing; the next write restores it from its reflog", s.Branch()))
+		}
+	}
+	o := &Objects{Loose: countLoose(s.Bare)}
+	o.Packs, o.Bytes = objectSizes(s.Bare)
+	st.Objects = o
+	if p := maintenanceProblem(s.Bare); p != "" {
+		st.Notes = append(st.Notes, "the last background maintenance failed: "+p+"; `planq state gc` runs it in the foreground and shows why")
 	}
 	return st, nil
 }

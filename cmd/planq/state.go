@@ -33,8 +33,11 @@ func (a *app) openStore(repo string) (*staterepo.Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	return staterepo.Open(staterepo.Options{Dir: dir, Getenv: a.Getenv})
+	return staterepo.Open(staterepo.Options{Dir: dir, Getenv: a.Getenv, Warn: a.warn})
 }
+
+// warn prints a warning about a command that succeeded.
+func (a *app) warn(msg string) { fmt.Fprintf(a.Stderr, "planq: warning: %s\n", msg) }
 
 func writeJSON(w io.Writer, v any) error {
 	enc := json.NewEncoder(w)
@@ -99,7 +102,7 @@ again changes nothing.`,
 					return err
 				}
 			}
-			s, err := staterepo.Open(staterepo.Options{Dir: root, Getenv: a.Getenv})
+			s, err := staterepo.Open(staterepo.Options{Dir: root, Getenv: a.Getenv, Warn: a.warn})
 			if err != nil {
 				return err
 			}
@@ -161,6 +164,9 @@ func newStateStatusCmd(a *app) *cobra.Command {
 			}
 			if st.Remote != "" {
 				fmt.Fprintf(w, "remote:   %s (global: %s)\n", st.Remote, st.GlobalRemote)
+			}
+			if o := st.Objects; o != nil {
+				fmt.Fprintf(w, "objects:  %.1f MiB: %d loose, %d packs\n", float64(o.Bytes)/(1<<20), o.Loose, o.Packs)
 			}
 			if len(st.Agents) > 0 {
 				fmt.Fprintln(w, "\nagents:")
