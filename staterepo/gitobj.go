@@ -296,6 +296,7 @@ func (r *repo) writeObject(typ plumbing.ObjectType, data []byte) (plumbing.Hash,
 	if err == nil {
 		err = f.Chmod(0o444)
 	}
+	crashPoint("object-tmp")
 	if err == nil {
 		err = syncFile(f)
 	}

@@ -245,6 +245,7 @@ func (r *repo) updateRef(ctx context.Context, u refUpdate) error {
 			}
 		}
 	}
+	crashPoint("ref-locked")
 	if err := os.Rename(lock, path); err != nil {
 		return fmt.Errorf("update %s: %w", u.name, err)
 	}

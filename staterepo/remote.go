@@ -264,13 +264,16 @@ func (s *Store) moveBranch(ctx context.Context, r *repo, branch string, old, nex
 		}
 	}
 	for i := range wts {
+		wts[i].pending = syncPending(&wts[i])
 		if err := markSync(&wts[i], next); err != nil {
 			return err
 		}
 	}
 	if err := r.updateRef(ctx, refUpdate{name: branchRef(branch), new: next, old: old, msg: msg, sig: s.signature()}); err != nil {
 		for i := range wts {
-			clearSync(&wts[i])
+			if !wts[i].pending {
+				clearSync(&wts[i])
+			}
 		}
 		return err
 	}
@@ -279,7 +282,9 @@ func (s *Store) moveBranch(ctx context.Context, r *repo, branch string, old, nex
 			s.warn(fmt.Sprintf("branch %s updated, but its worktree %s was not (%v); the next planq write finishes it", branch, wts[i].Path, err))
 			continue
 		}
-		clearSync(&wts[i])
+		if !wts[i].pending {
+			clearSync(&wts[i])
+		}
 	}
 	return nil
 }

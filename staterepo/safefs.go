@@ -176,6 +176,7 @@ func (w *wtRoot) WriteFile(rel string, data []byte) error {
 		return err
 	}
 	_, err = f.Write(data)
+	crashPoint("worktree-tmp")
 	if err == nil {
 		err = f.Chmod(0o644) // whatever the umask, as git checks files out
 	}
@@ -214,6 +215,10 @@ func (w *wtRoot) Append(rel string, size int64, extra []byte) (appended bool, er
 	got, err := af.Stat()
 	if err != nil || !os.SameFile(st, got) || got.Size() != size {
 		return false, nil
+	}
+	if len(extra) > 1 && crashing("worktree-append") {
+		_, _ = af.Write(extra[:len(extra)/2]) // a write cut short, as by a full disk
+		crashPoint("worktree-append")
 	}
 	if _, err := af.Write(extra); err != nil {
 		if terr := af.Truncate(size); terr != nil {

@@ -364,17 +364,25 @@ func (t *Tx) commit(ctx context.Context, msg string) (plumbing.Hash, error) {
 	if err != nil {
 		return plumbing.ZeroHash, err
 	}
+	crashPoint("objects-written")
 	for i := range t.wts {
+		// A worktree still pending (its repair failed, e.g. for lack of
+		// space) stays pending after this write: only a repair finishes it.
+		t.wts[i].pending = syncPending(&t.wts[i])
 		if err := markSync(&t.wts[i], h); err != nil {
 			return plumbing.ZeroHash, err
 		}
 	}
+	crashPoint("marked")
 	if err := t.r.updateRef(ctx, refUpdate{name: branchRef(t.branch), new: h, old: t.head, msg: "planq: " + msg, sig: t.s.signature()}); err != nil {
 		for i := range t.wts {
-			clearSync(&t.wts[i])
+			if !t.wts[i].pending {
+				clearSync(&t.wts[i])
+			}
 		}
 		return plumbing.ZeroHash, err
 	}
+	crashPoint("ref-updated")
 	if err := t.syncAll(ctx, changes); err != nil {
 		t.s.warn(fmt.Sprintf("committed %s on %s, but %v; the next planq write finishes it", short(h), t.branch, err))
 	}
@@ -438,7 +446,9 @@ func (t *Tx) syncAll(ctx context.Context, changes []fileChange) error {
 			errs = append(errs, fmt.Errorf("updating the worktree %s failed: %w", w.Path, err))
 			continue
 		}
-		clearSync(w)
+		if !w.pending {
+			clearSync(w)
+		}
 	}
 	return errors.Join(errs...)
 }

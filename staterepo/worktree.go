@@ -25,6 +25,9 @@ type linkedWorktree struct {
 	Admin  string // <bare>/worktrees/<id>
 	Path   string // the worktree's top directory
 	Branch string // the checked-out branch, "" when HEAD is detached
+	// pending is set while a write updates the worktree when an earlier
+	// update of it was left unfinished: the marker then stays for a repair.
+	pending bool
 }
 
 // worktreeID derives the admin directory name from the worktree's path, so
@@ -290,6 +293,7 @@ func syncWorktreeWith(ctx context.Context, r *repo, w *linkedWorktree, root *wtR
 				return err
 			}
 		}
+		crashPoint("worktree-file")
 		st, err := root.Lstat(c.path)
 		if err != nil {
 			return err
@@ -365,6 +369,7 @@ func writeIndex(ctx context.Context, r *repo, w *linkedWorktree, idx *index.Inde
 	if err != nil {
 		return fmt.Errorf("write the worktree index: %w", err)
 	}
+	crashPoint("index-locked")
 	lock := f.Name()
 	_, err = f.Write(buf.Bytes())
 	if cerr := f.Close(); err == nil {

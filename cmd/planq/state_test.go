@@ -22,7 +22,12 @@ type stateWorld struct {
 
 func newStateWorld(t *testing.T) *stateWorld {
 	t.Helper()
-	base := t.TempDir()
+	return newStateWorldAt(t, t.TempDir())
+}
+
+// newStateWorldAt is newStateWorld under the directory base.
+func newStateWorldAt(t *testing.T, base string) *stateWorld {
+	t.Helper()
 	w := &stateWorld{t: t, repo: filepath.Join(base, "code"), env: map[string]string{
 		"HOME": filepath.Join(base, "home"), "PLANQ_HOME": filepath.Join(base, "planq"),
 	}}
