@@ -25,8 +25,10 @@ import (
 // bucket of names) instead of being decoded whole. go-git's MemoryIndex
 // decodes every .idx it opens and, on the first packed read, builds a map
 // from offset to hash of the whole pack; for a state repo of 100,000 entries
-// (about 400,000 objects) that cost every CLI or hook process tens of
-// milliseconds before it read its first commit (see BenchmarkPackedRead).
+// (about 400,000 objects) that cost every CLI or hook process its first
+// packed read dearly: BenchmarkPackedRead measures 99 ms and 30 MB with
+// go-git against 0.6 ms and 0.2 MB here, for a head commit, its tree and a
+// file of a pack of 100,000 commits.
 // Files are opened per read and closed again, so git may replace packs at
 // any time (on Windows an open file could not be deleted).
 type packSet struct {
