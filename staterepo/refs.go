@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"syscall"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
@@ -46,7 +47,7 @@ func (r *repo) readRef(name string) (h plumbing.Hash, ok bool, err error) {
 			return h, false, fmt.Errorf("ref %s is %w: %s %s", name, ErrDamaged, path, what)
 		}
 		return plumbing.NewHash(s), true, nil
-	case errors.Is(err, fs.ErrNotExist) || errors.Is(err, errNotDir):
+	case errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR):
 	default:
 		if st, serr := os.Stat(path); serr == nil && st.IsDir() {
 			return h, false, nil // a directory of refs below this name: no such ref

@@ -24,10 +24,17 @@
 //     cross-process lock (flock on <bare>/planq.lock, waited for with the
 //     context and a timeout) held across read-modify-commit, so concurrent
 //     writers never lose an entry. The commit is built from the changed
-//     blobs and trees only (no worktree scan); refs are updated with git's
-//     own lock-file protocol; worktrees that have the branch checked out get
-//     the changed files and their index entries rewritten, so `git status`
-//     there stays clean and git's own commands keep working.
+//     blobs and trees only (no worktree scan), its objects fsynced before
+//     the branch moves; refs are updated with git's own lock-file protocol
+//     and reflogs (gitobj.go, refs.go); worktrees that have the branch checked out
+//     get the changed files and their index entries rewritten, so `git
+//     status` there stays clean and git's own commands keep working. Once
+//     the branch has moved the write has succeeded; what a killed or failed
+//     write leaves behind, the next one clears first (recover.go).
+//   - Maintenance (maintain.go) is git's repack, in the background after
+//     writes and in `planq state gc`, never under the write lock.
+//   - Files in the worktree are read and written without following links
+//     (safefs.go).
 //   - The worktree is registered the way `git worktree add` does it
 //     (<bare>/worktrees/<id>/{HEAD,commondir,gitdir,index} and a .git file),
 //     so `git worktree list`, `git fsck` and hand commits work. The code repo
@@ -44,7 +51,8 @@
 //   - Hand edits in the worktree are respected: a write that changes a file
 //     with uncommitted edits builds on (and commits) the edited copy; a copy
 //     left stale by a writer that died mid-way is ignored in favour of the
-//     branch.
+//     branch, and a file edited on such a stale copy is refused with advice
+//     that keeps both versions.
 //   - Checkpoints are checkpoints/<name>.yaml on the agent branch: the state
 //     commit, the code repo's jj operation, the owner (user or model). A
 //     restore saves an automatic checkpoint, runs `jj op restore`, then

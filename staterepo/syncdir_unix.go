@@ -8,9 +8,6 @@ import (
 	"syscall"
 )
 
-// errNotDir is what reading a path below a regular file fails with.
-var errNotDir = syscall.ENOTDIR
-
 // syncDir flushes a directory's entries (new and renamed files) to the disk.
 func syncDir(dir string) error {
 	d, err := os.Open(dir)
