@@ -251,8 +251,9 @@ func (r *repo) updateRef(ctx context.Context, u refUpdate) error {
 		return fmt.Errorf("update %s: %w", u.name, err)
 	}
 	done = true
+	// The ref has moved: failing now would make a retry write twice.
 	if err := syncDir(filepath.Dir(path)); err != nil {
-		return fmt.Errorf("sync %s: %w", filepath.Dir(path), err)
+		r.warn(fmt.Sprintf("%s moved, but flushing %s to the disk failed: %v", u.name, filepath.Dir(path), err))
 	}
 	return nil
 }

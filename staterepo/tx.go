@@ -42,6 +42,7 @@ type Tx struct {
 	// matched the head and its index entry when read, with that content's
 	// size: an append to them may be mirrored by appending on disk.
 	clean  map[string]int64
+	bases  map[string]base // what Read returned for paths not staged yet
 	staged map[string]*fileChange
 	order  []string
 	msg    string // overrides the commit message when set
@@ -72,6 +73,24 @@ func (t *Tx) Read(p string) (data []byte, ok bool, err error) {
 		}
 		return c.data, true, nil
 	}
+	if b, ok := t.bases[p]; ok {
+		return b.data, b.ok, nil
+	}
+	data, ok, err = t.readBase(p)
+	if err == nil {
+		t.bases[p] = base{data, ok}
+	}
+	return data, ok, err
+}
+
+// base is a file's content as a transaction first read it.
+type base struct {
+	data []byte
+	ok   bool
+}
+
+// readBase reads p's content as the transaction builds on it (see Read).
+func (t *Tx) readBase(p string) (data []byte, ok bool, err error) {
 	te, inHead, err := t.r.fileEntry(t.tree, p)
 	if err != nil {
 		return nil, false, err
@@ -330,6 +349,11 @@ func (t *Tx) commit(ctx context.Context, msg string) (plumbing.Hash, error) {
 	if len(t.staged) == 0 {
 		return t.head, nil
 	}
+	// A worktree still pending (its repair failed, e.g. for lack of space)
+	// stays pending after this write: only a repair finishes it.
+	for i := range t.wts {
+		t.wts[i].pending = syncPending(&t.wts[i])
+	}
 	// A link in the way is refused before anything is written.
 	for i := range t.wts {
 		root, err := t.root(&t.wts[i])
@@ -366,9 +390,6 @@ func (t *Tx) commit(ctx context.Context, msg string) (plumbing.Hash, error) {
 	}
 	crashPoint("objects-written")
 	for i := range t.wts {
-		// A worktree still pending (its repair failed, e.g. for lack of
-		// space) stays pending after this write: only a repair finishes it.
-		t.wts[i].pending = syncPending(&t.wts[i])
 		if err := markSync(&t.wts[i], h); err != nil {
 			return plumbing.ZeroHash, err
 		}
@@ -416,7 +437,7 @@ func (t *Tx) buildTree() (plumbing.Hash, []fileChange, error) {
 // trees (merges, restores) rather than committing to a checked-out branch.
 func (s *Store) newTx(r *repo, branch string, head, tree plumbing.Hash) *Tx {
 	return &Tx{s: s, r: r, branch: branch, head: head, tree: tree,
-		idx: map[string]*index.Index{}, roots: map[string]*wtRoot{}, clean: map[string]int64{}, staged: map[string]*fileChange{}}
+		idx: map[string]*index.Index{}, roots: map[string]*wtRoot{}, clean: map[string]int64{}, bases: map[string]base{}, staged: map[string]*fileChange{}}
 }
 
 // syncAll mirrors changes into every worktree that has the branch checked

@@ -18,7 +18,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/planq-dev/planq/internal/flock"
 	"github.com/planq-dev/planq/staterepo"
 )
 
@@ -252,16 +251,6 @@ func TestKilledCommandsNeverLoseAcknowledgedEntries(t *testing.T) {
 	if st := w.git(filepath.Join(w.repo, ".planq", "agent"), "status", "--porcelain", "--untracked-files=all"); st != "" {
 		t.Errorf("worktree does not match its branch:\n%s", st)
 	}
-}
-
-// waitForMaintenance waits until no background maintenance runs.
-func waitForMaintenance(t *testing.T, w *stateWorld) {
-	t.Helper()
-	l, err := flock.Acquire(context.Background(), filepath.Join(w.env["PLANQ_HOME"], "state-repos", "code.git", "planq-maintenance.lock"), 5*time.Minute)
-	if err != nil {
-		t.Fatal(err)
-	}
-	l.Release()
 }
 
 // checkAcknowledged asserts that every acknowledged body is in the log
