@@ -2,17 +2,10 @@
 
 package staterepo
 
-import (
-	"context"
-	"time"
-)
+import "errors"
 
-// startMaintenance runs incremental maintenance in the foreground: Windows
-// cannot hand a child process planq's lock on the maintenance file. It
-// still never holds the store's write lock.
+// startMaintenance does not start a background process on Windows (no
+// sessions to detach it into); AutoMaintain then runs maintenance itself.
 func (s *Store) startMaintenance() error {
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
-	defer cancel()
-	_, err := s.Maintain(ctx, false)
-	return err
+	return errors.New("background maintenance needs a Unix session")
 }

@@ -75,7 +75,12 @@ func assertLog(t *testing.T, e *env, s *Store, bodies []string) {
 	if len(es) != len(bodies) {
 		t.Errorf("log has %d entries, want %d", len(es), len(bodies))
 	}
-	onBranch := e.git(s.Bare, "show", s.Branch()+":"+ChangelogFile)
+	var onBranch string
+	for _, f := range strings.Fields(e.git(s.Bare, "ls-tree", "-r", "--name-only", s.Branch())) {
+		if f == ChangelogFile || strings.HasPrefix(f, ArchiveDir+"/changelog-") {
+			onBranch += e.git(s.Bare, "show", s.Branch()+":"+f) + "\n"
+		}
+	}
 	for _, b := range bodies {
 		if strings.Count(onBranch, "\n"+b+"\n")+strings.Count(onBranch, "\n"+b) == 0 {
 			t.Errorf("%q is not on the branch", b)
@@ -520,5 +525,36 @@ func TestRestoreKeepsNewerEntriesInTheAutomaticCheckpoint(t *testing.T) {
 	es, _, _ := s.LogEntries(ctx(t), 0)
 	if len(es) != 1 || es[0].Body != "old 0" {
 		t.Errorf("log after restore = %+v", es)
+	}
+}
+
+func TestWritesMaintainTheRepo(t *testing.T) {
+	e := newEnv(t)
+	e.vars["PLANQ_GC_AUTO"] = "256"
+	s, w := e.openWarn("")
+	bodies := logN(t, s, "entry", 200)
+	waitMaintenance(t, s)
+	packs, _ := objectSizes(s.Bare)
+	if packs == 0 {
+		t.Fatalf("no pack after 200 writes with PLANQ_GC_AUTO=256 (%d loose objects)", countLoose(s.Bare))
+	}
+	if n := countLoose(s.Bare); n > 200*4/2 {
+		t.Errorf("%d loose objects left after background maintenance", n)
+	}
+	if p := maintenanceProblem(s.Bare); p != "" {
+		t.Errorf("background maintenance reported %q", p)
+	}
+	if w.String() != "" {
+		t.Errorf("warnings: %s", w)
+	}
+	assertLog(t, e, s, bodies)
+	e.git(s.Bare, "fsck", "--strict", "--no-progress")
+	// Turned off, it stays off.
+	e2 := newEnv(t)
+	e2.vars["PLANQ_GC_AUTO"] = "0"
+	s2 := e2.open("")
+	logN(t, s2, "entry", 100)
+	if packs, _ := objectSizes(s2.Bare); packs != 0 {
+		t.Errorf("PLANQ_GC_AUTO=0 still packed")
 	}
 }

@@ -124,6 +124,10 @@ type Options struct {
 	// succeeded (a repair made, a stale lock removed, a worktree left for
 	// the next write to finish); default: a "planq: warning:" line on stderr.
 	Warn func(string)
+	// Maintainer is the planq binary, which writes start as `planq state gc
+	// --auto` to maintain the repo in the background; empty: writes run
+	// that maintenance themselves (see maintain.go).
+	Maintainer string
 }
 
 // Store is one code repo's view of its project's state repo.
@@ -143,6 +147,7 @@ type Store struct {
 	now         func() time.Time
 	getenv      func(string) string
 	warnf       func(string)
+	maintainer  string
 }
 
 // warn reports something a person should know about a command that
@@ -222,7 +227,7 @@ func Open(o Options) (*Store, error) {
 		Root: root, Home: home, Project: project, Agent: agent,
 		Bare:     filepath.Join(home, "state-repos", project+".git"),
 		Worktree: worktree, Config: cfg, AgentSource: src,
-		lockTimeout: o.LockTimeout, now: o.Now, getenv: getenv, warnf: o.Warn,
+		lockTimeout: o.LockTimeout, now: o.Now, getenv: getenv, warnf: o.Warn, maintainer: o.Maintainer,
 	}
 	if s.warnf == nil {
 		s.warnf = func(msg string) { fmt.Fprintf(os.Stderr, "planq: warning: %s\n", msg) }

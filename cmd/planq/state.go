@@ -33,7 +33,7 @@ func (a *app) openStore(repo string) (*staterepo.Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	return staterepo.Open(staterepo.Options{Dir: dir, Getenv: a.Getenv, Warn: a.warn})
+	return staterepo.Open(staterepo.Options{Dir: dir, Getenv: a.Getenv, Warn: a.warn, Maintainer: a.Maintainer})
 }
 
 // warn prints a warning about a command that succeeded.
@@ -102,7 +102,7 @@ again changes nothing.`,
 					return err
 				}
 			}
-			s, err := staterepo.Open(staterepo.Options{Dir: root, Getenv: a.Getenv, Warn: a.warn})
+			s, err := staterepo.Open(staterepo.Options{Dir: root, Getenv: a.Getenv, Warn: a.warn, Maintainer: a.Maintainer})
 			if err != nil {
 				return err
 			}

@@ -245,6 +245,13 @@ func TestKilledCommandsNeverLoseAcknowledgedEntries(t *testing.T) {
 	}
 	t.Logf("killed: %v; %d entries acknowledged of %d attempted; the next writes reported: %v", kills, len(acked), len(attempted), repairs)
 	waitForMaintenance(t, w.stateWorld)
+	bare := filepath.Join(w.env["PLANQ_HOME"], "state-repos", "code.git")
+	if log, err := os.ReadFile(filepath.Join(bare, "planq-maintenance.log")); err == nil && strings.Contains(string(log), "planq: ") {
+		t.Errorf("background maintenance failed: %s", log)
+	}
+	if packs, _ := filepath.Glob(filepath.Join(bare, "objects", "pack", "*.pack")); len(packs) == 0 {
+		t.Error("no pack: neither background maintenance nor gc ran")
+	}
 	mustAdd("the end")
 	w.git(filepath.Join(w.env["PLANQ_HOME"], "state-repos", "code.git"), "fsck", "--strict", "--no-progress")
 	checkAcknowledged(t, w.stateWorld, acked, attempted)
