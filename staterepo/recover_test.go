@@ -213,8 +213,11 @@ func TestWriteReportsSuccessWhenOnlyTheWorktreeCouldNotBeUpdated(t *testing.T) {
 	if !strings.Contains(w.String(), "committed") || !strings.Contains(w.String(), lock) || !strings.Contains(w.String(), "next planq write finishes it") {
 		t.Errorf("warnings = %q", w)
 	}
-	// Readers show the branch while the worktree lags.
+	// Readers show the branch while the worktree lags, and status says so.
 	assertLog(t, e, s, bodies)
+	if st, err := s.Status(ctx(t)); err != nil || !strings.Contains(strings.Join(st.Notes, "\n"), "was interrupted; the next planq write finishes it") {
+		t.Errorf("status notes = %q, %v", st.Notes, err)
+	}
 	os.RemoveAll(lock)
 	bodies = append(bodies, logN(t, s, "after", 1)...)
 	assertLog(t, e, s, bodies)

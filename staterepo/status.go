@@ -108,13 +108,19 @@ func (s *Store) Status(ctx context.Context) (Status, error) {
 		if h, err := r.head(w.Branch); err == nil && !h.IsZero() {
 			tree, _ = r.commitTree(h)
 		}
-		if st.Dirty, _, err = dirtyPaths(r, w, tree); err != nil {
+		var stale []string
+		if st.Dirty, stale, err = dirtyPaths(r, w, tree); err != nil {
 			return st, err
 		}
 		if st.CheckedOut != s.Agent {
 			st.Notes = append(st.Notes, fmt.Sprintf("the worktree holds agent %s but the current agent is %s (%s): writes go to branch %s, which is not checked out here; `planq create NAME` switches the worktree to a new agent", st.CheckedOut, s.Agent, s.AgentSource, s.Branch()))
 		}
-		if len(st.Dirty) > 0 {
+		switch {
+		case syncPending(w):
+			st.Notes = append(st.Notes, fmt.Sprintf("an update of %s was interrupted; the next planq write finishes it (committing there by hand before then would undo newer entries)", WorktreeDir))
+		case len(stale) > 0:
+			st.Notes = append(st.Notes, conflictError(w, stale[0]).Error())
+		case len(st.Dirty) > 0:
 			st.Notes = append(st.Notes, fmt.Sprintf("uncommitted changes in %s; the next planq write commits those of its files, `git -C %s commit -am ...` commits all", WorktreeDir, s.Worktree))
 		}
 	}
