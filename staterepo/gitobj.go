@@ -285,7 +285,9 @@ func (r *repo) writeObject(typ plumbing.ObjectType, data []byte) (plumbing.Hash,
 		return plumbing.ZeroHash, fmt.Errorf("write object: %w", err)
 	}
 	defer os.Remove(f.Name())
-	zw, _ := zlib.NewWriterLevel(f, zlib.BestSpeed)
+	zw := zlibWriters.Get().(*zlib.Writer)
+	defer zlibWriters.Put(zw)
+	zw.Reset(f)
 	_, err = fmt.Fprintf(zw, "%s %d\x00", typ, len(data))
 	if err == nil {
 		_, err = zw.Write(data)
@@ -314,6 +316,13 @@ func (r *repo) writeObject(typ plumbing.ObjectType, data []byte) (plumbing.Hash,
 	r.mu.Unlock()
 	return h, nil
 }
+
+// zlibWriters reuses compressors: setting one up costs more than
+// compressing a segment.
+var zlibWriters = sync.Pool{New: func() any {
+	zw, _ := zlib.NewWriterLevel(io.Discard, zlib.BestSpeed)
+	return zw
+}}
 
 // syncObjects fsyncs the directories of the objects written so far, so the
 // names of those objects survive a crash of the machine before a ref that
