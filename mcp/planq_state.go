@@ -20,9 +20,9 @@ import (
 type stateDeps struct {
 	dir        string
 	maintainer string // the planq binary for background maintenance
-	mu        sync.Mutex
-	searchers map[string]*staterepo.Searcher // by state repo and agent
-	branch    branchCache
+	mu         sync.Mutex
+	searchers  map[string]*staterepo.Searcher // by state repo and agent
+	branch     branchCache
 }
 
 // branchCache remembers the code branch for a jj operation, so planq_context
