@@ -168,7 +168,7 @@ func (t *Tx) readWorktree(w *linkedWorktree, p string, te object.TreeEntry, inHe
 // the branch's version, with advice that loses neither.
 func conflictError(w *linkedWorktree, p string) error {
 	full := filepath.Join(w.Path, filepath.FromSlash(p))
-	return fmt.Errorf("%w: %s has uncommitted edits made on an older version of it, and the branch has newer entries they lack; "+
+	return fmt.Errorf("%w: %s has uncommitted edits made on an older version of it, and the branch has a newer one they lack; "+
 		"planq will not pick one. Keep both: copy yours aside (cp %s %s.mine), take the branch's (git -C %s checkout HEAD -- %s), then add your edits back",
 		ErrDirtyConflict, full, full, full, w.Path, p)
 }
