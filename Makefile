@@ -43,8 +43,11 @@ test: jj git
 bench: jj git
 	# The hook process vs one `jj log -r @` process, measured in the same run.
 	$(GO) test -run '^$$' -bench PreToolUseHook -benchtime 100x -timeout 30m ./cmd/planq/
-	# Search, context, log add, session-start on generated states of 10k and 100k entries.
-	$(GO) test -run '^$$' -bench . -benchtime 20x -benchmem -timeout 60m ./search/ ./staterepo/ ./hooks/ ./gate/
+	# Search, context, log add, session-start on generated states of 10k and 100k entries; packed reads.
+	$(GO) test -run '^$$' -bench . -skip Growth -benchtime 20x -benchmem -timeout 60m ./search/ ./staterepo/ ./hooks/ ./gate/
+	# State repo growth: 100k entries written one at a time with automatic maintenance (disk use, write
+	# latency), then `planq state gc` as a child process (time, peak RSS). Several minutes; PLANQ_BENCH_ENTRIES changes the count.
+	$(GO) test -run '^$$' -bench Growth -benchtime 1x -timeout 120m ./staterepo/
 	# Transcript search over a generated 1 GB file (PLANQ_BENCH_TRANSCRIPT_MB to change the size).
 	$(GO) test -run '^$$' -bench . -benchtime 3x -benchmem -timeout 30m ./transcript/
 

@@ -148,12 +148,22 @@ type Entry struct {
 
 // Problem is a malformed entry found by Parse; parsing went on after it.
 type Problem struct {
-	Line    int    `json:"line"`    // 1-based line of the entry's opening "---"
-	Message string `json:"message"` // what is wrong, in one line
+	File    string `json:"file,omitempty"` // the file, when the caller knows it
+	Line    int    `json:"line"`           // 1-based line of the entry's opening "---"
+	Message string `json:"message"`        // what is wrong, in one line
 }
 
-// Error formats the problem as "line N: message".
-func (p Problem) Error() string { return fmt.Sprintf("line %d: %s", p.Line, p.Message) }
+// Error formats the problem as "file:N: message", or "line N: message"
+// without a file.
+func (p Problem) Error() string {
+	switch {
+	case p.File != "" && p.Line > 0:
+		return fmt.Sprintf("%s:%d: %s", p.File, p.Line, p.Message)
+	case p.File != "":
+		return fmt.Sprintf("%s: %s", p.File, p.Message)
+	}
+	return fmt.Sprintf("line %d: %s", p.Line, p.Message)
+}
 
 // Validate checks e as Append would before writing it: known type and
 // status, a name-like agent, a timestamp, a valid id when set, a body within

@@ -32,7 +32,15 @@ func (o CheckpointOutput) Text() string {
 		return fmt.Sprintf("Checkpoint %s saved (state %s, jj op %s). planq_checkpoint restore brings back notes and code.", o.Checkpoint.Name, short(o.Checkpoint.StateCommit), orNone(short(o.Checkpoint.JJOp)))
 	case "restore":
 		r := o.Restore
-		return fmt.Sprintf("Restored %s: %d state files changed; code %s. The previous state is checkpoint %s.", r.Restored.Name, len(r.Changed), r.JJ, r.Auto.Name)
+		msg := fmt.Sprintf("Restored %s: %d state files changed; code %s. The previous state is checkpoint %s.", r.Restored.Name, len(r.Changed), r.JJ, r.Auto.Name)
+		n := 0
+		for _, ids := range r.Dropped {
+			n += len(ids)
+		}
+		if n > 0 {
+			msg += fmt.Sprintf(" %d entries logged after %s left the current logs; checkpoint %s keeps them.", n, r.Restored.Name, r.Auto.Name)
+		}
+		return msg
 	case "delete":
 		return fmt.Sprintf("Checkpoint %s deleted.", o.Checkpoint.Name)
 	}

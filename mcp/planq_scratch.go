@@ -24,7 +24,11 @@ type ScratchOutput struct {
 
 // Text renders the result for the model.
 func (o ScratchOutput) Text() string {
-	return fmt.Sprintf("scratch.md %sd for agent %s; it is now %d bytes.", o.Mode, o.Agent, o.Bytes)
+	done := "replaced"
+	if o.Mode == string(staterepo.ScratchAppend) {
+		done = "appended to"
+	}
+	return fmt.Sprintf("scratch.md %s for agent %s; it is now %d bytes.", done, o.Agent, o.Bytes)
 }
 
 func planqScratchTool(d *stateDeps) server.ServerTool {

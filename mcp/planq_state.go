@@ -18,10 +18,11 @@ import (
 // stateDeps is what the planq_* state tools share: the directory, and the
 // search indexes the server keeps warm between calls.
 type stateDeps struct {
-	dir       string
-	mu        sync.Mutex
-	searchers map[string]*staterepo.Searcher // by state repo and agent
-	branch    branchCache
+	dir        string
+	maintainer string // the planq binary for background maintenance
+	mu         sync.Mutex
+	searchers  map[string]*staterepo.Searcher // by state repo and agent
+	branch     branchCache
 }
 
 // branchCache remembers the code branch for a jj operation, so planq_context
@@ -32,15 +33,15 @@ type branchCache struct {
 	branch string
 }
 
-func newStateDeps(dir string) *stateDeps {
-	return &stateDeps{dir: dir, searchers: map[string]*staterepo.Searcher{}}
+func newStateDeps(dir, maintainer string) *stateDeps {
+	return &stateDeps{dir: dir, maintainer: maintainer, searchers: map[string]*staterepo.Searcher{}}
 }
 
 // store opens the state store for the server's directory. The agent is
 // resolved on every call (PLANQ_AGENT, config, the worktree), so the server
 // follows `planq create` without a restart.
 func (d *stateDeps) store() (*staterepo.Store, error) {
-	s, err := staterepo.Open(staterepo.Options{Dir: d.dir})
+	s, err := staterepo.Open(staterepo.Options{Dir: d.dir, Maintainer: d.maintainer})
 	if err != nil {
 		return nil, userErrorf("planq state is unavailable here: %s", err.Error())
 	}

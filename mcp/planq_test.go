@@ -11,6 +11,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/planq-dev/planq/internal/testenv"
+	planqmcp "github.com/planq-dev/planq/mcp"
 	"github.com/planq-dev/planq/staterepo"
 )
 
@@ -232,5 +233,16 @@ func TestStateToolsListBudget(t *testing.T) {
 	t.Logf("tools/list for the state tools: %d bytes", len(b))
 	if len(b) >= 10*1024 {
 		t.Errorf("tools/list for the state tools is %d bytes of JSON; keep it under 10 KB", len(b))
+	}
+}
+
+func TestScratchOutputSaysWhatHappened(t *testing.T) {
+	for mode, want := range map[string]string{
+		"replace": "scratch.md replaced for agent main; it is now 5 bytes.",
+		"append":  "scratch.md appended to for agent main; it is now 5 bytes.",
+	} {
+		if got := (planqmcp.ScratchOutput{Mode: mode, Bytes: 5, Agent: "main"}).Text(); got != want {
+			t.Errorf("mode %s: %q, want %q", mode, got, want)
+		}
 	}
 }

@@ -39,6 +39,9 @@ type Options struct {
 	Transcripts TranscriptSource
 	// Extra registers further tools (e.g. the planq_* state tools).
 	Extra []server.ServerTool
+	// Maintainer is the planq binary state writes start for background
+	// maintenance (staterepo.Options.Maintainer); "" maintains in-process.
+	Maintainer string
 }
 
 // TranscriptSource finds the recorded transcript of a change.
@@ -73,7 +76,7 @@ func newServer(opts Options) (*server.MCPServer, *stateDeps) {
 		server.WithRecovery(),
 	)
 	d := &deps{dir: opts.Dir, jj: &jj.Client{Dir: opts.Dir, Bin: opts.JJBin}, transcripts: opts.Transcripts}
-	state := newStateDeps(opts.Dir)
+	state := newStateDeps(opts.Dir, opts.Maintainer)
 	s.AddTools(jjTools(d)...)
 	s.AddTools(stateTools(state)...)
 	s.AddTools(opts.Extra...)

@@ -77,8 +77,10 @@ func writeSegments(tx *Tx, file string, data []byte) {
 	tx.Write(file, data)
 }
 
-func benchStore(b testing.TB) *Store {
-	dir := b.TempDir()
+func benchStore(b testing.TB) *Store { return benchStoreIn(b, b.TempDir()) }
+
+// benchStoreIn is benchStore under dir.
+func benchStoreIn(b testing.TB, dir string) *Store {
 	e := &env{t: &testing.T{}, home: dir + "/home", pq: dir + "/pq", repo: dir + "/code"}
 	e.vars = map[string]string{"HOME": e.home, "PLANQ_HOME": e.pq}
 	for _, d := range []string{e.home, e.repo + "/.git"} {

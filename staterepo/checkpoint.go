@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -13,6 +14,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"gopkg.in/yaml.v3"
 
+	"github.com/planq-dev/planq/changelog"
 	"github.com/planq-dev/planq/config"
 	"github.com/planq-dev/planq/jj"
 )
@@ -109,7 +111,7 @@ func (s *Store) Checkpoints(ctx context.Context) ([]Checkpoint, error) {
 	if !s.Initialized() {
 		return nil, nil
 	}
-	r, err := openRepo(s.Bare)
+	r, err := s.openRepo()
 	if err != nil {
 		return nil, err
 	}
@@ -192,6 +194,10 @@ type RestoreResult struct {
 	Commit   string     `json:"commit"`            // the agent branch's new head
 	JJ       string     `json:"jj"`                // what happened to the code: restored, unchanged, or not a jj repo
 	Changed  []string   `json:"changed,omitempty"` // state files the restore changed
+	// Dropped lists, per log file, the ids of the entries the current log
+	// has and the checkpoint's lacks: they leave the current log and stay in
+	// the automatic checkpoint (Auto), whose restore brings them back.
+	Dropped map[string][]string `json:"dropped,omitempty"`
 }
 
 // RestoreCheckpoint brings back a checkpoint: first it saves the current
@@ -209,12 +215,12 @@ func (s *Store) RestoreCheckpoint(ctx context.Context, name string, by Owner) (R
 	if !s.Initialized() {
 		return res, fmt.Errorf("%w: %q (there is no state repo yet)", ErrNoCheckpoint, name)
 	}
-	lk, err := s.lock(ctx)
+	lk, err := s.lockAndRecover(ctx)
 	if err != nil {
 		return res, err
 	}
 	defer lk.Release()
-	r, err := openRepo(s.Bare)
+	r, err := s.openRepo()
 	if err != nil {
 		return res, err
 	}
@@ -245,6 +251,7 @@ func (s *Store) RestoreCheckpoint(ctx context.Context, name string, by Owner) (R
 	}
 	// Stage the checkpoint's files over the current tree, keeping checkpoints/.
 	tx := s.newTx(r, branch, head, headTree)
+	defer tx.close()
 	cur, err := r.treeFiles(headTree)
 	if err != nil {
 		return res, err
@@ -280,13 +287,37 @@ func (s *Store) RestoreCheckpoint(ctx context.Context, name string, by Owner) (R
 		return res, err
 	}
 	for i := range wts {
-		dirty, err := dirtyPaths(r, &wts[i], headTree)
+		dirty, stale, err := dirtyPaths(r, &wts[i], headTree)
 		if err != nil {
 			return res, err
 		}
 		for _, p := range dirty {
-			if _, staged := tx.staged[p]; staged {
-				return res, fmt.Errorf("%s has uncommitted edits to %s, which the restore changes; commit or discard them first", wts[i].Path, p)
+			if _, staged := tx.staged[p]; !staged {
+				continue
+			}
+			if slices.Contains(stale, p) {
+				return res, conflictError(&wts[i], p)
+			}
+			return res, fmt.Errorf("%s has uncommitted edits to %s, which the restore replaces; commit them first (git -C %s commit -am \"...\"), so the automatic checkpoint keeps them", wts[i].Path, p, wts[i].Path)
+		}
+	}
+	// Entries logged since the checkpoint leave the current log; the
+	// automatic checkpoint (the current head) keeps them.
+	for _, fam := range logFamilies {
+		now, err := familyBytes(r, headTree, fam)
+		if err != nil {
+			return res, err
+		}
+		then, err := familyBytes(r, cpTree, fam)
+		if err != nil {
+			return res, err
+		}
+		if _, newer, _ := changelog.MergeFile(then, now); len(newer) > 0 {
+			if res.Dropped == nil {
+				res.Dropped = map[string][]string{}
+			}
+			for _, e := range newer {
+				res.Dropped[fam] = append(res.Dropped[fam], e.ID)
 			}
 		}
 	}

@@ -108,6 +108,7 @@ func (s *Store) Context(ctx context.Context, o ContextOptions) (Summary, error) 
 	if err != nil {
 		return sum, err
 	}
+	defer rd.close()
 	if co := checkedOutAgent(s.Worktree); co == s.Agent {
 		sum.Worktree = s.Worktree
 	} else if co != "" {
@@ -122,9 +123,12 @@ func (s *Store) Context(ctx context.Context, o ContextOptions) (Summary, error) 
 		return strings.TrimSpace(string(data))
 	}
 	tail := func(b, p string, n int) []changelog.Entry {
-		es, err := rd.tailEntriesOf(b, p, n)
+		es, probs, err := rd.tailEntriesOf(b, p, n)
 		if err != nil {
 			sum.Problems = append(sum.Problems, fmt.Sprintf("%s:%s: %v", b, p, err))
+		}
+		for _, pr := range probs {
+			sum.Problems = append(sum.Problems, fmt.Sprintf("%s: %s (entry skipped; fix it by hand)", b, pr.Error()))
 		}
 		return es
 	}
@@ -164,6 +168,11 @@ func (s *Store) Context(ctx context.Context, o ContextOptions) (Summary, error) 
 			}
 		}
 	}
+
+	for _, n := range rd.notes {
+		sum.Problems = append(sum.Problems, n.Error())
+	}
+	sum.Problems = dedupe(sum.Problems)
 
 	// Fill the budget: fixed parts first, then the newest log entry,
 	// decision and learning in turn.
@@ -521,4 +530,17 @@ func CodeStateKey(root string) string {
 		}
 	}
 	return b.String()
+}
+
+// dedupe drops repeated strings, keeping the first of each.
+func dedupe(list []string) []string {
+	seen := map[string]bool{}
+	out := list[:0]
+	for _, s := range list {
+		if !seen[s] {
+			seen[s] = true
+			out = append(out, s)
+		}
+	}
+	return out
 }

@@ -177,7 +177,7 @@ func (s *Store) appendEntry(ctx context.Context, file string, e changelog.Entry,
 			if err != nil {
 				return err
 			}
-			own := tailEntries(old, handoffWindow)
+			own, _ := tailEntries(old, handoffWindow)
 			if len(own) > 0 && own[0].Agent == e.Agent {
 				e.Parent = own[0].ID
 			}
@@ -201,8 +201,9 @@ func (s *Store) appendEntry(ctx context.Context, file string, e changelog.Entry,
 
 // globalTail returns the newest n entries of global's file, newest first.
 func (s *Store) globalTail(r *repo, file string, n int) ([]changelog.Entry, error) {
-	rd := &reader{s: s, r: r, trees: map[string]plumbing.Hash{}}
-	return rd.tailEntriesOf(GlobalBranch, file, n)
+	rd := &reader{s: s, r: r, trees: map[string]plumbing.Hash{}, roots: map[string]*wtRoot{}}
+	es, _, err := rd.tailEntriesOf(GlobalBranch, file, n)
+	return es, err
 }
 
 // appendEntryBytes appends an already stamped entry to file.
@@ -243,7 +244,7 @@ func entryError(err error) error {
 // lastEntry returns the last well-formed entry of data, parsing only its
 // tail.
 func lastEntry(data []byte) (changelog.Entry, bool) {
-	es := tailEntries(data, 1)
+	es, _ := tailEntries(data, 1)
 	if len(es) == 0 {
 		return changelog.Entry{}, false
 	}
@@ -254,10 +255,11 @@ func lastEntry(data []byte) (changelog.Entry, bool) {
 var entryStart = []byte("\n---\nid: pq-")
 
 // tailEntries parses the last n entries of data, newest first, reading only
-// as much of its end as it needs.
-func tailEntries(data []byte, n int) []changelog.Entry {
+// as much of its end as it needs, and returns the problems found there.
+// Line numbers are the file's.
+func tailEntries(data []byte, n int) ([]changelog.Entry, []changelog.Problem) {
 	if n <= 0 || len(data) == 0 {
-		return nil
+		return nil, nil
 	}
 	window := 16 << 10
 	for {
@@ -269,16 +271,27 @@ func tailEntries(data []byte, n int) []changelog.Entry {
 				start = cut + i + 1
 			}
 		}
-		es, _ := changelog.ParseBytes(data[start:])
+		es, probs := changelog.ParseBytes(data[start:])
 		if len(es) >= n || start == 0 {
 			if len(es) > n {
 				es = es[len(es)-n:]
 			}
+			lines := 0
+			if start > 0 {
+				lines = bytes.Count(data[:start], []byte("\n"))
+			}
 			out := make([]changelog.Entry, len(es))
 			for i := range es {
-				out[len(es)-1-i] = es[i]
+				e := es[i]
+				if e.Line > 0 {
+					e.Line += lines
+				}
+				out[len(es)-1-i] = e
 			}
-			return out
+			for i := range probs {
+				probs[i].Line += lines
+			}
+			return out, probs
 		}
 		window *= 4
 	}
@@ -325,14 +338,19 @@ func fileFor(t changelog.Type) string {
 
 // updateGlobal commits fn's changes on the global branch.
 func (s *Store) updateGlobal(ctx context.Context, msg string, fn func(*Tx) error) (string, error) {
-	lk, err := s.lock(ctx)
-	if err != nil {
-		return "", err
+	h, err := func() (plumbing.Hash, error) {
+		lk, err := s.lockAndRecover(ctx)
+		if err != nil {
+			return plumbing.ZeroHash, err
+		}
+		defer lk.Release()
+		if _, err := s.initLocked(ctx); err != nil {
+			return plumbing.ZeroHash, err
+		}
+		return s.updateLocked(ctx, GlobalBranch, msg, fn)
+	}()
+	if err == nil {
+		s.AutoMaintain()
 	}
-	defer lk.Release()
-	if _, err := s.initLocked(ctx); err != nil {
-		return "", err
-	}
-	h, err := s.updateLocked(ctx, GlobalBranch, msg, fn)
 	return h.String(), err
 }

@@ -2,12 +2,12 @@ package staterepo
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 
-	git "github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/planq-dev/planq/changelog"
 )
@@ -26,17 +26,13 @@ type GCResult struct {
 // global's, and its notes/ and artifacts/ hold no files. Other agent
 // branches are kept, with the reason. Worktree records whose directory is
 // gone are pruned first, as `git worktree prune` does. With dryRun nothing
-// is deleted.
+// is deleted. The comparison runs without the store's lock; the lock is
+// taken only to delete, and a branch that moved meanwhile is kept.
 func (s *Store) GC(ctx context.Context, dryRun bool) ([]GCResult, error) {
 	if !s.Initialized() {
 		return nil, fmt.Errorf("%w for project %s; nothing to collect", ErrNotInitialized, s.Project)
 	}
-	lk, err := s.lock(ctx)
-	if err != nil {
-		return nil, err
-	}
-	defer lk.Release()
-	r, err := openRepo(s.Bare)
+	r, err := s.openRepo()
 	if err != nil {
 		return nil, err
 	}
@@ -45,11 +41,10 @@ func (s *Store) GC(ctx context.Context, dryRun bool) ([]GCResult, error) {
 		return nil, err
 	}
 	checkedOut := map[string]string{}
+	var gone []linkedWorktree
 	for _, w := range wts {
-		if _, err := os.Stat(filepath.Join(w.Path, ".git")); err != nil {
-			if !dryRun {
-				_ = os.RemoveAll(w.Admin)
-			}
+		if _, err := os.Lstat(filepath.Join(w.Path, ".git")); err != nil {
+			gone = append(gone, w)
 			continue
 		}
 		checkedOut[w.Branch] = w.Path
@@ -63,16 +58,12 @@ func (s *Store) GC(ctx context.Context, dryRun bool) ([]GCResult, error) {
 		return nil, err
 	}
 	globalLogs := map[string][]byte{}
-	for _, fam := range logFamilies {
-		if globalLogs[fam], err = familyBytes(r, globalTree, fam); err != nil {
-			return nil, err
-		}
-	}
 	branches, err := r.branches()
 	if err != nil {
 		return nil, err
 	}
 	var out []GCResult
+	heads := map[string]plumbing.Hash{}
 	for _, b := range branches {
 		name, ok := strings.CutPrefix(b, AgentPrefix)
 		if !ok {
@@ -84,7 +75,18 @@ func (s *Store) GC(ctx context.Context, dryRun bool) ([]GCResult, error) {
 			out = append(out, res)
 			continue
 		}
-		reason, err := s.unpromoted(r, b, globalTree, globalLogs)
+		if len(globalLogs) == 0 {
+			for _, fam := range logFamilies {
+				if globalLogs[fam], err = familyBytes(r, globalTree, fam); err != nil {
+					return nil, err
+				}
+			}
+		}
+		head, err := r.head(b)
+		if err != nil {
+			return out, err
+		}
+		reason, err := s.unpromoted(r, b, head, globalTree, globalLogs)
 		if err != nil {
 			return out, err
 		}
@@ -93,23 +95,51 @@ func (s *Store) GC(ctx context.Context, dryRun bool) ([]GCResult, error) {
 			out = append(out, res)
 			continue
 		}
-		res.Deleted, res.Reason = !dryRun, "removed and fully promoted"
+		res.Reason = "removed and fully promoted"
 		if dryRun {
 			res.Reason += " (dry run: would delete)"
-		} else if err := r.deleteBranch(b); err != nil {
-			return out, err
+		} else {
+			heads[b] = head
 		}
 		out = append(out, res)
+	}
+	if dryRun || (len(heads) == 0 && len(gone) == 0) {
+		return out, nil
+	}
+	lk, err := s.lockAndRecover(ctx)
+	if err != nil {
+		return out, err
+	}
+	defer lk.Release()
+	for _, w := range gone {
+		if _, err := os.Lstat(filepath.Join(w.Path, ".git")); err != nil {
+			_ = os.RemoveAll(w.Admin)
+		}
+	}
+	for i := range out {
+		head, ok := heads[out[i].Branch]
+		if !ok {
+			continue
+		}
+		if others, _ := worktreesOn(s.Bare, out[i].Branch); len(others) > 0 {
+			out[i].Reason = "checked out at " + others[0].Path + " during gc; kept"
+			continue
+		}
+		err := r.updateRef(ctx, refUpdate{name: branchRef(out[i].Branch), old: head})
+		if errors.Is(err, ErrRefMoved) {
+			out[i].Reason = "written to during gc; kept"
+			continue
+		}
+		if err != nil {
+			return out, fmt.Errorf("delete branch %s: %w", out[i].Branch, err)
+		}
+		out[i].Deleted = true
 	}
 	return out, nil
 }
 
 // unpromoted says why branch still holds work global lacks, or "".
-func (s *Store) unpromoted(r *repo, branch string, globalTree plumbing.Hash, globalLogs map[string][]byte) (string, error) {
-	head, err := r.head(branch)
-	if err != nil {
-		return "", err
-	}
+func (s *Store) unpromoted(r *repo, branch string, head, globalTree plumbing.Hash, globalLogs map[string][]byte) (string, error) {
 	tree, err := r.commitTree(head)
 	if err != nil {
 		return "", err
@@ -142,62 +172,4 @@ func (s *Store) unpromoted(r *repo, branch string, globalTree plumbing.Hash, glo
 		}
 	}
 	return "", nil
-}
-
-// PackResult says what Pack did.
-type PackResult struct {
-	LooseBefore int   `json:"loose_before"` // loose objects before packing
-	LooseAfter  int   `json:"loose_after"`  // loose objects left (unreachable or not yet committed)
-	PackBytes   int64 `json:"pack_bytes"`   // size of the pack files after packing
-}
-
-// Pack packs every object reachable from a ref into one pack with deltas and
-// deletes the loose copies — each state write leaves a loose blob of its
-// file's live segment, and packing turns those near-identical blobs into
-// small deltas. Objects that only a worktree's index or a half-finished git
-// command refers to stay loose. It holds the store's lock.
-func (s *Store) Pack(ctx context.Context) (PackResult, error) {
-	var res PackResult
-	if !s.Initialized() {
-		return res, fmt.Errorf("%w for project %s; nothing to pack", ErrNotInitialized, s.Project)
-	}
-	lk, err := s.lock(ctx)
-	if err != nil {
-		return res, err
-	}
-	defer lk.Release()
-	res.LooseBefore = countLoose(s.Bare)
-	repo, err := git.PlainOpen(s.Bare)
-	if err != nil {
-		return res, fmt.Errorf("open %s: %w", s.Bare, err)
-	}
-	if err := repo.RepackObjects(&git.RepackConfig{}); err != nil {
-		return res, fmt.Errorf("pack %s: %w", s.Bare, err)
-	}
-	res.LooseAfter = countLoose(s.Bare)
-	packs, _ := filepath.Glob(filepath.Join(s.Bare, "objects", "pack", "*.pack"))
-	for _, p := range packs {
-		if st, err := os.Stat(p); err == nil {
-			res.PackBytes += st.Size()
-		}
-	}
-	return res, nil
-}
-
-// countLoose counts the loose object files of a repo.
-func countLoose(bare string) int {
-	n := 0
-	dirs, _ := os.ReadDir(filepath.Join(bare, "objects"))
-	for _, d := range dirs {
-		if !d.IsDir() || len(d.Name()) != 2 {
-			continue
-		}
-		ents, _ := os.ReadDir(filepath.Join(bare, "objects", d.Name()))
-		for _, e := range ents {
-			if len(e.Name()) == 38 {
-				n++
-			}
-		}
-	}
-	return n
 }

@@ -40,7 +40,7 @@ var agentFiles = map[string]string{
 // Init creates the project's bare repo with its global branch if they do not
 // exist yet; it reports whether it created anything. It is idempotent.
 func (s *Store) Init(ctx context.Context) (created bool, err error) {
-	lk, err := s.lock(ctx)
+	lk, err := s.lockAndRecover(ctx)
 	if err != nil {
 		return false, err
 	}
@@ -59,7 +59,7 @@ func (s *Store) initLocked(ctx context.Context) (created bool, err error) {
 		}
 		created = true
 	}
-	r, err := openRepo(s.Bare)
+	r, err := s.openRepo()
 	if err != nil {
 		return false, err
 	}
@@ -67,10 +67,18 @@ func (s *Store) initLocked(ctx context.Context) (created bool, err error) {
 	return created || made, err
 }
 
-// createBranch makes an orphan branch holding files, unless it exists.
+// createBranch makes an orphan branch holding files, unless it exists. A
+// branch that existed and was deleted, or whose ref is damaged, is restored
+// from its reflog or refused (restoreBranch), never started over.
 func (s *Store) createBranch(ctx context.Context, r *repo, branch string, files map[string]string, msg string) (bool, error) {
 	head, err := r.head(branch)
-	if err != nil || !head.IsZero() {
+	if err != nil && !errors.Is(err, ErrDamaged) {
+		return false, err
+	}
+	if err == nil && !head.IsZero() {
+		return false, nil
+	}
+	if restored, err := s.restoreBranch(ctx, r, branch, err); err != nil || restored {
 		return false, err
 	}
 	edits := map[string]edit{}
@@ -89,7 +97,7 @@ func (s *Store) createBranch(ctx context.Context, r *repo, branch string, files 
 	if err != nil {
 		return false, err
 	}
-	return true, r.setBranch(ctx, branch, c, plumbing.ZeroHash)
+	return true, r.updateRef(ctx, refUpdate{name: branchRef(branch), new: c, msg: "planq: " + msg, sig: s.signature()})
 }
 
 // ensureAgentLocked makes sure the state repo, agent's branch and — when
@@ -99,7 +107,7 @@ func (s *Store) ensureAgentLocked(ctx context.Context, agent string) error {
 	if _, err := s.initLocked(ctx); err != nil {
 		return err
 	}
-	r, err := openRepo(s.Bare)
+	r, err := s.openRepo()
 	if err != nil {
 		return err
 	}
@@ -114,7 +122,7 @@ func (s *Store) ensureAgentLocked(ctx context.Context, agent string) error {
 	if others, err := worktreesOn(s.Bare, branch); err != nil || len(others) > 0 {
 		return err // checked out in another code repo: write to the branch only
 	}
-	if _, err := addWorktree(r, s.Worktree, branch); err != nil {
+	if _, err := addWorktree(ctx, r, s.Worktree, branch); err != nil {
 		return err
 	}
 	return EnsureIgnored(s.Root, false)
@@ -137,7 +145,7 @@ func (s *Store) Create(ctx context.Context, name string, gitignore bool) (Create
 	if err := ValidAgentName(name); err != nil {
 		return res, err
 	}
-	lk, err := s.lock(ctx)
+	lk, err := s.lockAndRecover(ctx)
 	if err != nil {
 		return res, err
 	}
@@ -145,7 +153,7 @@ func (s *Store) Create(ctx context.Context, name string, gitignore bool) (Create
 	if _, err := s.initLocked(ctx); err != nil {
 		return res, err
 	}
-	r, err := openRepo(s.Bare)
+	r, err := s.openRepo()
 	if err != nil {
 		return res, err
 	}
@@ -168,18 +176,19 @@ func (s *Store) Create(ctx context.Context, name string, gitignore bool) (Create
 	}
 	if w != nil {
 		res.Switched = strings.TrimPrefix(w.Branch, AgentPrefix)
-		if err := switchWorktree(r, w, res.Branch); err != nil {
+		if err := switchWorktree(ctx, r, w, res.Branch); err != nil {
 			return res, err
 		}
-	} else if _, err := addWorktree(r, s.Worktree, res.Branch); err != nil {
+	} else if _, err := addWorktree(ctx, r, s.Worktree, res.Branch); err != nil {
 		return res, err
 	}
 	return res, EnsureIgnored(s.Root, gitignore)
 }
 
-// checkClean fails when the worktree has uncommitted changes to tracked files.
+// checkClean fails when the worktree has uncommitted changes to tracked
+// files, with advice that loses nothing.
 func checkClean(r *repo, w *linkedWorktree) error {
-	var tree plumbing.Hash
+	tree := emptyTree
 	if w.Branch != "" {
 		head, err := r.head(w.Branch)
 		if err != nil {
@@ -189,9 +198,12 @@ func checkClean(r *repo, w *linkedWorktree) error {
 			return err
 		}
 	}
-	dirty, err := dirtyPaths(r, w, tree)
+	dirty, stale, err := dirtyPaths(r, w, tree)
 	if err != nil {
 		return err
+	}
+	if len(stale) > 0 {
+		return conflictError(w, stale[0])
 	}
 	if len(dirty) > 0 {
 		more := ""
@@ -199,13 +211,13 @@ func checkClean(r *repo, w *linkedWorktree) error {
 			more = fmt.Sprintf(" and %d more", len(dirty)-3)
 			dirty = dirty[:3]
 		}
-		return fmt.Errorf("it has uncommitted changes (%s%s); commit them (git -C %s commit -am ...) or discard them first", strings.Join(dirty, ", "), more, w.Path)
+		return fmt.Errorf("it has uncommitted changes (%s%s); commit them first (git -C %s commit -am \"...\")", strings.Join(dirty, ", "), more, w.Path)
 	}
 	return nil
 }
 
 // switchWorktree checks out branch in a clean worktree.
-func switchWorktree(r *repo, w *linkedWorktree, branch string) error {
+func switchWorktree(ctx context.Context, r *repo, w *linkedWorktree, branch string) error {
 	var from plumbing.Hash
 	if w.Branch != "" {
 		h, err := r.head(w.Branch)
@@ -224,7 +236,7 @@ func switchWorktree(r *repo, w *linkedWorktree, branch string) error {
 	if err != nil {
 		return err
 	}
-	if err := checkoutTree(r, w, from, to); err != nil {
+	if err := checkoutTree(ctx, r, w, from, to); err != nil {
 		return err
 	}
 	if err := os.WriteFile(filepath.Join(w.Admin, "HEAD"), []byte("ref: refs/heads/"+branch+"\n"), 0o644); err != nil {
@@ -244,12 +256,12 @@ func (s *Store) Remove(ctx context.Context, name string, force bool) error {
 	if !s.Initialized() {
 		return fmt.Errorf("%w for project %s; nothing to remove", ErrNotInitialized, s.Project)
 	}
-	lk, err := s.lock(ctx)
+	lk, err := s.lockAndRecover(ctx)
 	if err != nil {
 		return err
 	}
 	defer lk.Release()
-	r, err := openRepo(s.Bare)
+	r, err := s.openRepo()
 	if err != nil {
 		return err
 	}

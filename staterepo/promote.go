@@ -25,16 +25,27 @@ type PromoteResult struct {
 // conflict — and copies its branch context files (branches/*.md) over
 // global's. Running it again adds nothing.
 func (s *Store) Promote(ctx context.Context) (PromoteResult, error) {
+	res, err := s.promote(ctx)
+	if err == nil && res.Committed {
+		s.AutoMaintain()
+	}
+	return res, err
+}
+
+func (s *Store) promote(ctx context.Context) (PromoteResult, error) {
 	res := PromoteResult{Agent: s.Agent, Added: map[string]int{}}
 	if !s.Initialized() {
 		return res, fmt.Errorf("%w for project %s; nothing to promote", ErrNotInitialized, s.Project)
 	}
-	lk, err := s.lock(ctx)
+	lk, err := s.lockAndRecover(ctx)
 	if err != nil {
 		return res, err
 	}
 	defer lk.Release()
-	r, err := openRepo(s.Bare)
+	if _, err := s.initLocked(ctx); err != nil {
+		return res, err
+	}
+	r, err := s.openRepo()
 	if err != nil {
 		return res, err
 	}

@@ -1,10 +1,8 @@
 package staterepo
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -20,10 +18,14 @@ type reader struct {
 	r     *repo
 	wts   []linkedWorktree
 	trees map[string]plumbing.Hash
+	roots map[string]*wtRoot
+	// notes are worktree files that were not shown (a link, unreadable),
+	// with the branch's version shown instead.
+	notes []changelog.Problem
 }
 
 func (s *Store) reader() (*reader, error) {
-	r, err := openRepo(s.Bare)
+	r, err := s.openRepo()
 	if err != nil {
 		return nil, err
 	}
@@ -31,25 +33,39 @@ func (s *Store) reader() (*reader, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &reader{s: s, r: r, wts: wts, trees: map[string]plumbing.Hash{}}, nil
+	return &reader{s: s, r: r, wts: wts, trees: map[string]plumbing.Hash{}, roots: map[string]*wtRoot{}}, nil
 }
 
-// worktreeFor returns this code repo's worktree when it has branch checked
-// out, else any other worktree that does, else "".
-func (rd *reader) worktreeFor(branch string) string {
-	found := ""
-	for _, w := range rd.wts {
+// close releases the worktree handles.
+func (rd *reader) close() {
+	for _, root := range rd.roots {
+		root.Close()
+	}
+}
+
+// worktreeFor returns the worktree whose copy of branch's files to show:
+// this code repo's when it has branch checked out, else any other that
+// does — but none while an update of it is unfinished (a writer is at work,
+// or one was killed), because its files may lag the branch.
+func (rd *reader) worktreeFor(branch string) *linkedWorktree {
+	var found *linkedWorktree
+	for i := range rd.wts {
+		w := &rd.wts[i]
 		if w.Branch != branch {
 			continue
 		}
 		if sameFile(w.Path, rd.s.Worktree) {
-			return w.Path
+			found = w
+			break
 		}
-		if found == "" {
-			if _, err := os.Stat(filepath.Join(w.Path, ".git")); err == nil {
-				found = w.Path
+		if found == nil {
+			if _, err := os.Lstat(filepath.Join(w.Path, ".git")); err == nil {
+				found = w
 			}
 		}
+	}
+	if found == nil || syncPending(found) {
+		return nil
 	}
 	return found
 }
@@ -71,18 +87,28 @@ func (rd *reader) tree(branch string) (plumbing.Hash, error) {
 	return t, nil
 }
 
-// file returns the content of p on branch.
+// file returns the content of p on branch: the worktree's copy when there
+// is one (never through a link), else the branch's.
 func (rd *reader) file(branch, p string) ([]byte, bool, error) {
 	if err := validPath(p); err != nil {
 		return nil, false, err
 	}
-	if wt := rd.worktreeFor(branch); wt != "" {
-		data, err := os.ReadFile(filepath.Join(wt, filepath.FromSlash(p)))
+	if w := rd.worktreeFor(branch); w != nil {
+		root, ok := rd.roots[w.Admin]
+		var err error
+		if !ok {
+			if root, err = openWorktree(w.Path); err == nil {
+				rd.roots[w.Admin] = root
+			}
+		}
 		if err == nil {
-			return data, true, nil
+			var data []byte
+			if data, err = root.ReadFile(p); err == nil {
+				return data, true, nil
+			}
 		}
 		if !errors.Is(err, fs.ErrNotExist) {
-			return nil, false, err
+			rd.notes = append(rd.notes, changelog.Problem{File: p, Message: err.Error() + "; showing the branch's version"})
 		}
 	}
 	t, err := rd.tree(branch)
@@ -92,79 +118,18 @@ func (rd *reader) file(branch, p string) ([]byte, bool, error) {
 	return rd.r.readFile(t, p)
 }
 
-// tail returns the newest n entries of p on branch, newest first. A
-// worktree copy is read from its end only.
-func (rd *reader) tail(branch, p string, n int) ([]changelog.Entry, error) {
-	if wt := rd.worktreeFor(branch); wt != "" {
-		es, err := tailFile(filepath.Join(wt, filepath.FromSlash(p)), n)
-		if err == nil {
-			return es, nil
-		}
-		if !errors.Is(err, fs.ErrNotExist) {
-			return nil, err
-		}
-	}
-	data, _, err := rd.file(branch, p)
-	if err != nil {
-		return nil, err
-	}
-	return tailEntries(data, n), nil
-}
-
-// all returns every entry of p on branch, oldest first, and the problems
-// found parsing it.
-func (rd *reader) all(branch, p string) ([]changelog.Entry, []changelog.Problem, error) {
+// tail returns the newest n entries of p on branch, newest first, and the
+// problems found parsing them.
+func (rd *reader) tail(branch, p string, n int) ([]changelog.Entry, []changelog.Problem, error) {
 	data, _, err := rd.file(branch, p)
 	if err != nil {
 		return nil, nil, err
 	}
-	es, probs := changelog.ParseBytes(data)
+	es, probs := tailEntries(data, n)
+	for i := range probs {
+		probs[i].File = p
+	}
 	return es, probs, nil
-}
-
-// tailFile parses the newest n entries of the file at path, reading growing
-// windows from its end.
-func tailFile(path string, n int) ([]changelog.Entry, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	size := st.Size()
-	window := int64(64 << 10)
-	for {
-		if window >= size {
-			data, err := io.ReadAll(f)
-			if err != nil {
-				return nil, err
-			}
-			return tailEntries(data, n), nil
-		}
-		buf := make([]byte, window)
-		if _, err := f.ReadAt(buf, size-window); err != nil && err != io.EOF {
-			return nil, err
-		}
-		// Parse only from the first entry boundary inside the window.
-		if i := indexEntryStart(buf); i >= 0 {
-			es := tailEntries(buf[i:], n)
-			if len(es) >= n {
-				return es, nil
-			}
-		}
-		window *= 4
-	}
-}
-
-func indexEntryStart(b []byte) int {
-	i := bytes.Index(b, entryStart)
-	if i < 0 {
-		return -1
-	}
-	return i + 1
 }
 
 // ReadFile returns file p of the current agent's branch (its worktree copy
@@ -177,6 +142,10 @@ func (s *Store) ReadFile(p string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	defer rd.close()
 	data, _, err := rd.file(s.Branch(), p)
+	for _, n := range rd.notes {
+		s.warn(n.Error())
+	}
 	return data, err
 }

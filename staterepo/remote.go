@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 
@@ -94,7 +95,7 @@ func (s *Store) remoteURL() (string, bool, error) {
 }
 
 func (s *Store) gitRemote(r *repo, url string) *git.Remote {
-	return git.NewRemote(r.st, &gitconfig.RemoteConfig{Name: remoteName, URLs: []string{url}})
+	return git.NewRemote(r.storage(), &gitconfig.RemoteConfig{Name: remoteName, URLs: []string{url}})
 }
 
 // fetch copies the remote's branches to refs/remotes/origin/*.
@@ -112,19 +113,15 @@ func (s *Store) fetch(ctx context.Context, r *repo, url string) (map[string]plum
 	default:
 		return nil, fmt.Errorf("fetch from %s: %w", url, err)
 	}
-	out := map[string]plumbing.Hash{}
-	iter, err := r.st.IterReferences()
+	refs, err := r.refsUnder("refs/remotes/" + remoteName + "/")
 	if err != nil {
 		return nil, err
 	}
-	prefix := "refs/remotes/" + remoteName + "/"
-	err = iter.ForEach(func(ref *plumbing.Reference) error {
-		if b, ok := strings.CutPrefix(ref.Name().String(), prefix); ok && ref.Type() == plumbing.HashReference {
-			out[b] = ref.Hash()
-		}
-		return nil
-	})
-	return out, err
+	out := map[string]plumbing.Hash{}
+	for name, h := range refs {
+		out[strings.TrimPrefix(name, "refs/remotes/"+remoteName+"/")] = h
+	}
+	return out, nil
 }
 
 // Pull fetches the remote's branches and brings each local branch up to
@@ -142,7 +139,7 @@ func (s *Store) Pull(ctx context.Context, prefer string) ([]SyncResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	lk, err := s.lock(ctx)
+	lk, err := s.lockAndRecover(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -150,7 +147,7 @@ func (s *Store) Pull(ctx context.Context, prefer string) ([]SyncResult, error) {
 	if _, err := s.initLocked(ctx); err != nil {
 		return nil, err
 	}
-	r, err := openRepo(s.Bare)
+	r, err := s.openRepo()
 	if err != nil {
 		return nil, err
 	}
@@ -186,7 +183,7 @@ func (s *Store) pullBranch(ctx context.Context, r *repo, branch string, theirs p
 	}
 	if ours.IsZero() {
 		res.Action = "created"
-		return res, r.setBranch(ctx, branch, theirs, plumbing.ZeroHash)
+		return res, r.updateRef(ctx, refUpdate{name: branchRef(branch), new: theirs, msg: "planq: pull: created from the remote", sig: s.signature()})
 	}
 	if ours == theirs {
 		res.Action = "up-to-date"
@@ -222,13 +219,14 @@ func (s *Store) pullBranch(ctx context.Context, r *repo, branch string, theirs p
 		}
 		res.Action, res.Detail = "merged", detail
 	}
-	return res, s.moveBranch(ctx, r, branch, ours, next)
+	return res, s.moveBranch(ctx, r, branch, ours, next, "planq: pull: "+res.Action)
 }
 
 // moveBranch points branch from old to next, first checking that no
 // worktree holding it has uncommitted edits to the files that change, then
-// updating those worktrees' files and index.
-func (s *Store) moveBranch(ctx context.Context, r *repo, branch string, old, next plumbing.Hash) error {
+// updating those worktrees' files and index (or, when that fails once the
+// branch has moved, leaving them marked for the next write to finish).
+func (s *Store) moveBranch(ctx context.Context, r *repo, branch string, old, next plumbing.Hash, msg string) error {
 	oldTree, err := r.commitTree(old)
 	if err != nil {
 		return err
@@ -247,27 +245,45 @@ func (s *Store) moveBranch(ctx context.Context, r *repo, branch string, old, nex
 			return err
 		}
 		for i := range wts {
-			dirty, err := dirtyPaths(r, &wts[i], oldTree)
+			dirty, stale, err := dirtyPaths(r, &wts[i], oldTree)
 			if err != nil {
 				return err
 			}
 			var clash []string
 			for _, p := range dirty {
 				if changed[p] {
+					if slices.Contains(stale, p) {
+						return conflictError(&wts[i], p)
+					}
 					clash = append(clash, p)
 				}
 			}
 			if len(clash) > 0 {
-				return fmt.Errorf("%s has uncommitted edits to %s, which the update changes; commit them (git -C %s commit -am ...) or discard them, then pull again", wts[i].Path, strings.Join(clash, ", "), wts[i].Path)
+				return fmt.Errorf("%s has uncommitted edits to %s, which the update changes; commit them (git -C %s commit -am \"...\"), then pull again", wts[i].Path, strings.Join(clash, ", "), wts[i].Path)
 			}
 		}
 	}
-	if err := r.setBranch(ctx, branch, next, old); err != nil {
+	for i := range wts {
+		wts[i].pending = syncPending(&wts[i])
+		if err := markSync(&wts[i], next); err != nil {
+			return err
+		}
+	}
+	if err := r.updateRef(ctx, refUpdate{name: branchRef(branch), new: next, old: old, msg: msg, sig: s.signature()}); err != nil {
+		for i := range wts {
+			if !wts[i].pending {
+				clearSync(&wts[i])
+			}
+		}
 		return err
 	}
 	for i := range wts {
-		if err := checkoutTree(r, &wts[i], oldTree, newTree); err != nil {
-			return fmt.Errorf("branch %s updated, but its worktree %s was not: %w", branch, wts[i].Path, err)
+		if err := checkoutTree(ctx, r, &wts[i], oldTree, newTree); err != nil {
+			s.warn(fmt.Sprintf("branch %s updated, but its worktree %s was not (%v); the next planq write finishes it", branch, wts[i].Path, err))
+			continue
+		}
+		if !wts[i].pending {
+			clearSync(&wts[i])
 		}
 	}
 	return nil
@@ -441,7 +457,13 @@ func (s *Store) Push(ctx context.Context) ([]SyncResult, error) {
 			_ = os.WriteFile(filepath.Join(url, "HEAD"), []byte("ref: refs/heads/"+GlobalBranch+"\n"), 0o644)
 		}
 	}
-	r, err := openRepo(s.Bare)
+	// Clear what killed processes left (go-git's transports read every ref).
+	lk, err := s.lockAndRecover(ctx)
+	if err != nil {
+		return nil, err
+	}
+	lk.Release()
+	r, err := s.openRepo()
 	if err != nil {
 		return nil, err
 	}
@@ -504,7 +526,7 @@ func (s *Store) Push(ctx context.Context) ([]SyncResult, error) {
 		for _, spec := range specs {
 			b := strings.TrimPrefix(spec.Src(), "refs/heads/")
 			h, _ := r.head(b)
-			_ = r.st.SetReference(plumbing.NewHashReference(plumbing.ReferenceName("refs/remotes/"+remoteName+"/"+b), h))
+			_ = r.updateRef(ctx, refUpdate{name: "refs/remotes/" + remoteName + "/" + b, new: h, anyOld: true})
 		}
 	}
 	if len(behind) > 0 {

@@ -252,7 +252,7 @@ type searchFile struct {
 
 // searchFiles lists every indexable file of global and the agent branches.
 func (s *Store) searchFiles() ([]searchFile, error) {
-	r, err := openRepo(s.Bare)
+	r, err := s.openRepo()
 	if err != nil {
 		return nil, err
 	}

@@ -3,6 +3,7 @@ package staterepo
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 	"sort"
 	"strings"
 	"time"
@@ -39,6 +40,14 @@ type Status struct {
 	Agents       []AgentInfo `json:"agents"`
 	Notes        []string    `json:"notes,omitempty"` // things a person should act on
 	RemoteBehind []string    `json:"remote_behind,omitempty"`
+	Objects      *Objects    `json:"objects,omitempty"`
+}
+
+// Objects is what the repo's objects take on disk.
+type Objects struct {
+	Loose int   `json:"loose"`
+	Packs int   `json:"packs"`
+	Bytes int64 `json:"bytes"`
 }
 
 // Status reports the state repo's branches, worktree and remote.
@@ -50,7 +59,7 @@ func (s *Store) Status(ctx context.Context) (Status, error) {
 		return st, nil
 	}
 	st.Initialized = true
-	r, err := openRepo(s.Bare)
+	r, err := s.openRepo()
 	if err != nil {
 		return st, err
 	}
@@ -65,7 +74,8 @@ func (s *Store) Status(ctx context.Context) (Status, error) {
 	for _, b := range branches {
 		h, err := r.head(b)
 		if err != nil {
-			return st, err
+			st.Notes = append(st.Notes, err.Error())
+			continue
 		}
 		if b == GlobalBranch {
 			st.Global = h.String()
@@ -98,18 +108,35 @@ func (s *Store) Status(ctx context.Context) (Status, error) {
 		if h, err := r.head(w.Branch); err == nil && !h.IsZero() {
 			tree, _ = r.commitTree(h)
 		}
-		if st.Dirty, err = dirtyPaths(r, w, tree); err != nil {
+		var stale []string
+		if st.Dirty, stale, err = dirtyPaths(r, w, tree); err != nil {
 			return st, err
 		}
 		if st.CheckedOut != s.Agent {
 			st.Notes = append(st.Notes, fmt.Sprintf("the worktree holds agent %s but the current agent is %s (%s): writes go to branch %s, which is not checked out here; `planq create NAME` switches the worktree to a new agent", st.CheckedOut, s.Agent, s.AgentSource, s.Branch()))
 		}
-		if len(st.Dirty) > 0 {
+		switch {
+		case syncPending(w):
+			st.Notes = append(st.Notes, fmt.Sprintf("an update of %s was interrupted; the next planq write finishes it (committing there by hand before then would undo newer entries)", WorktreeDir))
+		case len(stale) > 0:
+			st.Notes = append(st.Notes, conflictError(w, stale[0]).Error())
+		case len(st.Dirty) > 0:
 			st.Notes = append(st.Notes, fmt.Sprintf("uncommitted changes in %s; the next planq write commits those of its files, `git -C %s commit -am ...` commits all", WorktreeDir, s.Worktree))
 		}
 	}
 	if st.Remote == "" {
 		st.Notes = append(st.Notes, "no remote: `planq state remote URL` sets one for push and pull")
+	}
+	if h, err := r.head(s.Branch()); err == nil && h.IsZero() {
+		if es, _ := readReflog(filepath.Join(s.Bare, "logs", "refs", "heads", s.Branch())); len(es) > 0 {
+			st.Notes = append(st.Notes, fmt.Sprintf("branch %s is missing; the next write restores it from its reflog", s.Branch()))
+		}
+	}
+	o := &Objects{Loose: countLoose(s.Bare)}
+	o.Packs, o.Bytes = objectSizes(s.Bare)
+	st.Objects = o
+	if p := maintenanceProblem(s.Bare); p != "" {
+		st.Notes = append(st.Notes, "the last background maintenance failed: "+p+"; `planq state gc` runs it in the foreground and shows why")
 	}
 	return st, nil
 }
@@ -124,9 +151,10 @@ func (s *Store) LogEntries(ctx context.Context, n int) ([]changelog.Entry, []cha
 	if err != nil {
 		return nil, nil, err
 	}
+	defer rd.close()
 	if n > 0 {
-		es, err := rd.tailEntriesOf(s.Branch(), ChangelogFile, n)
-		return es, nil, err
+		es, probs, err := rd.tailEntriesOf(s.Branch(), ChangelogFile, n)
+		return es, append(probs, rd.notes...), err
 	}
 	es, probs, err := rd.allEntries(s.Branch(), ChangelogFile)
 	if err != nil {
@@ -135,7 +163,7 @@ func (s *Store) LogEntries(ctx context.Context, n int) ([]changelog.Entry, []cha
 	for i, j := 0, len(es)-1; i < j; i, j = i+1, j-1 {
 		es[i], es[j] = es[j], es[i]
 	}
-	return es, probs, nil
+	return es, append(probs, rd.notes...), nil
 }
 
 // Aggregate builds the session changelog across every agent branch.
@@ -148,6 +176,7 @@ func (s *Store) Aggregate(ctx context.Context) (changelog.Summary, []changelog.P
 	if err != nil {
 		return sum, nil, err
 	}
+	defer rd.close()
 	branches, err := rd.r.branches()
 	if err != nil {
 		return sum, nil, err
@@ -168,7 +197,7 @@ func (s *Store) Aggregate(ctx context.Context) (changelog.Summary, []changelog.P
 	}
 	sum = changelog.Aggregate(byAgent)
 	sum.Project = s.Project
-	return sum, problems, nil
+	return sum, append(problems, rd.notes...), nil
 }
 
 // remoteState compares a branch with its remote-tracking ref (as of the last
@@ -177,11 +206,13 @@ func remoteState(r *repo, branch string, local plumbing.Hash, hasRemote bool) st
 	if !hasRemote {
 		return ""
 	}
-	ref, err := r.st.Reference(plumbing.ReferenceName("refs/remotes/" + remoteName + "/" + branch))
+	theirs, ok, err := r.readRef("refs/remotes/" + remoteName + "/" + branch)
 	if err != nil {
+		return "unknown"
+	}
+	if !ok {
 		return "not pushed"
 	}
-	theirs := ref.Hash()
 	if theirs == local {
 		return "up to date"
 	}

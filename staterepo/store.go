@@ -24,10 +24,17 @@
 //     cross-process lock (flock on <bare>/planq.lock, waited for with the
 //     context and a timeout) held across read-modify-commit, so concurrent
 //     writers never lose an entry. The commit is built from the changed
-//     blobs and trees only (no worktree scan); refs are updated with git's
-//     own lock-file protocol; worktrees that have the branch checked out get
-//     the changed files and their index entries rewritten, so `git status`
-//     there stays clean and git's own commands keep working.
+//     blobs and trees only (no worktree scan), its objects fsynced before
+//     the branch moves; refs are updated with git's own lock-file protocol
+//     and reflogs (gitobj.go, refs.go); worktrees that have the branch checked out
+//     get the changed files and their index entries rewritten, so `git
+//     status` there stays clean and git's own commands keep working. Once
+//     the branch has moved the write has succeeded; what a killed or failed
+//     write leaves behind, the next one clears first (recover.go).
+//   - Maintenance (maintain.go) is git's repack, in the background after
+//     writes and in `planq state gc`, never under the write lock.
+//   - Files in the worktree are read and written without following links
+//     (safefs.go).
 //   - The worktree is registered the way `git worktree add` does it
 //     (<bare>/worktrees/<id>/{HEAD,commondir,gitdir,index} and a .git file),
 //     so `git worktree list`, `git fsck` and hand commits work. The code repo
@@ -44,7 +51,8 @@
 //   - Hand edits in the worktree are respected: a write that changes a file
 //     with uncommitted edits builds on (and commits) the edited copy; a copy
 //     left stale by a writer that died mid-way is ignored in favour of the
-//     branch.
+//     branch, and a file edited on such a stale copy is refused with advice
+//     that keeps both versions.
 //   - Checkpoints are checkpoints/<name>.yaml on the agent branch: the state
 //     commit, the code repo's jj operation, the owner (user or model). A
 //     restore saves an automatic checkpoint, runs `jj op restore`, then
@@ -112,6 +120,14 @@ type Options struct {
 	Getenv      func(string) string // environment lookup; default os.Getenv
 	LockTimeout time.Duration       // how long a write waits for the lock; default 30s
 	Now         func() time.Time    // clock; default time.Now
+	// Warn receives what a person should know about a command that
+	// succeeded (a repair made, a stale lock removed, a worktree left for
+	// the next write to finish); default: a "planq: warning:" line on stderr.
+	Warn func(string)
+	// Maintainer is the planq binary, which writes start as `planq state gc
+	// --auto` to maintain the repo in the background; empty: writes run
+	// that maintenance themselves (see maintain.go).
+	Maintainer string
 }
 
 // Store is one code repo's view of its project's state repo.
@@ -130,6 +146,19 @@ type Store struct {
 	lockTimeout time.Duration
 	now         func() time.Time
 	getenv      func(string) string
+	warnf       func(string)
+	maintainer  string
+}
+
+// warn reports something a person should know about a command that
+// succeeded.
+func (s *Store) warn(msg string) { s.warnf(msg) }
+
+// debugf prints a line on stderr when PLANQ_DEBUG is set.
+func (s *Store) debugf(format string, args ...any) {
+	if s.getenv("PLANQ_DEBUG") != "" {
+		fmt.Fprintf(os.Stderr, "planq: debug: "+format+"\n", args...)
+	}
 }
 
 // Open resolves the code repo root, the project, the agent and the state
@@ -198,7 +227,10 @@ func Open(o Options) (*Store, error) {
 		Root: root, Home: home, Project: project, Agent: agent,
 		Bare:     filepath.Join(home, "state-repos", project+".git"),
 		Worktree: worktree, Config: cfg, AgentSource: src,
-		lockTimeout: o.LockTimeout, now: o.Now, getenv: getenv,
+		lockTimeout: o.LockTimeout, now: o.Now, getenv: getenv, warnf: o.Warn, maintainer: o.Maintainer,
+	}
+	if s.warnf == nil {
+		s.warnf = func(msg string) { fmt.Fprintf(os.Stderr, "planq: warning: %s\n", msg) }
 	}
 	if s.lockTimeout <= 0 {
 		s.lockTimeout = 30 * time.Second
@@ -212,7 +244,14 @@ func Open(o Options) (*Store, error) {
 // checkedOutAgent returns the agent whose branch the worktree at path has
 // checked out, or "" when there is none.
 func checkedOutAgent(path string) string {
-	data, err := os.ReadFile(filepath.Join(path, ".git"))
+	if checkWorktreeDir(path) != nil {
+		return ""
+	}
+	gitFile := filepath.Join(path, ".git")
+	if st, err := os.Lstat(gitFile); err != nil || !st.Mode().IsRegular() {
+		return ""
+	}
+	data, err := os.ReadFile(gitFile)
 	if err != nil {
 		return ""
 	}

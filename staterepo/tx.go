@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path"
 	"path/filepath"
 	"sort"
@@ -38,12 +37,15 @@ type Tx struct {
 	tree   plumbing.Hash
 	wts    []linkedWorktree
 	idx    map[string]*index.Index // per worktree admin dir, loaded lazily
+	roots  map[string]*wtRoot      // per worktree admin dir, opened lazily
+	// clean records the paths whose worktree copy (in the first worktree)
+	// matched the head and its index entry when read, with that content's
+	// size: an append to them may be mirrored by appending on disk.
+	clean  map[string]int64
+	bases  map[string]base // what Read returned for paths not staged yet
 	staged map[string]*fileChange
 	order  []string
 	msg    string // overrides the commit message when set
-	// fromDisk records paths whose base content was read from the worktree,
-	// with that content's length, enabling append-only worktree syncs.
-	fromDisk map[string]int
 }
 
 // SetMessage replaces the commit message, for writes that only know what
@@ -71,6 +73,24 @@ func (t *Tx) Read(p string) (data []byte, ok bool, err error) {
 		}
 		return c.data, true, nil
 	}
+	if b, ok := t.bases[p]; ok {
+		return b.data, b.ok, nil
+	}
+	data, ok, err = t.readBase(p)
+	if err == nil {
+		t.bases[p] = base{data, ok}
+	}
+	return data, ok, err
+}
+
+// base is a file's content as a transaction first read it.
+type base struct {
+	data []byte
+	ok   bool
+}
+
+// readBase reads p's content as the transaction builds on it (see Read).
+func (t *Tx) readBase(p string) (data []byte, ok bool, err error) {
 	te, inHead, err := t.r.fileEntry(t.tree, p)
 	if err != nil {
 		return nil, false, err
@@ -78,9 +98,6 @@ func (t *Tx) Read(p string) (data []byte, ok bool, err error) {
 	if len(t.wts) > 0 {
 		data, ok, used, err := t.readWorktree(&t.wts[0], p, te, inHead)
 		if err != nil || used {
-			if ok {
-				t.fromDisk[p] = len(data)
-			}
 			return data, ok, err
 		}
 	}
@@ -94,16 +111,23 @@ func (t *Tx) Read(p string) (data []byte, ok bool, err error) {
 // readWorktree decides whether the worktree's copy of p is the right base
 // (used) and returns it. The worktree copy is used when it is the same as the
 // head's (a cheap read), or when it holds hand edits on top of the head. A
-// copy that matches an index entry older than the head is stale — a writer
-// died between its commit and its worktree update — and is ignored.
+// copy that matches an index entry older than the head — a writer died
+// between its commit and its worktree update — or that is such a copy with
+// an append cut short, is ignored in favour of the head.
 func (t *Tx) readWorktree(w *linkedWorktree, p string, te object.TreeEntry, inHead bool) (data []byte, ok, used bool, err error) {
-	full := filepath.Join(w.Path, filepath.FromSlash(p))
-	st, err := os.Lstat(full)
+	root, err := t.root(w)
+	if err != nil {
+		return nil, false, false, err
+	}
+	st, err := root.Lstat(p)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, false, false, nil // deleted by hand or never written: build on the head
 	}
 	if err != nil {
 		return nil, false, false, err
+	}
+	if st.Mode()&fs.ModeSymlink != 0 {
+		return nil, false, false, linkError(root.full(p))
 	}
 	if !st.Mode().IsRegular() {
 		return nil, false, false, fmt.Errorf("%s in %s is not a regular file; move it away", p, w.Path)
@@ -112,17 +136,17 @@ func (t *Tx) readWorktree(w *linkedWorktree, p string, te object.TreeEntry, inHe
 	if err != nil {
 		return nil, false, false, err
 	}
-	ie, _ := idx.Entry(p)
-	if ie != nil && inHead && ie.Hash == te.Hash && statMatches(ie, st) {
-		data, err = os.ReadFile(full)
-		return data, err == nil, err == nil, err
-	}
 	if st.Size() > MaxFileSize {
 		return nil, false, false, fmt.Errorf("%w: %s in %s is %d bytes (limit %d)", ErrTooLarge, p, w.Path, st.Size(), MaxFileSize)
 	}
-	data, err = os.ReadFile(full)
+	ie, _ := idx.Entry(p)
+	data, err = root.ReadFile(p)
 	if err != nil {
 		return nil, false, false, err
+	}
+	if ie != nil && inHead && ie.Hash == te.Hash && statMatches(ie, st) && int64(len(data)) == st.Size() {
+		t.clean[p] = st.Size()
+		return data, true, true, nil
 	}
 	h := blobHash(data)
 	switch {
@@ -134,8 +158,19 @@ func (t *Tx) readWorktree(w *linkedWorktree, p string, te object.TreeEntry, inHe
 		return data, true, true, nil // created by hand: keep it
 	case ie != nil && inHead && ie.Hash == te.Hash:
 		return data, true, true, nil // hand edits on top of the head: keep them
+	case ie != nil && inHead && t.s.cutShort(t.r, data, ie.Hash, te.Hash):
+		return nil, false, false, nil // an append cut short: build on the head
 	}
-	return nil, false, false, fmt.Errorf("%w: %s in %s has uncommitted edits and the branch changed too; commit or discard them (git -C %s status)", ErrDirtyConflict, p, w.Path, w.Path)
+	return nil, false, false, conflictError(w, p)
+}
+
+// conflictError explains a file whose uncommitted edits are not based on
+// the branch's version, with advice that loses neither.
+func conflictError(w *linkedWorktree, p string) error {
+	full := filepath.Join(w.Path, filepath.FromSlash(p))
+	return fmt.Errorf("%w: %s has uncommitted edits made on an older version of it, and the branch has a newer one they lack; "+
+		"planq will not pick one. Keep both: copy yours aside (cp %s %s.mine), take the branch's (git -C %s checkout HEAD -- %s), then add your edits back",
+		ErrDirtyConflict, full, full, full, w.Path, p)
 }
 
 func (t *Tx) index(w *linkedWorktree) (*index.Index, error) {
@@ -150,6 +185,27 @@ func (t *Tx) index(w *linkedWorktree) (*index.Index, error) {
 	return idx, nil
 }
 
+// root returns w opened for link-safe file access.
+func (t *Tx) root(w *linkedWorktree) (*wtRoot, error) {
+	if root, ok := t.roots[w.Admin]; ok {
+		return root, nil
+	}
+	root, err := openWorktree(w.Path)
+	if err != nil {
+		return nil, err
+	}
+	t.roots[w.Admin] = root
+	return root, nil
+}
+
+// close releases the worktree handles.
+func (t *Tx) close() {
+	for _, root := range t.roots {
+		root.Close()
+	}
+	t.roots = map[string]*wtRoot{}
+}
+
 // Write stages p's new content.
 func (t *Tx) Write(p string, data []byte) error {
 	if err := validPath(p); err != nil {
@@ -162,8 +218,7 @@ func (t *Tx) Write(p string, data []byte) error {
 	return nil
 }
 
-// Append stages p's content plus extra. The worktree copy, when it was the
-// base, is appended to rather than rewritten.
+// Append stages p's content plus extra.
 func (t *Tx) Append(p string, extra []byte) error {
 	old, _, err := t.Read(p)
 	if err != nil {
@@ -175,9 +230,11 @@ func (t *Tx) Append(p string, extra []byte) error {
 	data := make([]byte, 0, len(old)+len(extra))
 	data = append(append(data, old...), extra...)
 	c := &fileChange{path: p, data: data}
-	if n, ok := t.fromDisk[p]; ok && n == len(old) {
+	if size, ok := t.clean[p]; ok && size == int64(len(old)) {
 		if _, staged := t.staged[p]; !staged {
-			c.appended = extra
+			if te, ok, err := t.r.fileEntry(t.tree, p); err == nil && ok {
+				c.base, c.baseSize = te.Hash, size
+			}
 		}
 	}
 	t.stage(c)
@@ -254,7 +311,7 @@ func validPath(p string) error {
 // staged with message msg; the caller holds the store's lock. It returns the
 // new commit, or the old head when nothing changed.
 func (s *Store) updateLocked(ctx context.Context, branch, msg string, fn func(*Tx) error) (plumbing.Hash, error) {
-	r, err := openRepo(s.Bare)
+	r, err := s.openRepo()
 	if err != nil {
 		return plumbing.ZeroHash, err
 	}
@@ -274,6 +331,7 @@ func (s *Store) updateLocked(ctx context.Context, branch, msg string, fn func(*T
 		return plumbing.ZeroHash, err
 	}
 	t := s.newTx(r, branch, head, tree)
+	defer t.close()
 	t.wts = wts
 	if err := fn(t); err != nil {
 		return plumbing.ZeroHash, err
@@ -282,10 +340,31 @@ func (s *Store) updateLocked(ctx context.Context, branch, msg string, fn func(*T
 }
 
 // commit writes the staged changes as one commit and mirrors them into the
-// worktrees that have the branch checked out.
+// worktrees that have the branch checked out. Once the branch has moved the
+// write is acknowledged: a worktree that cannot be updated (a stale
+// index.lock, a full disk) is left marked for the next write to finish,
+// with a warning, and the commit is still returned — failing then would
+// make a natural retry record the entry twice.
 func (t *Tx) commit(ctx context.Context, msg string) (plumbing.Hash, error) {
 	if len(t.staged) == 0 {
 		return t.head, nil
+	}
+	// A worktree still pending (its repair failed, e.g. for lack of space)
+	// stays pending after this write: only a repair finishes it.
+	for i := range t.wts {
+		t.wts[i].pending = syncPending(&t.wts[i])
+	}
+	// A link in the way is refused before anything is written.
+	for i := range t.wts {
+		root, err := t.root(&t.wts[i])
+		if err != nil {
+			return plumbing.ZeroHash, err
+		}
+		for _, p := range t.order {
+			if err := root.check(p); err != nil {
+				return plumbing.ZeroHash, err
+			}
+		}
 	}
 	tree, changes, err := t.buildTree()
 	if err != nil {
@@ -293,7 +372,10 @@ func (t *Tx) commit(ctx context.Context, msg string) (plumbing.Hash, error) {
 	}
 	if tree == t.tree {
 		// Nothing changed; still refresh the worktree's stat data.
-		return t.head, t.syncAll(changes)
+		if err := t.syncAll(ctx, changes); err != nil {
+			t.s.warn(err.Error())
+		}
+		return t.head, nil
 	}
 	var parents []plumbing.Hash
 	if !t.head.IsZero() {
@@ -306,10 +388,26 @@ func (t *Tx) commit(ctx context.Context, msg string) (plumbing.Hash, error) {
 	if err != nil {
 		return plumbing.ZeroHash, err
 	}
-	if err := t.r.setBranch(ctx, t.branch, h, t.head); err != nil {
+	crashPoint("objects-written")
+	for i := range t.wts {
+		if err := markSync(&t.wts[i], h); err != nil {
+			return plumbing.ZeroHash, err
+		}
+	}
+	crashPoint("marked")
+	if err := t.r.updateRef(ctx, refUpdate{name: branchRef(t.branch), new: h, old: t.head, msg: "planq: " + msg, sig: t.s.signature()}); err != nil {
+		for i := range t.wts {
+			if !t.wts[i].pending {
+				clearSync(&t.wts[i])
+			}
+		}
 		return plumbing.ZeroHash, err
 	}
-	return h, t.syncAll(changes)
+	crashPoint("ref-updated")
+	if err := t.syncAll(ctx, changes); err != nil {
+		t.s.warn(fmt.Sprintf("committed %s on %s, but %v; the next planq write finishes it", short(h), t.branch, err))
+	}
+	return h, nil
 }
 
 // buildTree writes the staged blobs and the trees above them and returns
@@ -339,32 +437,41 @@ func (t *Tx) buildTree() (plumbing.Hash, []fileChange, error) {
 // trees (merges, restores) rather than committing to a checked-out branch.
 func (s *Store) newTx(r *repo, branch string, head, tree plumbing.Hash) *Tx {
 	return &Tx{s: s, r: r, branch: branch, head: head, tree: tree,
-		idx: map[string]*index.Index{}, staged: map[string]*fileChange{}, fromDisk: map[string]int{}}
+		idx: map[string]*index.Index{}, roots: map[string]*wtRoot{}, clean: map[string]int64{}, bases: map[string]base{}, staged: map[string]*fileChange{}}
 }
 
-func (t *Tx) syncAll(changes []fileChange) error {
+// syncAll mirrors changes into every worktree that has the branch checked
+// out, removing each one's sync marker once its files and index match.
+func (t *Tx) syncAll(ctx context.Context, changes []fileChange) error {
+	var errs []error
 	for i := range t.wts {
 		w := &t.wts[i]
 		cs := changes
 		if i > 0 { // the append shortcut is only known for the first worktree
 			cs = append([]fileChange(nil), changes...)
 			for j := range cs {
-				cs[j].appended = nil
+				cs[j].base = plumbing.ZeroHash
 			}
 		}
-		if err := syncWorktreeIdx(w, cs, t.idx[w.Admin]); err != nil {
-			return fmt.Errorf("committed, but updating the worktree %s failed: %w", w.Path, err)
+		root, err := t.root(w)
+		if err == nil {
+			idx := t.idx[w.Admin]
+			if idx == nil {
+				idx, err = readIndex(w)
+			}
+			if err == nil {
+				err = syncWorktreeWith(ctx, t.r, w, root, cs, idx)
+			}
+		}
+		if err != nil {
+			errs = append(errs, fmt.Errorf("updating the worktree %s failed: %w", w.Path, err))
+			continue
+		}
+		if !w.pending {
+			clearSync(w)
 		}
 	}
-	return nil
-}
-
-// syncWorktreeIdx is syncWorktree reusing an index already loaded.
-func syncWorktreeIdx(w *linkedWorktree, changes []fileChange, idx *index.Index) error {
-	if idx == nil {
-		return syncWorktree(w, changes, false)
-	}
-	return syncWorktreeWith(w, changes, idx)
+	return errors.Join(errs...)
 }
 
 // signature is the author and committer of state commits: GIT_AUTHOR_NAME /
@@ -385,7 +492,15 @@ func (s *Store) signature() object.Signature {
 // branch, creating the state repo, the branch and this code repo's worktree
 // first when they do not exist. It holds the store's lock throughout.
 func (s *Store) Update(ctx context.Context, msg string, fn func(*Tx) error) (plumbing.Hash, error) {
-	lk, err := s.lock(ctx)
+	h, err := s.update(ctx, msg, fn)
+	if err == nil {
+		s.AutoMaintain()
+	}
+	return h, err
+}
+
+func (s *Store) update(ctx context.Context, msg string, fn func(*Tx) error) (plumbing.Hash, error) {
+	lk, err := s.lockAndRecover(ctx)
 	if err != nil {
 		return plumbing.ZeroHash, err
 	}

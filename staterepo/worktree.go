@@ -2,6 +2,7 @@ package staterepo
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha1"
 	"encoding/hex"
 	"errors"
@@ -11,7 +12,6 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
@@ -25,6 +25,9 @@ type linkedWorktree struct {
 	Admin  string // <bare>/worktrees/<id>
 	Path   string // the worktree's top directory
 	Branch string // the checked-out branch, "" when HEAD is detached
+	// pending is set while a write updates the worktree when an earlier
+	// update of it was left unfinished: the marker then stays for a repair.
+	pending bool
 }
 
 // worktreeID derives the admin directory name from the worktree's path, so
@@ -86,17 +89,29 @@ func worktreesOn(bare, branch string) ([]linkedWorktree, error) {
 }
 
 // worktreeAt returns the linked worktree of bare whose top is path, if any.
-// It errors when path holds a worktree of a different repository.
+// It errors when path holds a worktree of a different repository, or when
+// path (or .planq above it) is a symbolic link.
 func worktreeAt(bare, path string) (*linkedWorktree, error) {
-	data, err := os.ReadFile(filepath.Join(path, ".git"))
+	if err := checkWorktreeDir(path); err != nil {
+		return nil, err
+	}
+	gitFile := filepath.Join(path, ".git")
+	st, err := os.Lstat(gitFile)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
 	if err != nil {
-		if st, serr := os.Stat(filepath.Join(path, ".git")); serr == nil && st.IsDir() {
-			return nil, fmt.Errorf("%s is a separate git repository, not planq's state worktree; move it away", path)
-		}
-		return nil, fmt.Errorf("read %s/.git: %w", path, err)
+		return nil, fmt.Errorf("read %s: %w", gitFile, err)
+	}
+	switch {
+	case st.IsDir():
+		return nil, fmt.Errorf("%s is a separate git repository, not planq's state worktree; move it away", path)
+	case !st.Mode().IsRegular():
+		return nil, fmt.Errorf("%s is not a regular file (a link?); planq never follows links in its worktree: remove it and run planq again", gitFile)
+	}
+	data, err := os.ReadFile(gitFile)
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", gitFile, err)
 	}
 	admin, ok := strings.CutPrefix(strings.TrimSpace(string(data)), "gitdir: ")
 	if !ok {
@@ -127,7 +142,10 @@ func sameFile(a, b string) bool {
 // checked out, the way `git worktree add` does: the admin directory with
 // HEAD, commondir and gitdir, the worktree's .git file, the files of the
 // branch's tree and an index matching them.
-func addWorktree(r *repo, path, branch string) (*linkedWorktree, error) {
+func addWorktree(ctx context.Context, r *repo, path, branch string) (*linkedWorktree, error) {
+	if err := checkWorktreeDir(path); err != nil {
+		return nil, err
+	}
 	head, err := r.head(branch)
 	if err != nil {
 		return nil, err
@@ -172,7 +190,7 @@ func addWorktree(r *repo, path, branch string) (*linkedWorktree, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := checkoutTree(r, w, plumbing.ZeroHash, tree); err != nil {
+	if err := checkoutTree(ctx, r, w, plumbing.ZeroHash, tree); err != nil {
 		return nil, err
 	}
 	return w, nil
@@ -192,7 +210,7 @@ func removeWorktree(w *linkedWorktree) error {
 // checkoutTree moves the worktree's files and index from tree "from" (zero:
 // nothing checked out yet) to tree "to", touching only the paths that differ.
 // The caller has checked that those paths have no uncommitted edits.
-func checkoutTree(r *repo, w *linkedWorktree, from, to plumbing.Hash) error {
+func checkoutTree(ctx context.Context, r *repo, w *linkedWorktree, from, to plumbing.Hash) error {
 	oldFiles, err := r.treeFiles(from)
 	if err != nil {
 		return err
@@ -217,7 +235,7 @@ func checkoutTree(r *repo, w *linkedWorktree, from, to plumbing.Hash) error {
 			changes = append(changes, fileChange{path: p, del: true})
 		}
 	}
-	return syncWorktree(w, changes, from.IsZero())
+	return syncWorktree(ctx, r, w, changes, from.IsZero())
 }
 
 // fileChange is a file a commit wrote or deleted, to mirror in worktrees.
@@ -226,14 +244,16 @@ type fileChange struct {
 	data []byte
 	hash plumbing.Hash
 	del  bool
-	// appended, when set, says data = old content + appended, and the file
-	// on disk holds the old content: sync may append instead of rewriting.
-	appended []byte
+	// base, when set, is the index entry's hash of the file on disk that
+	// data extends (data = that content + appended bytes): the worktree
+	// copy may be appended to instead of replaced.
+	base     plumbing.Hash
+	baseSize int64
 }
 
 // syncWorktree writes changes into the worktree and its index. With fresh
 // set the index is rebuilt from the changes alone.
-func syncWorktree(w *linkedWorktree, changes []fileChange, fresh bool) error {
+func syncWorktree(ctx context.Context, r *repo, w *linkedWorktree, changes []fileChange, fresh bool) error {
 	idx := &index.Index{Version: 2}
 	if !fresh {
 		var err error
@@ -241,90 +261,49 @@ func syncWorktree(w *linkedWorktree, changes []fileChange, fresh bool) error {
 			return err
 		}
 	}
-	return syncWorktreeWith(w, changes, idx)
+	root, err := openWorktree(w.Path)
+	if err != nil {
+		return err
+	}
+	defer root.Close()
+	return syncWorktreeWith(ctx, r, w, root, changes, idx)
 }
 
-// syncWorktreeWith applies changes to the worktree and to idx, then writes idx.
-func syncWorktreeWith(w *linkedWorktree, changes []fileChange, idx *index.Index) error {
+// syncWorktreeWith applies changes to the worktree (each file replaced by a
+// rename, never written in place) and to idx, then writes idx.
+func syncWorktreeWith(ctx context.Context, r *repo, w *linkedWorktree, root *wtRoot, changes []fileChange, idx *index.Index) error {
 	for _, c := range changes {
-		full := filepath.Join(w.Path, filepath.FromSlash(c.path))
-		if !inside(w.Path, full) {
-			return fmt.Errorf("refusing to write %s outside the state worktree", c.path)
-		}
 		if c.del {
-			if err := os.Remove(full); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			if err := root.Remove(c.path); err != nil {
 				return err
 			}
-			removeEmptyParents(w.Path, filepath.Dir(full))
 			_, _ = idx.Remove(c.path)
 			continue
 		}
-		if err := writeWorktreeFile(full, c); err != nil {
-			return err
+		e, _ := idx.Entry(c.path)
+		done := false
+		if !c.base.IsZero() && e != nil && e.Hash == c.base && int64(len(c.data)) > c.baseSize {
+			var err error
+			if done, err = root.Append(c.path, c.baseSize, c.data[c.baseSize:]); err != nil {
+				return err
+			}
 		}
-		st, err := os.Lstat(full)
+		if !done {
+			if err := root.WriteFile(c.path, c.data); err != nil {
+				return err
+			}
+		}
+		crashPoint("worktree-file")
+		st, err := root.Lstat(c.path)
 		if err != nil {
 			return err
 		}
-		e, err := idx.Entry(c.path)
-		if err != nil {
+		if e == nil {
 			e = idx.Add(c.path)
 		}
 		fillEntry(e, c.hash, st)
 	}
-	return writeIndex(w, idx)
-}
-
-// writeWorktreeFile puts a change's content at full: an O_APPEND write when
-// only bytes were appended, else a temp file renamed into place.
-func writeWorktreeFile(full string, c fileChange) error {
-	if c.appended != nil {
-		if st, err := os.Stat(full); err == nil && st.Size() == int64(len(c.data)-len(c.appended)) {
-			f, err := os.OpenFile(full, os.O_WRONLY|os.O_APPEND, 0)
-			if err == nil {
-				_, werr := f.Write(c.appended)
-				cerr := f.Close()
-				if werr == nil && cerr == nil {
-					return nil
-				}
-			}
-		}
-	}
-	if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
-		return err
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(full), ".planq-tmp-*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(c.data); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Chmod(0o644); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), full)
-}
-
-func removeEmptyParents(top, dir string) {
-	for dir != top && inside(top, dir) {
-		if os.Remove(dir) != nil {
-			return
-		}
-		dir = filepath.Dir(dir)
-	}
-}
-
-// inside reports whether path is top or below it.
-func inside(top, path string) bool {
-	rel, err := filepath.Rel(top, path)
-	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
+	return writeIndex(ctx, r, w, idx)
 }
 
 // fillEntry records a file's hash and stat data in an index entry, so that
@@ -367,13 +346,14 @@ func readIndex(w *linkedWorktree) (*index.Index, error) {
 		return nil, fmt.Errorf("read worktree index: %w", err)
 	}
 	if err := index.NewDecoder(bytes.NewReader(data)).Decode(idx); err != nil {
-		return nil, fmt.Errorf("decode worktree index %s: %w", w.Admin, err)
+		p := filepath.Join(w.Admin, "index")
+		return nil, fmt.Errorf("the worktree index %s is %w (%v): remove it, and the next planq write rebuilds it from the branch", p, ErrDamaged, err)
 	}
 	return idx, nil
 }
 
 // writeIndex stores idx with git's lock protocol (index.lock, rename).
-func writeIndex(w *linkedWorktree, idx *index.Index) error {
+func writeIndex(ctx context.Context, r *repo, w *linkedWorktree, idx *index.Index) error {
 	sort.Slice(idx.Entries, func(i, j int) bool { return idx.Entries[i].Name < idx.Entries[j].Name })
 	if idx.Version < 2 || idx.Version > 3 {
 		idx.Version = 2
@@ -385,31 +365,22 @@ func writeIndex(w *linkedWorktree, idx *index.Index) error {
 		return fmt.Errorf("encode worktree index: %w", err)
 	}
 	path := filepath.Join(w.Admin, "index")
-	lock := path + ".lock"
-	var f *os.File
-	var err error
-	for i := 0; ; i++ {
-		f, err = os.OpenFile(lock, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
-		if err == nil {
-			break
-		}
-		if !os.IsExist(err) || i >= 400 {
-			return fmt.Errorf("write worktree index: %w (if no git command is running in %s, remove %s)", err, w.Path, lock)
-		}
-		time.Sleep(5 * time.Millisecond)
+	f, err := takeGitLock(ctx, path+".lock", r.warn)
+	if err != nil {
+		return fmt.Errorf("write the worktree index: %w", err)
 	}
-	if _, err := f.Write(buf.Bytes()); err != nil {
-		f.Close()
-		os.Remove(lock)
-		return err
+	crashPoint("index-locked")
+	lock := f.Name()
+	_, err = f.Write(buf.Bytes())
+	if cerr := f.Close(); err == nil {
+		err = cerr
 	}
-	if err := f.Close(); err != nil {
-		os.Remove(lock)
-		return err
+	if err == nil {
+		err = os.Rename(lock, path)
 	}
-	if err := os.Rename(lock, path); err != nil {
+	if err != nil {
 		os.Remove(lock)
-		return err
+		return fmt.Errorf("write the worktree index %s: %w", path, err)
 	}
 	return nil
 }
@@ -417,37 +388,41 @@ func writeIndex(w *linkedWorktree, idx *index.Index) error {
 // dirtyPaths lists the worktree's tracked files that differ from tree
 // (modified, deleted, or added to the index), using stat data first and
 // content hashes only for files whose stat data changed. Untracked files are
-// not reported.
-func dirtyPaths(r *repo, w *linkedWorktree, tree plumbing.Hash) ([]string, error) {
+// not reported. stale lists those of them whose index entry differs from
+// tree: committing them as they are would undo the branch's newer version.
+func dirtyPaths(r *repo, w *linkedWorktree, tree plumbing.Hash) (dirty, stale []string, err error) {
 	files, err := r.treeFiles(tree)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	idx, err := readIndex(w)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
+	root, err := openWorktree(w.Path)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer root.Close()
 	seen := map[string]bool{}
-	var dirty []string
 	for _, e := range idx.Entries {
 		seen[e.Name] = true
 		te, ok := files[e.Name]
-		if !ok || te.Hash != e.Hash {
+		st, lerr := root.Lstat(e.Name)
+		switch {
+		case lerr != nil || !st.Mode().IsRegular():
 			dirty = append(dirty, e.Name)
+		case ok && te.Hash == e.Hash && statMatches(e, st):
 			continue
-		}
-		full := filepath.Join(w.Path, filepath.FromSlash(e.Name))
-		st, err := os.Lstat(full)
-		if err != nil {
+		default:
+			data, err := root.ReadFile(e.Name)
+			if err == nil && ok && blobHash(data) == te.Hash {
+				continue // only stat data moved, or the index lags a correct file
+			}
 			dirty = append(dirty, e.Name)
-			continue
 		}
-		if statMatches(e, st) {
-			continue
-		}
-		data, err := os.ReadFile(full)
-		if err != nil || blobHash(data) != e.Hash {
-			dirty = append(dirty, e.Name)
+		if ok && te.Hash != e.Hash {
+			stale = append(stale, e.Name)
 		}
 	}
 	for p := range files {
@@ -456,5 +431,6 @@ func dirtyPaths(r *repo, w *linkedWorktree, tree plumbing.Hash) ([]string, error
 		}
 	}
 	sort.Strings(dirty)
-	return dirty, nil
+	sort.Strings(stale)
+	return dirty, stale, nil
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -111,6 +112,18 @@ func newCheckpointRestoreCmd(a *app) *cobra.Command {
 				return writeJSON(a.Stdout, res)
 			}
 			fmt.Fprintf(a.Stdout, "Restored %s: %d state files changed; code %s.\nThe state before the restore is checkpoint %s.\n", res.Restored.Name, len(res.Changed), res.JJ, res.Auto.Name)
+			if len(res.Dropped) > 0 {
+				var parts []string
+				n := 0
+				for _, file := range []string{staterepo.ChangelogFile, staterepo.LearningsFile, staterepo.DecisionsFile} {
+					if ids := res.Dropped[file]; len(ids) > 0 {
+						n += len(ids)
+						parts = append(parts, fmt.Sprintf("%s: %s", file, strings.Join(ids, ", ")))
+					}
+				}
+				fmt.Fprintf(a.Stdout, "%d entries newer than %s left the current logs (%s); checkpoint %s keeps them (`planq checkpoint restore %s` brings them back).\n",
+					n, res.Restored.Name, strings.Join(parts, "; "), res.Auto.Name, res.Auto.Name)
+			}
 			return nil
 		},
 	}

@@ -52,10 +52,12 @@ Add an entry with 'planq log add MESSAGE'.`,
 				if es == nil {
 					es = []changelog.Entry{}
 				}
+				printProblems(a, probs) // on stderr, so stdout stays the JSON array
 				return writeJSON(a.Stdout, es)
 			}
 			if len(es) == 0 {
 				fmt.Fprintf(a.Stdout, "No entries yet for agent %s; add one with `planq log add MESSAGE`.\n", s.Agent)
+				printProblems(a, probs)
 				return nil
 			}
 			for _, e := range es {
@@ -140,8 +142,14 @@ func printEntry(w io.Writer, e changelog.Entry) {
 	}
 }
 
+// printProblems reports malformed entries (and worktree files not shown)
+// on stderr, each with its file and line.
 func printProblems(a *app, probs []changelog.Problem) {
 	for _, p := range probs {
-		fmt.Fprintf(a.Stderr, "planq: warning: changelog.md %s (entry skipped; fix it by hand)\n", p.Error())
+		if p.Line > 0 {
+			fmt.Fprintf(a.Stderr, "planq: warning: %s (entry skipped; fix it by hand)\n", p.Error())
+		} else {
+			fmt.Fprintf(a.Stderr, "planq: warning: %s\n", p.Error())
+		}
 	}
 }

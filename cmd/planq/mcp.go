@@ -50,5 +50,6 @@ func runMCPServe(cmd *cobra.Command, a *app, opts *mcpServeOptions) error {
 		Version:     buildVersion(),
 		JJBin:       opts.JJBin,
 		Transcripts: newSessionTranscripts(dir, a.Getenv, opts.JJBin),
+		Maintainer:  a.Maintainer,
 	}, a.Stdin, a.Stdout, a.Stderr)
 }

@@ -26,19 +26,26 @@ type app struct {
 	Getwd  func() (string, error)
 	// Executable is the absolute path of the planq binary, for wiring hooks.
 	Executable func() (string, error)
+	// Maintainer is the planq binary state writes start to maintain the
+	// state repo in the background (`planq state gc --auto`); empty (tests
+	// running commands in-process) maintains in the foreground.
+	Maintainer string
 }
 
 func newApp() *app {
+	exe := func() (string, error) {
+		p, err := os.Executable()
+		if err != nil {
+			return "", err
+		}
+		return filepath.EvalSymlinks(p)
+	}
+	maintainer, _ := exe()
 	return &app{
 		Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr,
 		Getenv: os.Getenv, Getwd: os.Getwd,
-		Executable: func() (string, error) {
-			p, err := os.Executable()
-			if err != nil {
-				return "", err
-			}
-			return filepath.EvalSymlinks(p)
-		},
+		Executable: exe,
+		Maintainer: maintainer,
 	}
 }
 

@@ -33,8 +33,11 @@ func (a *app) openStore(repo string) (*staterepo.Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	return staterepo.Open(staterepo.Options{Dir: dir, Getenv: a.Getenv})
+	return staterepo.Open(staterepo.Options{Dir: dir, Getenv: a.Getenv, Warn: a.warn, Maintainer: a.Maintainer})
 }
+
+// warn prints a warning about a command that succeeded.
+func (a *app) warn(msg string) { fmt.Fprintf(a.Stderr, "planq: warning: %s\n", msg) }
 
 func writeJSON(w io.Writer, v any) error {
 	enc := json.NewEncoder(w)
@@ -99,7 +102,7 @@ again changes nothing.`,
 					return err
 				}
 			}
-			s, err := staterepo.Open(staterepo.Options{Dir: root, Getenv: a.Getenv})
+			s, err := staterepo.Open(staterepo.Options{Dir: root, Getenv: a.Getenv, Warn: a.warn, Maintainer: a.Maintainer})
 			if err != nil {
 				return err
 			}
@@ -161,6 +164,9 @@ func newStateStatusCmd(a *app) *cobra.Command {
 			}
 			if st.Remote != "" {
 				fmt.Fprintf(w, "remote:   %s (global: %s)\n", st.Remote, st.GlobalRemote)
+			}
+			if o := st.Objects; o != nil {
+				fmt.Fprintf(w, "objects:  %.1f MiB: %d loose, %d packs\n", float64(o.Bytes)/(1<<20), o.Loose, o.Packs)
 			}
 			if len(st.Agents) > 0 {
 				fmt.Fprintln(w, "\nagents:")
@@ -317,29 +323,44 @@ func printSync(a *app, asJSON bool, res []staterepo.SyncResult, err error) error
 
 func newStateGCCmd(a *app) *cobra.Command {
 	var f stateFlags
-	var dryRun bool
+	var dryRun, auto bool
 	cmd := &cobra.Command{
 		Use:   "gc",
-		Short: "Delete the branches of removed agents whose work is all in global",
+		Short: "Delete finished agents' branches and pack the state repo",
 		Long: `Delete agent branches that are done with: the agent's worktree was removed
 ('planq remove NAME'), every entry of its changelog, learnings and decisions is
 in global ('planq context promote'), its branch context files match global's
 and its notes/ and artifacts/ are empty. Every other agent branch is kept and
-the reason is printed. Then the repo's objects are packed (each write leaves
-a loose copy of the file it changed). --dry-run only reports.`,
+the reason is printed. --dry-run only reports.
+
+Then the repo is packed: every reachable object into one pack with deltas
+(git repack), objects nothing refers to kept apart for two weeks, then
+dropped, and temporary files killed processes left behind removed. Writers
+are never blocked: packing does not take the write lock, and a crash at any
+point loses nothing (the new pack is complete on disk before anything is
+deleted). Needs git 2.37 or newer.
+
+Writes run the incremental kind of this on their own, in the background, when
+about $PLANQ_GC_AUTO loose objects (default 2048; 0 turns it off) have piled
+up. --auto runs that incremental step now, in the foreground.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			s, err := a.openStore(f.Repo)
 			if err != nil {
 				return err
 			}
-			res, err := s.GC(cmd.Context(), dryRun)
-			if err != nil {
-				return err
+			if auto && dryRun {
+				return fmt.Errorf("--auto and --dry-run do not go together; --dry-run reports which branches gc would delete")
 			}
-			var pack *staterepo.PackResult
+			var res []staterepo.GCResult
+			if !auto {
+				if res, err = s.GC(cmd.Context(), dryRun); err != nil {
+					return err
+				}
+			}
+			var pack *staterepo.MaintainResult
 			if !dryRun {
-				p, err := s.Pack(cmd.Context())
+				p, err := s.Maintain(cmd.Context(), !auto)
 				if err != nil {
 					return err
 				}
@@ -351,10 +372,7 @@ a loose copy of the file it changed). --dry-run only reports.`,
 				}
 				return writeJSON(a.Stdout, map[string]any{"branches": res, "pack": pack})
 			}
-			if pack != nil {
-				defer fmt.Fprintf(a.Stdout, "Packed %d loose objects into %d KiB of packs.\n", pack.LooseBefore-pack.LooseAfter, pack.PackBytes/1024)
-			}
-			if len(res) == 0 {
+			if !auto && len(res) == 0 {
 				fmt.Fprintln(a.Stdout, "No agent branches.")
 			}
 			for _, r := range res {
@@ -364,11 +382,20 @@ a loose copy of the file it changed). --dry-run only reports.`,
 				}
 				fmt.Fprintf(a.Stdout, "%s %-24s %s\n", verb, r.Branch, r.Reason)
 			}
+			switch {
+			case pack == nil:
+			case pack.Skipped != "":
+				fmt.Fprintf(a.Stdout, "Packing skipped: %s.\n", pack.Skipped)
+			default:
+				fmt.Fprintf(a.Stdout, "Packed %d loose objects (%s): %d packs, %.1f MiB of objects, %d temporary files removed, in %.1fs.\n",
+					pack.LooseBefore-pack.LooseAfter, pack.Mode, pack.PacksAfter, float64(pack.Bytes)/(1<<20), pack.TmpRemoved, pack.Seconds)
+			}
 			return nil
 		},
 	}
 	f.addRepo(cmd)
 	f.addJSON(cmd)
 	cmd.Flags().BoolVar(&dryRun, "dry-run", false, "report what would be deleted, delete nothing")
+	cmd.Flags().BoolVar(&auto, "auto", false, "only the incremental packing writes start on their own, now")
 	return cmd
 }

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/planq-dev/planq/internal/flock"
 	"github.com/planq-dev/planq/staterepo"
 )
 
@@ -137,6 +138,9 @@ func (c *rpcClient) tryTool(id int, name string, args map[string]any) error {
 // once, there are exactly total entries and commits, and git is happy.
 func checkStateAfterConcurrency(t *testing.T, w *stateWorld, want map[string]int, total int) {
 	t.Helper()
+	// The writes started background maintenance; let it finish, then check
+	// the repo as it leaves it.
+	waitForMaintenance(t, w)
 	s, err := staterepo.Open(staterepo.Options{Dir: w.repo, Getenv: func(k string) string { return w.env[k] }})
 	if err != nil {
 		t.Fatal(err)
@@ -168,4 +172,14 @@ func checkStateAfterConcurrency(t *testing.T, w *stateWorld, want map[string]int
 	if st := w.git(w.repo, "status", "--porcelain", "--untracked-files=all"); strings.Contains(st, ".planq/agent") {
 		t.Errorf("code repo shows state files:\n%s", st)
 	}
+}
+
+// waitForMaintenance waits until no background maintenance runs.
+func waitForMaintenance(t *testing.T, w *stateWorld) {
+	t.Helper()
+	l, err := flock.Acquire(context.Background(), filepath.Join(w.env["PLANQ_HOME"], "state-repos", "code.git", "planq-maintenance.lock"), 5*time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l.Release()
 }

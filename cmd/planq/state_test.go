@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -21,7 +22,12 @@ type stateWorld struct {
 
 func newStateWorld(t *testing.T) *stateWorld {
 	t.Helper()
-	base := t.TempDir()
+	return newStateWorldAt(t, t.TempDir())
+}
+
+// newStateWorldAt is newStateWorld under the directory base.
+func newStateWorldAt(t *testing.T, base string) *stateWorld {
+	t.Helper()
 	w := &stateWorld{t: t, repo: filepath.Join(base, "code"), env: map[string]string{
 		"HOME": filepath.Join(base, "home"), "PLANQ_HOME": filepath.Join(base, "planq"),
 	}}
@@ -273,5 +279,41 @@ func TestStateStatusComparesWithTheRemote(t *testing.T) {
 	w.ok("log", "add", "two")
 	if out := w.ok("state", "status"); !strings.Contains(out, "remote: ahead (push)") {
 		t.Errorf("status after a write:\n%s", out)
+	}
+}
+
+func TestEveryReadReportsAMalformedEntryWithItsLine(t *testing.T) {
+	w := newStateWorld(t)
+	w.ok("log", "add", "first entry")
+	w.ok("log", "add", "second entry")
+	wl := filepath.Join(w.repo, ".planq", "agent", "changelog.md")
+	data, _ := os.ReadFile(wl)
+	line := bytes.Count(data, []byte("\n")) + 2
+	data = append(data, "\n---\nid: pq-12345678\ntimestamp: yesterday\nagent: main\ntype: implement\n---\n\nedited by hand\n"...)
+	os.WriteFile(wl, data, 0o644)
+	want := fmt.Sprintf("changelog.md:%d:", line)
+	for _, args := range [][]string{{"log"}, {"log", "--json"}, {"log", "-n", "0"}, {"context", "show"}, {"context", "show", "--json"}} {
+		out, errs, code := w.planq("", args...)
+		if code != 0 {
+			t.Errorf("planq %v: exit %d: %s", args, code, errs)
+			continue
+		}
+		if !strings.Contains(out+errs, want) {
+			t.Errorf("planq %v does not report the malformed entry at %s:\n%s%s", args, want, out, errs)
+		}
+		if args[len(args)-1] == "--json" && !json.Valid([]byte(out)) {
+			t.Errorf("planq %v: stdout is not JSON:\n%s", args, out)
+		}
+	}
+}
+
+func TestRestoreSaysWhereNewerEntriesWent(t *testing.T) {
+	w := newStateWorld(t)
+	w.ok("log", "add", "old")
+	w.ok("checkpoint", "create", "before")
+	w.ok("log", "add", "newer")
+	out := w.ok("checkpoint", "restore", "before")
+	if !strings.Contains(out, "1 entries newer than before left the current logs (changelog.md: pq-") || !strings.Contains(out, "planq checkpoint restore auto-before-before-") {
+		t.Errorf("restore said:\n%s", out)
 	}
 }

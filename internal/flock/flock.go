@@ -67,3 +67,40 @@ func (l *Lock) Release() {
 	_ = l.f.Close()
 	l.f = nil
 }
+
+// TryAcquire takes the lock on path if no other process holds it; ok is
+// false when one does.
+func TryAcquire(path string) (l *Lock, ok bool, err error) {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return nil, false, fmt.Errorf("lock: %w", err)
+	}
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
+	if err != nil {
+		return nil, false, fmt.Errorf("lock: %w", err)
+	}
+	busy, err := tryLock(f)
+	if err != nil || busy {
+		f.Close()
+		if err != nil {
+			return nil, false, fmt.Errorf("lock %s: %w", path, err)
+		}
+		return nil, false, nil
+	}
+	return &Lock{f: f}, true, nil
+}
+
+// File returns the locked file, to hand the lock to a child process: on
+// Unix a lock belongs to the open file, so a child that inherits it (as
+// exec.Cmd.ExtraFiles) holds the lock until it exits, even after this
+// process called Close.
+func (l *Lock) File() *os.File { return l.f }
+
+// Close closes this process's handle on the lock file without unlocking
+// it, leaving the lock to a child that inherited the file.
+func (l *Lock) Close() {
+	if l == nil || l.f == nil {
+		return
+	}
+	_ = l.f.Close()
+	l.f = nil
+}

@@ -1,0 +1,381 @@
+package staterepo
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"syscall"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/object"
+)
+
+// Refs are read and written the way git's files backend does: a loose ref
+// file refs/…/<name> holding a commit id, else a line of packed-refs; an
+// update takes <ref>.lock exclusively, writes and fsyncs it, appends the
+// reflog entries and renames it over the ref. Lock files are never read as
+// refs (go-git's reference iterator does, failing with "ref file is empty"
+// when a killed process left one behind).
+
+// branchRef returns the full ref name of a branch.
+func branchRef(branch string) string { return "refs/heads/" + branch }
+
+// refPath returns the loose file of ref name.
+func (r *repo) refPath(name string) string { return filepath.Join(r.path, filepath.FromSlash(name)) }
+
+// readRef returns the commit ref name points to; ok is false when the ref
+// does not exist. A ref file that holds no commit id is ErrDamaged, naming
+// the file.
+func (r *repo) readRef(name string) (h plumbing.Hash, ok bool, err error) {
+	path := r.refPath(name)
+	data, err := os.ReadFile(path)
+	switch {
+	case err == nil:
+		s := cleanBytes(data)
+		if !plumbing.IsHash(s) || plumbing.NewHash(s).IsZero() {
+			what := fmt.Sprintf("holds %.50q, not a commit id", s)
+			if s == "" {
+				what = "is empty"
+			}
+			return h, false, fmt.Errorf("ref %s is %w: %s %s", name, ErrDamaged, path, what)
+		}
+		return plumbing.NewHash(s), true, nil
+	case errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR):
+	default:
+		if st, serr := os.Stat(path); serr == nil && st.IsDir() {
+			return h, false, nil // a directory of refs below this name: no such ref
+		}
+		return h, false, fmt.Errorf("read ref %s: %w", name, err)
+	}
+	packed, err := r.packedRefs()
+	if err != nil {
+		return h, false, err
+	}
+	h, ok = packed[name]
+	return h, ok, nil
+}
+
+// head returns the commit a branch points to, or the zero hash when the
+// branch does not exist.
+func (r *repo) head(branch string) (plumbing.Hash, error) {
+	h, _, err := r.readRef(branchRef(branch))
+	return h, err
+}
+
+// packedRefs parses packed-refs (missing: none).
+func (r *repo) packedRefs() (map[string]plumbing.Hash, error) {
+	path := filepath.Join(r.path, "packed-refs")
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	out := map[string]plumbing.Hash{}
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	sc.Buffer(make([]byte, 0, 4096), 1<<20)
+	for n := 1; sc.Scan(); n++ {
+		line := sc.Text()
+		if line == "" || line[0] == '#' || line[0] == '^' {
+			continue
+		}
+		hex, name, ok := strings.Cut(line, " ")
+		if !ok || !plumbing.IsHash(hex) {
+			return nil, fmt.Errorf("%s line %d is %w: %.60q", path, n, ErrDamaged, line)
+		}
+		out[name] = plumbing.NewHash(hex)
+	}
+	return out, sc.Err()
+}
+
+// refsUnder lists the refs whose names start with prefix (e.g.
+// "refs/heads/"), loose and packed, as name → commit.
+func (r *repo) refsUnder(prefix string) (map[string]plumbing.Hash, error) {
+	out := map[string]plumbing.Hash{}
+	packed, err := r.packedRefs()
+	if err != nil {
+		return nil, err
+	}
+	for name, h := range packed {
+		if strings.HasPrefix(name, prefix) {
+			out[name] = h
+		}
+	}
+	top := r.refPath(strings.TrimSuffix(prefix, "/"))
+	err = filepath.WalkDir(top, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				return nil
+			}
+			return err
+		}
+		if d.IsDir() || strings.HasSuffix(p, ".lock") || !d.Type().IsRegular() {
+			return nil
+		}
+		rel, err := filepath.Rel(r.path, p)
+		if err != nil {
+			return err
+		}
+		name := filepath.ToSlash(rel)
+		h, ok, err := r.readRef(name)
+		if err != nil {
+			return err
+		}
+		if ok {
+			out[name] = h
+		}
+		return nil
+	})
+	return out, err
+}
+
+// branches lists the repo's branch names. A damaged branch ref is listed
+// (reading its head names the file).
+func (r *repo) branches() ([]string, error) {
+	seen := map[string]bool{}
+	packed, err := r.packedRefs()
+	if err != nil {
+		return nil, err
+	}
+	for name := range packed {
+		if b, ok := strings.CutPrefix(name, "refs/heads/"); ok {
+			seen[b] = true
+		}
+	}
+	top := r.refPath("refs/heads")
+	err = filepath.WalkDir(top, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				return nil
+			}
+			return err
+		}
+		if d.IsDir() || strings.HasSuffix(p, ".lock") || !d.Type().IsRegular() {
+			return nil
+		}
+		rel, err := filepath.Rel(top, p)
+		if err != nil {
+			return err
+		}
+		seen[filepath.ToSlash(rel)] = true
+		return nil
+	})
+	out := make([]string, 0, len(seen))
+	for b := range seen {
+		out = append(out, b)
+	}
+	sort.Strings(out)
+	return out, err
+}
+
+// ErrRefMoved reports that a branch changed under a compare-and-swap update.
+var ErrRefMoved = errors.New("branch moved while planq was writing")
+
+// refUpdate is one change of a ref.
+type refUpdate struct {
+	name   string        // full name: refs/heads/… or refs/remotes/…
+	new    plumbing.Hash // zero deletes the ref (and its reflog)
+	old    plumbing.Hash // what the ref must point at now (zero: must not exist), unless anyOld
+	anyOld bool          // skip the check; a damaged ref file is replaced
+	msg    string        // reflog message; "" writes no reflog entry
+	sig    object.Signature
+}
+
+// updateRef applies u with git's protocol, so it is atomic for readers and
+// never races a git process updating the same ref. The objects written
+// through r are fsynced first, and the ref file and its directory after, so
+// a ref never names an object a machine crash could lose.
+func (r *repo) updateRef(ctx context.Context, u refUpdate) error {
+	path := r.refPath(u.name)
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return fmt.Errorf("update %s: %w", u.name, err)
+	}
+	if err := r.syncObjects(); err != nil {
+		return err
+	}
+	f, err := takeGitLock(ctx, path+".lock", r.warn)
+	if err != nil {
+		return fmt.Errorf("update %s: %w", u.name, err)
+	}
+	lock := f.Name()
+	done := false
+	defer func() {
+		if !done {
+			f.Close()
+			os.Remove(lock)
+		}
+	}()
+	cur, _, err := r.readRef(u.name)
+	if err != nil && !(u.anyOld && errors.Is(err, ErrDamaged)) {
+		return err
+	}
+	if !u.anyOld && cur != u.old {
+		return fmt.Errorf("%w: %s is at %s, expected %s", ErrRefMoved, u.name, short(cur), short(u.old))
+	}
+	if u.new.IsZero() {
+		if err := r.removePacked(ctx, u.name); err != nil {
+			return err
+		}
+		if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("delete %s: %w", path, err)
+		}
+		_ = os.Remove(filepath.Join(r.path, "logs", filepath.FromSlash(u.name)))
+		return nil
+	}
+	if _, err := f.WriteString(u.new.String() + "\n"); err != nil {
+		return fmt.Errorf("write %s: %w", lock, err)
+	}
+	if err := syncFile(f); err != nil {
+		return fmt.Errorf("sync %s: %w", lock, err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("write %s: %w", lock, err)
+	}
+	if u.msg != "" {
+		for _, log := range r.reflogsOf(u.name) {
+			if err := appendReflog(log, cur, u.new, u.sig, u.msg); err != nil {
+				return err
+			}
+		}
+	}
+	crashPoint("ref-locked")
+	if err := os.Rename(lock, path); err != nil {
+		return fmt.Errorf("update %s: %w", u.name, err)
+	}
+	done = true
+	// The ref has moved: failing now would make a retry write twice.
+	if err := syncDir(filepath.Dir(path)); err != nil {
+		r.warn(fmt.Sprintf("%s moved, but flushing %s to the disk failed: %v", u.name, filepath.Dir(path), err))
+	}
+	return nil
+}
+
+// removePacked drops name from packed-refs, under packed-refs.lock.
+func (r *repo) removePacked(ctx context.Context, name string) error {
+	packed, err := r.packedRefs()
+	if err != nil || packed == nil {
+		return err
+	}
+	if _, ok := packed[name]; !ok {
+		return nil
+	}
+	path := filepath.Join(r.path, "packed-refs")
+	f, err := takeGitLock(ctx, path+".lock", r.warn)
+	if err != nil {
+		return fmt.Errorf("update packed-refs: %w", err)
+	}
+	lock := f.Name()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		f.Close()
+		os.Remove(lock)
+		return fmt.Errorf("read %s: %w", path, err)
+	}
+	var out bytes.Buffer
+	skipPeeled := false
+	for _, line := range strings.SplitAfter(string(data), "\n") {
+		if strings.HasPrefix(line, "^") && skipPeeled {
+			continue
+		}
+		_, n, _ := strings.Cut(strings.TrimSpace(line), " ")
+		skipPeeled = n == name && !strings.HasPrefix(line, "#")
+		if !skipPeeled {
+			out.WriteString(line)
+		}
+	}
+	_, err = f.Write(out.Bytes())
+	if err == nil {
+		err = syncFile(f)
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(lock, path)
+	}
+	if err != nil {
+		os.Remove(lock)
+		return fmt.Errorf("update %s: %w", path, err)
+	}
+	return nil
+}
+
+// reflogsOf lists the reflogs an update of ref name appends to, as git
+// does: the ref's own, and HEAD's wherever HEAD names it — the bare repo's
+// (global) and each linked worktree's (its agent branch).
+func (r *repo) reflogsOf(name string) []string {
+	out := []string{filepath.Join(r.path, "logs", filepath.FromSlash(name))}
+	if !strings.HasPrefix(name, "refs/heads/") {
+		return out
+	}
+	want := "ref: " + name
+	if head, err := os.ReadFile(filepath.Join(r.path, "HEAD")); err == nil && cleanBytes(head) == want {
+		out = append(out, filepath.Join(r.path, "logs", "HEAD"))
+	}
+	wts, _ := listWorktrees(r.path)
+	for _, w := range wts {
+		if "refs/heads/"+w.Branch == name {
+			out = append(out, filepath.Join(w.Admin, "logs", "HEAD"))
+		}
+	}
+	return out
+}
+
+// appendReflog adds one line to a reflog; a failed write is cut off again,
+// so the file never ends in half a line.
+func appendReflog(path string, old, new plumbing.Hash, sig object.Signature, msg string) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return fmt.Errorf("reflog: %w", err)
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	if err != nil {
+		return fmt.Errorf("reflog: %w", err)
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return fmt.Errorf("reflog %s: %w", path, err)
+	}
+	line := fmt.Sprintf("%s %s %s <%s> %d %s\t%s\n", old, new, oneLine(sig.Name), oneLine(sig.Email),
+		sig.When.Unix(), sig.When.Format("-0700"), oneLine(strings.TrimSpace(msg)))
+	if _, err := f.WriteString(line); err != nil {
+		_ = f.Truncate(st.Size())
+		return fmt.Errorf("append to reflog %s: %w", path, err)
+	}
+	return nil
+}
+
+// reflogEntry is one line of a reflog.
+type reflogEntry struct {
+	old, new plumbing.Hash
+	msg      string
+}
+
+// readReflog parses a reflog, oldest first; malformed lines are skipped.
+func readReflog(path string) ([]reflogEntry, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var out []reflogEntry
+	for _, line := range strings.Split(string(data), "\n") {
+		if len(line) < 82 || line[40] != ' ' {
+			continue
+		}
+		o, n := line[:40], line[41:81]
+		if !plumbing.IsHash(o) || !plumbing.IsHash(n) {
+			continue
+		}
+		_, msg, _ := strings.Cut(line, "\t")
+		out = append(out, reflogEntry{plumbing.NewHash(o), plumbing.NewHash(n), msg})
+	}
+	return out, nil
+}

@@ -1,0 +1,7 @@
+//go:build !unix
+
+package staterepo
+
+// syncDir is a no-op: Windows cannot open a directory to flush it, and
+// NTFS journals its directory entries.
+func syncDir(string) error { return nil }
