@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"sort"
 	"strconv"
 	"strings"
@@ -200,6 +201,12 @@ func (s *Store) Maintain(ctx context.Context, full bool) (MaintainResult, error)
 		cmd.Dir = s.Bare
 		cmd.Env = gitEnv()
 		cmd.Stdin = stdin
+		if lk != nil && runtime.GOOS != "windows" { // no inheritable files there
+			// git inherits the maintenance lock: if this process is killed,
+			// the lock stays held until its git exits too, so no other
+			// maintenance repacks beside a git that is still deleting packs.
+			cmd.ExtraFiles = []*os.File{lk.File()}
+		}
 		if out, err := cmd.CombinedOutput(); err != nil {
 			return fmt.Errorf("git %s in %s: %v: %s", args[0], s.Bare, err, strings.TrimSpace(string(out)))
 		}
