@@ -213,7 +213,32 @@ func (a *analyzer) record(name string, as *syntax.Assign) {
 		}
 		return
 	}
+	if numericWord(as.Value) {
+		a.recordValue(name, staticArg("0"))
+		return
+	}
 	a.recordValue(name, wordArg(as.Value))
+}
+
+// numericWord reports whether a word always expands to a number: digits,
+// $((…)) (bash's arithmetic yields an integer) and ${#x}.
+func numericWord(w *syntax.Word) bool {
+	for _, p := range w.Parts {
+		switch p := p.(type) {
+		case *syntax.Lit:
+			if strings.Trim(p.Value, "0123456789-") != "" {
+				return false
+			}
+		case *syntax.ArithmExp:
+		case *syntax.ParamExp:
+			if !p.Length || p.Exp != nil || p.Repl != nil || p.Slice != nil {
+				return false
+			}
+		default:
+			return false
+		}
+	}
+	return len(w.Parts) > 0
 }
 
 func (a *analyzer) recordValue(name string, v arg) {

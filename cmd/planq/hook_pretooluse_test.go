@@ -175,11 +175,16 @@ func TestPreToolUseHookOutsideJJAndBadInput(t *testing.T) {
 		"no tool name":  `{"session_id":"s","hook_event_name":"PreToolUse","cwd":"/"}`,
 		"wrong event":   `{"session_id":"s","hook_event_name":"Stop","tool_name":"Write","cwd":"/"}`,
 		"trailing junk": `{"tool_name":"Read"}}`,
+		"case twin":     `{"session_id":"s","hook_event_name":"PreToolUse","cwd":"/","tool_name":"Read","Tool_Name":"Bash"}`,
+		"duplicate key": `{"session_id":"s","hook_event_name":"PreToolUse","cwd":"/","tool_name":"Bash","tool_input":{"command":"ls"},"tool_input":{"command":"rm -rf x"}}`,
 	} {
+		// The hook fails closed: a denial naming the problem on stdout (exit
+		// 0), and the problem as one line on stderr.
 		r := runHook(t, bin, dir, []byte(stdin))
 		lines := strings.Split(strings.TrimSpace(r.stderr), "\n")
-		if r.code != 1 || r.stdout != "" || len(lines) != 1 || !strings.HasPrefix(lines[0], "planq: hook pre-tool-use: ") {
-			t.Errorf("%s: exit %d, stdout %q, stderr %q; want exit 1 and one line on stderr", name, r.code, r.stdout, r.stderr)
+		got, reason := r.decision(t)
+		if r.code != 0 || got != "deny" || !strings.Contains(reason, "could not judge") || len(lines) != 1 || !strings.HasPrefix(lines[0], "planq hook pre-tool-use: ") {
+			t.Errorf("%s: exit %d, stdout %q, stderr %q; want a denial and one line on stderr", name, r.code, r.stdout, r.stderr)
 		}
 		if strings.Contains(r.stderr, "panic") || strings.Contains(r.stderr, "goroutine") {
 			t.Errorf("%s: %s", name, r.stderr)
