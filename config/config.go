@@ -330,3 +330,63 @@ func yamlMessage(err error) string {
 	}
 	return msg
 }
+
+// StateHome returns where planq keeps agent state and session records:
+// $PLANQ_HOME, else ~/.planq, as an absolute path.
+func StateHome(getenv func(string) string) (string, error) {
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	home := getenv("PLANQ_HOME")
+	if home == "" {
+		h := getenv("HOME")
+		if h == "" {
+			var err error
+			if h, err = os.UserHomeDir(); err != nil {
+				return "", fmt.Errorf("PLANQ_HOME is not set and the home directory is unknown: %w", err)
+			}
+		}
+		home = filepath.Join(h, ".planq")
+	}
+	return filepath.Abs(home)
+}
+
+// ProjectName returns the project a code repo at root belongs to: the
+// configuration's "project:", else the root directory's name, sanitised.
+func ProjectName(root string, c Config) (string, error) {
+	project := c.Project
+	if project == "" {
+		project = SanitizeName(filepath.Base(root))
+	}
+	if err := ValidName(project); err != nil {
+		return "", fmt.Errorf("project: %w", err)
+	}
+	return project, nil
+}
+
+// SanitizeName turns a directory name into a valid project name: characters
+// other than letters, digits, '.', '_' and '-' become '-', leading and
+// trailing '-' and '.' go, at most 64 characters, never empty.
+func SanitizeName(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		ok := r == '-' || r == '_' || r == '.' || (r >= 'a' && r <= 'z') || (r >= 'A' && r <= 'Z') || (r >= '0' && r <= '9')
+		if !ok {
+			r = '-'
+		}
+		b.WriteRune(r)
+	}
+	out := strings.TrimLeft(b.String(), "-.")
+	for strings.Contains(out, "..") {
+		out = strings.ReplaceAll(out, "..", ".")
+	}
+	if len(out) > 64 {
+		out = out[:64]
+	}
+	out = strings.TrimSuffix(out, ".lock")
+	out = strings.TrimRight(out, "-.")
+	if out == "" {
+		return "project"
+	}
+	return out
+}

@@ -41,7 +41,7 @@ const (
 )
 
 func buildCommands() map[string]*rule {
-	t := map[string]*rule{}
+	t := make(map[string]*rule, 768)
 	set := func(r *rule, names ...string) {
 		for _, n := range names {
 			t[n] = r
