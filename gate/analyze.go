@@ -19,6 +19,7 @@ const (
 	MaxCommandBytes = 128 << 10 // a Bash command longer than this is not parsed
 	MaxBracketDepth = 100       // brackets, braces and parentheses open at once
 	MaxNodes        = 100_000   // syntax nodes in one parsed script
+	MaxOperators    = 2_000     // | and && operators, which the parser nests
 	maxSteps        = 1_000_000 // nodes and nested bytes over the whole analysis
 	maxNesting      = 6         // bash -c / eval / find -exec / wrapper levels
 	maxPartLen      = 160       // a deciding part longer than this is shortened
@@ -83,7 +84,7 @@ func checkBounds(cmd string) (Verdict, bool) {
 		return Verdict{Modifies: true, Part: shorten(cmd),
 			Reason: fmt.Sprintf("the command is %d bytes long; planq analyses at most %d bytes (MaxCommandBytes)", len(cmd), MaxCommandBytes)}, true
 	}
-	depth, maxDepth := 0, 0
+	depth, maxDepth, ops := 0, 0, 0
 	for i := 0; i < len(cmd); i++ {
 		switch cmd[i] {
 		case '(', '{', '[', '`':
@@ -91,7 +92,18 @@ func checkBounds(cmd string) (Verdict, bool) {
 			maxDepth = max(maxDepth, depth)
 		case ')', '}', ']':
 			depth = max(depth-1, 0)
+		case '|':
+			ops++
+		case '&':
+			if i+1 < len(cmd) && cmd[i+1] == '&' {
+				ops++
+				i++
+			}
 		}
+	}
+	if ops > MaxOperators {
+		return Verdict{Modifies: true, Part: shorten(cmd),
+			Reason: fmt.Sprintf("the command has %d | and && operators; planq analyses at most %d (MaxOperators)", ops, MaxOperators)}, true
 	}
 	if maxDepth > MaxBracketDepth {
 		return Verdict{Modifies: true, Part: shorten(cmd),
@@ -109,6 +121,7 @@ type facts struct {
 	cdAny     bool                // the script changes its working directory
 	cdOut     bool                // … possibly to somewhere not inside the project
 	links     bool                // the script may create links
+	integers  map[string]bool     // variables declared -i: their values are arithmetic
 	allexport bool                // set -a: every assignment is exported
 	dotglob   bool                // globs may match dot files
 }
@@ -120,13 +133,19 @@ func (f *facts) init() {
 	if f.values == nil {
 		f.values = map[string][]string{}
 	}
+	if f.integers == nil {
+		f.integers = map[string]bool{}
+	}
 }
 
 func (f facts) clone() facts {
 	c := f
-	c.tainted, c.values = map[string]bool{}, map[string][]string{}
+	c.tainted, c.values, c.integers = map[string]bool{}, map[string][]string{}, map[string]bool{}
 	for k, v := range f.tainted {
 		c.tainted[k] = v
+	}
+	for k, v := range f.integers {
+		c.integers[k] = v
 	}
 	for k, v := range f.values {
 		c.values[k] = slices.Clone(v)
@@ -136,7 +155,7 @@ func (f facts) clone() facts {
 
 func (f facts) equal(g facts) bool {
 	if f.cdAny != g.cdAny || f.cdOut != g.cdOut || f.links != g.links || f.allexport != g.allexport || f.dotglob != g.dotglob ||
-		len(f.tainted) != len(g.tainted) || len(f.values) != len(g.values) {
+		len(f.tainted) != len(g.tainted) || len(f.values) != len(g.values) || len(f.integers) != len(g.integers) {
 		return false
 	}
 	for k := range f.tainted {
@@ -654,7 +673,7 @@ func wordArg(w *syntax.Word) arg {
 			if i == 0 && strings.HasPrefix(p.Value, "~") {
 				a.tilde = true
 			}
-			if strings.ContainsAny(p.Value, "*?[") || strings.Contains(p.Value, "{") && strings.ContainsAny(p.Value, ",.") {
+			if strings.ContainsAny(p.Value, "*?[") || braceExpansion(p.Value) {
 				a.glob = true
 			}
 			b.WriteString(unescape(p.Value, false))
@@ -688,6 +707,26 @@ func wordArg(w *syntax.Word) arg {
 	}
 	a.val, a.raw = b.String(), raw.String()
 	return a
+}
+
+// braceExpansion reports whether an unquoted literal has a brace
+// expansion ({a,b} or {1..3}), which bash expands into several words.
+func braceExpansion(s string) bool {
+	for i := strings.IndexByte(s, '{'); i >= 0; {
+		j := strings.IndexByte(s[i:], '}')
+		if j < 0 {
+			return false
+		}
+		if inner := s[i+1 : i+j]; strings.Contains(inner, ",") || strings.Contains(inner, "..") {
+			return true
+		}
+		k := strings.IndexByte(s[i+1:], '{')
+		if k < 0 {
+			return false
+		}
+		i += 1 + k
+	}
+	return false
 }
 
 // unescape removes shell backslash quoting from a literal; inside double

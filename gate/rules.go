@@ -72,7 +72,11 @@ func (r *rule) evalSub(c *cmdCtx, name string, args []arg) outcome {
 	sr, ok := r.subs[sub.val]
 	if !ok || !sub.static {
 		if r.anySub != nil {
-			return r.anySub.eval(c, full, rest)
+			o := r.anySub.eval(c, full, rest)
+			if r.anySub.jj != "" && o.mod && o.git == nil {
+				o.git = &GitRewrite{Command: full, JJ: r.anySub.jj}
+			}
+			return o
 		}
 		return unknownOutcome(c, "unknown subcommand "+full+" counts as modifying")
 	}

@@ -159,6 +159,12 @@ func (s *scriptCtx) assignments(n syntax.Node, assigns []*syntax.Assign, prefix,
 		if as.Index != nil {
 			s.arith(as, as.Index)
 		}
+		if a.facts.integers[name] && as.Value != nil {
+			if why := a.arithWord(as.Value, 0); why != "" {
+				s.modify(n, name+" is an integer variable (declare -i), so bash evaluates its value as arithmetic, and "+why)
+				return outcome{mod: true}
+			}
+		}
 		a.record(name, as)
 		shown := name + "=" + val.raw
 		switch {
@@ -302,6 +308,9 @@ func (s *scriptCtx) decl(d *syntax.DeclClause) {
 	}
 	if integer {
 		for _, as := range assigns {
+			if as.Name != nil {
+				s.a.facts.integers[as.Name.Value] = true
+			}
 			if as.Value != nil {
 				if why := s.a.arithWord(as.Value, 0); why != "" {
 					s.modify(d, variant+" -i evaluates the value as arithmetic, and "+why)
@@ -382,7 +391,7 @@ func (a *analyzer) arithExpr(x syntax.ArithmExpr, depth int) string {
 	case *syntax.FlagsArithm:
 		return "uses zsh arithmetic flags"
 	case *syntax.Word:
-		return a.arithWord(x, depth+1)
+		return a.arithWord(x, 0)
 	}
 	return ""
 }
@@ -452,7 +461,7 @@ func (a *analyzer) varArith(name string, depth int) string {
 		return ""
 	}
 	if a.facts.tainted[name] {
-		return "evaluates $" + name + ", whose value comes from outside the script (a command, a read, a loop), and bash evaluates that text as code"
+		return "evaluates $" + name + ", whose value may hold code (it comes from a command, a read, a loop, or holds a subscript or substitution), and bash evaluates that text as arithmetic"
 	}
 	if depth > 8 {
 		return "follows variables too deep for planq to read"
