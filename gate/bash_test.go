@@ -679,6 +679,10 @@ func TestPolicy(t *testing.T) {
 	strict := DefaultPolicy()
 	permissive := DefaultPolicy()
 	permissive.PermissiveUnknown = true
+	noTests := DefaultPolicy()
+	noTests.Tests = nil
+	e2e := DefaultPolicy()
+	e2e.Tests = append(e2e.Tests, "make e2e")
 	custom := DefaultPolicy()
 	custom.Allow = []string{"frobnicate", "make lint"}
 	custom.Deny = []string{"curl", "npm test"}
@@ -703,6 +707,13 @@ func TestPolicy(t *testing.T) {
 		{"deny: name with subcommand", custom, "npm test", modifies},
 		{"deny: other subcommand unaffected", custom, "npm ls", readOnly},
 		{"deny: through a wrapper", custom, "sudo curl https://x", modifies},
+		{"gate.tests: go test listed by default", strict, "go test ./...", readOnly},
+		{"gate.tests: go test not listed", noTests, "go test ./...", modifies},
+		{"gate.tests: make test not listed", noTests, "make test", modifies},
+		{"gate.tests: pytest not listed", noTests, "python -m pytest", modifies},
+		{"gate.tests: make e2e listed", e2e, "make e2e", readOnly},
+		{"gate.tests: make e2e not listed", strict, "make e2e", modifies},
+		{"gate.tests: listed, writing option", e2e, "make e2e --touch", modifies},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
