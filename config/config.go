@@ -56,7 +56,7 @@ var DefaultTests = []string{
 	"go test", "gotestsum", "cargo test", "cargo nextest", "cargo bench", "cargo check", "cargo clippy",
 	"npm test", "yarn test", "pnpm test", "bun test", "deno test", "pytest", "python -m pytest", "python -m unittest",
 	"jest", "vitest", "mocha", "ava", "tap", "karma", "playwright test", "make test", "make check",
-	"ctest", "phpunit", "rspec", "bats",
+	"ctest", "phpunit", "rspec", "bats", "node --test",
 }
 
 // Config is the whole of .planq/config.yaml.

@@ -442,6 +442,10 @@ type wrap struct {
 	dflt      []string // command run when none is given (xargs: echo)
 	noneIsMod string   // without a command it does this, which modifies
 	chdir     []string // flags that run the command in another directory (env -C)
+	// shell: without a command the wrapper starts a shell, which reads its
+	// commands from standard input (su, sudo -s, sudo -i).
+	shell      bool
+	shellFlags []string // flags that make it start a shell (sudo -s)
 	repl      []string // flags whose value is a string replaced by input in the command (xargs -I)
 }
 
@@ -523,6 +527,9 @@ func wrapper(w wrap) *rule {
 			}
 		}
 		cmd = cmd[min(w.skip, len(cmd)):]
+		if len(cmd) == 0 && (w.shell || hasFlag(flags, w.shellFlags...)) {
+			return c.run([]arg{staticArg("sh")}) // a shell reading stdin (a heredoc planq judges)
+		}
 		if len(cmd) == 0 {
 			switch {
 			case w.dflt != nil:
@@ -552,4 +559,28 @@ func isAssign(a arg) bool {
 		}
 	}
 	return true
+}
+
+// lessCheck: less runs the commands given with +cmd (! runs a shell
+// command, | pipes to one, s saves the input to a file) when it shows a
+// terminal; planq does not count on there being none.
+func lessCheck(c *cmdCtx, name string, args []arg, r *rule) outcome {
+	for _, a := range args {
+		if !a.static || strings.HasPrefix(a.val, "+") && strings.ContainsAny(a.val, "!|s") {
+			return outcome{mod: true, reason: name + " " + a.raw + " runs a command or saves the input to a file"}
+		}
+	}
+	return r.evalFlags(c, name, args)
+}
+
+// curlCheck: besides its output flags, curl's -w can write a file
+// (%output{file}).
+func curlCheck(c *cmdCtx, name string, args []arg, r *rule) outcome {
+	flags, _, _ := scan(args, r, false)
+	for _, f := range flags {
+		if (f.name == "-w" || f.name == "--write-out") && (!f.val.static || strings.Contains(f.val.val, "%output{")) {
+			return outcome{mod: true, reason: name + " -w " + f.val.raw + " writes to a file"}
+		}
+	}
+	return r.evalFlags(c, name, args)
 }

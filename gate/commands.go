@@ -1,6 +1,9 @@
 package gate
 
-import "sync"
+import (
+	"strings"
+	"sync"
+)
 
 // commandTable holds the command table, built on first use so that a hook
 // process that never analyses Bash never pays for it. It is not changed
@@ -79,7 +82,7 @@ func buildCommands() map[string]*rule {
 	fileOpRules(t)
 
 	// Readers with options that write files or run programs.
-	t["less"] = &rule{ro: true, modFlags: []string{"-o", "-O", "--log-file", "--LOG-FILE"}, valued: []string{"-o", "-O", "--log-file", "--LOG-FILE", "-k", "--lesskey-file", "-p", "--pattern", "-t", "--tag", "-T", "--tag-file", "-x", "--tabs", "-y", "-z", "-b", "-h", "-j", "-P"}}
+	t["less"] = &rule{ro: true, check: lessCheck, modFlags: []string{"-o", "-O", "--log-file", "--LOG-FILE"}, valued: []string{"-o", "-O", "--log-file", "--LOG-FILE", "-k", "--lesskey-file", "-p", "--pattern", "-t", "--tag", "-T", "--tag-file", "-x", "--tabs", "-y", "-z", "-b", "-h", "-j", "-P"}}
 	t["more"] = ro()
 	t["bat"] = &rule{ro: true, modFlags: []string{"--pager"}, flagWhy: "runs a pager program", valued: []string{"--pager", "-l", "--language", "-H", "--highlight-line", "--file-name", "--diff-context", "--tabs", "--wrap", "--terminal-width", "--color", "--italic-text", "--decorations", "--paging", "-m", "--map-syntax", "--theme", "--style", "-r", "--line-range"}}
 	t["batcat"] = t["bat"]
@@ -154,7 +157,7 @@ func buildCommands() map[string]*rule {
 		modFlags: []string{"-s", "--set"}, flagWhy: "sets the system clock",
 		long: []string{"--date", "--debug", "--file", "--iso-8601", "--resolution", "--rfc-email", "--rfc-3339", "--reference", "--set", "--universal", "--utc", "--help", "--version"}}
 	t["hostname"] = &rule{ro: true, posMod: 1, why: "sets the host name", valued: []string{"-F", "--file"}, modFlags: []string{"-F", "--file"}, flagWhy: "sets the host name"}
-	t["curl"] = &rule{ro: true,
+	t["curl"] = &rule{ro: true, exact: true,
 		valued: []string{"-o", "--output", "-D", "--dump-header", "-c", "--cookie-jar", "-d", "--data", "--data-raw", "--data-binary", "--data-urlencode",
 			"-H", "--header", "-X", "--request", "-u", "--user", "-A", "--user-agent", "-e", "--referer", "-b", "--cookie", "-T", "--upload-file",
 			"-F", "--form", "-m", "--max-time", "-w", "--write-out", "-x", "--proxy", "-r", "--range", "-K", "--config", "-E", "--cert",
@@ -163,7 +166,7 @@ func buildCommands() map[string]*rule {
 		modFlags: []string{"-o", "--output", "-O", "--remote-name", "--remote-name-all", "-D", "--dump-header", "-c", "--cookie-jar",
 			"--output-dir", "--trace", "--trace-ascii", "--stderr", "--libcurl", "--etag-save", "--hsts", "--alt-svc", "-J", "--remote-header-name",
 			"-K", "--config"},
-		flagWhy: "saves to a file (or reads options from a file that may)"}
+		flagWhy: "saves to a file (or reads options from a file that may)", check: curlCheck}
 	t["wget"] = &rule{why: "downloads files", valued: []string{"-O", "--output-document", "-o", "--output-file", "-a", "--append-output", "-P", "--directory-prefix", "-U", "--user-agent", "--header", "-e", "--execute", "-t", "--tries", "-T", "--timeout", "-i", "--input-file"},
 		roFlags: []string{"--spider", "--version", "-V", "--help", "-h"}, check: wgetCheck}
 	t["tar"] = &rule{check: tarCheck}
@@ -242,8 +245,23 @@ func buildCommands() map[string]*rule {
 	// stdin, they may do anything.
 	t["python"] = interpreter([]string{"-c"}, "-m", []string{"-V", "--version", "-h", "--help", "-VV"}, []string{"-W", "-X"})
 	set(t["python"], "python3", "python2", "py", "pypy", "pypy3", "python3.8", "python3.9", "python3.10", "python3.11", "python3.12", "python3.13", "python3.14")
-	t["node"] = interpreter([]string{"-e", "--eval", "-p", "--print"}, "", []string{"-v", "--version", "-h", "--help", "-c", "--check", "--test", "--v8-options"},
-		[]string{"-r", "--require", "--import", "--loader", "--experimental-loader", "--input-type", "--conditions", "-C", "--env-file", "--title", "--stack-size", "--test-name-pattern", "--test-reporter", "--test-reporter-destination"})
+	nodeValued := []string{"-r", "--require", "--import", "--loader", "--experimental-loader", "--input-type", "--conditions", "-C", "--env-file", "--title", "--stack-size", "--test-name-pattern", "--test-reporter", "--test-reporter-destination", "--test-concurrency", "--test-timeout", "--test-shard", "--test-skip-pattern"}
+	nodeScript := interpreter([]string{"-e", "--eval", "-p", "--print"}, "", []string{"-v", "--version", "-h", "--help", "-c", "--check", "--v8-options"}, nodeValued)
+	nodeTest := testRunner(runner{entry: "node --test", valued: nodeValued,
+		writes: []string{"--test-update-snapshots", "--test-reporter-destination", "--experimental-test-snapshots", "--watch", "--test-coverage-lcov"},
+		paths:  []string{"-r", "--require", "--import", "--loader", "--experimental-loader", "--env-file", "--test-reporter"},
+		runs:   []string{"-e", "--eval", "-p", "--print"}})
+	t["node"] = &rule{check: func(c *cmdCtx, name string, args []arg, r *rule) outcome {
+		for _, a := range args {
+			if a.static && (a.val == "--test" || strings.HasPrefix(a.val, "--test=")) {
+				return nodeTest.check(c, name+" --test", args, nodeTest)
+			}
+			if !isFlag(a) {
+				break
+			}
+		}
+		return nodeScript.check(c, name, args, nodeScript)
+	}}
 	t["nodejs"] = t["node"]
 	t["ruby"] = interpreter([]string{"-e"}, "", []string{"-v", "--version", "-h", "--help", "-c", "-y"}, []string{"-I", "-r", "-C", "-E", "-F", "-0"})
 	t["php"] = interpreter([]string{"-r", "-B", "-R", "-F", "-E"}, "", []string{"-v", "--version", "-h", "--help", "-l", "--syntax-check", "-i", "--info", "-m", "--modules", "--ini"}, []string{"-c", "-d", "-z", "-t", "-S"})
@@ -252,7 +270,9 @@ func buildCommands() map[string]*rule {
 	t["Rscript"] = interpreter([]string{"-e"}, "", []string{"--version", "--help"}, nil)
 	t["osascript"] = interpreter([]string{"-e"}, "", nil, []string{"-l"})
 	t["deno"] = subsOf(map[string]*rule{
-		"test": ro(), "check": ro(), "lint": {ro: true, modFlags: []string{"--fix"}, flagWhy: "writes fixes"}, "info": ro(), "doc": ro(), "types": ro(), "bench": ro(),
+		"test": testRunner(runner{entry: "deno test", valued: []string{"-c", "--config", "--import-map", "--filter", "--coverage", "--junit-path", "--reporter", "--shuffle", "--parallel", "--lock", "--env-file", "--location", "--seed", "--v8-flags"},
+			writes: []string{"--coverage", "--junit-path", "--lock-write", "--frozen=false", "--watch", "--doc", "--reload"}, paths: []string{"-c", "--config", "--import-map", "--env-file"}, passArgs: true}),
+		"check": ro(), "lint": {ro: true, modFlags: []string{"--fix"}, flagWhy: "writes fixes"}, "info": ro(), "doc": ro(), "types": ro(), "bench": ro(),
 		"fmt":  {why: "rewrites files", roFlags: []string{"--check"}},
 		"eval": mod("runs code given on the command line"), "run": mod(whyScript), "task": mod(whyScript),
 		"install": mod(whyInstalls), "add": mod(whyInstalls), "remove": mod(whyInstalls), "compile": mod(whyBuilds), "bundle": mod(whyBuilds), "upgrade": mod(whyInstalls), "init": mod(whyWrites),
@@ -267,9 +287,10 @@ func buildCommands() map[string]*rule {
 
 	// Wrappers: the command they run decides.
 	t["sudo"] = wrapper(wrap{chdir: []string{"-D", "--chdir"}, valued: []string{"-u", "--user", "-g", "--group", "-C", "--close-from", "-D", "--chdir", "-h", "--host", "-p", "--prompt", "-r", "--role", "-t", "--type", "-U", "--other-user", "-T", "--command-timeout"},
-		ro: []string{"-l", "--list", "-v", "--validate", "-k", "--reset-timestamp", "-K", "--remove-timestamp", "-V", "--version"}, edit: []string{"-e", "--edit"}})
-	t["doas"] = wrapper(wrap{valued: []string{"-u", "-C"}})
-	t["su"] = wrapper(wrap{valued: []string{"-s", "--shell", "-g", "--group", "-G", "--supp-group", "-w", "--whitelist-environment"}, str: []string{"-c", "--command"}, skip: 1})
+		ro: []string{"-l", "--list", "-v", "--validate", "-k", "--reset-timestamp", "-K", "--remove-timestamp", "-V", "--version"}, edit: []string{"-e", "--edit"},
+		shellFlags: []string{"-s", "--shell", "-i", "--login"}})
+	t["doas"] = wrapper(wrap{valued: []string{"-u", "-C"}, shellFlags: []string{"-s"}})
+	t["su"] = wrapper(wrap{valued: []string{"-s", "--shell", "-g", "--group", "-G", "--supp-group", "-w", "--whitelist-environment"}, str: []string{"-c", "--command"}, skip: 1, shell: true})
 	t["runuser"] = t["su"]
 	t["env"] = wrapper(wrap{valued: []string{"-u", "--unset", "-C", "--chdir", "-P", "--default-signal", "--ignore-signal", "--block-signal"}, str: []string{"-S", "--split-string"}, assigns: true,
 		chdir: []string{"-C", "--chdir"}})

@@ -16,7 +16,7 @@ var systemDirsToProtect = []string{
 	"/dev", "/var", "/snap", "/nix", "/run", "/srv", "/Library", "/System", "/Applications", "/private",
 }
 
-var tempCarveOuts = []string{"/var/tmp", "/var/folders", "/private/tmp", "/private/var/tmp", "/private/var/folders"}
+var tempCarveOuts = []string{"/var/tmp", "/var/folders", "/private/tmp", "/private/var/tmp", "/private/var/folders", "/dev/shm"}
 
 // isSystemPath reports whether p (resolved) is in a system directory.
 func isSystemPath(p string) bool {

@@ -21,7 +21,8 @@ type rule struct {
 	// prefix) is resolved against it, and an ambiguous one is judged as the
 	// most dangerous option it could be.
 	long   []string
-	posMod int // with at least this many positional arguments the command modifies
+	exact  bool // long options are never abbreviated (the tool refuses abbreviations)
+	posMod int  // with at least this many positional arguments the command modifies
 	subs   map[string]*rule
 	noSub  *rule // rule when no subcommand is given; default: this rule's own flags
 	anySub *rule // rule for subcommands not in subs; default: the unknown policy
@@ -144,7 +145,7 @@ func (r *rule) isValued(flag string) bool { return slices.Contains(r.valued, fla
 // against a complete list (r.long), so that a prefix of an option planq
 // does not know never counts as read-only.
 func (r *rule) resolveLong(name string) string {
-	if r.goFlags || !strings.HasPrefix(name, "--") || len(name) < 3 {
+	if r.goFlags || r.exact || !strings.HasPrefix(name, "--") || len(name) < 3 {
 		return name
 	}
 	all := [][]string{r.modFlags, r.valued, r.long, r.roFlags}

@@ -60,10 +60,11 @@ type runner struct {
 	long     []string // the complete long options, when abbreviations are accepted
 	goFlags  bool     // Go-style single-dash long flags
 	passArgs bool     // arguments after -- go to the test program: update flags there write
+	abbrev   bool     // the runner accepts abbreviated long options (argparse)
 }
 
 func testRunner(rn runner) *rule {
-	r := &rule{ro: true, valued: rn.valued, goFlags: rn.goFlags, long: rn.long, cfg: true, modFlags: rn.writes}
+	r := &rule{ro: true, valued: rn.valued, goFlags: rn.goFlags, long: rn.long, cfg: true, modFlags: rn.writes, exact: !rn.abbrev}
 	r.check = func(c *cmdCtx, name string, args []arg, _ *rule) outcome {
 		return c.runTests(name, rn, r, args)
 	}
@@ -129,7 +130,7 @@ func (c *cmdCtx) testPath(name, flag string, p arg) outcome {
 }
 
 func testRunnerRules(t map[string]*rule) {
-	t["pytest"] = testRunner(runner{entry: "pytest",
+	t["pytest"] = testRunner(runner{entry: "pytest", abbrev: true,
 		valued: []string{"-k", "-m", "-p", "-c", "--config-file", "--rootdir", "--basetemp", "--confcutdir", "-o", "--override-ini", "--junitxml", "--junit-xml",
 			"--log-file", "--cov", "--cov-report", "--cov-config", "--html", "--json-report-file", "--tb", "--maxfail", "-n", "--numprocesses", "--durations",
 			"--deselect", "--ignore", "--ignore-glob", "--import-mode", "--capture", "-W", "--pythonwarnings", "--timeout", "-r", "--log-level", "--log-cli-level",

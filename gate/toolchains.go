@@ -282,7 +282,20 @@ func nodePMRules() (npm, yarn, pnpm, bun *rule) {
 	bunSubs := common("bun")
 	bunSubs["test"] = testRunner(runner{entry: "bun test", valued: []string{"-t", "--test-name-pattern", "--timeout", "--preload", "-r", "--rerun-each", "--coverage-reporter", "--coverage-dir", "--bail", "--reporter", "--reporter-outfile"},
 		writes: []string{"-u", "--update-snapshots", "--coverage", "--coverage-dir", "--reporter-outfile", "--watch"}, paths: []string{"--preload", "-r"}})
-	bun = top(subsOf(bunSubs, &rule{ro: true, valued: valued, roFlags: append(versionFlags, "--revision"), anySub: scriptRule("bun")}))
+	bunTop := top(subsOf(bunSubs, &rule{ro: true, valued: valued, roFlags: append(versionFlags, "--revision"), anySub: scriptRule("bun")}))
+	bunTopCheck := bunTop.check
+	bunTop.check = func(c *cmdCtx, name string, args []arg, r *rule) outcome {
+		for _, a := range args {
+			if a.static && (a.val == "-e" || a.val == "--eval" || a.val == "-p" || a.val == "--print" || strings.HasPrefix(a.val, "--eval=") || strings.HasPrefix(a.val, "--print=")) {
+				return outcome{mod: true, reason: name + " " + a.val + " runs code given on the command line"}
+			}
+			if !isFlag(a) {
+				break
+			}
+		}
+		return bunTopCheck(c, name, args, r)
+	}
+	bun = bunTop
 	return npm, yarn, pnpm, bun
 }
 
