@@ -189,7 +189,8 @@ var bashCases = []bashCase{
 	{cmd: "export V=$(touch x)", want: modifies, part: "touch x"},
 	{cmd: "cat <(rm x)", want: modifies, part: "rm x"},
 	{cmd: "diff <(ls a) <(ls b)", want: readOnly},
-	{cmd: "echo $(( $(wc -l < f) + 1 ))", want: modifies, part: "$(("},
+	{cmd: "echo $(( $(wc -l < f) + 1 ))", want: readOnly},
+	{cmd: "echo $(( $(cat f) + 1 ))", want: modifies, part: "$(("},
 	{cmd: "cat <<EOF\n$(rm -rf x)\nEOF", want: modifies, part: "rm -rf x"},
 	{cmd: "[[ $(git status --porcelain) ]] && echo dirty", want: readOnly},
 

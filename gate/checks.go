@@ -446,7 +446,7 @@ type wrap struct {
 	// commands from standard input (su, sudo -s, sudo -i).
 	shell      bool
 	shellFlags []string // flags that make it start a shell (sudo -s)
-	repl      []string // flags whose value is a string replaced by input in the command (xargs -I)
+	repl       []string // flags whose value is a string replaced by input in the command (xargs -I)
 }
 
 // wrapper builds the rule for a command that runs another command.

@@ -219,7 +219,7 @@ func (a *analyzer) record(name string, as *syntax.Assign) {
 		}
 		return
 	}
-	if numericWord(as.Value) {
+	if numericWord(as.Value) || numericSubstWord(as.Value) {
 		a.recordValue(name, staticArg("0"))
 		return
 	}
@@ -416,8 +416,12 @@ func (a *analyzer) arithWord(w *syntax.Word, depth int) string {
 			if why := a.arithParam(p, depth); why != "" {
 				return why
 			}
-		case *syntax.CmdSubst, *syntax.ProcSubst:
-			return "uses the output of a command substitution as arithmetic, which bash evaluates as code"
+		case *syntax.CmdSubst:
+			if !numericSubst(p) {
+				return "uses the output of a command substitution as arithmetic, which bash evaluates as code"
+			}
+		case *syntax.ProcSubst:
+			return "uses a process substitution as arithmetic"
 		case *syntax.ArithmExp:
 			if why := a.arithExpr(p.X, depth+1); why != "" {
 				return why
@@ -619,4 +623,83 @@ func (s *scriptCtx) testExpr(n syntax.Node, x syntax.TestExpr) {
 	case *syntax.ParenTest:
 		s.testExpr(n, x.X)
 	}
+}
+
+// numericSubstWord reports whether a word is one command substitution whose
+// output is a number.
+func numericSubstWord(w *syntax.Word) bool {
+	if len(w.Parts) == 1 {
+		if cs, ok := w.Parts[0].(*syntax.CmdSubst); ok {
+			return numericSubst(cs)
+		}
+		if dq, ok := w.Parts[0].(*syntax.DblQuoted); ok && len(dq.Parts) == 1 {
+			if cs, ok := dq.Parts[0].(*syntax.CmdSubst); ok {
+				return numericSubst(cs)
+			}
+		}
+	}
+	return false
+}
+
+// numericSubst reports whether a command substitution prints only a count:
+// its last command is wc counting standard input, or grep -c on at most one
+// file. Its output is digits, so evaluating it as arithmetic runs nothing.
+func numericSubst(cs *syntax.CmdSubst) bool {
+	if len(cs.Stmts) != 1 {
+		return false
+	}
+	st := cs.Stmts[0]
+	for {
+		b, ok := st.Cmd.(*syntax.BinaryCmd)
+		if !ok {
+			break
+		}
+		if b.Op != syntax.Pipe {
+			return false
+		}
+		st = b.Y
+	}
+	call, ok := st.Cmd.(*syntax.CallExpr)
+	if !ok || len(call.Args) == 0 || len(call.Assigns) > 0 {
+		return false
+	}
+	for _, r := range st.Redirs {
+		if r.Op != syntax.RdrIn && !(r.Op == syntax.DplOut || r.Op == syntax.RdrOut) {
+			return false
+		}
+	}
+	args := make([]arg, len(call.Args))
+	for i, w := range call.Args {
+		args[i] = wordArg(w)
+		if !args[i].static {
+			return false
+		}
+	}
+	switch args[0].val {
+	case "wc":
+		for _, a := range args[1:] {
+			if !slices.Contains([]string{"-l", "-c", "-w", "-m", "--lines", "--bytes", "--words", "--chars"}, a.val) {
+				return false // a file operand would print its name too
+			}
+		}
+		return len(args) == 2
+	case "grep", "egrep", "fgrep":
+		count, operands := false, 0
+		for _, a := range args[1:] {
+			switch {
+			case a.val == "-c" || a.val == "--count":
+				count = true
+			case strings.HasPrefix(a.val, "-") && strings.ContainsAny(strings.TrimPrefix(a.val, "-"), "HrRZ") && !strings.HasPrefix(a.val, "--"):
+				return false
+			case strings.HasPrefix(a.val, "--with-filename") || strings.HasPrefix(a.val, "--recursive") || strings.HasPrefix(a.val, "--null"):
+				return false
+			case strings.HasPrefix(a.val, "-") && len(a.val) > 1:
+				count = count || !strings.HasPrefix(a.val, "--") && strings.Contains(a.val, "c")
+			default:
+				operands++
+			}
+		}
+		return count && operands >= 1 && operands <= 2
+	}
+	return false
 }
