@@ -191,3 +191,62 @@ func TestPreToolUseHookOutsideJJAndBadInput(t *testing.T) {
 		}
 	}
 }
+
+// planq-hook serves the tool hooks with the same code as `planq hook`: for
+// the same input it answers the same, byte for byte, with the same status.
+func TestPlanqHookAnswersAsPlanqHook(t *testing.T) {
+	bin := buildPlanq(t)
+	hookBin := filepath.Join(filepath.Dir(bin), "planq-hook")
+	testenv.Isolate(t)
+	repo := testenv.JJRepo(t)
+	run := func(args []string, stdin string) hookResult {
+		cmd := exec.Command(args[0], args[1:]...)
+		cmd.Dir = repo
+		cmd.Env = append(os.Environ(), "CLAUDE_PROJECT_DIR="+repo)
+		cmd.Stdin = strings.NewReader(stdin)
+		var out, errb bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &errb
+		err := cmd.Run()
+		code := 0
+		if ee, ok := err.(*exec.ExitError); ok {
+			code = ee.ExitCode()
+		}
+		return hookResult{stdout: out.String(), stderr: errb.String(), code: code}
+	}
+	pre := func(tool string, input any) string {
+		return string(hookJSON("s1", repo, tool, input))
+	}
+	inputs := []string{
+		pre("Write", map[string]any{"file_path": filepath.Join(repo, "a.go"), "content": "x"}),
+		pre("Write", map[string]any{"file_path": "/tmp/planq-hook-test-outside.txt", "content": "x"}),
+		pre("Bash", map[string]any{"command": "git status && ls"}),
+		pre("Bash", map[string]any{"command": "rm -rf build"}),
+		pre("Bash", map[string]any{"command": "git -c alias.x='!rm y' x"}),
+		pre("Read", map[string]any{"file_path": filepath.Join(repo, "a.go")}),
+		pre("mcp__planq__jj_init", map[string]any{"description": "x"}),
+		`{"session_id":"s1","hook_event_name":"PreToolUse","cwd":"` + repo + `","tool_name":"Bash","tool_input":{"command":"rm x","Command":"ls"}}`,
+		"not json",
+		"",
+	}
+	for _, in := range inputs {
+		a := run([]string{bin, "hook", "pre-tool-use"}, in)
+		b := run([]string{hookBin, "pre-tool-use"}, in)
+		if a.code != b.code || a.stdout != b.stdout {
+			t.Errorf("input %.80q:\nplanq hook: exit %d %s\nplanq-hook: exit %d %s", in, a.code, a.stdout, b.code, b.stdout)
+		}
+	}
+	for _, c := range []struct {
+		args []string
+		code int
+		out  string
+	}{
+		{[]string{hookBin, "version"}, 0, "planq-hook "},
+		{[]string{hookBin}, 2, ""},
+		{[]string{hookBin, "session-start"}, 2, ""},
+		{[]string{hookBin, "--help"}, 0, "pre-tool-use"},
+	} {
+		if r := run(c.args, ""); r.code != c.code || !strings.Contains(r.stdout, c.out) {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q; want exit %d", c.args[1:], r.code, r.stdout, r.stderr, c.code)
+		}
+	}
+}
