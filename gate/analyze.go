@@ -51,6 +51,9 @@ func AnalyzeBashAt(cmd string, pol Policy, w Where) Verdict {
 	for range maxPasses {
 		before := f.clone()
 		a = &analyzer{pol: &pol, where: w, facts: f}
+		if w.Cwd != "" {
+			a.cwds = []string{w.Cwd}
+		}
 		a.facts.init()
 		a.run(cmd)
 		if a.facts.equal(before) || a.over != "" {
@@ -119,7 +122,7 @@ type facts struct {
 	tainted   map[string]bool     // variables given a value planq cannot see
 	values    map[string][]string // literal values given to variables
 	cdAny     bool                // the script changes its working directory
-	cdOut     bool                // … possibly to somewhere not inside the project
+	cdOut     bool                // … in a loop or function, possibly to somewhere not inside the project
 	links     bool                // the script may create links
 	integers  map[string]bool     // variables declared -i: their values are arithmetic
 	allexport bool                // set -a: every assignment is exported
@@ -174,9 +177,12 @@ func (f facts) equal(g facts) bool {
 // analyzer walks one Bash command, recording the first modifying part and
 // the first history-rewriting git command.
 type analyzer struct {
-	pol     *Policy
-	where   Where
-	facts   facts
+	pol   *Policy
+	where Where
+	facts facts
+	// cwds are the directories the shell may be in at the command being
+	// judged (following cd in order); nil once planq cannot tell.
+	cwds    []string
 	mod     *finding
 	git     *GitRewrite
 	seen    []string // names of read-only commands, for the verdict's reason
@@ -216,8 +222,8 @@ func (a *analyzer) modifyAs(part, reason string, unknown bool) {
 // judgeScript analyses src (a package script) on its own and returns what
 // decided it modifies, or nil. It shares the budget and what the
 // enclosing command has established.
-func (a *analyzer) judgeScript(src, where string, depth int) *finding {
-	sub := &analyzer{pol: a.pol, where: a.where, facts: a.facts.clone(), steps: a.steps}
+func (a *analyzer) judgeScript(src, where string, depth int, cwd string) *finding {
+	sub := &analyzer{pol: a.pol, where: a.where, facts: a.facts.clone(), steps: a.steps, cwds: []string{cwd}}
 	func() {
 		defer func() {
 			if r := recover(); r != nil {
@@ -318,6 +324,69 @@ type scriptCtx struct {
 	src   string
 	where string
 	depth int
+	stack []syntax.Node // the nodes enclosing the one being visited
+	saved [][]string    // the analyzer's cwds, saved when entering a subshell
+}
+
+// subshell reports whether n runs its commands in a child shell, whose cd
+// does not outlive it.
+func subshell(n syntax.Node) bool {
+	switch n := n.(type) {
+	case *syntax.Subshell, *syntax.CmdSubst, *syntax.ProcSubst:
+		return true
+	case *syntax.BinaryCmd:
+		return n.Op == syntax.Pipe || n.Op == syntax.PipeAll
+	}
+	return false
+}
+
+// cdReplaces reports whether a cd at the node being visited decides where
+// the shell is for what follows: it is on the left of &&, so what follows
+// in that chain runs only if it succeeded. Elsewhere a cd may fail (or not
+// run at all), and the shell may still be where it was.
+func (s *scriptCtx) cdReplaces() bool {
+	for i := len(s.stack) - 1; i >= 0; i-- {
+		switch n := s.stack[i].(type) {
+		case *syntax.BinaryCmd:
+			return n.Op == syntax.AndStmt && i+1 < len(s.stack) && s.stack[i+1] == syntax.Node(n.X)
+		case *syntax.IfClause, *syntax.CaseClause, *syntax.WhileClause, *syntax.ForClause, *syntax.FuncDecl:
+			return false
+		}
+	}
+	return false
+}
+
+// andOr reports whether n is a && or || list, after which the shell may be
+// wherever either side left it.
+func andOr(n syntax.Node) bool {
+	b, ok := n.(*syntax.BinaryCmd)
+	return ok && (b.Op == syntax.AndStmt || b.Op == syntax.OrStmt)
+}
+
+// unionDirs is every directory in a or b; nil (unknown) if either is.
+func unionDirs(a, b []string) []string {
+	if a == nil || b == nil {
+		return nil
+	}
+	out := slices.Clone(a)
+	for _, d := range b {
+		if !slices.Contains(out, d) {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// repeated reports whether the node being visited may run more than once:
+// in a loop or a function.
+func (s *scriptCtx) repeated() bool {
+	for _, n := range s.stack {
+		switch n.(type) {
+		case *syntax.WhileClause, *syntax.ForClause, *syntax.FuncDecl:
+			return true
+		}
+	}
+	return false
 }
 
 func (s *scriptCtx) modify(n syntax.Node, reason string) {
@@ -325,6 +394,24 @@ func (s *scriptCtx) modify(n syntax.Node, reason string) {
 }
 
 func (s *scriptCtx) visit(n syntax.Node) bool {
+	if n == nil {
+		top := s.stack[len(s.stack)-1]
+		s.stack = s.stack[:len(s.stack)-1]
+		switch {
+		case subshell(top):
+			s.a.cwds = s.saved[len(s.saved)-1]
+			s.saved = s.saved[:len(s.saved)-1]
+		case andOr(top):
+			before := s.saved[len(s.saved)-1]
+			s.saved = s.saved[:len(s.saved)-1]
+			s.a.cwds = unionDirs(s.a.cwds, before)
+		}
+		return true
+	}
+	s.stack = append(s.stack, n)
+	if subshell(n) || andOr(n) {
+		s.saved = append(s.saved, slices.Clone(s.a.cwds))
+	}
 	switch n := n.(type) {
 	case *syntax.Stmt:
 		switch cmd := n.Cmd.(type) {
@@ -527,7 +614,9 @@ func (c *cmdCtx) nested(code arg, where string) outcome {
 	if !code.static {
 		return outcome{mod: true, reason: where + " runs a command computed at run time"}
 	}
+	saved := slices.Clone(c.a.cwds) // a cd in a child shell does not outlive it
 	c.a.script(code.val, where, c.depth+1)
+	c.a.cwds = saved
 	return outcome{}
 }
 
@@ -577,11 +666,8 @@ func (a *analyzer) command(c *cmdCtx, argv []arg) outcome {
 	if !ok {
 		return unknownOutcome(c, "unknown command "+name+" counts as modifying (add it to gate.allow in .planq/config.yaml if it only reads)")
 	}
-	if r.cfg && a.facts.cdOut {
-		return unknownOutcome(c, name+" loads configuration or code from its working directory, and the command changes directory to where planq cannot follow")
-	}
-	if r.cfg && !a.cwdInside() {
-		return unknownOutcome(c, name+" loads configuration or code from its working directory, which is not inside the project")
+	if r.cfg && !a.cwdTrusted() {
+		return unknownOutcome(c, name+" loads configuration or code from its working directory, which is not provably inside the project (a cd planq cannot follow, or a tool running elsewhere)")
 	}
 	if o, ok := helpOnly(name, args); ok {
 		a.sawReadOnly(name)
@@ -601,6 +687,28 @@ func (a *analyzer) cwdInside() bool {
 		return true
 	}
 	return a.where.Cwd != "" && within(a.where.Root, a.where.Cwd)
+}
+
+// cwdTrusted reports whether the command being judged provably runs in the
+// project: every directory the shell may be in by now (following cd in
+// order, subshells undone) is inside it, and no cd in a loop or function
+// leads out.
+func (a *analyzer) cwdTrusted() bool {
+	if a.facts.cdOut {
+		return false
+	}
+	if a.where.Root == "" {
+		return a.where.Cwd == "" || a.cwds != nil
+	}
+	if a.cwds == nil {
+		return false
+	}
+	for _, d := range a.cwds {
+		if !within(a.where.Root, d) {
+			return false
+		}
+	}
+	return true
 }
 
 // commandName resolves a command word to the name the tables know: /bin/rm

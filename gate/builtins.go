@@ -2,6 +2,7 @@ package gate
 
 import (
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -237,11 +238,14 @@ func setCheck(c *cmdCtx, name string, args []arg, _ *rule) outcome {
 	return outcome{}
 }
 
-// cdCheck follows where the script goes. A cd into the project keeps the
-// tools that load configuration from their working directory trusted; any
-// other cd (out of the project, up with .., to a computed place, back with
-// cd - or popd, home) does not, wherever it is in the script. Any cd at
-// all makes relative paths count as inside the project.
+// cdCheck follows where the script goes, in order: the directories the
+// shell may be in (a cd may fail or not run, except on the left of &&,
+// where what follows needs it; one in a subshell is undone). A cd that stays in the project keeps the tools
+// that load configuration from their working directory trusted; a cd
+// elsewhere, or one planq cannot follow (computed, cd -, popd, home, .. in
+// a loop) makes them unknown from there on — everywhere, when it is in a
+// loop or a function. Any cd at all makes relative paths count as inside
+// the project.
 func cdCheck(c *cmdCtx, name string, args []arg, _ *rule) outcome {
 	a := c.a
 	a.facts.cdAny = true
@@ -249,7 +253,7 @@ func cdCheck(c *cmdCtx, name string, args []arg, _ *rule) outcome {
 	for i := range args {
 		x := args[i]
 		if x.static && strings.HasPrefix(x.val, "-") && len(x.val) > 1 && x.val != "--" {
-			continue // -P, -L, -e, +N
+			continue // -P, -L, -e
 		}
 		if x.static && x.val == "--" {
 			continue
@@ -257,34 +261,79 @@ func cdCheck(c *cmdCtx, name string, args []arg, _ *rule) outcome {
 		target = &args[i]
 		break
 	}
-	if name == "popd" || target == nil || !a.cdInside(*target) {
-		a.facts.cdOut = true
+	replaces, repeated := false, false
+	if c.s != nil {
+		replaces, repeated = c.s.cdReplaces(), c.s.repeated()
 	}
+	out := func() outcome {
+		a.cwds = nil
+		if repeated {
+			a.facts.cdOut = true
+		}
+		return outcome{}
+	}
+	if name == "popd" || target == nil {
+		return out()
+	}
+	next, ok := a.cdTargets(*target, repeated)
+	if !ok {
+		return out()
+	}
+	if !replaces {
+		next = unionDirs(next, a.cwds) // it may fail, or not run
+	}
+	if len(next) > 8 {
+		return out()
+	}
+	a.cwds = next
 	return outcome{}
 }
 
-// cdInside reports whether cd to t provably stays in the project.
-func (a *analyzer) cdInside(t arg) bool {
+// cdTargets resolves where cd t may lead from each directory the shell may
+// be in; ok is false when that is not provably inside the project. A
+// relative cd with .. that may run more than once (in a loop or a
+// function) is not followed.
+func (a *analyzer) cdTargets(t arg, repeated bool) ([]string, bool) {
 	if !t.static || t.glob || t.tilde || t.val == "-" || t.val == "" || strings.HasPrefix(t.val, "+") {
-		return false
+		return nil, false
 	}
-	if isAbsPath(t.val) {
-		if a.where.Root == "" {
-			return false
+	up := slices.Contains(strings.Split(filepath.ToSlash(t.val), "/"), "..")
+	if a.where.Root == "" {
+		// Nothing to compare with: only a cd down from where the tool is.
+		return nil, !isAbsPath(t.val) && !up
+	}
+	var bases []string
+	switch {
+	case isAbsPath(t.val):
+		bases = []string{""}
+	case up && repeated, a.cwds == nil:
+		return nil, false
+	default:
+		bases = a.cwds
+	}
+	var out []string
+	for _, b := range bases {
+		r, ok := resolvePath(t.val, b)
+		if !ok || !within(a.where.Root, r) {
+			return nil, false
 		}
-		r, ok := resolvePath(t.val, a.where.Cwd)
-		return ok && within(a.where.Root, r)
-	}
-	for _, comp := range strings.Split(filepath.ToSlash(t.val), "/") {
-		if comp == ".." {
-			return false
+		if !slices.Contains(out, r) {
+			out = append(out, r)
 		}
 	}
-	if a.where.Root == "" || a.where.Cwd == "" {
-		return a.where.Root == ""
+	return out, true
+}
+
+// cdInside reports whether cd to t (from the tool's directory) provably
+// stays in the project.
+func (a *analyzer) cdInside(t arg) bool {
+	saved := a.cwds
+	if a.where.Cwd != "" {
+		a.cwds = []string{a.where.Cwd}
 	}
-	r, ok := resolvePath(t.val, a.where.Cwd)
-	return ok && within(a.where.Root, r)
+	_, ok := a.cdTargets(t, true)
+	a.cwds = saved
+	return ok
 }
 
 // sourceCheck: source runs a file's commands in this shell. A virtualenv's
@@ -297,7 +346,7 @@ func sourceCheck(c *cmdCtx, name string, args []arg, _ *rule) outcome {
 	}
 	f := args[0]
 	if f.static && filepath.Base(f.val) == "activate" && filepath.Base(filepath.Dir(f.val)) == "bin" {
-		if c.a.where.Root == "" || c.a.pathKind(f) == pathInside && !strings.HasPrefix(f.val, "/") && c.a.cwdInside() && !c.a.facts.cdOut ||
+		if c.a.where.Root == "" || c.a.pathKind(f) == pathInside && !strings.HasPrefix(f.val, "/") && c.a.cwdTrusted() ||
 			isAbsPath(f.val) && c.a.pathKind(f) != pathOutside {
 			return outcome{}
 		}

@@ -465,6 +465,7 @@ func wrapper(w wrap) *rule {
 			args, cmd = args[:cut], args[cut+1:]
 		}
 		flags, pos, rest := scan(args, r, true)
+		var chdir *arg // the command runs there (env -C)
 		for _, f := range flags {
 			switch {
 			case slices.Contains(w.ro, f.name):
@@ -475,9 +476,7 @@ func wrapper(w wrap) *rule {
 				return outcome{mod: true, reason: name + " " + f.name + " writes a file"}
 			case slices.Contains(w.chdir, f.name):
 				c.a.facts.cdAny = true
-				if !c.a.cdInside(f.val) {
-					c.a.facts.cdOut = true
-				}
+				chdir = &f.val
 			case slices.Contains(w.str, f.name):
 				return c.nested(f.val, name+" "+f.name)
 			}
@@ -541,6 +540,15 @@ func wrapper(w wrap) *rule {
 			default:
 				return outcome{}
 			}
+		}
+		if chdir != nil {
+			saved := c.a.cwds
+			if next, ok := c.a.cdTargets(*chdir, false); ok {
+				c.a.cwds = next
+			} else {
+				c.a.cwds = nil
+			}
+			defer func() { c.a.cwds = saved }()
 		}
 		return c.run(cmd)
 	}

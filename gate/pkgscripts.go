@@ -22,7 +22,7 @@ func (c *cmdCtx) pkgScript(tool, name, script string, passed []arg, fallbackBin 
 		entries = append(entries, tool+" test")
 	}
 	listed := c.a.testListed(entries...)
-	scripts, dir, ok := c.a.packageScripts()
+	scripts, dir, pkgDir, ok := c.a.packageScripts()
 	if !ok {
 		if listed {
 			return c.trustedEntry(name, passed) // a test entry point, as make test
@@ -52,7 +52,7 @@ func (c *cmdCtx) pkgScript(tool, name, script string, passed []arg, fallbackBin 
 		if strings.TrimSpace(part) == "" {
 			continue
 		}
-		f := c.a.judgeScript(part, "the "+script+" script in "+dir+"package.json", c.depth+1)
+		f := c.a.judgeScript(part, "the "+script+" script in "+dir+"package.json", c.depth+1, pkgDir)
 		if f == nil {
 			continue
 		}
@@ -83,14 +83,15 @@ func (c *cmdCtx) trustedEntry(name string, passed []arg) outcome {
 }
 
 // packageScripts reads the scripts of the package.json nearest the
-// working directory, within the project.
-func (a *analyzer) packageScripts() (map[string]string, string, bool) {
-	if a.where.Cwd == "" || a.facts.cdAny {
-		return nil, "", false
+// working directory, within the project, and returns them with the
+// package's directory (relative to the project, and absolute).
+func (a *analyzer) packageScripts() (map[string]string, string, string, bool) {
+	if len(a.cwds) != 1 {
+		return nil, "", "", false
 	}
-	for d := a.where.Cwd; ; d = filepath.Dir(d) {
+	for d := a.cwds[0]; ; d = filepath.Dir(d) {
 		if a.where.Root != "" && !within(a.where.Root, d) {
-			return nil, "", false
+			return nil, "", "", false
 		}
 		data, err := os.ReadFile(filepath.Join(d, "package.json"))
 		if err == nil && len(data) < 4<<20 {
@@ -98,7 +99,7 @@ func (a *analyzer) packageScripts() (map[string]string, string, bool) {
 				Scripts map[string]string `json:"scripts"`
 			}
 			if err := json.Unmarshal(data, &pkg); err != nil {
-				return nil, "", false
+				return nil, "", "", false
 			}
 			rel := ""
 			if a.where.Root != "" {
@@ -106,10 +107,10 @@ func (a *analyzer) packageScripts() (map[string]string, string, bool) {
 					rel = r + string(filepath.Separator)
 				}
 			}
-			return pkg.Scripts, rel, true
+			return pkg.Scripts, rel, d, true
 		}
 		if filepath.Dir(d) == d || a.where.Root == "" {
-			return nil, "", false
+			return nil, "", "", false
 		}
 	}
 }

@@ -72,7 +72,7 @@ func (a *analyzer) harmlessAssign(name string, val arg) bool {
 				return false
 			}
 		}
-		return a.cwdInside() && !a.facts.cdOut
+		return a.cwdTrusted()
 	}
 	vals, ok := harmlessEnv[name]
 	if !ok {
