@@ -39,9 +39,9 @@ and whether the hook would allow or deny it now.
 
 The hook judges a call made in a working directory (the tool's cwd) for a
 project (CLAUDE_PROJECT_DIR, whose jj repo holds the gate state and the
-configuration). --cwd and --project give those; by default the working
-directory is the current one and the project is CLAUDE_PROJECT_DIR, else the
-current directory.
+configuration). --cwd and --project give those. By default the project is
+CLAUDE_PROJECT_DIR, else the current directory, and the working directory is
+the current one (the project, when --project is given).
 
 Exit status: 0 when the hook would allow the call, 3 when it would deny it.`,
 		Example: `  planq gate check --bash 'git status && rm -rf build'
@@ -57,6 +57,9 @@ Exit status: 0 when the hook would allow the call, 3 when it would deny it.`,
 			project, err := a.repoDir(repo)
 			if err != nil {
 				return err
+			}
+			if cwd == "" && repo != "" {
+				cwd = project // --project alone: the call runs there
 			}
 			if cwd == "" {
 				if cwd, err = a.Getwd(); err != nil {
@@ -90,7 +93,7 @@ Exit status: 0 when the hook would allow the call, 3 when it would deny it.`,
 	f.StringVar(&input, "input", "", "the tool's input as a JSON object (with --tool)")
 	f.StringVar(&repo, "project", "", "the session's project directory (default: CLAUDE_PROJECT_DIR, else the working directory)")
 	f.StringVar(&repo, "repo", "", "same as --project")
-	f.StringVar(&cwd, "cwd", "", "the tool's working directory (default: the current directory)")
+	f.StringVar(&cwd, "cwd", "", "the tool's working directory (default: the current directory, or --project when given)")
 	f.BoolVar(&asJSON, "json", false, "print the evaluation as JSON")
 	f.BoolVar(&locked, "locked", false, "judge as if no change were declared yet, without reading jj")
 	return cmd
