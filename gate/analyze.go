@@ -680,15 +680,6 @@ func (a *analyzer) command(c *cmdCtx, argv []arg) outcome {
 	return o
 }
 
-// cwdInside reports whether the tool's working directory is in the project
-// (or nothing is known about either).
-func (a *analyzer) cwdInside() bool {
-	if a.where.Root == "" {
-		return true
-	}
-	return a.where.Cwd != "" && within(a.where.Root, a.where.Cwd)
-}
-
 // cwdTrusted reports whether the command being judged provably runs in the
 // project: every directory the shell may be in by now (following cd in
 // order, subshells undone) is inside it, and no cd in a loop or function
