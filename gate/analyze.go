@@ -125,6 +125,7 @@ type facts struct {
 	cdOut     bool                // … in a loop or function, possibly to somewhere not inside the project
 	links     bool                // the script may create links
 	integers  map[string]bool     // variables declared -i: their values are arithmetic
+	fdInputs  map[int]bool        // descriptors the script opens on a file for reading (N<file)
 	allexport bool                // set -a: every assignment is exported
 	dotglob   bool                // globs may match dot files
 }
@@ -139,11 +140,17 @@ func (f *facts) init() {
 	if f.integers == nil {
 		f.integers = map[string]bool{}
 	}
+	if f.fdInputs == nil {
+		f.fdInputs = map[int]bool{}
+	}
 }
 
 func (f facts) clone() facts {
 	c := f
-	c.tainted, c.values, c.integers = map[string]bool{}, map[string][]string{}, map[string]bool{}
+	c.tainted, c.values, c.integers, c.fdInputs = map[string]bool{}, map[string][]string{}, map[string]bool{}, map[int]bool{}
+	for k, v := range f.fdInputs {
+		c.fdInputs[k] = v
+	}
 	for k, v := range f.tainted {
 		c.tainted[k] = v
 	}
@@ -158,7 +165,7 @@ func (f facts) clone() facts {
 
 func (f facts) equal(g facts) bool {
 	if f.cdAny != g.cdAny || f.cdOut != g.cdOut || f.links != g.links || f.allexport != g.allexport || f.dotglob != g.dotglob ||
-		len(f.tainted) != len(g.tainted) || len(f.values) != len(g.values) || len(f.integers) != len(g.integers) {
+		len(f.tainted) != len(g.tainted) || len(f.values) != len(g.values) || len(f.integers) != len(g.integers) || len(f.fdInputs) != len(g.fdInputs) {
 		return false
 	}
 	for k := range f.tainted {
@@ -521,6 +528,20 @@ func in(where string) string {
 // file is provably outside the project; writing to /dev/null or a file
 // descriptor does not, and reading never does.
 func (s *scriptCtx) redirect(r *syntax.Redirect) {
+	if r.Op == syntax.RdrIn || r.Op == syntax.DplIn {
+		fd := 0
+		if r.N != nil {
+			if n, err := strconv.Atoi(r.N.Value); err == nil {
+				fd = n
+			} else {
+				fd = -1 // {var}<file: any descriptor
+			}
+		}
+		if r.Op == syntax.RdrIn || !isFD(r.Word.Lit()) {
+			s.a.facts.fdInputs[fd] = true // -1: some descriptor from 10 up
+		}
+		return
+	}
 	switch r.Op {
 	case syntax.RdrOut, syntax.AppOut, syntax.RdrClob, syntax.AppClob, syntax.RdrAll,
 		syntax.RdrAllClob, syntax.AppAll, syntax.AppAllClob, syntax.RdrInOut:
@@ -535,7 +556,7 @@ func (s *scriptCtx) redirect(r *syntax.Redirect) {
 		return
 	}
 	target := wordArg(r.Word)
-	if target.static && safeTarget(target.val) {
+	if target.static && s.a.safeTarget(target.val) {
 		return
 	}
 	if !target.static {
@@ -853,15 +874,23 @@ func unescape(s string, dbl bool) string {
 	return b.String()
 }
 
-// safeTarget reports whether writing to the file p changes nothing on disk.
-func safeTarget(p string) bool {
+// safeTarget reports whether writing to the file p changes nothing on disk:
+// /dev/null, the terminal, or a file descriptor — unless the script opened
+// that descriptor on a file, which /dev/fd/N and /proc/self/fd/N would then
+// reopen for writing (exec 3<main.go; echo x > /dev/fd/3).
+func (a *analyzer) safeTarget(p string) bool {
 	switch p {
-	case "/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty", "-":
+	case "/dev/null", "/dev/tty", "-":
 		return true
+	case "/dev/stdout":
+		return !a.facts.fdInputs[1]
+	case "/dev/stderr":
+		return !a.facts.fdInputs[2]
 	}
-	for _, prefix := range []string{"/dev/fd/", "/proc/self/fd/"} {
+	for _, prefix := range []string{"/dev/fd/", "/proc/self/fd/", "/proc/thread-self/fd/"} {
 		if rest, ok := strings.CutPrefix(p, prefix); ok && isFD(rest) {
-			return true
+			n, err := strconv.Atoi(strings.TrimSuffix(rest, "-"))
+			return err == nil && !a.facts.fdInputs[n] && !(n >= 10 && a.facts.fdInputs[-1])
 		}
 	}
 	return false

@@ -36,7 +36,7 @@ func awkCheck(c *cmdCtx, name string, args []arg, r *rule) outcome {
 		case "-e", "--source":
 			progs = append(progs, f.val)
 		case "-o", "--pretty-print", "-p", "--profile", "-d", "--dump-variables":
-			if f.hasVal && f.val.static && (safeTarget(f.val.val) || c.a.outsideWrite(f.val)) {
+			if f.hasVal && f.val.static && (c.a.safeTarget(f.val.val) || c.a.outsideWrite(f.val)) {
 				continue
 			}
 			return outcome{mod: true, reason: name + " " + f.name + " writes a file"}
@@ -70,7 +70,7 @@ func awkCheck(c *cmdCtx, name string, args []arg, r *rule) outcome {
 			return outcome{mod: true, reason: name + " program " + why}
 		}
 		for _, w := range writes {
-			if sandbox || safeTarget(w) || c.a.outsideWrite(staticArg(w)) {
+			if sandbox || c.a.safeTarget(w) || c.a.outsideWrite(staticArg(w)) {
 				continue
 			}
 			return outcome{mod: true, reason: name + " program redirects print output to " + w}

@@ -25,7 +25,7 @@ func findCheck(c *cmdCtx, name string, args []arg, _ *rule) outcome {
 		case "-delete":
 			return outcome{mod: true, reason: name + " -delete deletes files"}
 		case "-fprint", "-fprint0", "-fprintf", "-fls":
-			if i+1 < len(args) && args[i+1].static && (safeTarget(args[i+1].val) || c.a.outsideWrite(args[i+1])) {
+			if i+1 < len(args) && args[i+1].static && (c.a.safeTarget(args[i+1].val) || c.a.outsideWrite(args[i+1])) {
 				i++
 				if a.val == "-fprintf" {
 					i++
@@ -133,11 +133,11 @@ func wgetCheck(c *cmdCtx, name string, args []arg, r *rule) outcome {
 	for _, f := range flags {
 		switch f.name {
 		case "-O", "--output-document":
-			toStdout = f.val.static && (safeTarget(f.val.val) || c.a.outsideWrite(f.val))
+			toStdout = f.val.static && (c.a.safeTarget(f.val.val) || c.a.outsideWrite(f.val))
 		case "-P", "--directory-prefix":
 			toStdout = f.val.static && c.a.outsideWrite(f.val)
 		case "-o", "--output-file", "-a", "--append-output":
-			if !f.val.static || !(safeTarget(f.val.val) || c.a.outsideWrite(f.val)) {
+			if !f.val.static || !(c.a.safeTarget(f.val.val) || c.a.outsideWrite(f.val)) {
 				return outcome{mod: true, reason: name + " " + f.name + " writes a log file"}
 			}
 		case "-e", "--execute", "--config":
@@ -204,7 +204,7 @@ func tarCheck(c *cmdCtx, name string, args []arg, _ *rule) outcome {
 				return outcome{mod: true, reason: name + " --checkpoint-action=" + v + " runs a program"}
 			}
 		case "--index-file", "-g", "--listed-incremental", "--volno-file":
-			if !(f.val.static && (safeTarget(f.val.val) || c.a.outsideWrite(f.val))) {
+			if !(f.val.static && (c.a.safeTarget(f.val.val) || c.a.outsideWrite(f.val))) {
 				return outcome{mod: true, reason: name + " " + f.name + " writes a file"}
 			}
 		case "--remove-files":
@@ -216,7 +216,7 @@ func tarCheck(c *cmdCtx, name string, args []arg, _ *rule) outcome {
 		case "-O", "--to-stdout":
 			toStdout = true
 		case "-f", "--file":
-			archiveStdout = f.val.static && (safeTarget(f.val.val) || f.val.val != "-" && c.a.outsideWrite(f.val))
+			archiveStdout = f.val.static && (c.a.safeTarget(f.val.val) || f.val.val != "-" && c.a.outsideWrite(f.val))
 			if f.val.static && (strings.Contains(f.val.val, ":") && !strings.HasPrefix(f.val.val, "/") && !hasFlag(flags, "--force-local")) {
 				return outcome{mod: true, reason: name + " -f " + f.val.val + " names a remote archive, which tar reaches by running a program"}
 			}
@@ -472,7 +472,7 @@ func wrapper(w wrap) *rule {
 				return outcome{}
 			case slices.Contains(w.edit, f.name):
 				return outcome{mod: true, reason: name + " " + f.name + " " + whyEditor}
-			case slices.Contains(w.mod, f.name) && !(f.val.static && (safeTarget(f.val.val) || c.a.outsideWrite(f.val))):
+			case slices.Contains(w.mod, f.name) && !(f.val.static && (c.a.safeTarget(f.val.val) || c.a.outsideWrite(f.val))):
 				return outcome{mod: true, reason: name + " " + f.name + " writes a file"}
 			case slices.Contains(w.chdir, f.name):
 				c.a.facts.cdAny = true

@@ -177,7 +177,7 @@ func ddCheck(c *cmdCtx, name string, args []arg, _ *rule) outcome {
 		}
 		if v, ok := strings.CutPrefix(a.val, "of="); ok {
 			o := staticArg(v)
-			if safeTarget(v) || c.a.outsideWrite(o) {
+			if c.a.safeTarget(v) || c.a.outsideWrite(o) {
 				continue
 			}
 			return outcome{mod: true, reason: name + " writes " + v}
@@ -190,7 +190,7 @@ func ddCheck(c *cmdCtx, name string, args []arg, _ *rule) outcome {
 func teeCheck(c *cmdCtx, name string, args []arg, r *rule) outcome {
 	_, pos, _ := scan(args, r, false)
 	for _, p := range pos {
-		if p.static && safeTarget(p.val) {
+		if p.static && c.a.safeTarget(p.val) {
 			continue
 		}
 		if !p.static || !c.a.outsideWrite(p) {

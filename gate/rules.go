@@ -112,7 +112,7 @@ func (r *rule) flagOutcome(c *cmdCtx, name string, flags []flagArg) (outcome, bo
 		if !slices.Contains(r.modFlags, f.name) {
 			continue
 		}
-		if f.hasVal && r.isValued(f.name) && f.val.static && (safeTarget(f.val.val) || c != nil && c.a.outsideWrite(f.val)) {
+		if f.hasVal && r.isValued(f.name) && f.val.static && (c != nil && (c.a.safeTarget(f.val.val) || c.a.outsideWrite(f.val))) {
 			continue
 		}
 		if f.hasVal && !r.isValued(f.name) && f.val.static && (f.val.val == "false" || f.val.val == "0" || f.val.val == "no") {

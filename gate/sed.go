@@ -54,7 +54,7 @@ func sedCheck(c *cmdCtx, name string, args []arg, r *rule) outcome {
 		return outcome{mod: true, reason: name + " script " + why}
 	}
 	for _, w := range writes {
-		if sandbox || safeTarget(w) || c.a.outsideWrite(staticArg(w)) {
+		if sandbox || c.a.safeTarget(w) || c.a.outsideWrite(staticArg(w)) {
 			continue
 		}
 		return outcome{mod: true, reason: name + " script writes to " + w + " (w command)"}

@@ -94,7 +94,7 @@ func goTest(c *cmdCtx, name string, args []arg, entry string) outcome {
 		base := strings.TrimPrefix(f.name, "-test.")
 		switch {
 		case strings.HasPrefix(f.name, "-test.") && slices.Contains(r.modFlags, "-"+base):
-			if !(f.hasVal && f.val.static && (safeTarget(f.val.val) || c.a.outsideWrite(f.val))) {
+			if !(f.hasVal && f.val.static && (c.a.safeTarget(f.val.val) || c.a.outsideWrite(f.val))) {
 				return outcome{mod: true, reason: name + " " + f.name + " " + r.flagWhy}
 			}
 		case f.name == "-mod" && f.val.val != "readonly" && f.val.val != "vendor":
@@ -128,7 +128,7 @@ var goTestBoolFlags = []string{"-v", "-race", "-msan", "-asan", "-cover", "-fail
 func goBuildCheck(c *cmdCtx, name string, args []arg, r *rule) outcome {
 	flags, _, _ := scan(args, r, false)
 	for _, f := range flags {
-		if f.name == "-o" && f.hasVal && f.val.static && (safeTarget(f.val.val) || c.a.outsideWrite(f.val)) {
+		if f.name == "-o" && f.hasVal && f.val.static && (c.a.safeTarget(f.val.val) || c.a.outsideWrite(f.val)) {
 			return outcome{}
 		}
 		if slices.Contains([]string{"-toolexec", "-overlay", "-modfile", "-exec"}, f.name) {
