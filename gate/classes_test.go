@@ -34,6 +34,8 @@ var hardeningClasses = []struct {
 		{cmd: "git reset --hard HEAD; git(){ :; }", want: modifies, git: true},
 		{cmd: "shopt -s expand_aliases\nalias cat='rm -f'\ncat f", want: modifies},
 		{cmd: "hash -p /bin/rm cat; cat f", want: modifies},
+		{cmd: "BASH_CMDS[cat]=/bin/rm; cat f", want: modifies},
+		{cmd: "shopt -s expand_aliases; BASH_ALIASES[cat]='rm -f'\ncat f", want: modifies},
 		{cmd: "f(){ rm -f f; }; f", want: modifies},
 		{cmd: "x(){ touch made.txt; }; x", want: modifies},
 		{cmd: "compgen -C 'touch made.txt' x", want: modifies},
