@@ -206,7 +206,9 @@ func (s *sandbox) snapshot(t *testing.T) map[string]string {
 		rel, _ := filepath.Rel(s.repo, p)
 		rel = filepath.ToSlash(rel)
 		if d.IsDir() {
-			if rel == ".jj" || rel == ".git/objects" || rel == ".git/logs" || rel == ".git/hooks" || rel == ".git/info" {
+			// jj's own records (and its keep refs in git) are how jj works,
+			// not the project.
+			if rel == ".jj" || rel == ".git/objects" || rel == ".git/logs" || rel == ".git/hooks" || rel == ".git/info" || rel == ".git/refs/jj" {
 				return filepath.SkipDir
 			}
 			m[rel+"/"] = "dir"

@@ -388,6 +388,7 @@ func jjRule() *rule {
 		"export":     mod("updates git refs"), "import": mod("imports git refs"),
 	}, &rule{ro: true, anySub: mod("changes the repository")})
 	declare := &rule{ro: true, check: jjDeclareCheck}
+	jjNew := &rule{ro: true, check: jjNewCheck}
 	subs := map[string]*rule{
 		"log": read, "st": read, "status": read, "diff": read, "show": read, "evolog": read, "obslog": read,
 		"interdiff": read, "root": read, "version": read, "help": read, "cat": read, "files": read,
@@ -405,7 +406,7 @@ func jjRule() *rule {
 		"git":     git,
 		"resolve": {why: "resolves conflicts in files", roFlags: []string{"-l", "--list"}},
 		// Declaring the change is what the gate asks for; it touches no file.
-		"new": declare, "describe": declare, "desc": declare, "commit": declare, "ci": declare, "init": gitInit,
+		"new": jjNew, "describe": declare, "desc": declare, "commit": declare, "ci": declare, "init": gitInit,
 	}
 	for _, s := range []string{"abandon", "absorb", "backout", "bisect", "diffedit", "duplicate", "edit", "fix", "gerrit", "metaedit",
 		"next", "parallelize", "prev", "rebase", "redo", "restore", "revert", "sign", "simplify-parents", "split", "squash", "undo",
@@ -453,6 +454,33 @@ func jjDeclareCheck(c *cmdCtx, name string, args []arg, _ *rule) outcome {
 	for _, a := range args {
 		if a.static && (a.val == "--tool" || strings.HasPrefix(a.val, "--tool=")) {
 			return outcome{mod: true, reason: name + " --tool runs an external program"}
+		}
+	}
+	return outcome{}
+}
+
+// jjNewCheck: jj new declares a change on top of @; on top of another
+// revision it checks that revision out, which rewrites the files of the
+// working copy (jj new 'root()' empties it), unless --no-edit.
+func jjNewCheck(c *cmdCtx, name string, args []arg, _ *rule) outcome {
+	if o := jjDeclareCheck(c, name, args, nil); o.mod {
+		return o
+	}
+	r := &rule{valued: []string{"-m", "--message", "-r", "--revision", "--revisions", "-A", "--insert-after", "--after", "-B", "--insert-before", "--before", "-o", "--onto", "-d", "--destination", "-R", "--repository", "--config", "--config-file", "--config-toml", "--at-op", "--at-operation", "--color"}}
+	flags, pos, _ := scan(args, r, false)
+	if hasFlag(flags, "--no-edit") {
+		return outcome{}
+	}
+	revs := pos
+	for _, f := range flags {
+		switch f.name {
+		case "-r", "--revision", "--revisions", "-A", "--insert-after", "--after", "-B", "--insert-before", "--before", "-o", "--onto", "-d", "--destination":
+			revs = append(revs, f.val)
+		}
+	}
+	for _, rev := range revs {
+		if !rev.static || rev.val != "@" {
+			return outcome{mod: true, reason: name + " " + rev.raw + " checks out another revision, which rewrites the files of the working copy (jj new -m \"…\" on top of @ declares without that)"}
 		}
 	}
 	return outcome{}
