@@ -120,6 +120,7 @@
 // scripts run by one, commands planq does not know, go build ./..., and the
 // others marked there. Modifying commands it allows by design: the test
 // entry points of gate.tests (which may write caches and build directories
-// such as target/), the declaring jj commands (jj new, describe, commit, git
-// init), git fetch (remote-tracking refs), and writes outside the project.
+// such as target/), the declaring jj commands (jj new on top of @, describe,
+// commit, git init in the project), git fetch (remote-tracking refs), and
+// writes outside the project.
 package gate
