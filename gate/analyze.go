@@ -683,7 +683,7 @@ func (a *analyzer) command(c *cmdCtx, argv []arg) outcome {
 		a.sawReadOnly(name)
 		return outcome{}
 	}
-	r, ok := commands()[name]
+	r, ok := lookup(name)
 	if !ok {
 		return unknownOutcome(c, "unknown command "+name+" counts as modifying (add it to gate.allow in .planq/config.yaml if it only reads)")
 	}

@@ -19,6 +19,30 @@ func commands() map[string]*rule {
 	return commandTable.m
 }
 
+// lookup returns the rule for a command name, building a lazily built one
+// (the large tables of git, jj, the package managers…) on first use: a
+// hook process judges one command, and need not build them all.
+func lookup(name string) (*rule, bool) {
+	r, ok := commands()[name]
+	if !ok {
+		return nil, false
+	}
+	if r.lazy != nil {
+		r.lazy.once.Do(func() { r.lazy.rule = r.lazy.build() })
+		return r.lazy.rule, true
+	}
+	return r, true
+}
+
+// lazyRule is a table entry built on first use.
+type lazyRule struct {
+	once  sync.Once
+	build func() *rule
+	rule  *rule
+}
+
+func lazily(build func() *rule) *rule { return &rule{lazy: &lazyRule{build: build}} }
+
 // Small constructors keep the tables readable.
 func ro() *rule            { return &rule{ro: true} }
 func mod(why string) *rule { return &rule{why: why} }
@@ -337,15 +361,21 @@ func buildCommands() map[string]*rule {
 	}, &rule{ro: true, anySub: mod("builds or installs with nix")})
 
 	// Version control.
-	t["git"] = gitRule()
-	t["jj"] = jjRule()
-	t["gh"] = ghRule()
+	t["git"] = lazily(gitRule)
+	t["jj"] = lazily(jjRule)
+	t["gh"] = lazily(ghRule)
 
 	// Language tool chains and package managers.
-	t["go"] = goRule()
-	t["cargo"] = cargoRule()
-	t["npm"], t["yarn"], t["pnpm"], t["bun"] = nodePMRules()
-	t["pip"] = pipRule()
+	t["go"] = lazily(goRule)
+	t["cargo"] = lazily(cargoRule)
+	nodePMs := sync.OnceValue(func() [4]*rule {
+		npm, yarn, pnpm, bun := nodePMRules()
+		return [4]*rule{npm, yarn, pnpm, bun}
+	})
+	for i, n := range []string{"npm", "yarn", "pnpm", "bun"} {
+		t[n] = lazily(func() *rule { return nodePMs()[i] })
+	}
+	t["pip"] = lazily(pipRule)
 	t["pip3"] = t["pip"]
 	t["coverage"] = subsOf(map[string]*rule{"report": ro(), "debug": ro(), "run": t["python"]}, &rule{ro: true, anySub: mod("writes a coverage report")})
 	t["uv"] = subsOf(map[string]*rule{
@@ -388,7 +418,7 @@ func buildCommands() map[string]*rule {
 	t["systemctl"] = subsOf(map[string]*rule{"status": ro(), "show": ro(), "list-units": ro(), "list-unit-files": ro(), "list-timers": ro(), "list-sockets": ro(),
 		"is-active": ro(), "is-enabled": ro(), "is-failed": ro(), "cat": ro(), "get-default": ro(), "list-dependencies": ro(), "help": ro()},
 		&rule{ro: true, valued: []string{"-t", "--type", "--state", "-p", "--property", "-H", "--host", "-M", "--machine", "-n", "--lines", "-o", "--output"}, anySub: mod("changes system services")})
-	t["docker"] = dockerRule()
+	t["docker"] = lazily(dockerRule)
 	t["podman"] = t["docker"]
 	kubeAuth := subsOf(map[string]*rule{"can-i": ro(), "whoami": ro()}, &rule{ro: true, anySub: mod("changes the cluster")})
 	kubeConfig := subsOf(map[string]*rule{"view": ro(), "get-contexts": ro(), "current-context": ro(), "get-clusters": ro(), "get-users": ro()}, &rule{ro: true, anySub: mod("changes kubeconfig")})

@@ -32,6 +32,7 @@ type rule struct {
 	// test files): it is trusted only when that directory is the project.
 	cfg   bool
 	check func(c *cmdCtx, name string, args []arg, r *rule) outcome // custom judgement
+	lazy  *lazyRule                                                 // a table entry built on first use (lookup)
 }
 
 // flagArg is one flag occurrence, with its value when it takes one.
@@ -294,7 +295,7 @@ func helpOnly(name string, args []arg) (outcome, bool) {
 	if !last.static || last.val != "--help" && last.val != "--version" && last.val != "-h" {
 		return outcome{}, false
 	}
-	r, ok := commands()[name]
+	r, ok := lookup(name)
 	if !ok {
 		return outcome{}, false
 	}
