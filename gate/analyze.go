@@ -24,6 +24,7 @@ const (
 	maxNesting      = 6         // bash -c / eval / find -exec / wrapper levels
 	maxPartLen      = 160       // a deciding part longer than this is shortened
 	maxPasses       = 3         // re-analyses when a later part changes what an earlier one means
+	maxPathChecks   = 256       // paths resolved per pass; past it, no outside credit
 )
 
 // errBudget stops the analysis when its work budget is spent.
@@ -189,13 +190,16 @@ type analyzer struct {
 	facts facts
 	// cwds are the directories the shell may be in at the command being
 	// judged (following cd in order); nil once planq cannot tell.
-	cwds    []string
-	mod     *finding
-	git     *GitRewrite
-	seen    []string // names of read-only commands, for the verdict's reason
-	outside []string // files written outside the project, for the reason
-	steps   int
-	over    string // the bound that stopped the analysis
+	cwds     []string
+	places   *places             // where programs load code from, resolved once
+	judged   map[string]pathKind // the paths resolved so far
+	resolved map[[2]string]resolution
+	mod      *finding
+	git      *GitRewrite
+	seen     []string // names of read-only commands, for the verdict's reason
+	outside  []string // files written outside the project, for the reason
+	steps    int
+	over     string // the bound that stopped the analysis
 }
 
 // finding is the part of a command that decided it modifies. unknown says
@@ -608,18 +612,54 @@ func (a *analyzer) pathKind(p arg) pathKind {
 			return pathInside
 		}
 	}
-	r, ok := resolvePath(v, a.where.Cwd)
-	if !ok {
-		return pathInside
+	if k, ok := a.judged[v]; ok {
+		return k
 	}
-	k := a.where.classifyPath(a.where.Root, r)
-	if k == pathOutside && hardLinked(r) {
-		return pathInside
+	if len(a.judged) >= maxPathChecks {
+		return pathInside // past the bound, no more outside credit
 	}
+	k := pathInside
+	if r, ok := a.resolve(v, a.where.Cwd); ok {
+		if a.places == nil {
+			a.places = a.where.places()
+		}
+		k = a.places.classify(a.where.Root, r)
+		if k == pathOutside && hardLinked(r) {
+			k = pathInside
+		}
+	}
+	if a.judged == nil {
+		a.judged = map[string]pathKind{}
+	}
+	a.judged[v] = k
 	return k
 }
 
 func isAbsPath(p string) bool { return strings.HasPrefix(p, "/") || path.IsAbs(p) }
+
+type resolution struct {
+	path string
+	ok   bool
+}
+
+// resolve is resolvePath, remembered, and bounded: past maxPathChecks
+// distinct paths it reports ok false (the path counts as unknown).
+func (a *analyzer) resolve(p, cwd string) (string, bool) {
+	key := [2]string{p, cwd}
+	if r, ok := a.resolved[key]; ok {
+		return r.path, r.ok
+	}
+	if len(a.resolved) >= maxPathChecks {
+		return "", false
+	}
+	a.step(64)
+	r, ok := resolvePath(p, cwd)
+	if a.resolved == nil {
+		a.resolved = map[[2]string]resolution{}
+	}
+	a.resolved[key] = resolution{r, ok}
+	return r, ok
+}
 
 // cmdCtx is what a rule may need besides the arguments.
 type cmdCtx struct {

@@ -313,7 +313,7 @@ func (a *analyzer) cdTargets(t arg, repeated bool) ([]string, bool) {
 	}
 	var out []string
 	for _, b := range bases {
-		r, ok := resolvePath(t.val, b)
+		r, ok := a.resolve(t.val, b)
 		if !ok || !within(a.where.Root, r) {
 			return nil, false
 		}

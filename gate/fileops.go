@@ -84,7 +84,7 @@ func (a *analyzer) outsideOperand(f arg, lastGlob bool) bool {
 	if a.pathKind(d) != pathOutside {
 		return false
 	}
-	r, ok := resolvePath(d.val, a.where.Cwd)
+	r, ok := a.resolve(d.val, a.where.Cwd)
 	if !ok {
 		return false
 	}

@@ -2,6 +2,7 @@ package gate
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -131,6 +132,19 @@ func TestAnalysisBounds(t *testing.T) {
 		if d > 2*time.Second {
 			t.Errorf("%s: took %v", tt.name, d)
 		}
+	}
+	// Many distinct paths: resolving them is bounded (maxPathChecks); past
+	// the bound a write gets no outside credit.
+	var many strings.Builder
+	for i := 0; many.Len() < MaxCommandBytes-64; i++ {
+		fmt.Fprintf(&many, "echo > /tmp/planq-bounds-%d/x; cd /tmp/planq-bounds-%d;", i, i)
+	}
+	start := time.Now()
+	if v := AnalyzeBashAt(many.String(), DefaultPolicy(), fixtureWhere(t)); !v.Modifies {
+		t.Errorf("thousands of outside writes: %s; want no credit past the bound", v.Reason)
+	}
+	if d := time.Since(start); d > 2*time.Second {
+		t.Errorf("thousands of paths took %v", d)
 	}
 	// Within the bounds, it is read to the end.
 	for _, cmd := range []string{strings.Repeat("( ", 50) + "ls" + strings.Repeat(" )", 50), nestedBashC(4), strings.Repeat("echo a;", 1000), "echo $((" + strings.Repeat("(", 40) + "1" + strings.Repeat(")", 40) + "))"} {

@@ -169,10 +169,37 @@ const (
 // project, directly or by planting code that a command the gate allows
 // later runs. root is the resolved project boundary.
 func (w Where) classifyPath(root, p string) pathKind {
+	return w.places().classify(root, p)
+}
+
+// places are where programs load code or settings from, resolved once.
+type places struct {
+	home        string   // the resolved home directory
+	gopathUnset bool     // GOPATH is not set: ~/go is the module cache
+	dirs        []string // PATH directories and tool homes and caches
+}
+
+func (w Where) places() *places {
+	pl := &places{home: w.resolvedEnvDir("HOME"), gopathUnset: w.getenv("GOPATH") == ""}
+	add := func(list string) {
+		for _, d := range filepath.SplitList(list) {
+			if d != "" && filepath.IsAbs(d) {
+				pl.dirs = append(pl.dirs, resolvedRoot(d))
+			}
+		}
+	}
+	add(w.getenv("PATH"))
+	for _, k := range toolDirEnv {
+		add(w.getenv(k))
+	}
+	return pl
+}
+
+func (pl *places) classify(root, p string) pathKind {
 	if root == "" || within(root, p) || within(p, root) {
 		return pathInside // an ancestor of the project holds it
 	}
-	if w.sensitive(root, p) {
+	if pl.sensitive(root, p) {
 		return pathSensitive
 	}
 	return pathOutside
@@ -182,8 +209,8 @@ func (w Where) classifyPath(root, p string) pathKind {
 // load code or configuration from: the user's dot files, PATH directories,
 // system directories, tool caches and module stores, and configuration file
 // names in a directory above the project that tools find by walking up.
-func (w Where) sensitive(root, p string) bool {
-	if home := w.resolvedEnvDir("HOME"); home != "" {
+func (pl *places) sensitive(root, p string) bool {
+	if home := pl.home; home != "" {
 		if within(p, home) {
 			return true // home itself, or an ancestor of it
 		}
@@ -195,29 +222,14 @@ func (w Where) sensitive(root, p string) bool {
 				// agent writes to (its editor tools do, in plan mode).
 				return !(len(first) >= 3 && first[0] == ".claude" && first[1] == "plans")
 			}
-			if first[0] == "go" && w.getenv("GOPATH") == "" {
+			if first[0] == "go" && pl.gopathUnset {
 				return true // the default GOPATH: the module cache and installed tools
 			}
 		}
 	}
-	for _, d := range filepath.SplitList(w.getenv("PATH")) {
-		if d == "" || !filepath.IsAbs(d) {
-			continue
-		}
-		rd := resolvedRoot(d)
-		if within(rd, p) || within(p, rd) {
+	for _, d := range pl.dirs {
+		if within(d, p) || within(p, d) {
 			return true
-		}
-	}
-	for _, k := range toolDirEnv {
-		for _, d := range filepath.SplitList(w.getenv(k)) {
-			if d == "" || !filepath.IsAbs(d) {
-				continue
-			}
-			rd := resolvedRoot(d)
-			if within(rd, p) || within(p, rd) {
-				return true
-			}
 		}
 	}
 	if isSystemPath(p) {

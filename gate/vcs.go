@@ -289,7 +289,7 @@ func (a *analyzer) gitDirInside(d arg) bool {
 	if !isAbsPath(d.val) && (a.facts.cdAny || a.where.Cwd == "") {
 		return false
 	}
-	r, ok := resolvePath(d.val, a.where.Cwd)
+	r, ok := a.resolve(d.val, a.where.Cwd)
 	return ok && within(a.where.Root, r) && !d.glob && !d.tilde
 }
 
@@ -505,7 +505,7 @@ func jjInitCheck(c *cmdCtx, name string, args []arg, _ *rule) outcome {
 		return outcome{}
 	}
 	if d.static && c.a.where.Root != "" {
-		if rp, ok := resolvePath(d.val, c.a.where.Cwd); ok && !c.a.facts.cdAny && foldPath(rp) == foldPath(c.a.where.Root) {
+		if rp, ok := c.a.resolve(d.val, c.a.where.Cwd); ok && !c.a.facts.cdAny && foldPath(rp) == foldPath(c.a.where.Root) {
 			return outcome{}
 		}
 	}
