@@ -194,6 +194,7 @@ type analyzer struct {
 	places   *places             // where programs load code from, resolved once
 	judged   map[string]pathKind // the paths resolved so far
 	resolved map[[2]string]resolution
+	varMemo  map[string]string // variables judged in arithmetic, and why they hold code
 	mod      *finding
 	git      *GitRewrite
 	seen     []string // names of read-only commands, for the verdict's reason

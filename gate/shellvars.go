@@ -467,19 +467,28 @@ func (a *analyzer) varArith(name string, depth int) string {
 	if a.facts.tainted[name] {
 		return "evaluates $" + name + ", whose value may hold code (it comes from a command, a read, a loop, or holds a subscript or substitution), and bash evaluates that text as arithmetic"
 	}
-	if depth > 8 {
-		return "follows variables too deep for planq to read"
+	// Each variable is judged once per pass; a variable whose evaluation
+	// comes back to itself makes bash stop with an error.
+	if why, ok := a.varMemo[name]; ok {
+		return why
 	}
+	if a.varMemo == nil {
+		a.varMemo = map[string]string{}
+	}
+	a.varMemo[name] = ""
+	why := ""
 	for _, v := range a.facts.values[name] {
-		if why := a.arithText(v, depth+1); why != "" {
-			return why
+		if why = a.arithText(v, depth+1); why != "" {
+			break
 		}
 	}
-	return ""
+	a.varMemo[name] = why
+	return why
 }
 
 // arithText judges the text of an arithmetic expression.
 func (a *analyzer) arithText(t string, depth int) string {
+	a.step(1 + len(t)/64)
 	if strings.Contains(t, "$(") || strings.Contains(t, "`") || strings.Contains(t, "<(") || strings.Contains(t, ">(") {
 		return "contains a command substitution, which bash runs"
 	}
