@@ -195,6 +195,7 @@ type analyzer struct {
 	judged   map[string]pathKind // the paths resolved so far
 	resolved map[[2]string]resolution
 	varMemo  map[string]string // variables judged in arithmetic, and why they hold code
+	packages map[string]packageInfo
 	mod      *finding
 	git      *GitRewrite
 	seen     []string // names of read-only commands, for the verdict's reason

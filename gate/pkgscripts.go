@@ -89,7 +89,27 @@ func (a *analyzer) packageScripts() (map[string]string, string, string, bool) {
 	if len(a.cwds) != 1 {
 		return nil, "", "", false
 	}
-	for d := a.cwds[0]; ; d = filepath.Dir(d) {
+	if p, ok := a.packages[a.cwds[0]]; ok {
+		return p.scripts, p.rel, p.dir, p.ok
+	}
+	scripts, rel, dir, ok := a.readPackageScripts(a.cwds[0])
+	if a.packages == nil {
+		a.packages = map[string]packageInfo{}
+	}
+	a.packages[a.cwds[0]] = packageInfo{scripts, rel, dir, ok}
+	return scripts, rel, dir, ok
+}
+
+// packageInfo is a package.json's scripts, read once per command.
+type packageInfo struct {
+	scripts  map[string]string
+	rel, dir string
+	ok       bool
+}
+
+func (a *analyzer) readPackageScripts(cwd string) (map[string]string, string, string, bool) {
+	a.step(256)
+	for d := cwd; ; d = filepath.Dir(d) {
 		if a.where.Root != "" && !within(a.where.Root, d) {
 			return nil, "", "", false
 		}
