@@ -57,7 +57,9 @@ func AnalyzeBashAt(cmd string, pol Policy, w Where) Verdict {
 		}
 		a.facts.init()
 		a.run(cmd)
-		if a.facts.equal(before) || a.over != "" {
+		// Facts only ever make parts stricter: a verdict that already
+		// modifies stands.
+		if a.mod != nil || a.facts.equal(before) || a.over != "" {
 			break
 		}
 		f = a.facts
