@@ -18,12 +18,14 @@ all: build
 
 build:
 	$(GO) build -ldflags '$(LDFLAGS)' -o planq ./cmd/planq
+	$(GO) build -ldflags '$(LDFLAGS)' -o planq-hook ./cmd/planq-hook
 
-## install: jj and a git >= 2.42 for it (when missing), then planq into $(BINDIR)
+## install: jj and a git >= 2.42 for it (when missing), then planq and planq-hook (the fast tool-hook binary) into $(BINDIR)
 install: jj git
 	mkdir -p $(BINDIR)
 	$(GO) build -ldflags '$(LDFLAGS)' -o $(BINDIR)/planq ./cmd/planq
-	@echo "planq installed at $(BINDIR)/planq"
+	$(GO) build -ldflags '$(LDFLAGS)' -o $(BINDIR)/planq-hook ./cmd/planq-hook
+	@echo "planq and planq-hook installed in $(BINDIR)"
 	@case ":$$PATH:" in *":$(BINDIR):"*) ;; *) echo "add $(BINDIR) to your PATH: export PATH=\"$(BINDIR):\$$PATH\"";; esac
 
 jj:
@@ -41,7 +43,7 @@ test: jj git
 
 ## bench: every benchmark; each reports p50 (and ratios or MB/s) via custom metrics
 bench: jj git
-	# The hook process vs one `jj log -r @` process, measured in the same run.
+	# The hook processes (planq-hook and planq hook) vs one `jj log -r @` process, measured in the same run.
 	$(GO) test -run '^$$' -bench PreToolUseHook -benchtime 100x -timeout 30m ./cmd/planq/
 	# Search, context, log add, session-start on generated states of 10k and 100k entries; packed reads.
 	$(GO) test -run '^$$' -bench . -skip Growth -benchtime 20x -benchmem -timeout 60m ./search/ ./staterepo/ ./hooks/ ./gate/
@@ -72,4 +74,4 @@ fmt:
 	gofmt -w $$(git ls-files '*.go')
 
 clean:
-	rm -f planq
+	rm -f planq planq-hook

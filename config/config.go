@@ -37,6 +37,28 @@ const (
 	GitAllow = "allow"
 )
 
+// What the gate's hook does when it fails (a panic, an internal error, bad
+// hook input, a deadline) on a call that is not known to be read-only.
+const (
+	OnErrorDeny  = "deny"
+	OnErrorAllow = "allow"
+)
+
+// TestsDefault stands in gate.tests for the default entries, so a project
+// can add to them: tests: [default, make e2e].
+const TestsDefault = "default"
+
+// DefaultTests are the test entry points the gate treats as read-only
+// investigations when gate.tests is not set: they run the project's own
+// tests, which write only caches and build directories. Their writing
+// options (snapshot updates, coverage and report files) still modify.
+var DefaultTests = []string{
+	"go test", "gotestsum", "cargo test", "cargo nextest", "cargo bench", "cargo check", "cargo clippy",
+	"npm test", "yarn test", "pnpm test", "bun test", "deno test", "pytest", "python -m pytest", "python -m unittest",
+	"jest", "vitest", "mocha", "ava", "tap", "karma", "playwright test", "make test", "make check",
+	"ctest", "phpunit", "rspec", "bats", "node --test",
+}
+
 // Config is the whole of .planq/config.yaml.
 type Config struct {
 	Project string `yaml:"project,omitempty"` // state repo name; default: the repo directory's name
@@ -59,11 +81,33 @@ type Gate struct {
 	Deny     []string `yaml:"deny,omitempty"`      // extra command names that modify
 	MCPAllow []string `yaml:"mcp_allow,omitempty"` // MCP tool name globs that only read
 	MCPDeny  []string `yaml:"mcp_deny,omitempty"`  // MCP tool name globs that modify
+	// Tests are the test entry points treated as read-only ("go test",
+	// "make check"); nil means DefaultTests, and the entry "default"
+	// stands for them.
+	Tests   []string `yaml:"tests,omitempty"`
+	OnError string   `yaml:"on_error,omitempty"` // deny | allow
+}
+
+// TestEntries returns gate.tests with "default" expanded, or the defaults
+// when it is not set.
+func (g Gate) TestEntries() []string {
+	if g.Tests == nil {
+		return slices.Clone(DefaultTests)
+	}
+	var out []string
+	for _, t := range g.Tests {
+		if strings.TrimSpace(t) == TestsDefault {
+			out = append(out, DefaultTests...)
+			continue
+		}
+		out = append(out, strings.Join(strings.Fields(t), " "))
+	}
+	return out
 }
 
 // Default returns the settings used when the file or a key is missing.
 func Default() Config {
-	return Config{Gate: Gate{Mode: ModeStrict, Unknown: UnknownStrict, Git: GitDeny}}
+	return Config{Gate: Gate{Mode: ModeStrict, Unknown: UnknownStrict, Git: GitDeny, OnError: OnErrorDeny}}
 }
 
 // Path returns the settings file's path for the repository at root.
@@ -103,6 +147,9 @@ func Parse(data []byte) (Config, error) {
 	if c.Gate.Git == "" {
 		c.Gate.Git = def.Gate.Git
 	}
+	if c.Gate.OnError == "" {
+		c.Gate.OnError = def.Gate.OnError
+	}
 	return c, c.Validate()
 }
 
@@ -115,6 +162,7 @@ func (c Config) Validate() error {
 		{"gate.mode", c.Gate.Mode, []string{ModeStrict, ModeWarn, ModeOff}},
 		{"gate.unknown", c.Gate.Unknown, []string{UnknownStrict, UnknownPermissive}},
 		{"gate.git", c.Gate.Git, []string{GitDeny, GitAllow}},
+		{"gate.on_error", c.Gate.OnError, []string{OnErrorDeny, OnErrorAllow}},
 	}
 	for _, ch := range checks {
 		if !slices.Contains(ch.allowed, ch.val) {
@@ -134,7 +182,7 @@ func (c Config) Validate() error {
 	for _, k := range []struct {
 		key  string
 		vals []string
-	}{{"gate.allow", c.Gate.Allow}, {"gate.deny", c.Gate.Deny}, {"gate.mcp_allow", c.Gate.MCPAllow}, {"gate.mcp_deny", c.Gate.MCPDeny}} {
+	}{{"gate.allow", c.Gate.Allow}, {"gate.deny", c.Gate.Deny}, {"gate.mcp_allow", c.Gate.MCPAllow}, {"gate.mcp_deny", c.Gate.MCPDeny}, {"gate.tests", c.Gate.Tests}} {
 		for _, v := range k.vals {
 			if strings.TrimSpace(v) == "" {
 				return fmt.Errorf("%s: %s: empty entry", File, k.key)
@@ -229,7 +277,7 @@ func Set(root, key, value string) error {
 
 var settable = map[string]bool{
 	"project": true, "agent": true, "state.remote": true,
-	"gate.mode": true, "gate.unknown": true, "gate.git": true,
+	"gate.mode": true, "gate.unknown": true, "gate.git": true, "gate.on_error": true,
 }
 
 func settableKeys() []string {
@@ -281,4 +329,64 @@ func yamlMessage(err error) string {
 		msg = msg[:i]
 	}
 	return msg
+}
+
+// StateHome returns where planq keeps agent state and session records:
+// $PLANQ_HOME, else ~/.planq, as an absolute path.
+func StateHome(getenv func(string) string) (string, error) {
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	home := getenv("PLANQ_HOME")
+	if home == "" {
+		h := getenv("HOME")
+		if h == "" {
+			var err error
+			if h, err = os.UserHomeDir(); err != nil {
+				return "", fmt.Errorf("PLANQ_HOME is not set and the home directory is unknown: %w", err)
+			}
+		}
+		home = filepath.Join(h, ".planq")
+	}
+	return filepath.Abs(home)
+}
+
+// ProjectName returns the project a code repo at root belongs to: the
+// configuration's "project:", else the root directory's name, sanitised.
+func ProjectName(root string, c Config) (string, error) {
+	project := c.Project
+	if project == "" {
+		project = SanitizeName(filepath.Base(root))
+	}
+	if err := ValidName(project); err != nil {
+		return "", fmt.Errorf("project: %w", err)
+	}
+	return project, nil
+}
+
+// SanitizeName turns a directory name into a valid project name: characters
+// other than letters, digits, '.', '_' and '-' become '-', leading and
+// trailing '-' and '.' go, at most 64 characters, never empty.
+func SanitizeName(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		ok := r == '-' || r == '_' || r == '.' || (r >= 'a' && r <= 'z') || (r >= 'A' && r <= 'Z') || (r >= '0' && r <= '9')
+		if !ok {
+			r = '-'
+		}
+		b.WriteRune(r)
+	}
+	out := strings.TrimLeft(b.String(), "-.")
+	for strings.Contains(out, "..") {
+		out = strings.ReplaceAll(out, "..", ".")
+	}
+	if len(out) > 64 {
+		out = out[:64]
+	}
+	out = strings.TrimSuffix(out, ".lock")
+	out = strings.TrimRight(out, "-.")
+	if out == "" {
+		return "project"
+	}
+	return out
 }

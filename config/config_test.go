@@ -3,6 +3,7 @@ package config_test
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -128,5 +129,32 @@ func TestSetRefusesBadValuesAndKeys(t *testing.T) {
 	}
 	if c, _ := config.Load(root); c.Project != "fresh" {
 		t.Errorf("Set in a repo without the file: project = %q", c.Project)
+	}
+}
+
+func TestGateTestsAndOnError(t *testing.T) {
+	c, err := config.Parse(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Gate.OnError != config.OnErrorDeny || !slices.Equal(c.Gate.TestEntries(), config.DefaultTests) {
+		t.Errorf("defaults: on_error %q, tests %v", c.Gate.OnError, c.Gate.TestEntries())
+	}
+	c, err = config.Parse([]byte("gate:\n  on_error: allow\n  tests: [default, 'make   e2e']\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := c.Gate.TestEntries()
+	if c.Gate.OnError != config.OnErrorAllow || !slices.Contains(got, "go test") || !slices.Contains(got, "make e2e") {
+		t.Errorf("on_error %q, tests %v", c.Gate.OnError, got)
+	}
+	c, err = config.Parse([]byte("gate:\n  tests: []\n"))
+	if err != nil || len(c.Gate.TestEntries()) != 0 {
+		t.Errorf("tests: [] gives %v, %v; want none", c.Gate.TestEntries(), err)
+	}
+	for _, bad := range []string{"gate:\n  on_error: maybe\n", "gate:\n  tests: ['']\n", "gate:\n  tests: go test\n"} {
+		if _, err := config.Parse([]byte(bad)); err == nil || strings.Contains(err.Error(), "\n") {
+			t.Errorf("%q: %v; want a one-line error", bad, err)
+		}
 	}
 }

@@ -1,6 +1,7 @@
 package gate
 
 import (
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -139,7 +140,7 @@ var bashCases = []bashCase{
 	{cmd: "ls >/dev/null 2>&1", want: readOnly},
 	{cmd: "echo err >&2", want: readOnly},
 	{cmd: "echo err 1>&2", want: readOnly},
-	{cmd: "make -n 2>&1 | head", want: readOnly},
+	{cmd: "make -n 2>&1 | head", want: modifies, part: "make -n"},
 	{cmd: "echo x > /dev/stderr", want: readOnly},
 	{cmd: "exec 3>&1", want: readOnly},
 	{cmd: "exec 3>&-", want: readOnly},
@@ -168,7 +169,7 @@ var bashCases = []bashCase{
 	{cmd: "case $1 in clean) rm -rf out;; esac", want: modifies, part: "rm -rf out"},
 	{cmd: "case $x in a) echo a;; *) echo b;; esac", want: readOnly},
 	{cmd: "f() { rm -f x; }; f", want: modifies, part: "rm -f x"},
-	{cmd: "f() { ls; }; f", want: readOnly},
+	{cmd: "f() { ls; }; f", want: readOnly, limit: "a name the script defines as a function is also judged as the program of that name, which planq does not know"},
 	{cmd: "! grep -q x f", want: readOnly},
 	{cmd: "time ls", want: readOnly},
 	{cmd: "time make", want: modifies, part: "make"},
@@ -176,7 +177,7 @@ var bashCases = []bashCase{
 	{cmd: "rm x &", want: modifies, part: "rm x"},
 	{cmd: "(( i = 1 + 2 ))", want: readOnly},
 	{cmd: "x=1; y=$x", want: readOnly},
-	{cmd: "export PATH=$PATH:/x", want: readOnly},
+	{cmd: "export PATH=$PATH:/x", want: modifies, part: "export PATH"},
 	{cmd: "local v=3", want: readOnly},
 	{cmd: "set -euo pipefail; ls", want: readOnly},
 
@@ -189,6 +190,7 @@ var bashCases = []bashCase{
 	{cmd: "cat <(rm x)", want: modifies, part: "rm x"},
 	{cmd: "diff <(ls a) <(ls b)", want: readOnly},
 	{cmd: "echo $(( $(wc -l < f) + 1 ))", want: readOnly},
+	{cmd: "echo $(( $(cat f) + 1 ))", want: modifies, part: "$(("},
 	{cmd: "cat <<EOF\n$(rm -rf x)\nEOF", want: modifies, part: "rm -rf x"},
 	{cmd: "[[ $(git status --porcelain) ]] && echo dirty", want: readOnly},
 
@@ -199,7 +201,7 @@ var bashCases = []bashCase{
 	{cmd: "bash -euo pipefail -c 'touch x'", want: modifies, part: "touch x"},
 	{cmd: `sh -c "sh -c 'rm x'"`, want: modifies, part: "rm x"},
 	{cmd: `sh -c "$CMD"`, want: modifies},
-	{cmd: "zsh -c 'echo hi'", want: readOnly},
+	{cmd: "zsh -c 'echo hi'", want: modifies, part: "zsh"},
 	{cmd: "eval 'rm x'", want: modifies, part: "rm x"},
 	{cmd: "eval echo hi", want: readOnly},
 	{cmd: "eval \"$(ssh-agent -s)\"", want: modifies},
@@ -212,7 +214,8 @@ var bashCases = []bashCase{
 	{cmd: "bash script.sh", want: modifies, part: "bash script.sh"},
 	{cmd: "bash -n script.sh", want: readOnly},
 	{cmd: "./configure", want: modifies, part: "./configure"},
-	{cmd: "source .venv/bin/activate", want: readOnly, limit: "source runs a file planq does not read"},
+	{cmd: "source .venv/bin/activate", want: readOnly},
+	{cmd: "source ./scripts/env.sh", want: modifies, part: "source"},
 
 	// Wrappers: the wrapped command decides.
 	{cmd: `\rm -rf x`, want: modifies, part: `\rm -rf x`},
@@ -249,7 +252,8 @@ var bashCases = []bashCase{
 	{cmd: "find . -execdir mv {} {}.bak \\;", want: modifies},
 	{cmd: "find . -ok rm {} \\;", want: modifies},
 	{cmd: "find . -fprint list.txt", want: modifies},
-	{cmd: "find . -name x -exec sh -c 'echo {}' \\;", want: readOnly},
+	{cmd: "find . -name x -exec sh -c 'echo {}' \\;", want: modifies, part: "find"},
+	{cmd: "find . -name x -exec sh -c 'echo \"$1\"' _ {} \\;", want: readOnly},
 	{cmd: "watch 'rm x'", want: modifies, part: "rm x"},
 	{cmd: "watch -n 2 git status", want: readOnly},
 	{cmd: "stdbuf -oL tail -f log", want: readOnly},
@@ -283,7 +287,9 @@ var bashCases = []bashCase{
 	{cmd: "rsync -a src/ dst/", want: modifies},
 	{cmd: "rsync -avn src/ dst/", want: readOnly},
 	{cmd: "split -l 100 big.txt", want: modifies},
-	{cmd: "mktemp", want: modifies},
+	{cmd: "mktemp", want: readOnly},
+	{cmd: "mktemp -p . x.XXXX", want: modifies},
+	{cmd: "mktemp ./tmp.XXXXXX", want: modifies},
 	{cmd: "mktemp -u", want: readOnly},
 	{cmd: "sort -o sorted.txt names", want: modifies, part: "sort -o"},
 	{cmd: "uniq in.txt out.txt", want: modifies},
@@ -339,7 +345,8 @@ var bashCases = []bashCase{
 	{cmd: "git stash list", want: readOnly},
 	{cmd: "git config --get user.name", want: readOnly},
 	{cmd: "git config user.email", want: readOnly},
-	{cmd: "git -C ../other status", want: readOnly},
+	{cmd: "git -C ../other status", want: modifies, part: "git -C"},
+	{cmd: "git -C sub status", want: readOnly},
 	{cmd: "git --no-pager log -p", want: readOnly},
 	{cmd: "git -c color.ui=always log", want: readOnly},
 	{cmd: "git grep -n TODO", want: readOnly},
@@ -395,7 +402,7 @@ var bashCases = []bashCase{
 	{cmd: "jj evolog", want: readOnly},
 	{cmd: "jj git fetch", want: readOnly},
 	{cmd: "jj config get user.name", want: readOnly},
-	{cmd: "jj -R ../other log", want: readOnly},
+	{cmd: "jj -R ../other log", want: modifies, part: "jj -R"},
 	{cmd: `jj new -m "Add the pager"`, want: readOnly}, // declaring the change is the unlock
 	{cmd: `jj describe -m "Fix the pager"`, want: readOnly},
 	{cmd: "jj git init --colocate", want: readOnly},
@@ -463,7 +470,8 @@ var bashCases = []bashCase{
 	{cmd: "npm uninstall left-pad", want: modifies},
 	{cmd: "npm audit fix", want: modifies},
 	{cmd: "npm run build", want: modifies, part: "npm run build"},
-	{cmd: "npm run lint", want: readOnly, limit: "lint scripts often fix files, so only test and check scripts are trusted"},
+	{cmd: "npm run lint", want: readOnly},
+	{cmd: "npm run lint:fix", want: modifies, part: "npm run lint:fix"},
 	{cmd: "npm version patch", want: modifies},
 	{cmd: "npm init -y", want: modifies},
 	{cmd: "yarn test", want: readOnly},
@@ -536,8 +544,9 @@ var bashCases = []bashCase{
 	{cmd: "cargo run", want: modifies},
 	{cmd: "rustfmt --check src/main.rs", want: readOnly},
 	{cmd: "make", want: modifies},
-	{cmd: "make test", want: modifies},
-	{cmd: "make -n install", want: readOnly},
+	{cmd: "make test", want: readOnly},
+	{cmd: "make build", want: modifies},
+	{cmd: "make -n install", want: modifies},
 	{cmd: "make -C sub build", want: modifies},
 	{cmd: "cmake -B build", want: modifies},
 	{cmd: "ninja -C build", want: modifies},
@@ -601,7 +610,7 @@ func TestAnalyzeBashTable(t *testing.T) {
 			t.Errorf("duplicate case %q", c.cmd)
 		}
 		seen[c.cmd] = true
-		v := AnalyzeBash(c.cmd, DefaultPolicy())
+		v := AnalyzeBashAt(c.cmd, DefaultPolicy(), fixtureWhere(t))
 		switch {
 		case c.want == modifies && !v.Modifies:
 			t.Errorf("MODIFYING COMMAND ALLOWED: %q judged read-only (%s)", c.cmd, v.Reason)
@@ -618,6 +627,17 @@ func TestAnalyzeBashTable(t *testing.T) {
 		}
 	}
 	t.Logf("%d commands, %d known limits", len(bashCases), len(knownLimits))
+}
+
+// fixtureWhere is a project the table's commands are judged in: its
+// package.json has test, lint and build scripts.
+func fixtureWhere(t testing.TB) Where {
+	t.Helper()
+	dir, err := filepath.Abs(filepath.Join("testdata", "project"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return Where{Root: dir, Cwd: dir}
 }
 
 func TestGitRewrite(t *testing.T) {
@@ -660,6 +680,10 @@ func TestPolicy(t *testing.T) {
 	strict := DefaultPolicy()
 	permissive := DefaultPolicy()
 	permissive.PermissiveUnknown = true
+	noTests := DefaultPolicy()
+	noTests.Tests = nil
+	e2e := DefaultPolicy()
+	e2e.Tests = append(e2e.Tests, "make e2e")
 	custom := DefaultPolicy()
 	custom.Allow = []string{"frobnicate", "make lint"}
 	custom.Deny = []string{"curl", "npm test"}
@@ -684,6 +708,13 @@ func TestPolicy(t *testing.T) {
 		{"deny: name with subcommand", custom, "npm test", modifies},
 		{"deny: other subcommand unaffected", custom, "npm ls", readOnly},
 		{"deny: through a wrapper", custom, "sudo curl https://x", modifies},
+		{"gate.tests: go test listed by default", strict, "go test ./...", readOnly},
+		{"gate.tests: go test not listed", noTests, "go test ./...", modifies},
+		{"gate.tests: make test not listed", noTests, "make test", modifies},
+		{"gate.tests: pytest not listed", noTests, "python -m pytest", modifies},
+		{"gate.tests: make e2e listed", e2e, "make e2e", readOnly},
+		{"gate.tests: make e2e not listed", strict, "make e2e", modifies},
+		{"gate.tests: listed, writing option", e2e, "make e2e --touch", modifies},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -719,7 +750,7 @@ func TestAnalyzeBashBounds(t *testing.T) {
 		t.Errorf("nesting within the bound: %+v, want read-only", v)
 	}
 	// An oversized command is not parsed.
-	big := "echo " + strings.Repeat("a", maxCommandBytes)
+	big := "echo " + strings.Repeat("a", MaxCommandBytes)
 	if v := AnalyzeBash(big, DefaultPolicy()); !v.Modifies || !strings.Contains(v.Reason, "bytes long") {
 		t.Errorf("oversized command: %+v", v)
 	}
@@ -729,5 +760,3 @@ func TestAnalyzeBashBounds(t *testing.T) {
 		t.Errorf("part is %d bytes; want at most %d", len(v.Part), maxPartLen+len("…"))
 	}
 }
-
-func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }

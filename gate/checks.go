@@ -11,281 +11,10 @@ import (
 // arguments (sed scripts, awk programs, find -exec, bash -c) and wrappers
 // whose arguments are another command.
 
-// sedCheck: sed modifies with -i, or when its script writes (w, s///w) or
-// runs a command (e, s///e).
-func sedCheck(c *cmdCtx, name string, args []arg, r *rule) outcome {
-	flags, pos, _ := scan(args, r, false)
-	if o, ok := r.flagOutcome(name, flags); ok && o.mod {
-		return o
-	}
-	if hasFlag(flags, "--sandbox") { // GNU sed refuses w, e and r with --sandbox
-		return outcome{}
-	}
-	var scripts []arg
-	for _, f := range flags {
-		switch f.name {
-		case "-e", "--expression":
-			scripts = append(scripts, f.val)
-		case "-f", "--file":
-			return outcome{mod: true, reason: name + " -f runs a sed script file planq does not read"}
-		}
-	}
-	if len(scripts) == 0 && len(pos) > 0 {
-		scripts = pos[:1]
-	}
-	for _, s := range scripts {
-		if !s.static {
-			return outcome{mod: true, reason: name + " runs a script computed at run time"}
-		}
-		if why := sedWrites(s.val); why != "" {
-			return outcome{mod: true, reason: name + " script " + why}
-		}
-	}
-	return outcome{}
-}
-
-// sedWrites reads a sed script and says what in it writes a file or runs a
-// command, or "" when nothing does.
-func sedWrites(s string) string {
-	i, n := 0, len(s)
-	skipBlank := func() {
-		for i < n && (s[i] == ' ' || s[i] == '\t') {
-			i++
-		}
-	}
-	toEOL := func() string {
-		start := i
-		for i < n && s[i] != '\n' {
-			i++
-		}
-		return strings.TrimSpace(s[start:i])
-	}
-	// delimited skips a regex or replacement ending in the delimiter d.
-	delimited := func(d byte) {
-		for i < n && s[i] != d {
-			if s[i] == '\\' {
-				i++
-			}
-			i++
-		}
-		i++
-	}
-	for i < n {
-		for i < n && strings.IndexByte(" \t\n;", s[i]) >= 0 {
-			i++
-		}
-		// Addresses: numbers, $, /regex/, \cregexc, first~step, ranges, !.
-	addr:
-		for i < n {
-			switch ch := s[i]; {
-			case ch >= '0' && ch <= '9', ch == '$', ch == ',', ch == '~', ch == '+', ch == ' ', ch == '\t', ch == '!':
-				i++
-			case ch == '/':
-				i++
-				delimited('/')
-				for i < n && (s[i] == 'I' || s[i] == 'M') {
-					i++
-				}
-			case ch == '\\' && i+1 < n:
-				d := s[i+1]
-				i += 2
-				delimited(d)
-			default:
-				break addr
-			}
-		}
-		if i >= n {
-			break
-		}
-		cmd := s[i]
-		i++
-		switch cmd {
-		case '#', ':', 'a', 'i', 'c', 'r', 'R':
-			for i < n && s[i] != '\n' {
-				if s[i] == '\\' {
-					i++
-				}
-				i++
-			}
-		case 'b', 't', 'T', 'l', 'L', 'q', 'Q', 'v':
-			for i < n && s[i] != ';' && s[i] != '\n' && s[i] != '}' {
-				i++
-			}
-		case 'w', 'W':
-			skipBlank()
-			if f := toEOL(); !safeTarget(f) {
-				return "writes to " + f + " (w command)"
-			}
-		case 'e':
-			return "runs a command (e command)"
-		case 's', 'y':
-			if i >= n || s[i] == '\n' || s[i] == '\\' {
-				return ""
-			}
-			d := s[i]
-			i++
-			delimited(d)
-			delimited(d)
-			if cmd == 'y' {
-				continue
-			}
-			for i < n && strings.IndexByte(";\n}", s[i]) < 0 {
-				switch s[i] {
-				case 'e':
-					return "runs the result as a command (s///e)"
-				case 'w':
-					i++
-					skipBlank()
-					if f := toEOL(); !safeTarget(f) {
-						return "writes to " + f + " (s///w)"
-					}
-					continue
-				}
-				i++
-			}
-		}
-		// Any other character is a one-letter command or an error sed reports.
-	}
-	return ""
-}
-
-// awkCheck: awk modifies with -i inplace, or when its program calls
-// system(), pipes to or from a command, or redirects print to a file.
-func awkCheck(c *cmdCtx, name string, args []arg, r *rule) outcome {
-	flags, pos, _ := scan(args, r, false)
-	for _, f := range flags {
-		switch f.name {
-		case "-i", "--include", "-l", "--load":
-			if !f.val.static || strings.HasPrefix(strings.TrimSpace(f.val.val), "inplace") {
-				return outcome{mod: true, reason: name + " -i inplace edits files in place"}
-			}
-		case "-f", "--file", "-E", "--exec":
-			return outcome{mod: true, reason: name + " " + f.name + " runs an awk program file planq does not read"}
-		}
-	}
-	if len(pos) == 0 {
-		return outcome{}
-	}
-	prog := pos[0]
-	if !prog.static {
-		return outcome{mod: true, reason: name + " runs a program computed at run time"}
-	}
-	if why := awkWrites(prog.val); why != "" {
-		return outcome{mod: true, reason: name + " program " + why}
-	}
-	return outcome{}
-}
-
-// awkWrites scans an awk program, skipping strings, regular expressions and
-// comments, and says what in it writes a file or runs a command.
-func awkWrites(p string) string {
-	n := len(p)
-	operand := false // the previous token ends an operand, so '/' divides
-	printDepth := -1 // paren depth at which the current print statement began
-	depth := 0
-	skipString := func(i int) int { // p[i] == '"'; returns the index after it
-		for i++; i < n && p[i] != '"'; i++ {
-			if p[i] == '\\' {
-				i++
-			}
-		}
-		return i + 1
-	}
-	for i := 0; i < n; {
-		ch := p[i]
-		switch {
-		case ch == '#':
-			for i < n && p[i] != '\n' {
-				i++
-			}
-		case ch == '"':
-			i = skipString(i)
-			operand = true
-		case ch == '/' && !operand:
-			for i++; i < n && p[i] != '/'; i++ {
-				switch p[i] {
-				case '\\':
-					i++
-				case '[':
-					for i++; i < n && p[i] != ']'; i++ {
-					}
-				}
-			}
-			i++
-			operand = true
-		case ch == '\n' || ch == ';' || ch == '{' || ch == '}':
-			printDepth, operand = -1, false
-			i++
-		case ch == '(':
-			depth++
-			operand = false
-			i++
-		case ch == ')':
-			depth--
-			operand = true
-			i++
-		case ch == '|':
-			if i+1 < n && p[i+1] == '|' {
-				i += 2
-				operand = false
-				continue
-			}
-			return "pipes to or from a command (|)"
-		case ch == '>' && printDepth >= 0 && depth == printDepth:
-			i++
-			if i < n && p[i] == '>' {
-				i++
-			}
-			for i < n && (p[i] == ' ' || p[i] == '\t') {
-				i++
-			}
-			if i < n && p[i] == '"' {
-				end := skipString(i)
-				if end <= n && safeTarget(p[i+1:end-1]) {
-					i = end
-					operand = true
-					continue
-				}
-			}
-			return "redirects print output to a file (>)"
-		case isIdentStart(ch):
-			j := i
-			for j < n && (isIdentStart(p[j]) || p[j] >= '0' && p[j] <= '9') {
-				j++
-			}
-			word := p[i:j]
-			i = j
-			switch word {
-			case "system":
-				return "runs a command (system())"
-			case "print", "printf":
-				printDepth, operand = depth, false
-			case "getline", "return", "in", "case", "do", "else":
-				operand = false
-			default:
-				operand = true
-			}
-		case ch >= '0' && ch <= '9' || ch == '.':
-			for i < n && (p[i] >= '0' && p[i] <= '9' || p[i] == '.' || p[i] == 'x' || p[i] >= 'a' && p[i] <= 'f' || p[i] >= 'A' && p[i] <= 'F') {
-				i++
-			}
-			operand = true
-		case ch == ' ' || ch == '\t' || ch == '\\':
-			i++
-		default:
-			operand = ch == ']'
-			i++
-		}
-	}
-	return ""
-}
-
-func isIdentStart(ch byte) bool {
-	return ch == '_' || ch >= 'a' && ch <= 'z' || ch >= 'A' && ch <= 'Z'
-}
-
-// findCheck: find modifies with -delete or -fprint*, and with -exec and
-// friends when the command it runs does.
+// findCheck: find modifies with -delete or -fprint* (unless to /dev/null
+// or outside the project), and with -exec and friends when the command it
+// runs does. The command of -exec ends at ";" or at a "+" right after "{}"
+// (find -exec env -u + rm -rf x \; runs env -u + rm -rf x).
 func findCheck(c *cmdCtx, name string, args []arg, _ *rule) outcome {
 	for i := 0; i < len(args); i++ {
 		a := args[i]
@@ -296,16 +25,30 @@ func findCheck(c *cmdCtx, name string, args []arg, _ *rule) outcome {
 		case "-delete":
 			return outcome{mod: true, reason: name + " -delete deletes files"}
 		case "-fprint", "-fprint0", "-fprintf", "-fls":
-			if i+1 < len(args) && args[i+1].static && safeTarget(args[i+1].val) {
+			if i+1 < len(args) && args[i+1].static && (c.a.safeTarget(args[i+1].val) || c.a.outsideWrite(args[i+1])) {
+				i++
+				if a.val == "-fprintf" {
+					i++
+				}
 				continue
 			}
 			return outcome{mod: true, reason: name + " " + a.val + " writes a file"}
 		case "-exec", "-execdir", "-ok", "-okdir":
 			j := i + 1
-			for j < len(args) && !(args[j].static && (args[j].val == ";" || args[j].val == "+")) {
-				j++
+			for ; j < len(args); j++ {
+				x := args[j]
+				if !x.static {
+					continue
+				}
+				if x.val == ";" || x.val == "+" && j > i+1 && args[j-1].static && args[j-1].val == "{}" {
+					break
+				}
 			}
-			if o := c.run(args[i+1 : j]); o.mod {
+			cmd := args[i+1 : j]
+			if o := substitutedCode(name+" "+a.val, cmd); o.mod {
+				return o
+			}
+			if o := c.run(cmd); o.mod {
 				o.reason = name + " " + a.val + ": " + o.reason
 				return o
 			}
@@ -315,32 +58,90 @@ func findCheck(c *cmdCtx, name string, args []arg, _ *rule) outcome {
 	return outcome{}
 }
 
-// teeCheck: tee writes every file it is given.
-func teeCheck(c *cmdCtx, name string, args []arg, r *rule) outcome {
-	_, pos, _ := scan(args, r, false)
-	for _, p := range pos {
-		if !p.static || !safeTarget(p.val) {
-			return outcome{mod: true, reason: name + " writes to " + p.raw}
+// substitutedCode refuses a shell given code that contains {}: the file
+// names substituted into it are read as shell code (a file named
+// "$(rm -rf x)" runs rm).
+func substitutedCode(who string, cmd []arg) outcome { return shellCodeHas(who, cmd, "{}") }
+
+// shellCodeHas refuses a shell run with code (sh -c CODE) that contains
+// repl, which the wrapper replaces with input, or that planq cannot read.
+func shellCodeHas(who string, cmd []arg, repl string) outcome {
+	if len(cmd) == 0 || !cmd[0].static {
+		return outcome{}
+	}
+	if n, ok := commandName(cmd[0].val); !ok || !slices.Contains(shellNames, n) {
+		return outcome{}
+	}
+	for i := 1; i < len(cmd); i++ {
+		x := cmd[i]
+		if !x.static || !strings.HasPrefix(x.val, "-") || x.val == "-" || x.val == "--" {
+			return outcome{} // a script file or stdin: the input is data
+		}
+		if !strings.HasPrefix(x.val, "--") && strings.Contains(x.val, "c") {
+			if i+1 < len(cmd) && (!cmd[i+1].static || strings.Contains(cmd[i+1].val, repl)) {
+				return outcome{mod: true, reason: who + " substitutes its input into shell code, where a file name or line can run commands"}
+			}
+			return outcome{}
 		}
 	}
 	return outcome{}
 }
 
-// wgetCheck: wget writes the download unless it goes to stdout or nowhere.
+// fdCheck: fd runs a command for each result with -x/--exec or for all of
+// them with -X/--exec-batch; the command runs to a ";" argument or the end.
+func fdCheck(c *cmdCtx, name string, args []arg, r *rule) outcome {
+	for i, a := range args {
+		if !a.static {
+			continue
+		}
+		v, _, _ := strings.Cut(a.val, "=")
+		isExec := v == "-x" || v == "-X" || strings.HasPrefix(v, "--ex") && strings.HasPrefix("--exec-batch", v)
+		if !isExec && strings.HasPrefix(v, "-") && !strings.HasPrefix(v, "--") && strings.ContainsAny(v, "xX") {
+			isExec = true // a cluster ending in -x
+		}
+		if !isExec {
+			continue
+		}
+		j := i + 1
+		for j < len(args) && !(args[j].static && args[j].val == ";") {
+			j++
+		}
+		cmd := args[i+1 : j]
+		if len(cmd) == 0 {
+			return outcome{mod: true, reason: name + " " + a.val + " runs a command planq cannot see"}
+		}
+		if o := substitutedCode(name+" "+a.val, cmd); o.mod {
+			return o
+		}
+		if o := c.run(cmd); o.mod {
+			o.reason = name + " " + a.val + ": " + o.reason
+			return o
+		}
+	}
+	return r.evalFlags(c, name, args)
+}
+
+// wgetCheck: wget writes the download unless it goes to stdout, nowhere, or
+// outside the project; -e and --config run wgetrc commands planq does not
+// judge.
 func wgetCheck(c *cmdCtx, name string, args []arg, r *rule) outcome {
 	flags, _, _ := scan(args, r, false)
-	if o, ok := r.flagOutcome(name, flags); ok {
+	if o, ok := r.flagOutcome(c, name, flags); ok {
 		return o
 	}
 	toStdout := false
 	for _, f := range flags {
 		switch f.name {
 		case "-O", "--output-document":
-			toStdout = f.val.static && safeTarget(f.val.val)
+			toStdout = f.val.static && (c.a.safeTarget(f.val.val) || c.a.outsideWrite(f.val))
+		case "-P", "--directory-prefix":
+			toStdout = f.val.static && c.a.outsideWrite(f.val)
 		case "-o", "--output-file", "-a", "--append-output":
-			if !f.val.static || !safeTarget(f.val.val) {
+			if !f.val.static || !(c.a.safeTarget(f.val.val) || c.a.outsideWrite(f.val)) {
 				return outcome{mod: true, reason: name + " " + f.name + " writes a log file"}
 			}
+		case "-e", "--execute", "--config":
+			return outcome{mod: true, reason: name + " " + f.name + " runs wgetrc commands, which may write anywhere"}
 		}
 	}
 	if toStdout {
@@ -349,20 +150,65 @@ func wgetCheck(c *cmdCtx, name string, args []arg, r *rule) outcome {
 	return outcome{mod: true, reason: name + " downloads files"}
 }
 
+// tarLong is GNU tar's long options, for resolving abbreviations.
+var tarLong = []string{
+	"--append", "--catenate", "--concatenate", "--compare", "--create", "--delete", "--diff", "--extract", "--get", "--list",
+	"--test-label", "--update", "--show-defaults", "--help", "--usage", "--version", "--to-stdout", "--to-command",
+	"--checkpoint", "--checkpoint-action", "--use-compress-program", "--rsh-command", "--info-script", "--new-volume-script",
+	"--file", "--directory", "--files-from", "--exclude-from", "--exclude", "--index-file", "--listed-incremental",
+	"--remove-files", "--backup", "--suffix", "--verbose", "--gzip", "--gunzip", "--ungzip", "--bzip2", "--xz", "--lzip",
+	"--lzma", "--lzop", "--zstd", "--compress", "--uncompress", "--auto-compress", "--absolute-names", "--keep-old-files",
+	"--keep-newer-files", "--skip-old-files", "--overwrite", "--overwrite-dir", "--recursive-unlink", "--unlink-first",
+	"--one-top-level", "--transform", "--xform", "--strip-components", "--wildcards", "--no-wildcards", "--anchored",
+	"--format", "--owner", "--group", "--mode", "--mtime", "--numeric-owner", "--preserve-permissions", "--same-permissions",
+	"--preserve-order", "--same-order", "--sort", "--totals", "--blocking-factor", "--record-size", "--label",
+	"--multi-volume", "--tape-length", "--newer", "--after-date", "--newer-mtime", "--dereference", "--hard-dereference",
+	"--null", "--no-null", "--verbatim-files-from", "--warning", "--quoting-style", "--show-transformed-names",
+	"--show-stored-names", "--occurrence", "--sparse", "--ignore-failed-read", "--ignore-zeros", "--acls", "--xattrs",
+	"--selinux", "--no-recursion", "--recursion", "--force-local", "--rmt-command", "--volno-file", "--exclude-vcs",
+	"--exclude-caches", "--exclude-backups", "--exclude-tag", "--one-file-system", "--interactive", "--confirmation",
+	"--check-links", "--seek", "--no-seek", "--full-time", "--utc", "--level", "--block-number", "--starting-file",
+	"--delay-directory-restore", "--no-same-owner", "--same-owner", "--no-same-permissions", "--check-device",
+	"--no-check-device", "--atime-preserve", "--mode", "--pax-option", "--posix", "--old-archive", "--portability",
+}
+
 // tarCheck: tar lists (-t) and compares (-d) without writing; it writes when
-// it creates, appends or extracts, except to or from stdout.
+// it creates, appends, deletes or extracts, except to or from stdout, and
+// runs programs with --to-command, --checkpoint-action=exec,
+// --use-compress-program, --rsh-command and --info-script.
 func tarCheck(c *cmdCtx, name string, args []arg, _ *rule) outcome {
 	if len(args) > 0 && args[0].static && args[0].val != "" && args[0].val[0] != '-' {
 		// Old-style bundled options: tar xzf file.
 		args = append([]arg{{val: "-" + args[0].val, raw: args[0].raw, static: true}}, args[1:]...)
 	}
-	r := &rule{valued: []string{"-f", "--file", "-C", "--directory", "-T", "--files-from", "-X", "--exclude-from", "-b", "--blocking-factor",
-		"-H", "--format", "-I", "--use-compress-program", "-K", "-N", "--newer", "-L", "--tape-length", "-F", "--info-script", "-V", "--label",
-		"--exclude", "--transform", "--owner", "--group", "--mode", "--mtime"}}
+	r := &rule{long: tarLong, valued: []string{"-f", "--file", "-C", "--directory", "-T", "--files-from", "-X", "--exclude-from", "-b", "--blocking-factor",
+		"-H", "--format", "-I", "--use-compress-program", "-K", "--starting-file", "-N", "--newer", "--after-date", "-L", "--tape-length", "-F", "--info-script",
+		"--new-volume-script", "-V", "--label", "--exclude", "--transform", "--xform", "--owner", "--group", "--mode", "--mtime", "--to-command",
+		"--checkpoint-action", "--rsh-command", "--rmt-command", "--index-file", "-g", "--listed-incremental", "--suffix", "--strip-components",
+		"--sort", "--record-size", "--quoting-style", "--occurrence", "--exclude-tag", "--level", "--warning", "--pax-option", "--volno-file"},
+		modFlags: []string{"--to-command", "--use-compress-program", "-I", "--rsh-command", "--rmt-command", "-F", "--info-script", "--new-volume-script",
+			"--index-file", "-g", "--listed-incremental", "--remove-files", "--volno-file"}}
+	for _, a := range args {
+		if !a.static {
+			return outcome{mod: true, reason: name + " has an argument computed at run time"}
+		}
+	}
 	flags, _, _ := scan(args, r, false)
 	var create, extract, toStdout, archiveStdout bool
 	for _, f := range flags {
 		switch f.name {
+		case "--to-command", "--use-compress-program", "-I", "--rsh-command", "--rmt-command", "-F", "--info-script", "--new-volume-script":
+			return outcome{mod: true, reason: name + " " + f.name + " runs a program"}
+		case "--checkpoint-action":
+			if v := f.val.val; !f.val.static || strings.Contains(v, "exec") {
+				return outcome{mod: true, reason: name + " --checkpoint-action=" + v + " runs a program"}
+			}
+		case "--index-file", "-g", "--listed-incremental", "--volno-file":
+			if !(f.val.static && (c.a.safeTarget(f.val.val) || c.a.outsideWrite(f.val))) {
+				return outcome{mod: true, reason: name + " " + f.name + " writes a file"}
+			}
+		case "--remove-files":
+			return outcome{mod: true, reason: name + " --remove-files deletes files"}
 		case "-c", "--create", "-r", "--append", "-u", "--update", "-A", "--catenate", "--concatenate", "--delete":
 			create = true
 		case "-x", "--extract", "--get":
@@ -370,11 +216,15 @@ func tarCheck(c *cmdCtx, name string, args []arg, _ *rule) outcome {
 		case "-O", "--to-stdout":
 			toStdout = true
 		case "-f", "--file":
-			archiveStdout = f.val.static && safeTarget(f.val.val)
+			archiveStdout = f.val.static && (c.a.safeTarget(f.val.val) || f.val.val != "-" && c.a.outsideWrite(f.val))
+			if f.val.static && (strings.Contains(f.val.val, ":") && !strings.HasPrefix(f.val.val, "/") && !hasFlag(flags, "--force-local")) {
+				return outcome{mod: true, reason: name + " -f " + f.val.val + " names a remote archive, which tar reaches by running a program"}
+			}
 		}
 	}
 	switch {
 	case extract && !toStdout:
+		c.a.facts.links = true
 		return outcome{mod: true, reason: name + " extracts files"}
 	case create && !archiveStdout:
 		return outcome{mod: true, reason: name + " writes an archive"}
@@ -404,15 +254,29 @@ func pacmanCheck(c *cmdCtx, name string, args []arg, r *rule) outcome {
 	return outcome{}
 }
 
+// shellNames are the shells whose code planq reads with bash's grammar.
+// Other shells (fish, zsh, csh, ksh, pwsh, nu, …) speak other languages:
+// the code they are given is unknown.
+var shellNames = []string{"bash", "sh", "dash", "rbash"}
+
 // shellCheck: a shell runs the code it is given: with -c, from a script
 // file, or from stdin (a heredoc or here-string planq can read).
 func shellCheck(c *cmdCtx, name string, args []arg, r *rule) outcome {
 	flags, pos, _ := scan(args, r, true)
-	if hasFlag(flags, "--version", "--help", "-n", "--noexec") {
+	if hasFlag(flags, "--version", "--help") {
 		return outcome{}
+	}
+	if hasFlag(flags, "-n", "--noexec") && !hasFlag(flags, "-c") && len(pos) > 0 {
+		return outcome{} // syntax check of a script
+	}
+	if hasFlag(flags, "--rcfile", "--init-file") {
+		return unknownOutcome(c, name+" reads a startup file planq does not read")
 	}
 	if hasFlag(flags, "-c") {
 		if len(pos) == 0 {
+			return outcome{}
+		}
+		if hasFlag(flags, "-n", "--noexec") {
 			return outcome{}
 		}
 		return c.nested(pos[0], name+" -c")
@@ -424,6 +288,16 @@ func shellCheck(c *cmdCtx, name string, args []arg, r *rule) outcome {
 		return c.nested(body, name+" reading a here-document")
 	}
 	return outcome{mod: true, reason: name + " runs commands read from standard input"}
+}
+
+// otherShell: shells planq does not read (their code is another language).
+func otherShell(c *cmdCtx, name string, args []arg, r *rule) outcome {
+	for _, a := range args {
+		if a.static && (a.val == "--version" || a.val == "-version" || a.val == "--help" || a.val == "-v" && name == "nu") && len(args) == 1 {
+			return outcome{}
+		}
+	}
+	return unknownOutcome(c, name+" runs code in a language other than bash, which planq does not read")
 }
 
 // stdinText returns the text a heredoc or here-string gives the command on
@@ -548,7 +422,7 @@ func pythonModule(c *cmdCtx, name, module string, rest []arg) outcome {
 		return outcome{mod: true, reason: name + " -m " + module + " " + strings.TrimPrefix(what, "mod:")}
 	case what == "pos2":
 		r := &rule{ro: true, posMod: 2, why: "writes its second file argument"}
-		return r.evalFlags(name+" -m "+module, rest)
+		return r.evalFlags(c, name+" -m "+module, rest)
 	}
 	return c.run(append([]arg{{val: what, raw: module, static: true}}, rest...))
 }
@@ -567,6 +441,12 @@ type wrap struct {
 	shellArgs bool     // the arguments are joined and run by a shell (watch)
 	dflt      []string // command run when none is given (xargs: echo)
 	noneIsMod string   // without a command it does this, which modifies
+	chdir     []string // flags that run the command in another directory (env -C)
+	// shell: without a command the wrapper starts a shell, which reads its
+	// commands from standard input (su, sudo -s, sudo -i).
+	shell      bool
+	shellFlags []string // flags that make it start a shell (sudo -s)
+	repl       []string // flags whose value is a string replaced by input in the command (xargs -I)
 }
 
 // wrapper builds the rule for a command that runs another command.
@@ -585,14 +465,18 @@ func wrapper(w wrap) *rule {
 			args, cmd = args[:cut], args[cut+1:]
 		}
 		flags, pos, rest := scan(args, r, true)
+		var chdir *arg // the command runs there (env -C)
 		for _, f := range flags {
 			switch {
 			case slices.Contains(w.ro, f.name):
 				return outcome{}
 			case slices.Contains(w.edit, f.name):
 				return outcome{mod: true, reason: name + " " + f.name + " " + whyEditor}
-			case slices.Contains(w.mod, f.name) && !(f.val.static && safeTarget(f.val.val)):
+			case slices.Contains(w.mod, f.name) && !(f.val.static && (c.a.safeTarget(f.val.val) || c.a.outsideWrite(f.val))):
 				return outcome{mod: true, reason: name + " " + f.name + " writes a file"}
+			case slices.Contains(w.chdir, f.name):
+				c.a.facts.cdAny = true
+				chdir = &f.val
 			case slices.Contains(w.str, f.name):
 				return c.nested(f.val, name+" "+f.name)
 			}
@@ -615,10 +499,36 @@ func wrapper(w wrap) *rule {
 		}
 		if w.assigns {
 			for len(cmd) > 0 && isAssign(cmd[0]) {
+				n, v, _ := strings.Cut(cmd[0].val, "=")
+				if val := staticArg(v); !c.a.harmlessAssign(n, val) {
+					if dangerousVar(n) {
+						return outcome{mod: true, reason: name + " " + cmd[0].raw + " sets " + n + ", which changes what the command runs or loads"}
+					}
+					if o := unknownOutcome(c, name+" "+cmd[0].raw+": "+n+" is not a variable planq knows to be harmless"); o.mod {
+						return o
+					}
+				}
 				cmd = cmd[1:]
+			}
+			if len(cmd) > 0 && !cmd[0].static {
+				return outcome{mod: true, reason: name + " runs a command computed at run time"}
+			}
+		}
+		for _, f := range flags {
+			if slices.Contains(w.repl, f.name) {
+				repl := f.val.val
+				if !f.hasVal || repl == "" {
+					repl = "{}"
+				}
+				if o := shellCodeHas(name+" "+f.name, cmd, repl); o.mod {
+					return o
+				}
 			}
 		}
 		cmd = cmd[min(w.skip, len(cmd)):]
+		if len(cmd) == 0 && (w.shell || hasFlag(flags, w.shellFlags...)) {
+			return c.run([]arg{staticArg("sh")}) // a shell reading stdin (a heredoc planq judges)
+		}
 		if len(cmd) == 0 {
 			switch {
 			case w.dflt != nil:
@@ -630,6 +540,15 @@ func wrapper(w wrap) *rule {
 			default:
 				return outcome{}
 			}
+		}
+		if chdir != nil {
+			saved := c.a.cwds
+			if next, ok := c.a.cdTargets(*chdir, false); ok {
+				c.a.cwds = next
+			} else {
+				c.a.cwds = nil
+			}
+			defer func() { c.a.cwds = saved }()
 		}
 		return c.run(cmd)
 	}
@@ -648,4 +567,28 @@ func isAssign(a arg) bool {
 		}
 	}
 	return true
+}
+
+// lessCheck: less runs the commands given with +cmd (! runs a shell
+// command, | pipes to one, s saves the input to a file) when it shows a
+// terminal; planq does not count on there being none.
+func lessCheck(c *cmdCtx, name string, args []arg, r *rule) outcome {
+	for _, a := range args {
+		if !a.static || strings.HasPrefix(a.val, "+") && strings.ContainsAny(a.val, "!|s") {
+			return outcome{mod: true, reason: name + " " + a.raw + " runs a command or saves the input to a file"}
+		}
+	}
+	return r.evalFlags(c, name, args)
+}
+
+// curlCheck: besides its output flags, curl's -w can write a file
+// (%output{file}).
+func curlCheck(c *cmdCtx, name string, args []arg, r *rule) outcome {
+	flags, _, _ := scan(args, r, false)
+	for _, f := range flags {
+		if (f.name == "-w" || f.name == "--write-out") && (!f.val.static || strings.Contains(f.val.val, "%output{")) {
+			return outcome{mod: true, reason: name + " -w " + f.val.raw + " writes to a file"}
+		}
+	}
+	return r.evalFlags(c, name, args)
 }

@@ -1,6 +1,9 @@
 package gate
 
-import "sync"
+import (
+	"strings"
+	"sync"
+)
 
 // commandTable holds the command table, built on first use so that a hook
 // process that never analyses Bash never pays for it. It is not changed
@@ -15,6 +18,30 @@ func commands() map[string]*rule {
 	commandTable.once.Do(func() { commandTable.m = buildCommands() })
 	return commandTable.m
 }
+
+// lookup returns the rule for a command name, building a lazily built one
+// (the large tables of git, jj, the package managers…) on first use: a
+// hook process judges one command, and need not build them all.
+func lookup(name string) (*rule, bool) {
+	r, ok := commands()[name]
+	if !ok {
+		return nil, false
+	}
+	if r.lazy != nil {
+		r.lazy.once.Do(func() { r.lazy.rule = r.lazy.build() })
+		return r.lazy.rule, true
+	}
+	return r, true
+}
+
+// lazyRule is a table entry built on first use.
+type lazyRule struct {
+	once  sync.Once
+	build func() *rule
+	rule  *rule
+}
+
+func lazily(build func() *rule) *rule { return &rule{lazy: &lazyRule{build: build}} }
 
 // Small constructors keep the tables readable.
 func ro() *rule            { return &rule{ro: true} }
@@ -41,7 +68,7 @@ const (
 )
 
 func buildCommands() map[string]*rule {
-	t := map[string]*rule{}
+	t := make(map[string]*rule, 768)
 	set := func(r *rule, names ...string) {
 		for _, n := range names {
 			t[n] = r
@@ -51,41 +78,69 @@ func buildCommands() map[string]*rule {
 	// Commands that only read files or print, and shell built-ins that change
 	// nothing but the shell's own state.
 	set(ro(),
-		"ls", "dir", "vdir", "cat", "head", "tail", "less", "more", "bat", "batcat", "most",
-		"grep", "egrep", "fgrep", "rg", "ag", "ack", "fd", "fdfind", "locate", "which", "whereis",
-		"type", "pwd", "wc", "du", "df", "stat", "file", "printenv", "uname", "whoami", "id", "groups",
-		"echo", "printf", "true", "false", ":", "test", "[", "uptime", "who", "w", "ps", "pgrep", "top", "htop",
+		"ls", "dir", "vdir", "cat", "head", "tail", "most",
+		"grep", "egrep", "fgrep", "locate", "which", "whereis",
+		"type", "pwd", "wc", "du", "df", "stat", "printenv", "uname", "whoami", "id", "groups",
+		"echo", "true", "false", ":", "uptime", "who", "w", "ps", "pgrep", "top", "htop",
 		"free", "vmstat", "iostat", "lsof", "netstat", "ss", "nproc", "lscpu", "arch", "locale", "tty",
-		"logname", "users", "last", "cut", "tr", "paste", "join", "comm", "diff", "cmp", "sdiff", "colordiff",
+		"logname", "users", "last", "cut", "tr", "paste", "join", "comm", "diff", "cmp", "colordiff",
 		"md5sum", "sha1sum", "sha224sum", "sha256sum", "sha384sum", "sha512sum", "shasum", "cksum", "sum", "b2sum",
-		"base64", "base32", "od", "hexdump", "strings", "nl", "fold", "fmt", "column", "expand", "unexpand",
+		"base32", "od", "hexdump", "strings", "nl", "fold", "fmt", "column", "expand", "unexpand",
 		"rev", "tac", "seq", "yes", "basename", "dirname", "realpath", "readlink", "pathchk",
-		"jq", "gojq", "jless", "tree", "exa", "eza", "lsd", "man", "info", "help", "whatis", "apropos",
-		"history", "jobs", "sleep", "wait", "read", "readarray", "mapfile", "cd", "pushd", "popd", "dirs",
-		"set", "unset", "shopt", "alias", "unalias", "shift", "return", "exit", "break", "continue",
-		"getopts", "hash", "umask", "ulimit", "times", "compgen", "complete", "caller", "let", "export",
-		"declare", "typeset", "local", "readonly", "enable", "bg", "fg", "disown", "logout",
+		"jq", "gojq", "jless", "exa", "eza", "lsd", "help", "whatis", "apropos",
+		"jobs", "sleep", "wait", "dirs", "unalias", "shift", "return", "exit", "break", "continue",
+		"umask", "ulimit", "times", "caller", "bg", "fg", "disown", "logout",
 		"zcat", "bzcat", "xzcat", "zstdcat", "lz4cat", "zless", "zmore", "zgrep", "zegrep", "zfgrep", "zdiff",
-		"ldd", "nm", "objdump", "readelf", "size", "otool", "getconf", "lsblk", "blkid", "findmnt", "mountpoint",
-		"dmesg", "journalctl", "lsmod", "lspci", "lsusb", "cal", "ncal", "factor", "expr", "bc", "dc", "numfmt",
-		"shuf", "look", "tsort", "iconv", "fc-list", "tput", "clear", "ping", "traceroute", "dig", "nslookup",
-		"host", "whois", "delta", "difft", "tig", "cloc", "tokei", "scc",
-		// Test and check runners: they read the tree (and write only caches).
-		"pytest", "py.test", "mocha", "ava", "tap", "karma", "ctest", "phpunit", "rspec", "bats",
+		"nm", "objdump", "readelf", "size", "otool", "getconf", "lsblk", "blkid", "findmnt", "mountpoint",
+		"lsmod", "lspci", "lsusb", "cal", "ncal", "factor", "expr", "bc", "numfmt",
+		"look", "tsort", "fc-list", "tput", "clear", "ping", "traceroute", "dig", "nslookup",
+		"host", "whois", "delta", "difft", "tig", "tokei",
+	)
+	// Linters that load plugins named in the project's configuration: the
+	// project's own code, trusted like its tests, but only in the project.
+	set(&rule{ro: true, cfg: true},
 		"mypy", "pyright", "pyre", "flake8", "pylint", "pycodestyle", "pydocstyle", "bandit", "vulture",
 		"shellcheck", "hadolint", "yamllint", "actionlint", "staticcheck", "errcheck", "revive", "govulncheck",
-		"gocyclo", "ineffassign", "tflint", "checkov", "gitleaks",
-	)
+		"gocyclo", "ineffassign", "tflint", "checkov", "gitleaks")
+	builtinRules(t)
+	fileOpRules(t)
+
+	// Readers with options that write files or run programs.
+	t["less"] = &rule{ro: true, check: lessCheck, modFlags: []string{"-o", "-O", "--log-file", "--LOG-FILE"}, valued: []string{"-o", "-O", "--log-file", "--LOG-FILE", "-k", "--lesskey-file", "-p", "--pattern", "-t", "--tag", "-T", "--tag-file", "-x", "--tabs", "-y", "-z", "-b", "-h", "-j", "-P"}}
+	t["more"] = ro()
+	t["bat"] = &rule{ro: true, modFlags: []string{"--pager"}, flagWhy: "runs a pager program", valued: []string{"--pager", "-l", "--language", "-H", "--highlight-line", "--file-name", "--diff-context", "--tabs", "--wrap", "--terminal-width", "--color", "--italic-text", "--decorations", "--paging", "-m", "--map-syntax", "--theme", "--style", "-r", "--line-range"}}
+	t["batcat"] = t["bat"]
+	t["man"] = &rule{ro: true, modFlags: []string{"-P", "--pager", "-H", "--html", "-X", "--gxditview", "-T", "--troff-device", "-t", "--troff"}, flagWhy: "runs another program",
+		valued: []string{"-P", "--pager", "-C", "--config-file", "-M", "--manpath", "-S", "-s", "--sections", "-m", "--systems", "-L", "--locale", "-E", "--encoding", "-R", "--recode", "-p", "--preprocessor", "-e", "--extension"}}
+	t["info"] = &rule{ro: true, modFlags: []string{"-o", "--output", "--dribble"}, valued: []string{"-o", "--output", "--dribble", "--restore", "-d", "--directory", "-f", "--file", "-n", "--node"}}
+	t["tree"] = &rule{ro: true, modFlags: []string{"-o", "-R"}, valued: []string{"-o", "-L", "-P", "-I", "-H", "-T", "--charset", "--filelimit", "--timefmt", "--sort", "--fromfile"}}
+	t["file"] = &rule{ro: true, modFlags: []string{"-C", "--compile"}, flagWhy: "compiles a magic file", valued: []string{"-m", "--magic-file", "-f", "--files-from", "-F", "--separator", "-P", "--parameter", "-e", "--exclude"}}
+	t["dmesg"] = &rule{ro: true, modFlags: []string{"-c", "--read-clear", "-C", "--clear", "-D", "--console-off", "-E", "--console-on", "-n", "--console-level"}, flagWhy: "changes the kernel log"}
+	t["journalctl"] = &rule{ro: true, modFlags: []string{"--vacuum-size", "--vacuum-time", "--vacuum-files", "--rotate", "--flush", "--sync", "--relinquish-var", "--smart-relinquish-var", "--setup-keys", "--update-catalog"}, flagWhy: "changes the journal",
+		valued: []string{"-u", "--unit", "-n", "--lines", "-p", "--priority", "-o", "--output", "-S", "--since", "-U", "--until", "-b", "--boot", "-t", "--identifier", "-g", "--grep", "-D", "--directory", "--file", "-M", "--machine", "--vacuum-size", "--vacuum-time", "--vacuum-files"}}
+	t["ldd"] = &rule{ro: true, check: lddCheck}
+	t["base64"] = &rule{ro: true, modFlags: []string{"-o", "--output"}, valued: []string{"-o", "--output", "-i", "--input", "-w", "--wrap", "-b", "--break"}}
+	t["iconv"] = &rule{ro: true, modFlags: []string{"-o", "--output"}, valued: []string{"-o", "--output", "-f", "--from-code", "-t", "--to-code"}}
+	t["sdiff"] = &rule{ro: true, modFlags: []string{"-o", "--output"}, valued: []string{"-o", "--output", "-w", "--width", "--diff-program", "-I", "--ignore-matching-lines"}}
+	t["shuf"] = &rule{ro: true, modFlags: []string{"-o", "--output"}, valued: []string{"-o", "--output", "-n", "--head-count", "-i", "--input-range", "--random-source"}}
+	t["cloc"] = &rule{ro: true, modFlags: []string{"--out", "--report-file", "--sql", "--write-lang-def", "--write-lang-def-incl-dup"}, valued: []string{"--out", "--report-file", "--sql", "--exclude-dir", "--exclude-ext", "--include-ext", "--include-lang", "--exclude-lang", "--force-lang", "--read-lang-def", "--list-file"}}
+	t["scc"] = &rule{ro: true, modFlags: []string{"-o", "--output"}, valued: []string{"-o", "--output", "-f", "--format", "-s", "--sort", "-i", "--include-ext", "-x", "--exclude-ext", "--exclude-dir", "-w", "--width"}}
+	fd := &rule{ro: true, check: fdCheck, valued: []string{"-e", "--extension", "-E", "--exclude", "-t", "--type", "-d", "--max-depth", "--min-depth", "--exact-depth", "-S", "--size", "--changed-within", "--changed-before", "-o", "--owner", "--search-path", "--base-directory", "-j", "--threads", "-c", "--color", "--max-results", "--path-separator", "--ignore-file", "--format"}}
+	t["fd"], t["fdfind"] = fd, fd
+	t["rg"] = &rule{ro: true, modFlags: []string{"--pre", "--hostname-bin"}, flagWhy: "runs a program on every file",
+		valued: []string{"-e", "--regexp", "-f", "--file", "-g", "--glob", "--iglob", "-t", "--type", "-T", "--type-not", "--type-add", "--type-clear", "-m", "--max-count",
+			"-A", "--after-context", "-B", "--before-context", "-C", "--context", "-M", "--max-columns", "-r", "--replace", "-j", "--threads", "--pre", "--pre-glob",
+			"--hostname-bin", "--color", "--colors", "--sort", "--sortr", "--max-depth", "--max-filesize", "--encoding", "-E", "--ignore-file", "--path-separator",
+			"--context-separator", "--field-context-separator", "--field-match-separator", "--dfa-size-limit", "--regex-size-limit", "--engine", "--hyperlink-format", "-d"}}
+	t["ag"] = &rule{ro: true, modFlags: []string{"--pager"}, flagWhy: "runs a pager program", valued: []string{"--pager", "-G", "--file-search-regex", "--ignore", "--ignore-dir", "-A", "-B", "-C", "-m", "--depth", "-p", "--path-to-ignore"}}
+	t["ack"] = &rule{ro: true, cfg: true, modFlags: []string{"--pager"}, flagWhy: "runs a pager program", valued: []string{"--pager", "--type-set", "--type-add", "--ignore-dir", "--ignore-file", "-A", "-B", "-C", "-m", "--output", "--ackrc"}}
 
 	// Commands that always modify.
-	set(mod(whyDeletes), "rm", "rmdir", "unlink", "shred", "srm")
-	set(mod("moves or renames files"), "mv", "rename", "prename", "mmv")
-	set(mod("copies files"), "cp", "scp", "install", "ditto")
-	set(mod("creates directories"), "mkdir")
-	set(mod("creates or touches files"), "touch", "mkfifo", "mknod")
-	set(mod("changes file permissions or ownership"), "chmod", "chown", "chgrp", "chattr", "setfacl", "chcon")
-	set(mod("creates links"), "ln", "link")
-	set(mod("truncates or writes files"), "truncate", "dd", "fallocate", "split", "csplit")
+	set(mod("moves or renames files"), "rename", "prename", "mmv")
+	set(mod("copies files"), "scp", "ditto")
+	set(mod("creates files"), "mknod")
+	set(mod("changes file attributes"), "chattr", "setfacl", "chcon")
+	set(mod("truncates or writes files"), "fallocate", "split", "csplit")
 	set(mod(whyEditor), "vi", "vim", "nvim", "nano", "emacs", "emacsclient", "ed", "ex", "code", "subl",
 		"micro", "kak", "hx", "helix", "joe", "pico", "mcedit", "gedit", "kate", "jed", "zed", "sudoedit")
 	set(mod("converts files in place"), "dos2unix", "unix2dos", "mac2unix")
@@ -94,7 +149,7 @@ func buildCommands() map[string]*rule {
 		"insmod", "rmmod", "useradd", "userdel", "usermod", "groupadd", "groupdel", "passwd", "chpasswd",
 		"chsh", "reboot", "shutdown", "halt", "poweroff", "update-alternatives", "ldconfig", "mkfs", "mkswap",
 		"fdisk", "parted", "losetup", "iptables", "ufw", "service")
-	set(mod("signals processes"), "kill", "pkill", "killall")
+	set(mod("signals processes"), "pkill", "killall")
 	set(mod(whyBuilds), "ninja", "cmake", "meson", "gcc", "g++", "cc", "c++", "clang", "clang++", "rustc",
 		"javac", "kotlinc", "scalac", "ghc", "swiftc", "zig", "nasm", "as", "ld", "webpack", "rollup",
 		"esbuild", "parcel", "vite", "next", "nuxt", "gradle", "gradlew", "mvn", "ant", "sbt", "bazel",
@@ -102,40 +157,45 @@ func buildCommands() map[string]*rule {
 		"autoconf", "automake", "configure", "bison", "flex", "yacc", "lex", "swig", "doxygen", "sphinx-build",
 		"mkdocs", "hugo", "jekyll")
 	set(mod(whyInstalls), "snap", "flatpak", "gem", "composer", "nvm", "rustup", "asdf", "mise", "sdk", "easy_install")
-	set(mod("creates a temporary file"), "tempfile")
-	set(mod("runs the commands in a file planq does not read"), "source", ".")
+	t["dc"] = interpreter([]string{"-e", "--expression"}, "", []string{"-V", "--version", "-h", "--help"}, []string{"-f", "--file"})
 
 	// Commands that read unless a flag or an argument says they write.
 	t["sed"] = &rule{ro: true, valued: []string{"-e", "-f", "-l", "--expression", "--file", "--line-length"},
-		modFlags: []string{"-i", "--in-place"}, flagWhy: "edits files in place", check: sedCheck}
+		modFlags: []string{"-i", "--in-place"}, flagWhy: "edits files in place", check: sedCheck,
+		long: []string{"--expression", "--file", "--in-place", "--line-length", "--null-data", "--zero-terminated", "--quiet", "--silent",
+			"--regexp-extended", "--separate", "--sandbox", "--unbuffered", "--posix", "--debug", "--follow-symlinks", "--binary", "--help", "--version"}}
 	t["perl"] = interpreter([]string{"-e", "-E"}, "", []string{"-v", "--version", "-h"}, []string{"-I", "-M", "-m", "-x", "-0", "-l"})
-	awk := &rule{ro: true, valued: []string{"-f", "-v", "-F", "-i", "--file", "--assign", "--field-separator", "--include", "-l", "--load", "-E", "--exec"}, check: awkCheck}
+	awk := &rule{ro: true, check: awkCheck, valued: []string{"-f", "-v", "-F", "-i", "-e", "-W", "--file", "--assign", "--field-separator", "--include", "-l", "--load", "-E", "--exec", "--source"},
+		long: []string{"--assign", "--field-separator", "--file", "--include", "--load", "--exec", "--source", "--sandbox", "--pretty-print", "--profile",
+			"--dump-variables", "--debug", "--characters-as-bytes", "--traditional", "--copyright", "--gen-pot", "--help", "--lint", "--bignum",
+			"--use-lc-numeric", "--non-decimal-data", "--optimize", "--no-optimize", "--posix", "--re-interval", "--version", "--csv", "--persist"}}
 	set(awk, "awk", "gawk", "mawk", "nawk")
 	t["find"] = &rule{ro: true, check: findCheck}
 	t["sort"] = &rule{ro: true, valued: []string{"-o", "--output", "-k", "--key", "-t", "--field-separator", "-S", "--buffer-size", "-T", "--temporary-directory", "--parallel", "--batch-size", "--files0-from", "--compress-program", "--random-source"},
-		modFlags: []string{"-o", "--output"}}
+		modFlags: []string{"-o", "--output", "--compress-program"}, flagWhy: "writes a file or runs a program"}
 	t["uniq"] = &rule{ro: true, valued: []string{"-f", "-s", "-w", "--skip-fields", "--skip-chars", "--check-chars", "--group", "--all-repeated"},
 		posMod: 2, why: "writes its second file argument"}
 	t["xxd"] = &rule{ro: true, valued: []string{"-c", "-g", "-l", "-o", "-s", "-n", "-C", "-cols", "-len", "-seek", "-name"},
 		posMod: 2, why: "writes its second file argument"}
-	t["tee"] = &rule{ro: true, check: teeCheck}
-	t["date"] = &rule{ro: true, valued: []string{"-d", "--date", "-f", "--file", "-r", "--reference", "-I", "--iso-8601", "--rfc-3339"},
-		modFlags: []string{"-s", "--set"}, flagWhy: "sets the system clock"}
+	t["date"] = &rule{ro: true, valued: []string{"-d", "--date", "-f", "--file", "-r", "--reference", "--rfc-3339", "-s", "--set"},
+		modFlags: []string{"-s", "--set"}, flagWhy: "sets the system clock",
+		long: []string{"--date", "--debug", "--file", "--iso-8601", "--resolution", "--rfc-email", "--rfc-3339", "--reference", "--set", "--universal", "--utc", "--help", "--version"}}
 	t["hostname"] = &rule{ro: true, posMod: 1, why: "sets the host name", valued: []string{"-F", "--file"}, modFlags: []string{"-F", "--file"}, flagWhy: "sets the host name"}
-	t["curl"] = &rule{ro: true,
+	t["curl"] = &rule{ro: true, exact: true,
 		valued: []string{"-o", "--output", "-D", "--dump-header", "-c", "--cookie-jar", "-d", "--data", "--data-raw", "--data-binary", "--data-urlencode",
 			"-H", "--header", "-X", "--request", "-u", "--user", "-A", "--user-agent", "-e", "--referer", "-b", "--cookie", "-T", "--upload-file",
 			"-F", "--form", "-m", "--max-time", "-w", "--write-out", "-x", "--proxy", "-r", "--range", "-K", "--config", "-E", "--cert",
 			"--output-dir", "--trace", "--trace-ascii", "--stderr", "--libcurl", "--etag-save", "--hsts", "--alt-svc", "-Y", "-y", "-z", "-C",
 			"--connect-timeout", "--retry", "--resolve", "--cacert", "--key", "--url", "-U", "--proxy-user", "--json"},
 		modFlags: []string{"-o", "--output", "-O", "--remote-name", "--remote-name-all", "-D", "--dump-header", "-c", "--cookie-jar",
-			"--output-dir", "--create-dirs", "--trace", "--trace-ascii", "--stderr", "--libcurl", "--etag-save", "--hsts", "--alt-svc", "-J", "--remote-header-name"},
-		flagWhy: "saves to a file"}
+			"--output-dir", "--trace", "--trace-ascii", "--stderr", "--libcurl", "--etag-save", "--hsts", "--alt-svc", "-J", "--remote-header-name",
+			"-K", "--config"},
+		flagWhy: "saves to a file (or reads options from a file that may)", check: curlCheck}
 	t["wget"] = &rule{why: "downloads files", valued: []string{"-O", "--output-document", "-o", "--output-file", "-a", "--append-output", "-P", "--directory-prefix", "-U", "--user-agent", "--header", "-e", "--execute", "-t", "--tries", "-T", "--timeout", "-i", "--input-file"},
 		roFlags: []string{"--spider", "--version", "-V", "--help", "-h"}, check: wgetCheck}
 	t["tar"] = &rule{check: tarCheck}
 	t["bsdtar"] = t["tar"]
-	t["unzip"] = &rule{why: "extracts files", roFlags: []string{"-l", "-t", "-v", "-Z", "-p", "-z"}, valued: []string{"-d", "-x"}}
+	t["unzip"] = &rule{why: "extracts files", roFlags: []string{"-l", "-t", "-v", "-Z", "-p", "-z", "-c", "-h", "-hh", "--help"}, valued: []string{"-d", "-x", "-P", "-I", "-O"}}
 	gz := &rule{why: "compresses or decompresses files in place", roFlags: []string{"-c", "--stdout", "--to-stdout", "-l", "--list", "-t", "--test", "-h", "--help", "-V", "--version"},
 		valued: []string{"-S", "--suffix", "-T", "--threads", "-b", "-C", "--memlimit", "-M", "-F", "--format", "-o"}, modFlags: []string{"-o"}}
 	set(gz, "gzip", "gunzip", "bzip2", "bunzip2", "xz", "unxz", "lzma", "unlzma", "zstd", "unzstd", "lz4", "unlz4", "brotli", "pigz", "pbzip2", "compress", "uncompress")
@@ -144,24 +204,22 @@ func buildCommands() map[string]*rule {
 	t["patch"] = &rule{why: "applies a patch to files", roFlags: []string{"--dry-run", "-C", "--check"}, valued: []string{"-p", "-i", "--input", "-o", "--output", "-d", "--directory", "-F", "--fuzz", "-B", "-r", "--reject-file", "-D", "-V", "-z", "--suffix"}}
 	t["rsync"] = &rule{why: "copies files", roFlags: []string{"-n", "--dry-run", "--list-only", "--version", "--help"}, valued: []string{"-e", "--rsh", "-f", "--filter", "--exclude", "--include", "--exclude-from", "--include-from", "--files-from", "-T", "--temp-dir", "--password-file", "--port", "-M", "--remote-option", "--backup-dir", "--suffix", "--chmod", "--chown", "--rsync-path", "--max-size", "--min-size", "-B", "--block-size", "--timeout", "--compare-dest", "--copy-dest", "--link-dest", "--partial-dir", "--usermap", "--groupmap"},
 		modFlags: []string{"--log-file", "--write-batch", "--only-write-batch"}}
-	t["mktemp"] = &rule{why: "creates a temporary file", roFlags: []string{"-u", "--dry-run"}, valued: []string{"-p", "--tmpdir", "--suffix"}}
 	t["crontab"] = &rule{why: "replaces the crontab", roFlags: []string{"-l"}, valued: []string{"-u"}}
 	t["yq"] = &rule{ro: true, modFlags: []string{"-i", "--inplace"}, flagWhy: "edits files in place", valued: []string{"-o", "--output-format", "-p", "--input-format", "--expression", "--indent", "-I"}}
-	t["make"] = &rule{why: "runs build recipes that write files", roFlags: []string{"-n", "--dry-run", "--just-print", "--recon", "-q", "--question", "-v", "--version", "-h", "--help"},
-		valued: []string{"-C", "--directory", "-f", "--file", "--makefile", "-j", "--jobs", "-l", "--load-average", "-o", "--old-file", "-W", "--what-if", "-I", "--include-dir", "--eval"}}
+	t["make"] = makeRule()
 	t["gmake"], t["bmake"] = t["make"], t["make"]
-	t["just"] = &rule{why: "runs recipes planq cannot see into", roFlags: []string{"-n", "--dry-run", "-l", "--list", "--summary", "--show", "-s", "--version", "--help", "--evaluate", "--variables", "--dump"},
+	t["just"] = &rule{cfg: true, why: "runs recipes planq cannot see into", roFlags: []string{"-n", "--dry-run", "-l", "--list", "--summary", "--show", "-s", "--version", "--help", "--evaluate", "--variables", "--dump"},
 		valued: []string{"-f", "--justfile", "-d", "--working-directory", "--set", "--shell", "--shell-arg", "--dotenv-filename", "--dotenv-path", "--color", "--list-heading", "--list-prefix", "--chooser", "--command-color"}}
 
 	// Formatters and fixers: they read unless told to write.
 	t["gofmt"] = &rule{ro: true, modFlags: []string{"-w"}, flagWhy: "rewrites files"}
 	set(t["gofmt"], "goimports", "gofumpt", "golines")
 	t["shfmt"] = &rule{ro: true, modFlags: []string{"-w", "--write"}, flagWhy: "rewrites files", valued: []string{"-i", "--indent", "-ln", "--language-dialect", "-f", "--filename"}}
-	t["prettier"] = &rule{ro: true, modFlags: []string{"--write", "-w"}, flagWhy: "rewrites files",
+	t["prettier"] = &rule{ro: true, cfg: true, modFlags: []string{"--write", "-w"}, flagWhy: "rewrites files",
 		valued: []string{"--config", "--ignore-path", "--parser", "--plugin", "--stdin-filepath", "--log-level", "--cache-location", "--cache-strategy", "--tab-width", "--print-width", "--trailing-comma", "--end-of-line", "--arrow-parens", "--prose-wrap", "--quote-props"}}
-	t["eslint"] = &rule{ro: true, modFlags: []string{"--fix", "-o", "--output-file"}, flagWhy: "writes files",
+	t["eslint"] = &rule{ro: true, cfg: true, modFlags: []string{"--fix", "-o", "--output-file"}, flagWhy: "writes files",
 		valued: []string{"-c", "--config", "-o", "--output-file", "-f", "--format", "--ext", "--ignore-path", "--rulesdir", "--parser", "--parser-options", "--resolve-plugins-relative-to", "--max-warnings", "--cache-location", "--rule", "--plugin", "--global", "--env", "--stdin-filename", "--fix-type"}}
-	t["stylelint"] = &rule{ro: true, modFlags: []string{"--fix", "-o", "--output-file"}, valued: []string{"-c", "--config", "-o", "--output-file", "-f", "--formatter", "--ignore-path", "--custom-syntax"}}
+	t["stylelint"] = &rule{ro: true, cfg: true, modFlags: []string{"--fix", "-o", "--output-file"}, valued: []string{"-c", "--config", "-o", "--output-file", "-f", "--formatter", "--ignore-path", "--custom-syntax"}}
 	t["markdownlint"] = &rule{ro: true, modFlags: []string{"--fix", "-f", "-o", "--output"}, valued: []string{"-c", "--config", "-o", "--output", "-i", "--ignore", "-p", "--ignore-path", "-r", "--rules"}}
 	t["markdownlint-cli2"] = &rule{ro: true, modFlags: []string{"--fix"}}
 	biomeCheck := &rule{ro: true, modFlags: []string{"--write", "--apply", "--apply-unsafe", "--fix", "--unsafe"}, flagWhy: "rewrites files"}
@@ -169,7 +227,7 @@ func buildCommands() map[string]*rule {
 		"check": biomeCheck, "lint": biomeCheck,
 		"format": {ro: true, modFlags: []string{"--write"}, flagWhy: "rewrites files"},
 		"ci":     ro(), "version": ro(), "rage": ro(), "explain": ro(), "search": ro(),
-	}, &rule{ro: true, anySub: mod(whyWrites)})
+	}, &rule{ro: true, cfg: true, anySub: mod(whyWrites)})
 	t["black"] = &rule{why: "rewrites files", roFlags: []string{"--check", "--diff", "--version", "-h", "--help"}, valued: []string{"-l", "--line-length", "-t", "--target-version", "--config", "--include", "--exclude", "--extend-exclude", "--force-exclude", "--stdin-filename", "-W", "--workers", "--required-version", "--python-cell-magics"}}
 	t["blue"] = t["black"]
 	t["isort"] = &rule{why: "rewrites files", roFlags: []string{"--check-only", "--check", "-c", "--diff", "--df", "--show-files", "--version", "-V", "-h", "--help", "--show-config"}, valued: []string{"--settings-path", "--sp", "--settings-file", "-l", "--line-length", "-p", "--project", "--profile", "--skip", "-s", "--src", "--virtual-env"}}
@@ -194,32 +252,40 @@ func buildCommands() map[string]*rule {
 	}, &rule{ro: true, anySub: mod("changes infrastructure or writes files")})
 	t["tofu"] = t["terraform"]
 
-	// Test runners that write only with particular flags.
-	t["jest"] = &rule{ro: true, modFlags: []string{"-u", "--updateSnapshot", "--update-snapshot", "--outputFile"}, flagWhy: "writes snapshots or output files",
-		valued: []string{"-c", "--config", "-t", "--testNamePattern", "--outputFile", "--reporters", "--maxWorkers", "-w", "--testPathPattern", "--testTimeout", "--shard", "--selectProjects", "--rootDir", "--roots", "--env", "--testEnvironment"}}
-	vitestRun := &rule{ro: true, modFlags: []string{"-u", "--update", "--outputFile"}, flagWhy: "writes snapshots or output files",
-		valued: []string{"-c", "--config", "-t", "--testNamePattern", "--outputFile", "--reporter", "--root", "-r", "--dir", "--project", "--shard", "--pool", "--environment"}}
-	t["vitest"] = subsOf(map[string]*rule{
-		"run": vitestRun, "watch": vitestRun, "dev": vitestRun, "bench": vitestRun, "related": vitestRun, "list": ro(),
-		"init": mod(whyWrites),
-	}, &rule{ro: true, noSub: vitestRun, anySub: vitestRun, valued: vitestRun.valued}) // vitest <filter>
+	// Test runners: the gate.tests policy (tests.go).
+	testRunnerRules(t)
 	t["tsc"] = &rule{why: "compiles TypeScript and writes .js files", roFlags: []string{"--noEmit", "--version", "-v", "--help", "-h", "--showConfig", "--listFilesOnly", "--all"},
 		valued: []string{"-p", "--project", "--target", "-t", "--module", "-m", "--outDir", "--outFile", "--rootDir", "--lib", "--jsx", "--moduleResolution", "--declarationDir", "--tsBuildInfoFile", "--generateTrace"}}
 	t["vue-tsc"] = t["tsc"]
-	t["golangci-lint"] = subsOf(map[string]*rule{
+	t["golangci-lint"] = subsOf(map[string]*rule{ // custom linters are plugins: code
 		"run":     {ro: true, modFlags: []string{"--fix"}, flagWhy: "writes fixes", valued: []string{"-c", "--config", "-E", "--enable", "-D", "--disable", "--timeout", "--out-format", "-j", "--concurrency", "--build-tags", "--new-from-rev", "--new-from-patch"}},
 		"fmt":     {why: "rewrites files", roFlags: []string{"-d", "--diff", "--diff-colored", "--stdin"}},
 		"linters": ro(), "version": ro(), "help": ro(), "config": ro(),
 		"cache":   subsOf(map[string]*rule{"status": ro()}, &rule{ro: true, anySub: mod(whyDeletes)}),
 		"migrate": mod(whyWrites),
-	}, &rule{ro: true, anySub: mod("is a golangci-lint subcommand planq does not know")})
+	}, &rule{ro: true, cfg: true, anySub: mod("is a golangci-lint subcommand planq does not know")})
 
 	// Interpreters: given code on the command line, a script or code on
 	// stdin, they may do anything.
 	t["python"] = interpreter([]string{"-c"}, "-m", []string{"-V", "--version", "-h", "--help", "-VV"}, []string{"-W", "-X"})
 	set(t["python"], "python3", "python2", "py", "pypy", "pypy3", "python3.8", "python3.9", "python3.10", "python3.11", "python3.12", "python3.13", "python3.14")
-	t["node"] = interpreter([]string{"-e", "--eval", "-p", "--print"}, "", []string{"-v", "--version", "-h", "--help", "-c", "--check", "--test", "--v8-options"},
-		[]string{"-r", "--require", "--import", "--loader", "--experimental-loader", "--input-type", "--conditions", "-C", "--env-file", "--title", "--stack-size", "--test-name-pattern", "--test-reporter", "--test-reporter-destination"})
+	nodeValued := []string{"-r", "--require", "--import", "--loader", "--experimental-loader", "--input-type", "--conditions", "-C", "--env-file", "--title", "--stack-size", "--test-name-pattern", "--test-reporter", "--test-reporter-destination", "--test-concurrency", "--test-timeout", "--test-shard", "--test-skip-pattern"}
+	nodeScript := interpreter([]string{"-e", "--eval", "-p", "--print"}, "", []string{"-v", "--version", "-h", "--help", "-c", "--check", "--v8-options"}, nodeValued)
+	nodeTest := testRunner(runner{entry: "node --test", valued: nodeValued,
+		writes: []string{"--test-update-snapshots", "--test-reporter-destination", "--experimental-test-snapshots", "--watch", "--test-coverage-lcov"},
+		paths:  []string{"-r", "--require", "--import", "--loader", "--experimental-loader", "--env-file", "--test-reporter"},
+		runs:   []string{"-e", "--eval", "-p", "--print"}})
+	t["node"] = &rule{check: func(c *cmdCtx, name string, args []arg, r *rule) outcome {
+		for _, a := range args {
+			if a.static && (a.val == "--test" || strings.HasPrefix(a.val, "--test=")) {
+				return nodeTest.check(c, name+" --test", args, nodeTest)
+			}
+			if !isFlag(a) {
+				break
+			}
+		}
+		return nodeScript.check(c, name, args, nodeScript)
+	}}
 	t["nodejs"] = t["node"]
 	t["ruby"] = interpreter([]string{"-e"}, "", []string{"-v", "--version", "-h", "--help", "-c", "-y"}, []string{"-I", "-r", "-C", "-E", "-F", "-0"})
 	t["php"] = interpreter([]string{"-r", "-B", "-R", "-F", "-E"}, "", []string{"-v", "--version", "-h", "--help", "-l", "--syntax-check", "-i", "--info", "-m", "--modules", "--ini"}, []string{"-c", "-d", "-z", "-t", "-S"})
@@ -228,7 +294,9 @@ func buildCommands() map[string]*rule {
 	t["Rscript"] = interpreter([]string{"-e"}, "", []string{"--version", "--help"}, nil)
 	t["osascript"] = interpreter([]string{"-e"}, "", nil, []string{"-l"})
 	t["deno"] = subsOf(map[string]*rule{
-		"test": ro(), "check": ro(), "lint": {ro: true, modFlags: []string{"--fix"}, flagWhy: "writes fixes"}, "info": ro(), "doc": ro(), "types": ro(), "bench": ro(),
+		"test": testRunner(runner{entry: "deno test", valued: []string{"-c", "--config", "--import-map", "--filter", "--coverage", "--junit-path", "--reporter", "--shuffle", "--parallel", "--lock", "--env-file", "--location", "--seed", "--v8-flags"},
+			writes: []string{"--coverage", "--junit-path", "--lock-write", "--frozen=false", "--watch", "--doc", "--reload"}, paths: []string{"-c", "--config", "--import-map", "--env-file"}, passArgs: true}),
+		"check": ro(), "lint": {ro: true, modFlags: []string{"--fix"}, flagWhy: "writes fixes"}, "info": ro(), "doc": ro(), "types": ro(), "bench": ro(),
 		"fmt":  {why: "rewrites files", roFlags: []string{"--check"}},
 		"eval": mod("runs code given on the command line"), "run": mod(whyScript), "task": mod(whyScript),
 		"install": mod(whyInstalls), "add": mod(whyInstalls), "remove": mod(whyInstalls), "compile": mod(whyBuilds), "bundle": mod(whyBuilds), "upgrade": mod(whyInstalls), "init": mod(whyWrites),
@@ -237,17 +305,19 @@ func buildCommands() map[string]*rule {
 
 	// Shells: judge the code they are given, wherever it comes from.
 	sh := &rule{valued: []string{"-o", "+o", "-O", "+O", "--rcfile", "--init-file"}, check: shellCheck}
-	set(sh, "bash", "sh", "zsh", "dash", "ksh", "mksh", "ash", "fish", "rbash", "tcsh", "csh")
-	t["eval"] = &rule{check: evalCheck}
-	t["trap"] = &rule{check: trapCheck}
+	set(sh, shellNames...)
+	set(&rule{check: otherShell}, "zsh", "fish", "ksh", "ksh93", "mksh", "pdksh", "ash", "busybox", "tcsh", "csh", "pwsh", "powershell",
+		"nu", "xonsh", "elvish", "ion", "yash", "osh", "oil", "ysh", "es", "rc", "scsh", "oksh", "loksh", "posh")
 
 	// Wrappers: the command they run decides.
-	t["sudo"] = wrapper(wrap{valued: []string{"-u", "--user", "-g", "--group", "-C", "--close-from", "-D", "--chdir", "-h", "--host", "-p", "--prompt", "-r", "--role", "-t", "--type", "-U", "--other-user", "-T", "--command-timeout"},
-		ro: []string{"-l", "--list", "-v", "--validate", "-k", "--reset-timestamp", "-K", "--remove-timestamp", "-V", "--version"}, edit: []string{"-e", "--edit"}})
-	t["doas"] = wrapper(wrap{valued: []string{"-u", "-C"}})
-	t["su"] = wrapper(wrap{valued: []string{"-s", "--shell", "-g", "--group", "-G", "--supp-group", "-w", "--whitelist-environment"}, str: []string{"-c", "--command"}, skip: 1})
+	t["sudo"] = wrapper(wrap{chdir: []string{"-D", "--chdir"}, valued: []string{"-u", "--user", "-g", "--group", "-C", "--close-from", "-D", "--chdir", "-h", "--host", "-p", "--prompt", "-r", "--role", "-t", "--type", "-U", "--other-user", "-T", "--command-timeout"},
+		ro: []string{"-l", "--list", "-v", "--validate", "-k", "--reset-timestamp", "-K", "--remove-timestamp", "-V", "--version"}, edit: []string{"-e", "--edit"},
+		shellFlags: []string{"-s", "--shell", "-i", "--login"}})
+	t["doas"] = wrapper(wrap{valued: []string{"-u", "-C"}, shellFlags: []string{"-s"}})
+	t["su"] = wrapper(wrap{valued: []string{"-s", "--shell", "-g", "--group", "-G", "--supp-group", "-w", "--whitelist-environment"}, str: []string{"-c", "--command"}, skip: 1, shell: true})
 	t["runuser"] = t["su"]
-	t["env"] = wrapper(wrap{valued: []string{"-u", "--unset", "-C", "--chdir", "-P", "--default-signal", "--ignore-signal", "--block-signal"}, str: []string{"-S", "--split-string"}, assigns: true})
+	t["env"] = wrapper(wrap{valued: []string{"-u", "--unset", "-C", "--chdir", "-P", "--default-signal", "--ignore-signal", "--block-signal"}, str: []string{"-S", "--split-string"}, assigns: true,
+		chdir: []string{"-C", "--chdir"}})
 	t["nice"] = wrapper(wrap{valued: []string{"-n", "--adjustment"}})
 	t["nohup"] = wrapper(wrap{})
 	t["setsid"] = wrapper(wrap{})
@@ -261,8 +331,10 @@ func buildCommands() map[string]*rule {
 	t["command"] = wrapper(wrap{ro: []string{"-v", "-V"}})
 	t["builtin"] = wrapper(wrap{})
 	t["exec"] = wrapper(wrap{valued: []string{"-a"}})
+	t["eval"] = &rule{check: evalCheck}
+	t["trap"] = &rule{check: trapCheck}
 	t["xargs"] = wrapper(wrap{valued: []string{"-I", "-L", "-n", "-P", "-s", "-d", "-E", "-a", "--arg-file", "--delimiter", "--max-args", "--max-procs", "--max-lines", "--max-chars", "--process-slot-var"},
-		dflt: []string{"echo"}})
+		dflt: []string{"echo"}, repl: []string{"-I", "-i", "--replace"}})
 	t["parallel"] = mod("runs commands planq does not analyse")
 	t["watch"] = wrapper(wrap{valued: []string{"-n", "--interval", "-q", "--equexit"}, shellArgs: true, direct: []string{"-x", "--exec"}})
 	t["strace"] = wrapper(wrap{valued: []string{"-e", "-o", "-p", "-s", "-u", "-E", "-P", "-I", "-b", "-a", "-X", "-O", "-S", "--output"}, mod: []string{"-o", "--output"}})
@@ -289,15 +361,21 @@ func buildCommands() map[string]*rule {
 	}, &rule{ro: true, anySub: mod("builds or installs with nix")})
 
 	// Version control.
-	t["git"] = gitRule()
-	t["jj"] = jjRule()
-	t["gh"] = ghRule()
+	t["git"] = lazily(gitRule)
+	t["jj"] = lazily(jjRule)
+	t["gh"] = lazily(ghRule)
 
 	// Language tool chains and package managers.
-	t["go"] = goRule()
-	t["cargo"] = cargoRule()
-	t["npm"], t["yarn"], t["pnpm"], t["bun"] = nodePMRules()
-	t["pip"] = pipRule()
+	t["go"] = lazily(goRule)
+	t["cargo"] = lazily(cargoRule)
+	nodePMs := sync.OnceValue(func() [4]*rule {
+		npm, yarn, pnpm, bun := nodePMRules()
+		return [4]*rule{npm, yarn, pnpm, bun}
+	})
+	for i, n := range []string{"npm", "yarn", "pnpm", "bun"} {
+		t[n] = lazily(func() *rule { return nodePMs()[i] })
+	}
+	t["pip"] = lazily(pipRule)
 	t["pip3"] = t["pip"]
 	t["coverage"] = subsOf(map[string]*rule{"report": ro(), "debug": ro(), "run": t["python"]}, &rule{ro: true, anySub: mod("writes a coverage report")})
 	t["uv"] = subsOf(map[string]*rule{
@@ -340,7 +418,7 @@ func buildCommands() map[string]*rule {
 	t["systemctl"] = subsOf(map[string]*rule{"status": ro(), "show": ro(), "list-units": ro(), "list-unit-files": ro(), "list-timers": ro(), "list-sockets": ro(),
 		"is-active": ro(), "is-enabled": ro(), "is-failed": ro(), "cat": ro(), "get-default": ro(), "list-dependencies": ro(), "help": ro()},
 		&rule{ro: true, valued: []string{"-t", "--type", "--state", "-p", "--property", "-H", "--host", "-M", "--machine", "-n", "--lines", "-o", "--output"}, anySub: mod("changes system services")})
-	t["docker"] = dockerRule()
+	t["docker"] = lazily(dockerRule)
 	t["podman"] = t["docker"]
 	kubeAuth := subsOf(map[string]*rule{"can-i": ro(), "whoami": ro()}, &rule{ro: true, anySub: mod("changes the cluster")})
 	kubeConfig := subsOf(map[string]*rule{"view": ro(), "get-contexts": ro(), "current-context": ro(), "get-clusters": ro(), "get-users": ro()}, &rule{ro: true, anySub: mod("changes kubeconfig")})

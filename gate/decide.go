@@ -32,6 +32,9 @@ func Decide(tool string, v Verdict, st Status, stateErr error, pol Policy) Decis
 	}
 	var msg string
 	switch {
+	case stateErr != nil && pol.OnErrorAllow:
+		return Decision{Allow: true, Warn: true, Message: fmt.Sprintf("planq gate (gate.on_error: allow, let through): this %s call (%s) %s, and planq could not read the gate state: %s.",
+			tool, v.Part, v.Reason, oneLine(stateErr.Error()))}
 	case stateErr != nil:
 		msg = fmt.Sprintf("planq gate: blocked this %s call (%s): %s, and planq could not read the gate state: %s. "+
 			"Run `jj status` to see what is wrong; a user can turn the gate off with gate.mode: off in .planq/config.yaml.",

@@ -19,22 +19,61 @@ type Evaluation struct {
 	// Errors met on the way; the decision already accounts for them.
 	StateErr  error `json:"-"`
 	ConfigErr error `json:"-"`
+	// OnErrorAllow is the project's gate.on_error: allow, for a caller that
+	// fails after the evaluation.
+	OnErrorAllow bool `json:"-"`
 }
 
 // EvalOptions tune Evaluate.
 type EvalOptions struct {
-	// ProjectDir is the project root (CLAUDE_PROJECT_DIR), used for the
-	// configuration and the repository boundary when dir is not in a jj repo.
+	// ProjectDir is the session's project (CLAUDE_PROJECT_DIR): its jj repo
+	// holds the gate state and the configuration, and it bounds "inside".
+	// Empty means the tool's working directory.
 	ProjectDir string
 	// AssumeLocked judges the call as if the gate were locked, without
 	// reading jj: the answer to "would this be blocked before declaring?".
 	AssumeLocked bool
+	// Getenv is the environment the tool inherits (HOME, TMPDIR, PATH…);
+	// nil means os.Getenv.
+	Getenv func(string) string
 }
 
-// Evaluate decides on one tool call made in dir, the way the PreToolUse hook
-// does: built-in read-only tools are allowed at once; otherwise the
-// configuration is read, the call classified, and the gate state read only
-// when the call modifies.
+// Project is where a call's gate state and configuration come from: the
+// session's project, never the repository the tool happens to run in (a
+// command that cds into another jj repo, or names one with jj -R, is still
+// judged against the project's state).
+type Project struct {
+	Dir    string // the project directory
+	Root   string // its jj workspace root, or Dir outside a jj repo
+	IsJJ   bool
+	Config config.Config
+	Policy Policy
+	Err    error // reading the configuration failed; Policy is the default
+}
+
+// LoadProject resolves the project at dir and reads its configuration.
+func LoadProject(dir string) Project {
+	if abs, err := filepath.Abs(dir); err == nil {
+		dir = abs
+	}
+	p := Project{Dir: dir, Root: dir}
+	if root, ok := jj.FindRoot(dir); ok {
+		p.Root, p.IsJJ = root, true
+	}
+	cfg, err := config.Load(p.Root)
+	p.Config, p.Err = cfg, err
+	p.Policy = PolicyFromConfig(cfg)
+	if err != nil {
+		p.Config, p.Policy = config.Default(), DefaultPolicy()
+	}
+	return p
+}
+
+// Evaluate decides on one tool call made in dir (the tool's working
+// directory), the way the PreToolUse hook does: built-in read-only tools
+// are allowed at once; otherwise the project's configuration is read, the
+// call classified, and the project's gate state read only when the call
+// modifies.
 func Evaluate(ctx context.Context, call ToolCall, dir string, opt EvalOptions) Evaluation {
 	if ReadOnlyTool(call.Name) {
 		v := Classify(call, DefaultPolicy())
@@ -43,43 +82,39 @@ func Evaluate(ctx context.Context, call ToolCall, dir string, opt EvalOptions) E
 	if abs, err := filepath.Abs(dir); err == nil {
 		dir = abs
 	}
-	root, isJJ := jj.FindRoot(dir)
-	cfgRoot := root
-	if !isJJ {
-		cfgRoot = opt.ProjectDir
-		if cfgRoot == "" {
-			cfgRoot = dir
-		}
+	projectDir := opt.ProjectDir
+	if projectDir == "" {
+		projectDir = dir
 	}
-	cfg, cfgErr := config.Load(cfgRoot)
-	pol := PolicyFromConfig(cfg)
-	if cfgErr != nil {
-		pol = DefaultPolicy()
+	p := LoadProject(projectDir)
+	pol := p.Policy
+	if call.Root == "" && (p.IsJJ || opt.ProjectDir != "") {
+		// The boundary: the project's jj workspace, else the project; a
+		// bare working directory outside any repository is none.
+		call.Root = p.Root
 	}
-	if call.Root == "" {
-		// The repository boundary for editor tools: the jj workspace, else
-		// the project; never a bare working directory.
-		call.Root = root
-		if !isJJ {
-			call.Root = opt.ProjectDir
-		}
+	if call.Cwd == "" {
+		call.Cwd = dir
 	}
-	ev := Evaluation{Verdict: Classify(call, pol), Mode: pol.Mode, ConfigErr: cfgErr}
+	if call.Getenv == nil {
+		call.Getenv = opt.Getenv
+	}
+	ev := Evaluation{Verdict: Classify(call, pol), Mode: pol.Mode, ConfigErr: p.Err, OnErrorAllow: pol.OnErrorAllow}
 	if pol.Mode == config.ModeOff || !NeedsState(ev.Verdict) {
 		ev.Decision = Decision{Allow: true}
 		return ev
 	}
-	if cfgErr != nil {
+	if p.Err != nil {
 		ev.Decision = Decision{Message: fmt.Sprintf("planq gate: blocked this %s call (%s): %s, and the gate's configuration is invalid: %s. "+
-			"Ask the user to fix .planq/config.yaml; read-only calls stay allowed.", call.Name, ev.Verdict.Part, ev.Verdict.Reason, oneLine(cfgErr.Error()))}
+			"Ask the user to fix .planq/config.yaml; read-only calls stay allowed.", call.Name, ev.Verdict.Part, ev.Verdict.Reason, oneLine(p.Err.Error()))}
 		return ev
 	}
 	var st Status
 	var stErr error
 	if opt.AssumeLocked {
-		st = Status{IsJJRepo: isJJ, Root: root, Locked: true}
+		st = Status{IsJJRepo: p.IsJJ, Root: p.Root, Locked: true}
 	} else {
-		st, stErr = State(ctx, dir)
+		st, stErr = State(ctx, p.Root)
 	}
 	ev.State, ev.StateErr = &st, stErr
 	ev.Decision = Decide(call.Name, ev.Verdict, st, stErr, pol)

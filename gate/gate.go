@@ -3,6 +3,7 @@ package gate
 import (
 	"encoding/json"
 	"path"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -13,11 +14,18 @@ import (
 type ToolCall struct {
 	Name  string          // tool name: "Bash", "Write", "mcp__server__tool", …
 	Input json.RawMessage // the tool's arguments as a JSON object
-	// Root is the repository root, when known. Editor tools writing outside
-	// it (Claude Code's own plan files, scratch files in /tmp) are not held
+	// Root is the project boundary, when known. Writes provably outside it
+	// (Claude Code's own plan files, scratch files in /tmp) are not held
 	// back by the gate.
 	Root string
+	// Cwd is the tool's working directory, when known: relative paths and
+	// /proc/self/cwd resolve against it.
+	Cwd string
+	// Getenv reads the environment the tool inherits; nil means os.Getenv.
+	Getenv func(string) string
 }
+
+func (c ToolCall) where() Where { return Where{Root: c.Root, Cwd: c.Cwd, Getenv: c.Getenv} }
 
 // Verdict is the gate's judgement of one tool call or Bash command.
 type Verdict struct {
@@ -41,6 +49,8 @@ type GitRewrite struct {
 type Policy struct {
 	Mode              string   // config.ModeStrict, ModeWarn or ModeOff
 	PermissiveUnknown bool     // unknown commands and tools count as read-only
+	OnErrorAllow      bool     // a failing hook lets calls through (gate.on_error: allow)
+	Tests             []string // test entry points treated as read-only (gate.tests)
 	AllowGit          bool     // allow history-rewriting git commands in a jj repo
 	Allow             []string // extra read-only command names ("name" or "name sub")
 	Deny              []string // extra modifying command names; beat everything else
@@ -61,6 +71,8 @@ func PolicyFromConfig(c config.Config) Policy {
 	return Policy{
 		Mode:              mode,
 		PermissiveUnknown: g.Unknown == config.UnknownPermissive,
+		OnErrorAllow:      g.OnError == config.OnErrorAllow,
+		Tests:             g.TestEntries(),
 		AllowGit:          g.Git == config.GitAllow,
 		Allow:             g.Allow,
 		Deny:              g.Deny,
@@ -121,34 +133,39 @@ var defaultMCPReadGlobs = []string{
 	"mcp__*__inspect*", "mcp__*__status*", "mcp__*__diff*", "mcp__*__explain*",
 }
 
-// Classify judges one tool call under pol.
+// Classify judges one tool call under pol. The tool's input is decoded
+// exactly (ExactFields): an input with a duplicate key, or a key that
+// differs from one the gate reads only in case, is ambiguous and modifies.
 func Classify(call ToolCall, pol Policy) Verdict {
 	name := call.Name
 	if ReadOnlyTool(name) {
 		return Verdict{Reason: name + " only reads"}
 	}
 	if field, ok := editorPathField(name); ok {
-		var in map[string]json.RawMessage
-		_ = json.Unmarshal(call.Input, &in)
-		var p string
-		_ = json.Unmarshal(in[field], &p)
+		fields, err := ExactFields(call.Input, field)
+		if err != nil {
+			return Verdict{Modifies: true, Part: name, Reason: "the " + name + " input is ambiguous or malformed (" + err.Error() + "), so planq cannot tell which file it writes"}
+		}
+		p, _ := stringField(fields, field)
 		part := name
 		if p != "" {
 			part = name + " " + p
 		}
-		if call.Root != "" && p != "" && path.IsAbs(p) && !within(call.Root, p) {
-			return Verdict{Part: part, Reason: name + " writes " + p + ", outside the repository"}
+		if k := editorTarget(call.where(), p); k == pathOutside {
+			return Verdict{Part: part, Reason: name + " writes " + p + ", outside the project"}
 		}
 		return Verdict{Modifies: true, Part: part, Reason: name + " writes files"}
 	}
 	if name == "Bash" {
-		var in struct {
-			Command *string `json:"command"`
+		fields, err := ExactFields(call.Input, "command")
+		if err != nil {
+			return Verdict{Modifies: true, Part: "Bash", Reason: "the Bash input is ambiguous or malformed (" + err.Error() + "), so planq cannot tell which command runs"}
 		}
-		if err := json.Unmarshal(call.Input, &in); err != nil || in.Command == nil {
+		cmd, ok := stringField(fields, "command")
+		if !ok {
 			return Verdict{Modifies: true, Part: "Bash", Reason: "the Bash input has no command string, so planq cannot tell what it does"}
 		}
-		return AnalyzeBash(*in.Command, pol)
+		return AnalyzeBashAt(cmd, pol, call.where())
 	}
 	if strings.HasPrefix(name, "mcp__") {
 		return classifyMCP(name, pol)
@@ -157,6 +174,29 @@ func Classify(call ToolCall, pol Policy) Verdict {
 		return Verdict{Part: name, Reason: "unknown tool " + name + " (gate.unknown: permissive)"}
 	}
 	return Verdict{Modifies: true, Part: name, Reason: "unknown tool " + name + " counts as modifying (gate.unknown: strict)"}
+}
+
+// editorTarget says where an editor tool's file is: resolved (symlinks,
+// /proc/self/cwd, ..) and compared with the project the same way as the
+// files a Bash command writes.
+func editorTarget(w Where, p string) pathKind {
+	root := resolvedRoot(w.Root)
+	if p == "" || root == "" {
+		return pathInside
+	}
+	cwd := w.Cwd
+	if cwd == "" && !filepath.IsAbs(p) {
+		return pathInside
+	}
+	r, ok := resolvePath(p, cwd)
+	if !ok {
+		return pathInside
+	}
+	k := w.classifyPath(root, r)
+	if k == pathOutside && hardLinked(r) {
+		return pathInside
+	}
+	return k
 }
 
 func classifyMCP(name string, pol Policy) Verdict {
@@ -189,11 +229,4 @@ func matchGlob(globs []string, name string) (string, bool) {
 		}
 	}
 	return "", false
-}
-
-// within reports whether p is root or below it, by path prefix.
-func within(root, p string) bool {
-	root = path.Clean(root)
-	p = path.Clean(p)
-	return p == root || strings.HasPrefix(p, strings.TrimSuffix(root, "/")+"/")
 }

@@ -11,17 +11,28 @@ import (
 type rule struct {
 	ro       bool     // read-only unless a flag, argument or check says otherwise
 	why      string   // what the command does when it modifies ("deletes files")
-	goFlags  bool     // flags are single-dash words (-name, -coverprofile=x), never clusters
+	goFlags  bool     // flags are single-dash words (-name, -coverprofile=x), never clusters or abbreviations
 	valued   []string // flags that take a value ("-o", "--output")
-	modFlags []string // flags that make the command modify (a valued one unless to /dev/null)
+	modFlags []string // flags that make the command modify (a valued one unless to /dev/null or outside the project)
 	flagWhy  string   // what a modifying flag does; default "writes files"
 	roFlags  []string // flags that make the command read-only (unless a modFlag is there too)
-	posMod   int      // with at least this many positional arguments the command modifies
-	subs     map[string]*rule
-	noSub    *rule                                                     // rule when no subcommand is given; default: this rule's own flags
-	anySub   *rule                                                     // rule for subcommands not in subs; default: the unknown policy
-	jj       string                                                    // for git: the jj way to do what this history-rewriting command does
-	check    func(c *cmdCtx, name string, args []arg, r *rule) outcome // custom judgement
+	// long is the command's complete list of long options, when known: an
+	// abbreviation (GNU getopt_long, git, argparse accept any unique
+	// prefix) is resolved against it, and an ambiguous one is judged as the
+	// most dangerous option it could be.
+	long   []string
+	exact  bool // long options are never abbreviated (the tool refuses abbreviations)
+	posMod int  // with at least this many positional arguments the command modifies
+	subs   map[string]*rule
+	noSub  *rule // rule when no subcommand is given; default: this rule's own flags
+	anySub *rule // rule for subcommands not in subs; default: the unknown policy
+	jj     string
+	// cfg says the command loads configuration or code from its working
+	// directory (a repository's config, a Makefile, package.json scripts,
+	// test files): it is trusted only when that directory is the project.
+	cfg   bool
+	check func(c *cmdCtx, name string, args []arg, r *rule) outcome // custom judgement
+	lazy  *lazyRule                                                 // a table entry built on first use (lookup)
 }
 
 // flagArg is one flag occurrence, with its value when it takes one.
@@ -39,14 +50,14 @@ func (r *rule) eval(c *cmdCtx, name string, args []arg) outcome {
 	if r.subs != nil {
 		return r.evalSub(c, name, args)
 	}
-	return r.evalFlags(name, args)
+	return r.evalFlags(c, name, args)
 }
 
 // evalSub finds the subcommand (the first positional argument) and judges
 // the rest of the arguments under its rule.
 func (r *rule) evalSub(c *cmdCtx, name string, args []arg) outcome {
 	flags, pos, rest := scan(args, r, true)
-	if o, ok := r.flagOutcome(name, flags); ok {
+	if o, ok := r.flagOutcome(c, name, flags); ok {
 		return o
 	}
 	if len(pos) == 0 {
@@ -63,7 +74,11 @@ func (r *rule) evalSub(c *cmdCtx, name string, args []arg) outcome {
 	sr, ok := r.subs[sub.val]
 	if !ok || !sub.static {
 		if r.anySub != nil {
-			return r.anySub.eval(c, full, rest)
+			o := r.anySub.eval(c, full, rest)
+			if r.anySub.jj != "" && o.mod && o.git == nil {
+				o.git = &GitRewrite{Command: full, JJ: r.anySub.jj}
+			}
+			return o
 		}
 		return unknownOutcome(c, "unknown subcommand "+full+" counts as modifying")
 	}
@@ -75,9 +90,9 @@ func (r *rule) evalSub(c *cmdCtx, name string, args []arg) outcome {
 }
 
 // evalFlags judges a command by its flags and positional arguments.
-func (r *rule) evalFlags(name string, args []arg) outcome {
+func (r *rule) evalFlags(c *cmdCtx, name string, args []arg) outcome {
 	flags, pos, _ := scan(args, r, false)
-	if o, ok := r.flagOutcome(name, flags); ok {
+	if o, ok := r.flagOutcome(c, name, flags); ok {
 		return o
 	}
 	if r.posMod > 0 && len(pos) >= r.posMod {
@@ -90,15 +105,19 @@ func (r *rule) evalFlags(name string, args []arg) outcome {
 }
 
 // flagOutcome applies modFlags, then roFlags; ok says whether they decided.
-// A modifying flag wins: git branch -r -d origin/x deletes.
-func (r *rule) flagOutcome(name string, flags []flagArg) (outcome, bool) {
+// A modifying flag wins: git branch -r -d origin/x deletes. A valued
+// modifying flag whose value is /dev/null, or a file provably outside the
+// project, does not modify.
+func (r *rule) flagOutcome(c *cmdCtx, name string, flags []flagArg) (outcome, bool) {
 	for _, f := range flags {
-		spec, ok := r.matchMod(f.name)
-		if !ok {
+		if !slices.Contains(r.modFlags, f.name) {
 			continue
 		}
-		if f.hasVal && r.isValued(spec) && f.val.static && safeTarget(f.val.val) {
+		if f.hasVal && r.isValued(f.name) && f.val.static && (c != nil && (c.a.safeTarget(f.val.val) || c.a.outsideWrite(f.val))) {
 			continue
+		}
+		if f.hasVal && !r.isValued(f.name) && f.val.static && (f.val.val == "false" || f.val.val == "0" || f.val.val == "no") {
+			continue // --watch=false
 		}
 		why := r.flagWhy
 		if why == "" {
@@ -118,21 +137,58 @@ func (r *rule) flagOutcome(name string, flags []flagArg) (outcome, bool) {
 	return outcome{}, false
 }
 
-// matchMod finds the modifying flag spec that flag names. GNU long options
-// may be abbreviated, so "--in-pl" counts as "--in-place".
-func (r *rule) matchMod(flag string) (string, bool) {
-	for _, spec := range r.modFlags {
-		if spec == flag {
-			return spec, true
-		}
-		if !r.goFlags && strings.HasPrefix(flag, "--") && len(flag) > 3 && strings.HasPrefix(spec, flag) {
-			return spec, true
+func (r *rule) isValued(flag string) bool { return slices.Contains(r.valued, flag) }
+
+// resolveLong resolves a long option as the command will: an exact name,
+// else the unique option it abbreviates. An ambiguous abbreviation is taken
+// as the most dangerous option it could be (the command itself refuses it,
+// but planq does not rely on that). Read-only options are resolved only
+// against a complete list (r.long), so that a prefix of an option planq
+// does not know never counts as read-only.
+func (r *rule) resolveLong(name string) string {
+	if r.goFlags || r.exact || !strings.HasPrefix(name, "--") || len(name) < 3 {
+		return name
+	}
+	all := [][]string{r.modFlags, r.valued, r.long, r.roFlags}
+	for _, l := range all {
+		if slices.Contains(l, name) {
+			return name
 		}
 	}
-	return "", false
+	var cands []string
+	for i, l := range all {
+		if i == 3 && r.long == nil {
+			break
+		}
+		for _, o := range l {
+			if strings.HasPrefix(o, "--") && strings.HasPrefix(o, name) && !slices.Contains(cands, o) {
+				cands = append(cands, o)
+			}
+		}
+	}
+	if len(cands) == 0 {
+		return name
+	}
+	for _, o := range cands {
+		if slices.Contains(r.modFlags, o) {
+			return o
+		}
+	}
+	for _, o := range cands {
+		if r.isValued(o) {
+			return o
+		}
+	}
+	if len(cands) == 1 || r.long != nil {
+		for _, o := range cands {
+			if !slices.Contains(r.roFlags, o) {
+				return o
+			}
+		}
+		return cands[0]
+	}
+	return name
 }
-
-func (r *rule) isValued(flag string) bool { return slices.Contains(r.valued, flag) }
 
 // isFlag reports whether a word is an option rather than an operand.
 func isFlag(a arg) bool {
@@ -141,7 +197,9 @@ func isFlag(a arg) bool {
 
 // scan splits args into flags and positional arguments. With stop it stops
 // at the first positional argument and returns the words after it in rest.
-// Flags are GNU style (-abc clusters, --long=value) unless r.goFlags.
+// Flags are GNU style (-abc clusters, --long=value, abbreviations) unless
+// r.goFlags. A word planq cannot read that may be a flag is kept as a
+// positional argument.
 func scan(args []arg, r *rule, stop bool) (flags []flagArg, pos, rest []arg) {
 	for i := 0; i < len(args); i++ {
 		a := args[i]
@@ -175,9 +233,10 @@ func scan(args []arg, r *rule, stop bool) (flags []flagArg, pos, rest []arg) {
 			if r.goFlags && strings.HasPrefix(name, "--") {
 				name = name[1:]
 			}
+			name = r.resolveLong(name)
 			f := flagArg{name: name}
 			if hasEq {
-				f.val, f.hasVal = arg{val: val, raw: val, static: true}, true
+				f.val, f.hasVal = arg{val: val, raw: val, static: true, glob: a.glob}, true
 			} else if r.isValued(name) {
 				f.val, f.hasVal = next()
 			}
@@ -215,10 +274,46 @@ func hasFlag(flags []flagArg, names ...string) bool {
 }
 
 // unknownOutcome applies the unknown-command policy to something planq
-// cannot see into.
+// cannot see into. Something unknown may also create links, so the script
+// gets no credit for writing outside the project.
 func unknownOutcome(c *cmdCtx, reason string) outcome {
 	if c.a.pol.PermissiveUnknown {
+		c.a.facts.links = true
 		return outcome{}
 	}
-	return outcome{mod: true, reason: reason + " (gate.unknown: strict)"}
+	return outcome{mod: true, unknown: true, reason: reason + " (gate.unknown: strict)"}
+}
+
+// helpOnly allows a known command (and known subcommands) asked only for
+// its help or version: rm --help, git commit --help, jj squash -h. -h
+// counts only after a subcommand, or where the rule lists it as read-only.
+func helpOnly(name string, args []arg) (outcome, bool) {
+	if len(args) == 0 {
+		return outcome{}, false
+	}
+	last := args[len(args)-1]
+	if !last.static || last.val != "--help" && last.val != "--version" && last.val != "-h" {
+		return outcome{}, false
+	}
+	r, ok := lookup(name)
+	if !ok {
+		return outcome{}, false
+	}
+	for _, w := range args[:len(args)-1] {
+		if !w.static || r.subs == nil {
+			return outcome{}, false
+		}
+		sr, ok := r.subs[w.val]
+		if !ok {
+			return outcome{}, false
+		}
+		r = sr
+	}
+	if last.val == "-h" && len(args) == 1 && !slices.Contains(r.roFlags, "-h") {
+		return outcome{}, false
+	}
+	if last.val == "-h" && (r.isValued("-h") || slices.Contains(r.modFlags, "-h")) {
+		return outcome{}, false
+	}
+	return outcome{}, true
 }

@@ -59,15 +59,15 @@ func State(ctx context.Context, dir string) (Status, error) {
 			return st, nil
 		}
 	}
-	cur, err := jj.New(root).Current(ctx)
+	// A snapshot of the working copy never changes a description, so @ is
+	// read as the last operation recorded it, without one.
+	cur, err := jj.New(root).CurrentRecorded(ctx)
 	if err != nil {
 		return Status{}, fmt.Errorf("read the working-copy change: %w", err)
 	}
 	st.ChangeID, st.Description = cur.ChangeID, cur.Description
 	st.Locked = !cur.Declared()
-	// jj may have snapshotted the working copy, which is an operation of its
-	// own: key the entry on the heads as they are now. A snapshot never
-	// changes a description.
+	// Key the entry on the heads as they are now.
 	if key, err := opHeadsKey(root); err == nil {
 		writeCache(cachePath, cacheEntry{Version: cacheVersion, Key: key, ChangeID: cur.ChangeID, Description: cur.Description})
 	}

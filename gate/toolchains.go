@@ -1,6 +1,9 @@
 package gate
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
 // Language tool chains and package managers. Test and check runners only
 // read the tree (investigating before declaring is the point); builds,
@@ -12,9 +15,6 @@ var goBuildValued = []string{"-o", "-p", "-tags", "-ldflags", "-gcflags", "-asmf
 func goRule() *rule {
 	read := ro()
 	goFlags := func(r *rule) *rule { r.goFlags = true; return r }
-	testValued := append([]string{"-run", "-bench", "-count", "-timeout", "-cpu", "-benchtime", "-fuzz", "-fuzztime", "-fuzzminimizetime",
-		"-list", "-skip", "-shuffle", "-vet", "-parallel", "-coverprofile", "-cpuprofile", "-memprofile", "-blockprofile",
-		"-mutexprofile", "-trace", "-outputdir", "-memprofilerate", "-blockprofilerate", "-mutexprofilefraction"}, goBuildValued...)
 	modCmd := subsOf(map[string]*rule{
 		"graph": read, "why": read, "verify": read, "help": read,
 		"edit": {goFlags: true, why: "edits go.mod", roFlags: []string{"-json", "-print"}},
@@ -23,11 +23,9 @@ func goRule() *rule {
 		"edit": {goFlags: true, why: "edits go.work", roFlags: []string{"-json", "-print"}},
 	}, &rule{ro: true, anySub: mod("changes go.work")})
 	return subsOf(map[string]*rule{
-		"test": goFlags(&rule{ro: true, valued: testValued,
-			modFlags: []string{"-c", "-o", "-coverprofile", "-cpuprofile", "-memprofile", "-blockprofile", "-mutexprofile", "-trace", "-outputdir", "-fuzz", "-update", "-exec", "-toolexec"},
-			flagWhy:  "writes files (a test binary, a profile, golden files or fuzz inputs) or runs another program"}),
-		"vet":       goFlags(&rule{ro: true, valued: goBuildValued, modFlags: []string{"-vettool"}, flagWhy: "runs another program"}),
-		"list":      goFlags(&rule{ro: true, valued: append([]string{"-f"}, goBuildValued...)}),
+		"test":      {ro: true, check: func(c *cmdCtx, name string, args []arg, _ *rule) outcome { return goTest(c, name, args, "go test") }},
+		"vet":       goFlags(&rule{ro: true, valued: goBuildValued, modFlags: []string{"-vettool", "-toolexec", "-overlay", "-modfile", "-exec"}, flagWhy: "runs another program"}),
+		"list":      goFlags(&rule{ro: true, valued: append([]string{"-f"}, goBuildValued...), modFlags: []string{"-toolexec", "-overlay", "-modfile", "-exec"}, flagWhy: "runs another program"}),
 		"doc":       read,
 		"version":   read,
 		"help":      read,
@@ -45,15 +43,96 @@ func goRule() *rule {
 		"mod":       modCmd,
 		"work":      work,
 		"telemetry": {ro: true, posMod: 1, why: "changes telemetry settings"},
-	}, &rule{ro: true})
+	}, &rule{ro: true, cfg: true, goFlags: true, valued: []string{"-C"}, check: goTopCheck})
 }
+
+// goTopCheck judges go's own flags (go -C DIR) and then the subcommand.
+func goTopCheck(c *cmdCtx, name string, args []arg, r *rule) outcome {
+	for i := 0; i+1 < len(args) && args[i].static && strings.HasPrefix(args[i].val, "-"); i++ {
+		if args[i].val == "-C" || args[i].val == "--C" {
+			if o := c.testPath(name, "-C", args[i+1]); o.mod {
+				return o
+			}
+			if !c.a.cdInside(args[i+1]) {
+				return unknownOutcome(c, name+" -C runs go in another directory")
+			}
+			i++
+		} else if strings.HasPrefix(args[i].val, "-C=") {
+			return unknownOutcome(c, name+" -C runs go in another directory")
+		}
+	}
+	return r.evalSub(c, name, args)
+}
+
+var goTestValued = append([]string{"-run", "-bench", "-count", "-timeout", "-cpu", "-benchtime", "-fuzz", "-fuzztime", "-fuzzminimizetime",
+	"-list", "-skip", "-shuffle", "-vet", "-parallel", "-coverprofile", "-cpuprofile", "-memprofile", "-blockprofile",
+	"-mutexprofile", "-trace", "-outputdir", "-memprofilerate", "-blockprofilerate", "-mutexprofilefraction"}, goBuildValued...)
+
+// goTest judges go test (and the go test flags gotestsum passes on): the
+// project's tests are read-only under gate.tests; writing a test binary,
+// profiles or fuzz inputs, or running the tests through another program,
+// modifies, except for files written outside the project. Flags go test
+// does not know go to the test binary: -update, -golden… rewrite expected
+// output.
+func goTest(c *cmdCtx, name string, args []arg, entry string) outcome {
+	if !c.a.testListed(entry) {
+		return notListed(entry)
+	}
+	r := &rule{goFlags: true, valued: goTestValued,
+		modFlags: []string{"-c", "-o", "-coverprofile", "-cpuprofile", "-memprofile", "-blockprofile", "-mutexprofile", "-trace", "-outputdir",
+			"-fuzz", "-exec", "-toolexec", "-overlay", "-modfile", "-pkgdir", "-i"},
+		flagWhy: "writes files (a test binary, a profile or fuzz inputs) or runs the tests through another program"}
+	var binArgs []arg
+	if i := slices.IndexFunc(args, func(a arg) bool { return a.static && (a.val == "-args" || a.val == "--args") }); i >= 0 {
+		args, binArgs = args[:i], args[i+1:]
+	}
+	flags, pos, _ := scan(args, r, false)
+	if o, ok := r.flagOutcome(c, name, flags); ok && o.mod {
+		return o
+	}
+	for _, f := range flags {
+		base := strings.TrimPrefix(f.name, "-test.")
+		switch {
+		case strings.HasPrefix(f.name, "-test.") && slices.Contains(r.modFlags, "-"+base):
+			if !(f.hasVal && f.val.static && (c.a.safeTarget(f.val.val) || c.a.outsideWrite(f.val))) {
+				return outcome{mod: true, reason: name + " " + f.name + " " + r.flagWhy}
+			}
+		case f.name == "-mod" && f.val.val != "readonly" && f.val.val != "vendor":
+			return outcome{mod: true, reason: name + " -mod=" + f.val.val + " may update go.mod and go.sum"}
+		case f.name == "-ldflags" && (!f.val.static || strings.Contains(f.val.val, "extld") || strings.Contains(f.val.val, "linkmode") || strings.Contains(f.val.val, "tmpdir")):
+			return outcome{mod: true, reason: name + " -ldflags " + f.val.raw + " may run another linker"}
+		case f.name == "-compiler" || f.name == "-gccgoflags":
+			return unknownOutcome(c, name+" "+f.name+" runs another compiler")
+		case !slices.Contains(r.valued, f.name) && !slices.Contains(goTestBoolFlags, f.name) && updateFlag.MatchString(f.name):
+			return outcome{mod: true, reason: name + " " + f.name + " tells the tests to rewrite their expected output"}
+		case f.hasVal && !f.val.static:
+			return unknownOutcome(c, name+" "+f.name+" has a value computed at run time")
+		}
+	}
+	for _, p := range pos {
+		if o := c.testPath(name, "", p); o.mod {
+			return o
+		}
+	}
+	for _, a := range binArgs {
+		if a.static && strings.HasPrefix(a.val, "-") && updateFlag.MatchString(a.val) {
+			return outcome{mod: true, reason: name + " " + a.val + " tells the tests to rewrite their expected output"}
+		}
+	}
+	return outcome{}
+}
+
+var goTestBoolFlags = []string{"-v", "-race", "-msan", "-asan", "-cover", "-failfast", "-short", "-benchmem", "-a", "-n", "-x", "-work", "-trimpath", "-linkshared", "-buildvcs"}
 
 // goBuildCheck: go build writes a binary unless -o sends it nowhere.
 func goBuildCheck(c *cmdCtx, name string, args []arg, r *rule) outcome {
 	flags, _, _ := scan(args, r, false)
 	for _, f := range flags {
-		if f.name == "-o" && f.hasVal && f.val.static && safeTarget(f.val.val) {
+		if f.name == "-o" && f.hasVal && f.val.static && (c.a.safeTarget(f.val.val) || c.a.outsideWrite(f.val)) {
 			return outcome{}
+		}
+		if slices.Contains([]string{"-toolexec", "-overlay", "-modfile", "-exec"}, f.name) {
+			return outcome{mod: true, reason: name + " " + f.name + " runs another program"}
 		}
 	}
 	return outcome{mod: true, reason: name + " " + r.why}
@@ -74,10 +153,10 @@ func goToolCheck(c *cmdCtx, name string, args []arg, _ *rule) outcome {
 		return outcome{}
 	case "pprof":
 		r := &rule{ro: true, goFlags: true, modFlags: []string{"-output", "-proto"}, valued: []string{"-output", "-http"}}
-		return r.evalFlags(name+" pprof", args[1:])
+		return r.evalFlags(c, name+" pprof", args[1:])
 	case "cover":
 		r := &rule{ro: true, goFlags: true, modFlags: []string{"-o"}, valued: []string{"-o", "-html", "-func", "-mode", "-var", "-pkgcfg"}}
-		return r.evalFlags(name+" cover", args[1:])
+		return r.evalFlags(c, name+" cover", args[1:])
 	case "fix", "compile", "link", "asm", "cgo", "covdata", "buildid", "pack", "preprofile":
 		return outcome{mod: true, reason: name + " " + t.val + " writes files"}
 	}
@@ -89,14 +168,28 @@ func cargoRule() *rule {
 	build := mod(whyBuilds)
 	runs := mod("builds and runs a program planq cannot see into")
 	manifest := mod("changes Cargo.toml")
+	// cargo test, bench, check, clippy and nextest build the project and
+	// run its build scripts and tests: gate.tests decides.
+	cargoValued := []string{"-p", "--package", "--exclude", "-j", "--jobs", "--features", "-F", "--target", "--target-dir", "--manifest-path",
+		"--profile", "--message-format", "--color", "--config", "-Z", "--bin", "--example", "--test", "--bench", "--lib-only", "--timings", "--lockfile-path",
+		"--artifact-dir", "--out-dir"}
+	cargoTest := func(entry string, extra ...string) *rule {
+		return testRunner(runner{entry: entry, valued: cargoValued, passArgs: true,
+			writes: append([]string{"--artifact-dir", "--out-dir", "--timings", "--lockfile-path"}, extra...),
+			paths:  []string{"--manifest-path"}, runs: []string{"--config", "-Z"}})
+	}
+	clippy := cargoTest("cargo clippy", "--fix", "--allow-dirty", "--allow-staged")
 	return subsOf(map[string]*rule{
-		"test": read, "t": read, "check": read, "c": read, "tree": read, "search": read, "metadata": read, "bench": read,
-		"version": read, "help": read, "verify-project": read, "read-manifest": read, "pkgid": read, "locate-project": read,
-		"deny": read, "outdated": read, "expand": read, "udeps": read, "nextest": read, "llvm-cov": read,
-		"clippy":  {ro: true, modFlags: []string{"--fix"}, flagWhy: "writes fixes"},
-		"fmt":     {why: "rewrites files", roFlags: []string{"--check"}},
-		"audit":   subsOf(map[string]*rule{"fix": manifest}, &rule{ro: true}),
-		"machete": {ro: true, modFlags: []string{"--fix"}, flagWhy: "edits Cargo.toml"},
+		"test": cargoTest("cargo test"), "t": cargoTest("cargo test"), "bench": cargoTest("cargo bench"),
+		"check": cargoTest("cargo check"), "c": cargoTest("cargo check"), "clippy": clippy,
+		"nextest": subsOf(map[string]*rule{"run": cargoTest("cargo nextest"), "r": cargoTest("cargo nextest"), "list": cargoTest("cargo nextest"), "show-config": read},
+			&rule{ro: true, anySub: mod(whyWrites)}),
+		"tree": read, "search": read, "metadata": read, "version": read, "help": read, "verify-project": read, "read-manifest": read,
+		"pkgid": read, "locate-project": read, "deny": read, "outdated": read, "udeps": read, "expand": cargoTest("cargo check"),
+		"llvm-cov": mod("writes coverage reports"),
+		"fmt":      {why: "rewrites files", check: cargoFmtCheck},
+		"audit":    subsOf(map[string]*rule{"fix": manifest}, &rule{ro: true}),
+		"machete":  {ro: true, modFlags: []string{"--fix"}, flagWhy: "edits Cargo.toml"},
 		"insta": subsOf(map[string]*rule{
 			"test":              {ro: true, modFlags: []string{"--accept", "--review"}, flagWhy: "writes snapshots"},
 			"pending-snapshots": read,
@@ -108,41 +201,32 @@ func cargoRule() *rule {
 		"update": mod("changes Cargo.lock"), "generate-lockfile": mod("writes Cargo.lock"),
 		"new": mod(whyWrites), "init": mod(whyWrites), "publish": mod("publishes a crate"), "clean": mod(whyDeletes),
 		"fix": mod("rewrites source files"), "vendor": mod(whyWrites),
-	}, &rule{ro: true, roFlags: []string{"--version", "-V", "--help", "-h", "--list"}, valued: []string{"-C", "--config", "-Z", "--color"}})
+	}, &rule{ro: true, cfg: true, roFlags: []string{"--version", "-V", "--help", "-h", "--list"}, valued: []string{"-C", "--config", "-Z", "--color"},
+		modFlags: []string{"-C", "--config", "-Z"}, flagWhy: "runs cargo elsewhere or with settings that can run programs"})
 }
 
-// readOnlyScript reports whether a package script is trusted to only read:
-// tests and type checks.
-func readOnlyScript(s string) bool {
-	for _, p := range []string{"test", "check", "typecheck", "type-check", "types", "tsc"} {
-		if s == p || strings.HasPrefix(s, p+":") {
-			return true
+// cargoFmtCheck: cargo fmt rewrites files unless --check is given, before
+// or after -- (cargo fmt -- --check passes it to rustfmt).
+func cargoFmtCheck(c *cmdCtx, name string, args []arg, r *rule) outcome {
+	check := false
+	for _, a := range args {
+		if !a.static {
+			return outcome{mod: true, reason: name + " has an argument computed at run time"}
+		}
+		switch a.val {
+		case "--check":
+			check = true
+		case "--emit", "--emit=files", "--backup":
+			return outcome{mod: true, reason: name + " " + a.val + " writes files"}
+		}
+		if strings.HasPrefix(a.val, "--emit") && !strings.HasSuffix(a.val, "stdout") {
+			return outcome{mod: true, reason: name + " " + a.val + " writes files"}
 		}
 	}
-	return false
-}
-
-// scriptRule judges `npm run NAME`, and `yarn NAME` / `pnpm NAME` where the
-// subcommand is the script's name.
-func scriptRule(tool string) *rule {
-	return &rule{ro: true, check: func(c *cmdCtx, name string, args []arg, r *rule) outcome {
-		if name == tool+" run" || name == tool+" run-script" {
-			_, pos, _ := scan(args, r, true)
-			if len(pos) == 0 {
-				return outcome{} // lists the scripts
-			}
-			return scriptOutcome(c, name+" "+pos[0].raw, pos[0])
-		}
-		i := strings.LastIndexByte(name, ' ')
-		return scriptOutcome(c, name, arg{val: name[i+1:], static: true})
-	}}
-}
-
-func scriptOutcome(c *cmdCtx, shown string, script arg) outcome {
-	if script.static && readOnlyScript(script.val) {
+	if check || len(args) > 0 && (args[0].val == "--help" || args[0].val == "--version") {
 		return outcome{}
 	}
-	return unknownOutcome(c, shown+" runs a package script planq cannot see into (only test and check scripts count as read-only)")
+	return outcome{mod: true, reason: name + " " + r.why}
 }
 
 func nodePMRules() (npm, yarn, pnpm, bun *rule) {
@@ -150,7 +234,7 @@ func nodePMRules() (npm, yarn, pnpm, bun *rule) {
 	inst := mod(whyInstalls)
 	common := func(tool string) map[string]*rule {
 		return map[string]*rule{
-			"test": read, "t": read, "tst": read, "ls": read, "list": read, "ll": read, "la": read, "view": read, "v": read,
+			"test": scriptRule(tool), "t": scriptRule(tool), "tst": scriptRule(tool), "ls": read, "list": read, "ll": read, "la": read, "view": read, "v": read,
 			"info": read, "show": read, "outdated": read, "search": read, "help": read, "explain": read, "why": read,
 			"doc": read, "docs": read, "bugs": read, "repo": read, "root": read, "bin": read, "prefix": read, "whoami": read,
 			"ping": read, "fund": read, "query": read, "sbom": read, "diff": read, "licenses": read, "find-dupes": read,
@@ -161,14 +245,14 @@ func nodePMRules() (npm, yarn, pnpm, bun *rule) {
 			"exec":  wrapper(wrap{valued: []string{"-p", "--package", "-w", "--workspace", "--filter"}, str: []string{"-c", "--call"}}),
 			"dlx":   wrapper(wrap{valued: []string{"-p", "--package"}}),
 			"x":     wrapper(wrap{valued: []string{"-p", "--package"}}),
-			"start": mod("runs the package's start script"), "restart": mod("runs the package's start script"), "stop": mod("runs the package's stop script"),
+			"start": scriptRule(tool), "restart": scriptRule(tool), "stop": scriptRule(tool),
 			"install": inst, "i": inst, "add": inst, "a": inst, "ci": inst, "uninstall": inst, "remove": inst, "rm": inst, "r": inst,
 			"un": inst, "unlink": inst, "update": inst, "up": inst, "upgrade": inst, "dedupe": inst, "ddp": inst, "prune": inst,
 			"rebuild": inst, "link": inst, "ln": inst, "import": inst, "patch": inst, "patch-commit": inst,
 			"init": mod(whyWrites), "create": mod(whyWrites),
-			"publish":   {why: "publishes a package", roFlags: []string{"--dry-run"}},
+			"publish":   mod("runs the package's lifecycle scripts (prepublishOnly, prepack, prepare), even with --dry-run, and publishes it"),
 			"unpublish": mod("unpublishes a package"), "deprecate": mod("changes the registry"), "set-script": mod("changes package.json"),
-			"pack":       {why: "writes a package tarball", roFlags: []string{"--dry-run"}},
+			"pack":       mod("runs the package's prepack and prepare scripts, even with --dry-run, and writes a tarball"),
 			"version":    {ro: true, posMod: 1, why: "bumps the version in package.json"},
 			"pkg":        subsOf(map[string]*rule{"get": read}, &rule{ro: true, anySub: mod("changes package.json")}),
 			"cache":      subsOf(map[string]*rule{"ls": read, "list": read, "dir": read, "verify": read}, &rule{ro: true, anySub: mod("changes the package cache")}),
@@ -179,12 +263,39 @@ func nodePMRules() (npm, yarn, pnpm, bun *rule) {
 			"pm":         subsOf(map[string]*rule{"ls": read, "hash": read, "hash-string": read, "bin": read, "cache": read}, &rule{ro: true, anySub: mod(whyInstalls)}),
 		}
 	}
-	valued := []string{"-w", "--workspace", "--prefix", "-C", "--dir", "--cwd", "--filter", "-F"}
+	valued := []string{"-w", "--workspace", "--prefix", "-C", "--dir", "--cwd", "--filter", "-F", "--script-shell", "--userconfig", "--globalconfig", "--node-options"}
 	versionFlags := []string{"-v", "--version", "-h", "--help"}
-	npm = subsOf(common("npm"), &rule{ro: true, valued: valued, roFlags: versionFlags, anySub: mod("is an npm subcommand planq does not know")})
-	yarn = subsOf(common("yarn"), &rule{why: whyInstalls, valued: valued, roFlags: versionFlags, anySub: scriptRule("yarn")}) // bare yarn installs
-	pnpm = subsOf(common("pnpm"), &rule{ro: true, valued: valued, roFlags: versionFlags, anySub: scriptRule("pnpm")})
-	bun = subsOf(common("bun"), &rule{ro: true, valued: valued, roFlags: append(versionFlags, "--revision"), anySub: mod("runs a file or package script planq cannot see into")})
+	top := func(r *rule) *rule {
+		r.cfg = true
+		r.check = func(c *cmdCtx, name string, args []arg, r *rule) outcome {
+			flags, _, _ := scan(args, r, true)
+			if o := pmFlags(c, name, flags); o.mod {
+				return o
+			}
+			return r.evalSub(c, name, args)
+		}
+		return r
+	}
+	npm = top(subsOf(common("npm"), &rule{ro: true, valued: valued, roFlags: versionFlags, anySub: mod("is an npm subcommand planq does not know")}))
+	yarn = top(subsOf(common("yarn"), &rule{why: whyInstalls, valued: valued, roFlags: versionFlags, anySub: scriptRule("yarn")})) // bare yarn installs
+	pnpm = top(subsOf(common("pnpm"), &rule{ro: true, valued: valued, roFlags: versionFlags, anySub: scriptRule("pnpm")}))
+	bunSubs := common("bun")
+	bunSubs["test"] = testRunner(runner{entry: "bun test", valued: []string{"-t", "--test-name-pattern", "--timeout", "--preload", "-r", "--rerun-each", "--coverage-reporter", "--coverage-dir", "--bail", "--reporter", "--reporter-outfile"},
+		writes: []string{"-u", "--update-snapshots", "--coverage", "--coverage-dir", "--reporter-outfile", "--watch"}, paths: []string{"--preload", "-r"}})
+	bunTop := top(subsOf(bunSubs, &rule{ro: true, valued: valued, roFlags: append(versionFlags, "--revision"), anySub: scriptRule("bun")}))
+	bunTopCheck := bunTop.check
+	bunTop.check = func(c *cmdCtx, name string, args []arg, r *rule) outcome {
+		for _, a := range args {
+			if a.static && (a.val == "-e" || a.val == "--eval" || a.val == "-p" || a.val == "--print" || strings.HasPrefix(a.val, "--eval=") || strings.HasPrefix(a.val, "--print=")) {
+				return outcome{mod: true, reason: name + " " + a.val + " runs code given on the command line"}
+			}
+			if !isFlag(a) {
+				break
+			}
+		}
+		return bunTopCheck(c, name, args, r)
+	}
+	bun = bunTop
 	return npm, yarn, pnpm, bun
 }
 

@@ -31,11 +31,18 @@ const (
 const ServerName = "planq"
 
 // Hook is one Claude Code hook planq wires: the event, planq's subcommand
-// for it, the matcher (empty: none) and the timeout in seconds.
+// for it, the matcher (empty: none) and the timeout in seconds. Tool hooks
+// run on every tool call, and are served by the planq-hook binary when it
+// is installed beside planq.
 type Hook struct {
 	Event, Subcommand, Matcher string
 	Timeout                    int
+	Tool                       bool
 }
+
+// HookBinary is the name of the minimal binary that serves the tool hooks
+// (cmd/planq-hook), installed beside planq.
+const HookBinary = "planq-hook"
 
 // GatedTools is the tool matcher of the PreToolUse and PostToolUse hooks:
 // every tool except those the gate always allows (gate.ReadOnlyTools), so
@@ -46,12 +53,12 @@ var GatedTools = "^(?!(?:" + strings.Join(gate.ReadOnlyTools(), "|") + ")$)"
 
 // Hooks are the hooks `planq mcp install` wires, in the order it writes them.
 var Hooks = []Hook{
-	{"SessionStart", "session-start", "", 30},
-	{"PreToolUse", "pre-tool-use", GatedTools, 10},
-	{"PostToolUse", "post-tool-use", GatedTools, 10},
-	{"PreCompact", "pre-compact", "", 30},
-	{"Stop", "stop", "", 30},
-	{"SessionEnd", "session-end", "", 30},
+	{"SessionStart", "session-start", "", 30, false},
+	{"PreToolUse", "pre-tool-use", GatedTools, 10, true},
+	{"PostToolUse", "post-tool-use", GatedTools, 10, true},
+	{"PreCompact", "pre-compact", "", 30, false},
+	{"Stop", "stop", "", 30, false},
+	{"SessionEnd", "session-end", "", 30, false},
 }
 
 // InstallOptions says what to install where.
@@ -60,6 +67,9 @@ type InstallOptions struct {
 	ProjectDir string // the code repo root (absolute); required for project and local scope
 	Home       string // the user's home directory (~/.claude.json, ~/.claude/)
 	Exe        string // absolute path of the planq binary the hooks and server run
+	// HookExe is the absolute path of planq-hook, which then serves the tool
+	// hooks (PreToolUse, PostToolUse); empty wires them to `planq hook …`.
+	HookExe string
 	// Claude is the Claude Code CLI to register the server with (`claude mcp
 	// add-json`); empty means planq edits the MCP config file itself.
 	Claude    string
@@ -200,6 +210,9 @@ func (o *InstallOptions) validate() error {
 	}
 	if !o.Uninstall && (o.Exe == "" || !filepath.IsAbs(o.Exe)) {
 		return fmt.Errorf("planq binary path %q must be absolute", o.Exe)
+	}
+	if o.HookExe != "" && !filepath.IsAbs(o.HookExe) {
+		return fmt.Errorf("planq-hook binary path %q must be absolute", o.HookExe)
 	}
 	return nil
 }
@@ -409,7 +422,11 @@ func matcherOK(group *object, h Hook) bool {
 func (o *InstallOptions) hookEntry(h Hook) *object {
 	e := newObject()
 	e.set("type", "command")
-	e.set("command", HookCommand(o.Exe, h.Subcommand))
+	if h.Tool && o.HookExe != "" {
+		e.set("command", shellQuote(o.HookExe)+" "+h.Subcommand)
+	} else {
+		e.set("command", HookCommand(o.Exe, h.Subcommand))
+	}
 	e.set("timeout", jsonInt(h.Timeout))
 	return e
 }
@@ -430,15 +447,35 @@ func HookCommand(exe, sub string) string {
 
 // isPlanqHook reports whether a hook command line runs planq's hook sub:
 // "<binary> hook <sub>" where the binary is exe or named planq* (planq,
-// planq.test, planq-dev), wherever it lives.
+// planq.test, planq-dev), wherever it lives, or "<planq-hook> <sub>".
 func isPlanqHook(cmd, sub, exe string) bool {
 	f := shellFields(cmd)
-	if len(f) != 3 || f[1] != "hook" || f[2] != sub {
+	if len(f) == 0 {
 		return false
 	}
 	// Either separator: a settings file may come from another platform.
 	base := f[0][strings.LastIndexAny(f[0], `/\`)+1:]
+	if len(f) == 2 && f[1] == sub && strings.HasPrefix(base, HookBinary) {
+		return true
+	}
+	if len(f) != 3 || f[1] != "hook" || f[2] != sub {
+		return false
+	}
 	return strings.HasPrefix(base, "planq") || f[0] == exe || (exe != "" && base == filepath.Base(exe))
+}
+
+// HookBinaryBeside returns the planq-hook binary installed beside the
+// planq binary exe, or "" when there is none.
+func HookBinaryBeside(exe string) string {
+	name := HookBinary
+	if ext := filepath.Ext(exe); strings.EqualFold(ext, ".exe") {
+		name += ext
+	}
+	p := filepath.Join(filepath.Dir(exe), name)
+	if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() && (st.Mode().Perm()&0o111 != 0 || strings.EqualFold(filepath.Ext(p), ".exe")) {
+		return p
+	}
+	return ""
 }
 
 // ShellQuote quotes s for a POSIX shell when it needs quoting, with
@@ -607,6 +644,8 @@ type Status struct {
 	SettingsFile string
 	Hooks        []string // events with a planq hook
 	Missing      []string // events without one
+	// ToolHookExes are the binaries the tool hooks run (planq or planq-hook).
+	ToolHookExes []string
 }
 
 // Installed reports, for every scope, whether planq's server and hooks are
@@ -636,8 +675,11 @@ func Installed(projectDir, home string) []Status {
 		if _, doc, err := loadJSON(st.SettingsFile); err == nil {
 			hooksObj, _ := doc.child("hooks")
 			for _, h := range Hooks {
-				if hasPlanqHook(hooksObj, h) {
+				if exe, ok := planqHookExe(hooksObj, h); ok {
 					st.Hooks = append(st.Hooks, h.Event)
+					if h.Tool && !slices.Contains(st.ToolHookExes, exe) {
+						st.ToolHookExes = append(st.ToolHookExes, exe)
+					}
 				} else {
 					st.Missing = append(st.Missing, h.Event)
 				}
@@ -649,8 +691,14 @@ func Installed(projectDir, home string) []Status {
 }
 
 func hasPlanqHook(hooksObj *object, h Hook) bool {
+	_, ok := planqHookExe(hooksObj, h)
+	return ok
+}
+
+// planqHookExe finds planq's hook for h and returns the binary it runs.
+func planqHookExe(hooksObj *object, h Hook) (string, bool) {
 	if hooksObj == nil {
-		return false
+		return "", false
 	}
 	v, _ := hooksObj.get(h.Event)
 	groups, _ := v.([]any)
@@ -661,13 +709,15 @@ func hasPlanqHook(hooksObj *object, h Hook) bool {
 		}
 		hv, _ := group.get("hooks")
 		list, _ := hv.([]any)
-		if slices.ContainsFunc(list, func(item any) bool {
+		for _, item := range list {
 			e, _ := item.(*object)
 			cmd, _ := entryCommand(e)
-			return isPlanqHook(cmd, h.Subcommand, "")
-		}) {
-			return true
+			if isPlanqHook(cmd, h.Subcommand, "") {
+				if f := shellFields(cmd); len(f) > 0 {
+					return f[0], true
+				}
+			}
 		}
 	}
-	return false
+	return "", false
 }

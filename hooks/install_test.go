@@ -513,3 +513,71 @@ func TestLocalScopeHooksStayOutOfJJ(t *testing.T) {
 		})
 	}
 }
+
+// With planq-hook beside planq, the tool hooks run it; the session hooks
+// stay on planq. Reinstalling without it moves them back, in place, and
+// uninstalling removes either form.
+func TestInstallWiresToolHooksToPlanqHook(t *testing.T) {
+	w := newWorld(t)
+	ctx := context.Background()
+	settings := filepath.Join(w.repo, ".claude", "settings.json")
+	o := w.opts(ScopeProject)
+	o.HookExe = "/opt/planq/bin/planq-hook"
+	if _, err := Install(ctx, o); err != nil {
+		t.Fatal(err)
+	}
+	got := planqHooks(t, decode(t, read(t, settings)))
+	want := map[string][]string{
+		"SessionStart": {"/opt/planq/bin/planq hook session-start"},
+		"PreToolUse":   {"/opt/planq/bin/planq-hook pre-tool-use"},
+		"PostToolUse":  {"/opt/planq/bin/planq-hook post-tool-use"},
+		"PreCompact":   {"/opt/planq/bin/planq hook pre-compact"},
+		"Stop":         {"/opt/planq/bin/planq hook stop"},
+		"SessionEnd":   {"/opt/planq/bin/planq hook session-end"},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("hooks:\n%v\nwant\n%v", got, want)
+	}
+	st := Installed(w.repo, w.home)[0]
+	if len(st.Missing) != 0 || !reflect.DeepEqual(st.ToolHookExes, []string{"/opt/planq/bin/planq-hook"}) {
+		t.Errorf("Installed: %+v", st)
+	}
+	// Again: nothing changes.
+	if res, err := Install(ctx, o); err != nil || res.Changed() {
+		t.Fatalf("second install changed %v, %v", res.Edits, err)
+	}
+	// Without planq-hook the tool hooks go back to planq hook, in place.
+	if _, err := Install(ctx, w.opts(ScopeProject)); err != nil {
+		t.Fatal(err)
+	}
+	got = planqHooks(t, decode(t, read(t, settings)))
+	if !reflect.DeepEqual(got["PreToolUse"], []string{"/opt/planq/bin/planq hook pre-tool-use"}) {
+		t.Fatalf("PreToolUse after reinstalling without planq-hook: %v", got["PreToolUse"])
+	}
+	if _, err := Install(ctx, o); err != nil {
+		t.Fatal(err)
+	}
+	un := w.opts(ScopeProject)
+	un.Uninstall, un.Exe = true, ""
+	if _, err := Install(ctx, un); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(settings); !os.IsNotExist(err) {
+		t.Errorf("uninstall left %s: %s", settings, read(t, settings))
+	}
+}
+
+func TestHookBinaryBeside(t *testing.T) {
+	dir := t.TempDir()
+	exe := filepath.Join(dir, "planq")
+	if got := HookBinaryBeside(exe); got != "" {
+		t.Errorf("no planq-hook: %q", got)
+	}
+	write(t, filepath.Join(dir, "planq-hook"), "#!/bin/sh\n")
+	if err := os.Chmod(filepath.Join(dir, "planq-hook"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if got := HookBinaryBeside(exe); got != filepath.Join(dir, "planq-hook") {
+		t.Errorf("planq-hook beside planq: %q", got)
+	}
+}

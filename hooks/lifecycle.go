@@ -2,174 +2,34 @@ package hooks
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"strings"
 
 	"github.com/planq-dev/planq/changelog"
+	"github.com/planq-dev/planq/hooks/tooluse"
 	"github.com/planq-dev/planq/jj"
 	"github.com/planq-dev/planq/transcript"
 )
 
-// Tools whose file_path (or notebook_path) input names a file they modify.
-var editTools = map[string]bool{"Write": true, "Edit": true, "MultiEdit": true, "NotebookEdit": true}
-
-// The MCP tools after which the session's lineage is reconciled with jj.
-const (
-	toolJJInit     = "mcp__planq__jj_init"
-	toolJJNew      = "mcp__planq__jj_new"
-	toolJJDescribe = "mcp__planq__jj_describe"
-)
-
-// PostToolUse records what a tool call did to the session: the files an edit
-// tool modified (for jj_push's check and the summary), and the lineage's new
-// changes after jj_init, jj_new or a Bash command that ran jj. It prints
-// nothing.
+// PostToolUse records what a tool call did to the session (see
+// tooluse.PostToolUse, which the planq-hook binary serves too).
 func (r *Runner) PostToolUse(ctx context.Context, ev Input) (*Response, error) {
-	if responseIsError(ev.ToolResponse) {
-		return nil, nil
-	}
-	switch {
-	case editTools[ev.ToolName]:
-		return nil, r.recordEdit(ctx, ev)
-	case ev.ToolName == toolJJInit || ev.ToolName == toolJJNew || ev.ToolName == toolJJDescribe ||
-		(ev.ToolName == "Bash" && mentionsJJ(ev.ToolInput)):
-		s, cur, ok, err := r.openCurrent(ctx, ev)
-		if !ok || err != nil {
-			return nil, err
-		}
-		root, _, err := r.bind(ctx, s, ev, cur)
-		if err != nil || root == "" || ev.ToolName != toolJJDescribe {
-			return nil, err
-		}
-		// The description was just written: remember the diff it describes,
-		// so the stop hook knows whether the diff has moved since.
-		mark, err := r.markOf(ctx, s, cur)
-		if err != nil {
-			return nil, err
-		}
-		_, err = s.ts.Update(ctx, root, func(sess *transcript.Session) error {
-			setMark(sess, cur.ChangeID, mark)
-			return nil
-		})
-		return nil, err
-	}
-	return nil, nil
+	return tooluse.PostToolUse(ctx, r.env(), ev)
 }
 
-// recordEdit adds the file an edit tool wrote to the session's lineage.
-func (r *Runner) recordEdit(ctx context.Context, ev Input) error {
-	var in struct {
-		FilePath     string `json:"file_path"`
-		NotebookPath string `json:"notebook_path"`
-	}
-	_ = json.Unmarshal(ev.ToolInput, &in)
-	path := in.FilePath
-	if path == "" {
-		path = in.NotebookPath
-	}
-	if path == "" {
-		return nil
-	}
-	s, ok, err := r.openRepo(ev)
-	if !ok || err != nil {
-		return err
-	}
-	root, ok := s.sessionRoot(ev)
-	if !ok {
-		return nil
-	}
-	if !filepath.IsAbs(path) {
-		base := ev.Cwd
-		if base == "" {
-			base = s.root
-		}
-		path = filepath.Join(base, path)
-	}
-	rel, err := filepath.Rel(s.root, filepath.Clean(path))
-	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-		return nil // outside the repo: not part of the change
-	}
-	_, err = s.ts.Update(ctx, root, func(sess *transcript.Session) error {
-		sess.AddFiles(filepath.ToSlash(rel))
-		return nil
-	})
-	return err
-}
+// Marks fingerprint a change's description and diff (tooluse.Mark).
+type mark = tooluse.Mark
 
-// mentionsJJ reports whether a Bash tool input runs jj.
-func mentionsJJ(input json.RawMessage) bool {
-	var in struct {
-		Command string `json:"command"`
-	}
-	_ = json.Unmarshal(input, &in)
-	for _, f := range strings.FieldsFunc(in.Command, func(r rune) bool {
-		return r == ' ' || r == '\t' || r == '\n' || r == ';' || r == '&' || r == '|' || r == '(' || r == ')'
-	}) {
-		if f == "jj" || strings.HasSuffix(f, "/jj") {
-			return true
-		}
-	}
-	return false
-}
-
-// responseIsError reports a tool response that says the call failed.
-func responseIsError(resp json.RawMessage) bool {
-	var r struct {
-		IsError bool `json:"isError"`
-		IsErr2  bool `json:"is_error"`
-	}
-	if json.Unmarshal(resp, &r) == nil && (r.IsError || r.IsErr2) {
-		return true
-	}
-	return false
-}
-
-// mark is the state of a change's description and diff at a point in time.
-type mark struct {
-	Desc, Diff string // fingerprints
-	Empty      bool   // the diff was empty
-}
-
-// markOf fingerprints cur's description and diff.
 func (r *Runner) markOf(ctx context.Context, s *scope, cur jj.Change) (mark, error) {
-	m := mark{Desc: fingerprint(cur.Description), Empty: cur.Empty}
-	if cur.Empty {
-		return m, nil
-	}
-	diff, err := s.jj.DiffGit(ctx, "@")
-	if err != nil {
-		return m, fmt.Errorf("jj diff: %w", err)
-	}
-	m.Diff = fingerprint(diff)
-	return m, nil
+	return s.core().MarkOf(ctx, cur)
 }
 
-func fingerprint(s string) string {
-	sum := sha256.Sum256([]byte(s))
-	return hex.EncodeToString(sum[:8])
-}
-
-// Marks are kept in the session record as "desc:diff" per change id.
-func getMark(sess *transcript.Session, change string) (mark, bool) {
-	v, ok := sess.Described[change]
-	if !ok {
-		return mark{}, false
-	}
-	d, f, _ := strings.Cut(v, ":")
-	return mark{Desc: d, Diff: f, Empty: f == ""}, true
-}
-
-func setMark(sess *transcript.Session, change string, m mark) {
-	if sess.Described == nil {
-		sess.Described = map[string]string{}
-	}
-	sess.Described[change] = m.Desc + ":" + m.Diff
-}
+var (
+	fingerprint = tooluse.Fingerprint
+	getMark     = tooluse.GetMark
+	setMark     = tooluse.SetMark
+)
 
 // Stop keeps the description living: when the change's diff has moved since
 // its description was last written and the description is not a summary

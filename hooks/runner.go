@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/planq-dev/planq/hooks/tooluse"
 	"github.com/planq-dev/planq/jj"
 	"github.com/planq-dev/planq/staterepo"
 	"github.com/planq-dev/planq/transcript"
@@ -47,9 +48,12 @@ func (r *Runner) copyBudget() time.Duration {
 
 // ErrNotJJRepo reports that the session's directory is not in a jj repo, so
 // the session hooks have nothing to do.
-var ErrNotJJRepo = errors.New("not a jj repository")
+var ErrNotJJRepo = tooluse.ErrNotJJRepo
 
-// scope is what one hook call works on.
+func (r *Runner) env() tooluse.Env { return tooluse.Env{Getenv: r.Getenv, Now: r.Now, JJBin: r.JJBin} }
+
+// scope is what one hook call works on: the session core (tooluse.Scope)
+// and the project's state repo.
 type scope struct {
 	root  string // code repo root
 	jj    *jj.Client
@@ -57,7 +61,8 @@ type scope struct {
 	ts    *transcript.Store
 }
 
-// open resolves the repo, the state store and the transcript store for ev.
+func (s *scope) core() *tooluse.Scope { return &tooluse.Scope{Root: s.root, JJ: s.jj, TS: s.ts} }
+
 // openRepo opens ev's repo; ok is false, with no error, outside a jj repo,
 // where the session hooks have nothing to do.
 func (r *Runner) openRepo(ev Input) (s *scope, ok bool, err error) {
@@ -82,85 +87,24 @@ func (r *Runner) openCurrent(ctx context.Context, ev Input) (s *scope, cur jj.Ch
 }
 
 func (r *Runner) open(ev Input) (*scope, error) {
-	dir := r.getenv("CLAUDE_PROJECT_DIR")
-	if dir == "" {
-		dir = ev.Cwd
-	}
-	if dir == "" {
-		wd, err := os.Getwd()
-		if err != nil {
-			return nil, fmt.Errorf("working directory: %w", err)
-		}
-		dir = wd
-	}
-	root, ok := jj.FindRoot(dir)
-	if !ok {
-		return nil, fmt.Errorf("%s: %w", dir, ErrNotJJRepo)
-	}
-	st, err := staterepo.Open(staterepo.Options{Dir: root, Getenv: r.Getenv, Now: r.Now})
+	t, err := tooluse.Open(r.env(), ev)
 	if err != nil {
 		return nil, err
 	}
-	ts, err := transcript.New(st.Home, st.Project)
+	st, err := staterepo.Open(staterepo.Options{Dir: t.Root, Home: t.Home, Project: t.Project, Getenv: r.Getenv, Now: r.Now})
 	if err != nil {
 		return nil, err
 	}
-	ts.Now = r.Now
-	c := jj.New(root)
-	if r.JJBin != "" {
-		c.Bin = r.JJBin
-	}
-	return &scope{root: root, jj: c, state: st, ts: ts}, nil
+	return &scope{root: t.Root, jj: t.JJ, state: st, ts: t.TS}, nil
 }
 
-// lineageOf returns the root change of the lineage change belongs to: its
-// "Session: <root>" trailer, else the recorded index (transcript.RootFor).
-func (s *scope) lineageOf(ch jj.Change) (string, bool) {
-	return s.ts.RootFor(ch.ChangeID, ch.Description)
-}
+func (s *scope) lineageOf(ch jj.Change) (string, bool) { return s.core().LineageOf(ch) }
 
-// bind records that the Claude Code session of ev works in change cur, and
-// returns the lineage's root: cur's lineage when it has one; else the
-// session's lineage when cur is a checkpoint on top of it; else a new
-// lineage rooted at cur when cur is described (the change was declared).
-// It returns "" when there is nothing to bind to (an undescribed change).
 func (r *Runner) bind(ctx context.Context, s *scope, ev Input, cur jj.Change) (string, *transcript.Session, error) {
-	root, ok := s.lineageOf(cur)
-	if !ok && validSession(ev.SessionID) {
-		if sroot, err := s.ts.RootOfSession(ev.SessionID); err == nil {
-			if sess, err := s.ts.Load(sroot); err == nil && containsAny(sess.Changes, cur.Parents) {
-				root, ok = sroot, true
-			}
-		}
-	}
-	if !ok {
-		if !cur.Declared() {
-			return "", nil, nil
-		}
-		root = cur.ChangeID
-	}
-	sess, err := s.ts.Update(ctx, root, func(sess *transcript.Session) error {
-		if sess.Task == "" && root == cur.ChangeID {
-			sess.Task = jj.TaskLine(cur.Description)
-		}
-		sess.AddChange(cur.ChangeID)
-		if validSession(ev.SessionID) {
-			sess.AddAgent(transcript.Agent{ID: ev.SessionID, Transcript: ev.TranscriptPath, Change: cur.ChangeID, Started: r.now().UTC()})
-		}
-		sess.NonResumable, sess.Reason = false, ""
-		return nil
-	})
-	return root, sess, err
+	return s.core().Bind(ctx, r.env(), ev, cur)
 }
 
-// sessionRoot returns the lineage root recorded for ev's Claude Code session.
-func (s *scope) sessionRoot(ev Input) (string, bool) {
-	if !validSession(ev.SessionID) {
-		return "", false
-	}
-	root, err := s.ts.RootOfSession(ev.SessionID)
-	return root, err == nil
-}
+func (s *scope) sessionRoot(ev Input) (string, bool) { return s.core().SessionRoot(ev) }
 
 // copyTranscript appends the new complete lines of ev's transcript to the
 // lineage's store within budget.
@@ -176,18 +120,7 @@ func (r *Runner) copyTranscript(ctx context.Context, s *scope, root string, ev I
 	return s.ts.Copy(ctx, root, ev.TranscriptPath, transcript.CopyOptions{})
 }
 
-func validSession(id string) bool { return id != "" && transcript.ValidSessionID(id) == nil }
-
-func containsAny(list, of []string) bool {
-	for _, a := range of {
-		for _, b := range list {
-			if a == b {
-				return true
-			}
-		}
-	}
-	return false
-}
+func validSession(id string) bool { return tooluse.ValidSession(id) }
 
 // short abbreviates a change id as jj shows it.
 func short(id string) string {

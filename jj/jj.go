@@ -177,6 +177,21 @@ func (c *Client) IsRepo() bool {
 // Current returns the working-copy change @.
 func (c *Client) Current(ctx context.Context) (Change, error) { return c.Show(ctx, "@") }
 
+// CurrentRecorded returns the working-copy change as the last operation
+// recorded it, without snapshotting the working copy first (jj
+// --ignore-working-copy): cheaper, and exact for what a snapshot never
+// changes, such as the description the gate reads.
+func (c *Client) CurrentRecorded(ctx context.Context) (Change, error) {
+	changes, err := c.log(ctx, "@", 2, "--ignore-working-copy")
+	if err != nil {
+		return Change{}, err
+	}
+	if len(changes) != 1 {
+		return Change{}, &Error{Args: []string{"log", "-r", "@"}, Stderr: "the working-copy change @ resolves to no single change", Kind: ErrNoSuchRevision}
+	}
+	return changes[0], nil
+}
+
 // Show returns the single change rev resolves to.
 func (c *Client) Show(ctx context.Context, rev string) (Change, error) {
 	changes, err := c.log(ctx, rev, 2)
@@ -198,8 +213,8 @@ func (c *Client) Log(ctx context.Context, revset string) ([]Change, error) {
 	return c.log(ctx, revset, 0)
 }
 
-func (c *Client) log(ctx context.Context, revset string, limit int) ([]Change, error) {
-	args := []string{"log", "--no-graph", "-r", revset, "-T", changeTemplate}
+func (c *Client) log(ctx context.Context, revset string, limit int, extra ...string) ([]Change, error) {
+	args := append([]string{"log", "--no-graph", "-r", revset, "-T", changeTemplate}, extra...)
 	if limit > 0 {
 		args = append(args, "--limit", fmt.Sprint(limit))
 	}

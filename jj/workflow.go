@@ -8,17 +8,20 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // SessionTrailer is the trailer key linking a checkpoint to its session root.
 const SessionTrailer = "Session"
 
-var trailerRe = regexp.MustCompile(`(?m)^Session:[ \t]*([a-z]+)[ \t]*$`)
+// trailerRe is compiled on first use: the hook processes that link jj
+// mostly never need it, and start faster without it.
+var trailerRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?m)^Session:[ \t]*([a-z]+)[ \t]*$`) })
 
 // SessionRoot returns the session root change id recorded in desc's
 // "Session: <id>" trailer.
 func SessionRoot(desc string) (string, bool) {
-	m := trailerRe.FindAllStringSubmatch(desc, -1)
+	m := trailerRe().FindAllStringSubmatch(desc, -1)
 	if len(m) == 0 {
 		return "", false
 	}
@@ -28,7 +31,7 @@ func SessionRoot(desc string) (string, bool) {
 // WithSessionRoot returns desc ending with a "Session: <root>" trailer,
 // replacing any such trailer already there.
 func WithSessionRoot(desc, root string) string {
-	desc = strings.TrimRight(trailerRe.ReplaceAllString(desc, ""), " \t\n")
+	desc = strings.TrimRight(trailerRe().ReplaceAllString(desc, ""), " \t\n")
 	return desc + "\n\n" + SessionTrailer + ": " + root + "\n"
 }
 

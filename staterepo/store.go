@@ -181,26 +181,18 @@ func Open(o Options) (*Store, error) {
 	}
 	home := o.Home
 	if home == "" {
-		home = getenv("PLANQ_HOME")
-	}
-	if home == "" {
-		h := getenv("HOME")
-		if h == "" {
-			if h, err = os.UserHomeDir(); err != nil {
-				return nil, fmt.Errorf("PLANQ_HOME is not set and the home directory is unknown: %w", err)
-			}
+		if home, err = config.StateHome(getenv); err != nil {
+			return nil, err
 		}
-		home = filepath.Join(h, ".planq")
 	}
 	if home, err = filepath.Abs(home); err != nil {
 		return nil, err
 	}
 	project := o.Project
 	if project == "" {
-		project = cfg.Project
-	}
-	if project == "" {
-		project = SanitizeName(filepath.Base(root))
+		if project, err = config.ProjectName(root, cfg); err != nil {
+			return nil, err
+		}
 	}
 	if err := config.ValidName(project); err != nil {
 		return nil, fmt.Errorf("project: %w", err)
@@ -288,29 +280,7 @@ func ValidAgentName(name string) error {
 // SanitizeName turns a directory name into a valid project name: characters
 // outside [A-Za-z0-9._-] become '-', leading '-' and '.' are dropped, and the
 // result is cut to 64 characters; an empty result becomes "project".
-func SanitizeName(s string) string {
-	var b strings.Builder
-	for _, r := range s {
-		ok := r == '-' || r == '_' || r == '.' || (r >= 'a' && r <= 'z') || (r >= 'A' && r <= 'Z') || (r >= '0' && r <= '9')
-		if !ok {
-			r = '-'
-		}
-		b.WriteRune(r)
-	}
-	out := strings.TrimLeft(b.String(), "-.")
-	for strings.Contains(out, "..") {
-		out = strings.ReplaceAll(out, "..", ".")
-	}
-	if len(out) > 64 {
-		out = out[:64]
-	}
-	out = strings.TrimSuffix(out, ".lock")
-	out = strings.TrimRight(out, "-.")
-	if out == "" {
-		return "project"
-	}
-	return out
-}
+func SanitizeName(s string) string { return config.SanitizeName(s) }
 
 // FindRoot returns the code repo root containing dir: the nearest ancestor
 // with a .jj or .git entry, skipping the state worktree itself (a directory

@@ -8,7 +8,9 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -138,11 +140,13 @@ func runDoctor(cmd *cobra.Command, a *app, opts *doctorOptions) error {
 	}
 
 	home, _ := a.homeDir()
-	wiring := wiringChecks(hooks.Installed(root, home))
+	statuses := hooks.Installed(root, home)
+	wiring := wiringChecks(statuses)
 	if jjFound && (rep.RepoKind == repoJJColocated || rep.RepoKind == repoJJ) {
 		wiring = wiringInJJ(ctx, jj.New(rep.RepoRoot), wiring)
 	}
 	rep.Checks = append(rep.Checks, wiring...)
+	rep.Checks = append(rep.Checks, hookBinaryCheck(ctx, a, statuses))
 
 	rep.Healthy = true
 	for _, c := range rep.Checks {
@@ -210,6 +214,58 @@ func wiringChecks(statuses []hooks.Status) []check {
 		hk.Fix = "planq mcp install"
 	}
 	return []check{server, hk}
+}
+
+// hookBinaryCheck reports the planq-hook binary that serves the tool hooks:
+// beside this planq, and wherever the wiring points; its version must be
+// planq's.
+func hookBinaryCheck(ctx context.Context, a *app, statuses []hooks.Status) check {
+	c := check{Name: "hook-bin", OK: true}
+	var bins []string
+	if exe, err := a.Executable(); err == nil {
+		if p := hooks.HookBinaryBeside(exe); p != "" {
+			bins = append(bins, p)
+		}
+	}
+	for _, st := range statuses {
+		for _, exe := range st.ToolHookExes {
+			if strings.HasPrefix(filepath.Base(exe), hooks.HookBinary) && !slices.Contains(bins, exe) {
+				bins = append(bins, exe)
+			}
+		}
+	}
+	if len(bins) == 0 {
+		c.Detail = hooks.HookBinary + " is not installed beside planq; the tool hooks run `planq hook …`, which starts several times slower"
+		c.Fix = "make install   (builds and installs planq and planq-hook), then planq mcp install"
+		return c
+	}
+	var details []string
+	for _, b := range bins {
+		if !executable(b) {
+			c.OK = false
+			details = append(details, b+" is wired but is not an executable")
+			c.Fix = "make install, then planq mcp install"
+			continue
+		}
+		ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+		out, err := exec.CommandContext(ctx, b, "version").Output()
+		cancel()
+		v := strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(string(out)), hooks.HookBinary))
+		switch {
+		case err != nil:
+			c.OK = false
+			details = append(details, fmt.Sprintf("%s does not run (%v)", b, err))
+			c.Fix = "make install"
+		case v != buildVersion():
+			c.OK = false
+			details = append(details, fmt.Sprintf("%s is version %s, planq is %s", b, v, buildVersion()))
+			c.Fix = "make install   (installs matching planq and planq-hook)"
+		default:
+			details = append(details, fmt.Sprintf("%s %s serves the tool hooks", b, v))
+		}
+	}
+	c.Detail = strings.Join(details, "; ")
+	return c
 }
 
 // executable reports whether path is an executable file (on Windows, where

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -149,5 +150,52 @@ func TestDoctorFindsWiringLeftInAnotherChange(t *testing.T) {
 	testenv.Run(t, repo, "jj", "restore", "--from", wired, ".mcp.json", ".claude/settings.json")
 	if out, _, code := runIn(t, repo, "doctor"); code != 0 {
 		t.Fatalf("doctor after the restore it suggested: exit %d\n%s", code, out)
+	}
+}
+
+// doctor reports planq-hook beside planq and checks that its version is
+// planq's.
+func TestDoctorReportsTheHookBinary(t *testing.T) {
+	bin := buildPlanq(t) // planq-hook is built beside it
+	testenv.Isolate(t)
+	t.Setenv("PATH", filepath.Dir(bin)+":/usr/local/bin:/usr/bin:/bin")
+	repo := testenv.JJRepo(t)
+	run := func(exe string, args ...string) (string, int) {
+		cmd := exec.Command(exe, args...)
+		cmd.Dir = repo
+		out, err := cmd.CombinedOutput()
+		code := 0
+		if ee, ok := err.(*exec.ExitError); ok {
+			code = ee.ExitCode()
+		}
+		return string(out), code
+	}
+	if out, code := run(bin, "mcp", "install", "--scope", "project", "--claude", "none"); code != 0 {
+		t.Fatalf("mcp install: exit %d\n%s", code, out)
+	}
+	settings, _ := os.ReadFile(filepath.Join(repo, ".claude", "settings.json"))
+	if !strings.Contains(string(settings), "planq-hook pre-tool-use") || !strings.Contains(string(settings), "planq hook session-start") {
+		t.Fatalf("settings.json does not wire the tool hooks to planq-hook:\n%s", settings)
+	}
+	out, _ := run(bin, "doctor")
+	if !strings.Contains(out, "ok   hook-bin") || !strings.Contains(out, "serves the tool hooks") {
+		t.Fatalf("doctor with a matching planq-hook:\n%s", out)
+	}
+	// A planq-hook of another version beside a copy of planq is reported.
+	dir := t.TempDir()
+	data, err := os.ReadFile(bin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	other := filepath.Join(dir, "planq")
+	if err := os.WriteFile(other, data, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "planq-hook"), []byte("#!/bin/sh\necho planq-hook 0.0.1-other\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	out, code := run(other, "doctor")
+	if code != 1 || !strings.Contains(out, "FAIL hook-bin") || !strings.Contains(out, "0.0.1-other") || !strings.Contains(out, "make install") {
+		t.Fatalf("doctor with a planq-hook of another version: exit %d\n%s", code, out)
 	}
 }

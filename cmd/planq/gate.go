@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"text/tabwriter"
 
@@ -26,14 +28,20 @@ func newGateCmd(a *app) *cobra.Command {
 }
 
 func newGateCheckCmd(a *app) *cobra.Command {
-	var bash, tool, input, repo string
+	var bash, tool, input, repo, cwd string
 	var asJSON, locked bool
 	cmd := &cobra.Command{
 		Use:   "check (--bash 'COMMAND' | --tool NAME [--input JSON])",
 		Short: "Say whether a tool call modifies files and whether the gate would let it through",
-		Long: `Judge one tool call the way the PreToolUse hook does, in the repo's current
+		Long: `Judge one tool call the way the PreToolUse hook does, in the project's current
 state: read-only or modifying, the part of the call that decided it, why,
 and whether the hook would allow or deny it now.
+
+The hook judges a call made in a working directory (the tool's cwd) for a
+project (CLAUDE_PROJECT_DIR, whose jj repo holds the gate state and the
+configuration). --cwd and --project give those. By default the project is
+CLAUDE_PROJECT_DIR, else the current directory, and the working directory is
+the current one (the project, when --project is given).
 
 Exit status: 0 when the hook would allow the call, 3 when it would deny it.`,
 		Example: `  planq gate check --bash 'git status && rm -rf build'
@@ -46,11 +54,25 @@ Exit status: 0 when the hook would allow the call, 3 when it would deny it.`,
 			if err != nil {
 				return err
 			}
-			dir, err := a.repoDir(repo)
+			project, err := a.repoDir(repo)
 			if err != nil {
 				return err
 			}
-			ev := gate.Evaluate(cmd.Context(), call, dir, gate.EvalOptions{ProjectDir: dir, AssumeLocked: locked})
+			if cwd == "" && repo != "" {
+				cwd = project // --project alone: the call runs there
+			}
+			if cwd == "" {
+				if cwd, err = a.Getwd(); err != nil {
+					return fmt.Errorf("working directory: %w", err)
+				}
+			}
+			if cwd, err = filepath.Abs(cwd); err != nil {
+				return err
+			}
+			if st, err := os.Stat(cwd); err != nil || !st.IsDir() {
+				return fmt.Errorf("--cwd %s is not a directory", cwd)
+			}
+			ev := gate.Evaluate(cmd.Context(), call, cwd, gate.EvalOptions{ProjectDir: project, AssumeLocked: locked, Getenv: a.Getenv})
 			if asJSON {
 				err = writeGateJSON(a, ev)
 			} else {
@@ -69,7 +91,9 @@ Exit status: 0 when the hook would allow the call, 3 when it would deny it.`,
 	f.StringVar(&bash, "bash", "", "a Bash command to judge")
 	f.StringVar(&tool, "tool", "", "a tool name to judge (Write, Edit, mcp__server__tool, …)")
 	f.StringVar(&input, "input", "", "the tool's input as a JSON object (with --tool)")
-	f.StringVar(&repo, "repo", "", "the repository directory (default: CLAUDE_PROJECT_DIR or the working directory)")
+	f.StringVar(&repo, "project", "", "the session's project directory (default: CLAUDE_PROJECT_DIR, else the working directory)")
+	f.StringVar(&repo, "repo", "", "same as --project")
+	f.StringVar(&cwd, "cwd", "", "the tool's working directory (default: the current directory, or --project when given)")
 	f.BoolVar(&asJSON, "json", false, "print the evaluation as JSON")
 	f.BoolVar(&locked, "locked", false, "judge as if no change were declared yet, without reading jj")
 	return cmd

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -75,5 +76,33 @@ func TestGateCheckUsageErrors(t *testing.T) {
 		if code != 1 || out != "" || strings.Count(strings.TrimSpace(errs), "\n") != 0 || !strings.HasPrefix(errs, "planq: ") {
 			t.Errorf("%s: exit %d, stdout %q, stderr %q; want exit 1 and one line", name, code, out, errs)
 		}
+	}
+}
+
+// gate check judges as the hook does: the project's state, the tool's
+// working directory.
+func TestGateCheckCwdAndProject(t *testing.T) {
+	testenv.Isolate(t)
+	repo := testenv.JJRepo(t)
+	elsewhere := t.TempDir()
+	// From another directory, --project alone judges a call made in the project.
+	if out, _, code := runIn(t, elsewhere, "gate", "check", "--project", repo, "--bash", "git status"); code != 0 {
+		t.Fatalf("--project alone: exit %d\n%s", code, out)
+	}
+	// A call made outside the project: git there would read another
+	// repository's configuration.
+	out, _, code := runIn(t, repo, "gate", "check", "--cwd", elsewhere, "--bash", "git status")
+	if code != exitGateDeny || !strings.Contains(out, "working directory") {
+		t.Fatalf("--cwd outside the project: exit %d\n%s", code, out)
+	}
+	// Writing outside the project is allowed, inside denied.
+	if out, _, code := runIn(t, repo, "gate", "check", "--bash", "echo hi > "+filepath.Join(elsewhere, "x")); code != 0 {
+		t.Fatalf("write outside: exit %d\n%s", code, out)
+	}
+	if out, _, code := runIn(t, repo, "gate", "check", "--bash", "echo hi > x"); code != exitGateDeny {
+		t.Fatalf("write inside: exit %d\n%s", code, out)
+	}
+	if _, errOut, code := runIn(t, repo, "gate", "check", "--cwd", filepath.Join(repo, "nope"), "--bash", "ls"); code != 1 || !strings.Contains(errOut, "--cwd") {
+		t.Fatalf("missing --cwd: exit %d %s", code, errOut)
 	}
 }

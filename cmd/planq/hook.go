@@ -1,22 +1,13 @@
 package main
 
 import (
-	"context"
-	"fmt"
-	"time"
-
 	"github.com/spf13/cobra"
 
 	"github.com/planq-dev/planq/hooks/claudehook"
 )
 
-// preToolUseTimeout bounds the PreToolUse hook; planq mcp install gives it 10
-// seconds in Claude Code, so planq always answers first.
-const preToolUseTimeout = 8 * time.Second
-
 // newHookCmd returns `planq hook`, the parent of the commands Claude Code
-// runs as hooks. Add a hook with one line here: a hookCmd for a
-// claudehook.Handler, or a command of its own.
+// runs as hooks.
 func newHookCmd(a *app) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "hook",
@@ -25,35 +16,24 @@ func newHookCmd(a *app) *cobra.Command {
 wires them into Claude Code's settings; you do not run them by hand.`,
 		Args: cobra.NoArgs,
 	}
-	cmd.AddCommand(
-		hookCmd(a, "pre-tool-use", claudehook.EventPreToolUse, preToolUseTimeout,
-			"PreToolUse hook: deny file-modifying calls until the change is declared", claudehook.PreToolUse),
-	)
-	cmd.AddCommand(newSessionHookCmds(a)...)
-	return cmd
-}
+	cmd.AddCommand(&cobra.Command{
+		Use:   "pre-tool-use",
+		Short: "PreToolUse hook: deny file-modifying calls until the change is declared",
+		Long: `PreToolUse hook: deny file-modifying calls until the change is declared.
 
-// hookCmd builds a `planq hook` subcommand that reads the hook input from
-// stdin, runs h within timeout and prints its response. Bad input or a
-// failure is one line on stderr and exit status 1, which Claude Code treats
-// as a non-blocking error.
-func hookCmd(a *app, use, event string, timeout time.Duration, short string, h claudehook.Handler) *cobra.Command {
-	return &cobra.Command{
-		Use:   use,
-		Short: short,
-		Long: short + `.
-
-Claude Code runs this for the ` + event + ` event with the hook's JSON on stdin.
-It prints nothing when it has nothing to say; on bad input it prints one line
-on stderr and exits 1.`,
+Claude Code runs this for the PreToolUse event with the hook's JSON on stdin
+(the planq-hook binary beside planq does the same, faster). It prints nothing
+to allow a call, and a JSON denial to block one. It fails closed: bad input,
+an internal error or a timeout deny the call with the error as the reason
+(gate.on_error: allow in .planq/config.yaml lets it through instead).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			ctx, cancel := context.WithTimeout(cmd.Context(), timeout)
-			defer cancel()
-			if err := claudehook.Serve(ctx, a.Stdin, a.Stdout, a.Getenv("CLAUDE_PROJECT_DIR"), h); err != nil {
-				return fmt.Errorf("hook %s: %w", use, err)
+			if code := claudehook.RunPreToolUse(cmd.Context(), a.Stdin, a.Stdout, a.Stderr, a.Getenv); code != 0 {
+				return exitError{code: code}
 			}
 			return nil
 		},
-	}
+	})
+	cmd.AddCommand(newSessionHookCmds(a)...)
+	return cmd
 }

@@ -175,14 +175,89 @@ func TestPreToolUseHookOutsideJJAndBadInput(t *testing.T) {
 		"no tool name":  `{"session_id":"s","hook_event_name":"PreToolUse","cwd":"/"}`,
 		"wrong event":   `{"session_id":"s","hook_event_name":"Stop","tool_name":"Write","cwd":"/"}`,
 		"trailing junk": `{"tool_name":"Read"}}`,
+		"case twin":     `{"session_id":"s","hook_event_name":"PreToolUse","cwd":"/","tool_name":"Read","Tool_Name":"Bash"}`,
+		"duplicate key": `{"session_id":"s","hook_event_name":"PreToolUse","cwd":"/","tool_name":"Bash","tool_input":{"command":"ls"},"tool_input":{"command":"rm -rf x"}}`,
 	} {
+		// The hook fails closed: a denial naming the problem on stdout (exit
+		// 0), and the problem as one line on stderr.
 		r := runHook(t, bin, dir, []byte(stdin))
 		lines := strings.Split(strings.TrimSpace(r.stderr), "\n")
-		if r.code != 1 || r.stdout != "" || len(lines) != 1 || !strings.HasPrefix(lines[0], "planq: hook pre-tool-use: ") {
-			t.Errorf("%s: exit %d, stdout %q, stderr %q; want exit 1 and one line on stderr", name, r.code, r.stdout, r.stderr)
+		got, reason := r.decision(t)
+		if r.code != 0 || got != "deny" || !strings.Contains(reason, "could not judge") || len(lines) != 1 || !strings.HasPrefix(lines[0], "planq hook pre-tool-use: ") {
+			t.Errorf("%s: exit %d, stdout %q, stderr %q; want a denial and one line on stderr", name, r.code, r.stdout, r.stderr)
 		}
 		if strings.Contains(r.stderr, "panic") || strings.Contains(r.stderr, "goroutine") {
 			t.Errorf("%s: %s", name, r.stderr)
+		}
+	}
+}
+
+// planq-hook serves the tool hooks with the same code as `planq hook`: for
+// the same input it answers the same, byte for byte, with the same status.
+func TestPlanqHookAnswersAsPlanqHook(t *testing.T) {
+	bin := buildPlanq(t)
+	hookBin := filepath.Join(filepath.Dir(bin), "planq-hook")
+	testenv.Isolate(t)
+	repo := testenv.JJRepo(t)
+	run := func(args []string, stdin string) hookResult {
+		cmd := exec.Command(args[0], args[1:]...)
+		cmd.Dir = repo
+		cmd.Env = append(os.Environ(), "CLAUDE_PROJECT_DIR="+repo)
+		cmd.Stdin = strings.NewReader(stdin)
+		var out, errb bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &errb
+		err := cmd.Run()
+		code := 0
+		if ee, ok := err.(*exec.ExitError); ok {
+			code = ee.ExitCode()
+		}
+		return hookResult{stdout: out.String(), stderr: errb.String(), code: code}
+	}
+	pre := func(tool string, input any) string {
+		return string(hookJSON("s1", repo, tool, input))
+	}
+	inputs := []string{
+		pre("Write", map[string]any{"file_path": filepath.Join(repo, "a.go"), "content": "x"}),
+		pre("Write", map[string]any{"file_path": "/tmp/planq-hook-test-outside.txt", "content": "x"}),
+		pre("Bash", map[string]any{"command": "git status && ls"}),
+		pre("Bash", map[string]any{"command": "rm -rf build"}),
+		pre("Bash", map[string]any{"command": "git -c alias.x='!rm y' x"}),
+		pre("Read", map[string]any{"file_path": filepath.Join(repo, "a.go")}),
+		pre("mcp__planq__jj_init", map[string]any{"description": "x"}),
+		`{"session_id":"s1","hook_event_name":"PreToolUse","cwd":"` + repo + `","tool_name":"Bash","tool_input":{"command":"rm x","Command":"ls"}}`,
+		"not json",
+		"",
+	}
+	for _, in := range inputs {
+		a := run([]string{bin, "hook", "pre-tool-use"}, in)
+		b := run([]string{hookBin, "pre-tool-use"}, in)
+		if a.code != b.code || a.stdout != b.stdout {
+			t.Errorf("input %.80q:\nplanq hook: exit %d %s\nplanq-hook: exit %d %s", in, a.code, a.stdout, b.code, b.stdout)
+		}
+	}
+	for _, c := range []struct {
+		args []string
+		code int
+		out  string
+	}{
+		{[]string{hookBin, "version"}, 0, "planq-hook "},
+		{[]string{hookBin}, 2, ""},
+		{[]string{hookBin, "session-start"}, 2, ""},
+		{[]string{hookBin, "--help"}, 0, "pre-tool-use"},
+	} {
+		if r := run(c.args, ""); r.code != c.code || !strings.Contains(r.stdout, c.out) {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q; want exit %d", c.args[1:], r.code, r.stdout, r.stderr, c.code)
+		}
+	}
+}
+
+// Any failure of `planq hook pre-tool-use` outside the hook itself (a bad
+// flag, an argument) exits 2, which Claude Code takes as blocking.
+func TestPreToolUseHookFailuresExit2(t *testing.T) {
+	for _, args := range [][]string{{"hook", "pre-tool-use", "extra"}, {"hook", "pre-tool-use", "--bogus"}} {
+		_, errOut, code := runIn(t, t.TempDir(), args...)
+		if code != 2 || !strings.Contains(errOut, "blocked") {
+			t.Errorf("planq %v: exit %d, stderr %q; want 2", args, code, errOut)
 		}
 	}
 }

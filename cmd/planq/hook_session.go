@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/planq-dev/planq/hooks"
+	"github.com/planq-dev/planq/hooks/tooluse"
 )
 
 // hookTimeout bounds one session hook call; Claude Code's own timeout for
@@ -16,7 +17,8 @@ import (
 const hookTimeout = 20 * time.Second
 
 // newSessionHookCmds returns the session hook subcommands of `planq hook`:
-// session-start, post-tool-use, pre-compact, stop and session-end.
+// post-tool-use (shared with planq-hook), session-start, pre-compact, stop
+// and session-end.
 func newSessionHookCmds(a *app) []*cobra.Command {
 	type hookFn func(*hooks.Runner, context.Context, hooks.Input) (*hooks.Response, error)
 	defs := []struct {
@@ -24,12 +26,25 @@ func newSessionHookCmds(a *app) []*cobra.Command {
 		fn                hookFn
 	}{
 		{"session-start", hooks.EventSessionStart, "SessionStart hook: give the model the change, its summary, the gate and the agent state", (*hooks.Runner).SessionStart},
-		{"post-tool-use", hooks.EventPostToolUse, "PostToolUse hook: record modified files and the session's changes", (*hooks.Runner).PostToolUse},
 		{"pre-compact", hooks.EventPreCompact, "PreCompact hook: store the transcript so far and log the compaction", (*hooks.Runner).PreCompact},
 		{"stop", hooks.EventStop, "Stop hook: ask once for a living summary when the diff moved and the description lacks one", (*hooks.Runner).Stop},
 		{"session-end", hooks.EventSessionEnd, "SessionEnd hook: store the transcript and log the end of the session", (*hooks.Runner).SessionEnd},
 	}
-	var cmds []*cobra.Command
+	cmds := []*cobra.Command{{
+		Use:   "post-tool-use",
+		Short: "PostToolUse hook: record modified files and the session's changes",
+		Long: `PostToolUse hook: record modified files and the session's changes.
+
+Claude Code runs this with the hook's JSON on stdin ('planq mcp install' wires
+it, to the planq-hook binary beside planq when there is one, which does the
+same). It never blocks the user on an internal error: it prints one line on
+stderr and exits 0.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			tooluse.RunPostToolUse(cmd.Context(), a.Stdin, a.Stdout, a.Stderr, tooluse.Env{Getenv: a.Getenv})
+			return nil
+		},
+	}}
 	for _, d := range defs {
 		cmds = append(cmds, &cobra.Command{
 			Use:   d.use,

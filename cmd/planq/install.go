@@ -34,8 +34,10 @@ func newMCPInstallLikeCmd(a *app, uninstall bool) *cobra.Command {
 		Short: "Wire planq's MCP server and hooks into Claude Code",
 		Long: `Register planq's MCP server with Claude Code and wire its hooks (SessionStart,
 PreToolUse, PostToolUse, PreCompact, Stop, SessionEnd), using the absolute path
-of this planq binary. Existing servers and hooks are kept; running it twice
-changes nothing.
+of this planq binary. The tool hooks (PreToolUse, PostToolUse), which run on
+every tool call, are wired to the planq-hook binary beside planq when it is
+there (make install puts it there), else to 'planq hook …'. Existing servers
+and hooks are kept; running it twice changes nothing.
 
 Scopes:
   local    (default) ~/.claude.json for this repo only, and
@@ -111,6 +113,10 @@ func runMCPInstall(cmd *cobra.Command, a *app, opts *mcpInstallOptions, uninstal
 			}
 		}
 		o.Exe = exe
+		o.HookExe = hooks.HookBinaryBeside(exe)
+		if o.HookExe == "" {
+			fmt.Fprintf(a.Stderr, "planq: note: no %s beside %s, so the tool hooks run `planq hook …`, which starts several times slower; `make install` installs both\n", hooks.HookBinary, exe)
+		}
 	}
 	switch opts.Claude {
 	case "none":

@@ -16,16 +16,19 @@ import (
 	"github.com/planq-dev/planq/internal/testenv"
 )
 
-// planqBin builds the planq binary once per test binary run.
+// planqBin builds the planq binary, and planq-hook beside it, once per test
+// binary run.
 var planqBin = sync.OnceValues(func() (string, error) {
 	dir, err := os.MkdirTemp("", "planq-bin-")
 	if err != nil {
 		return "", err
 	}
 	out := filepath.Join(dir, "planq")
-	cmd := exec.Command("go", "build", "-o", out, ".")
-	if b, err := cmd.CombinedOutput(); err != nil {
-		return "", fmt.Errorf("go build: %v\n%s", err, b)
+	for _, b := range []struct{ out, pkg string }{{out, "."}, {filepath.Join(dir, "planq-hook"), "../planq-hook"}} {
+		cmd := exec.Command("go", "build", "-o", b.out, b.pkg)
+		if msg, err := cmd.CombinedOutput(); err != nil {
+			return "", fmt.Errorf("go build %s: %v\n%s", b.pkg, err, msg)
+		}
 	}
 	return out, nil
 })

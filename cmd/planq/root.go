@@ -62,6 +62,13 @@ func run(ctx context.Context, a *app, args []string) (code int) {
 			fmt.Fprintf(a.Stderr, "planq: internal error: %v (please report it)\n", r)
 			code = 70
 		}
+		// The gate fails closed: Claude Code lets a tool call through when
+		// its PreToolUse hook exits with any status but 0 or 2, so every
+		// other failure of `planq hook pre-tool-use` becomes 2, which blocks.
+		if len(args) >= 2 && args[0] == "hook" && args[1] == "pre-tool-use" && code != 0 && code != 2 {
+			fmt.Fprintf(a.Stderr, "planq hook pre-tool-use: blocked: the hook failed (exit %d)\n", code)
+			code = 2
+		}
 	}()
 	root := newRootCmd(a)
 	root.SetArgs(args)

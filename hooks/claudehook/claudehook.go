@@ -11,6 +11,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"reflect"
+	"strings"
+
+	"github.com/planq-dev/planq/gate"
 )
 
 // Input is the JSON Claude Code gives every hook on stdin: the fields all
@@ -59,10 +63,23 @@ const (
 // or a long tool response can make it big, but never this big.
 const MaxInputSize = 32 << 20
 
+// inputKeys are the JSON keys of Input, which ReadInput reads exactly.
+var inputKeys = func() []string {
+	t := reflect.TypeOf(Input{})
+	keys := make([]string, 0, t.NumField())
+	for i := range t.NumField() {
+		name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ",")
+		keys = append(keys, name)
+	}
+	return keys
+}()
+
 // ReadInput reads one hook input from r. It is strict about the shape — one
 // JSON object, nothing after it, known fields of the right type, at most
-// MaxInputSize bytes — and tolerant of fields it does not know. Errors are
-// one line, naming the problem.
+// MaxInputSize bytes, no key twice and none that differs from a known one
+// only in case (Go's decoder would take it; Claude Code's would not) — and
+// tolerant of fields it does not know. Errors are one line, naming the
+// problem.
 func ReadInput(r io.Reader) (Input, error) {
 	data, err := io.ReadAll(io.LimitReader(r, MaxInputSize+1))
 	if err != nil {
@@ -77,6 +94,9 @@ func ReadInput(r io.Reader) (Input, error) {
 	}
 	if trimmed[0] != '{' {
 		return Input{}, fmt.Errorf("hook input is not a JSON object (it starts with %q)", firstRune(trimmed))
+	}
+	if _, err := gate.ExactFields(trimmed, inputKeys...); err != nil {
+		return Input{}, fmt.Errorf("hook input is not the JSON Claude Code sends: %s", oneLine(err.Error()))
 	}
 	dec := json.NewDecoder(bytes.NewReader(trimmed))
 	var in Input

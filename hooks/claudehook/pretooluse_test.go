@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/planq-dev/planq/gate"
 	"github.com/planq-dev/planq/internal/testenv"
@@ -180,3 +181,101 @@ func TestPreToolUseRepositoryBoundary(t *testing.T) {
 		t.Fatalf("Write outside the project: %+v; want allowed", r)
 	}
 }
+
+func runPre(t *testing.T, ctx context.Context, input string, env map[string]string) (code int, resp string, stderr string) {
+	t.Helper()
+	var out, errb strings.Builder
+	code = RunPreToolUse(ctx, strings.NewReader(input), &out, &errb, func(k string) string { return env[k] })
+	return code, out.String(), errb.String()
+}
+
+// The gate state is the session's project's: a command that declares a
+// change in another jj repository (jj git init sub; jj -R sub describe) and
+// moves there does not unlock the project's gate.
+func TestPreToolUseJudgesTheProjectNotTheCwd(t *testing.T) {
+	testenv.Isolate(t)
+	repo := testenv.JJRepo(t)
+	sub := filepath.Join(repo, "sub")
+	testenv.Run(t, repo, "jj", "git", "init", "sub")
+	testenv.Run(t, sub, "jj", "describe", "-m", "Declared in the nested repo")
+	ctx := context.Background()
+	for _, in := range []Input{
+		toolInput("Bash", sub, map[string]string{"command": "rm -rf ../src"}),
+		toolInput("Write", sub, map[string]string{"file_path": filepath.Join(repo, "main.go"), "content": "x"}),
+		toolInput("Write", sub, map[string]string{"file_path": filepath.Join(sub, "x.go"), "content": "x"}),
+	} {
+		r, err := PreToolUse(ctx, in, repo)
+		if err != nil || decision(r) != "deny" || !strings.Contains(r.Specific.PermissionDecisionReason, "no jj change is declared") {
+			t.Errorf("%s in %s with the project locked: %+v, %v; want denied", in.ToolName, in.Cwd, r, err)
+		}
+	}
+	// Once the project's own change is declared, both are allowed.
+	testenv.Run(t, repo, "jj", "describe", "-m", "Declared in the project")
+	if r, err := PreToolUse(ctx, toolInput("Bash", sub, map[string]string{"command": "rm -rf ../src"}), repo); err != nil || r != nil {
+		t.Errorf("after declaring the project: %+v, %v", r, err)
+	}
+}
+
+// A failure to judge a call denies it, unless gate.on_error: allow.
+func TestRunPreToolUseFailsClosed(t *testing.T) {
+	testenv.Isolate(t)
+	repo := testenv.JJRepo(t)
+	env := map[string]string{"CLAUDE_PROJECT_DIR": repo, "PATH": os.Getenv("PATH"), "HOME": os.Getenv("HOME"),
+		"JJ_CONFIG": os.Getenv("JJ_CONFIG"), "JJ_USER": "T", "JJ_EMAIL": "t@example.com"}
+	write := `{"session_id":"s","hook_event_name":"PreToolUse","cwd":"` + repo + `","tool_name":"Write","tool_input":{"file_path":"` + repo + `/a.go","content":"x"}}`
+	ctx := context.Background()
+
+	// The gate state cannot be read: jj's operation heads are gone.
+	heads := filepath.Join(repo, ".jj", "repo", "op_heads", "heads")
+	if err := os.RemoveAll(heads); err != nil {
+		t.Fatal(err)
+	}
+	code, out, _ := runPre(t, ctx, write, env)
+	if code != 0 || !strings.Contains(out, `"permissionDecision":"deny"`) || !strings.Contains(out, "could not read the gate state") {
+		t.Fatalf("unreadable state: exit %d, %s; want a denial naming the error", code, out)
+	}
+	// Bad input and a missed deadline deny too.
+	for name, c := range map[string]struct {
+		input string
+		ctx   func() (context.Context, context.CancelFunc)
+		want  string
+	}{
+		"bad input": {`{"tool_name":"Write"`, func() (context.Context, context.CancelFunc) { return context.WithCancel(ctx) }, "not the JSON"},
+		"deadline":  {write, func() (context.Context, context.CancelFunc) { return context.WithTimeout(ctx, time.Nanosecond) }, "did not answer"},
+	} {
+		cctx, cancel := c.ctx()
+		code, out, errs := runPre(t, cctx, c.input, env)
+		cancel()
+		if code != 0 || !strings.Contains(out, `"permissionDecision":"deny"`) || !strings.Contains(out, c.want) || !strings.Contains(errs, c.want) {
+			t.Errorf("%s: exit %d, stdout %s, stderr %s; want a denial naming %q", name, code, out, errs, c.want)
+		}
+	}
+	// gate.on_error: allow lets a failed call through with a warning.
+	testenv.WriteFile(t, repo, ".planq/config.yaml", "gate:\n  on_error: allow\n")
+	code, out, _ = runPre(t, ctx, write, env)
+	if code != 0 || strings.Contains(out, `"deny"`) || !strings.Contains(out, "on_error: allow") {
+		t.Fatalf("on_error: allow: exit %d, %s; want a warning and no denial", code, out)
+	}
+	code, out, _ = runPre(t, ctx, `{"tool_name":"Write"`, env)
+	if code != 0 || strings.Contains(out, `"deny"`) || !strings.Contains(out, "on_error: allow") {
+		t.Fatalf("on_error: allow, bad input: exit %d, %s", code, out)
+	}
+	// A read-only tool is never judged at all.
+	if code, out, _ := runPre(t, ctx, `{"session_id":"s","hook_event_name":"PreToolUse","cwd":"`+repo+`","tool_name":"Read","tool_input":{}}`, env); code != 0 || out != "" {
+		t.Errorf("Read: exit %d, %q", code, out)
+	}
+}
+
+// When the answer cannot be printed, the hook exits 2, which Claude Code
+// takes as a denial.
+func TestRunPreToolUseExits2WhenItCannotAnswer(t *testing.T) {
+	var errb strings.Builder
+	code := RunPreToolUse(context.Background(), strings.NewReader("nonsense"), failingWriter{}, &errb, func(string) string { return "" })
+	if code != 2 || !strings.Contains(errb.String(), "blocked") {
+		t.Fatalf("exit %d, stderr %q; want 2 and a line saying the call is blocked", code, errb.String())
+	}
+}
+
+type failingWriter struct{}
+
+func (failingWriter) Write([]byte) (int, error) { return 0, os.ErrClosed }
