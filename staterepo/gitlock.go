@@ -46,3 +46,25 @@ func takeGitLock(ctx context.Context, lock string, warn func(string)) (*os.File,
 		}
 	}
 }
+
+// commitLockFile finishes git's lock protocol for a lock file f taken by
+// takeGitLock: it writes data, fsyncs it when durable, closes it and renames
+// it over path. On any failure the lock file is removed, so path keeps its
+// old content and the next writer is not blocked.
+func commitLockFile(f *os.File, path string, data []byte, durable bool) error {
+	lock := f.Name()
+	_, err := f.Write(data)
+	if err == nil && durable {
+		err = syncFile(f)
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(lock, path)
+	}
+	if err != nil {
+		os.Remove(lock)
+	}
+	return err
+}

@@ -109,8 +109,27 @@ func (r *repo) refsUnder(prefix string) (map[string]plumbing.Hash, error) {
 			out[name] = h
 		}
 	}
-	top := r.refPath(strings.TrimSuffix(prefix, "/"))
-	err = filepath.WalkDir(top, func(p string, d fs.DirEntry, err error) error {
+	loose, err := r.looseRefs(prefix)
+	if err != nil {
+		return nil, err
+	}
+	for _, name := range loose {
+		h, ok, err := r.readRef(name)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			out[name] = h
+		}
+	}
+	return out, nil
+}
+
+// looseRefs lists the names of the loose ref files under prefix (e.g.
+// "refs/heads/"), without reading them; lock files are not refs.
+func (r *repo) looseRefs(prefix string) ([]string, error) {
+	var out []string
+	err := filepath.WalkDir(r.refPath(strings.TrimSuffix(prefix, "/")), func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			if errors.Is(err, fs.ErrNotExist) {
 				return nil
@@ -124,14 +143,7 @@ func (r *repo) refsUnder(prefix string) (map[string]plumbing.Hash, error) {
 		if err != nil {
 			return err
 		}
-		name := filepath.ToSlash(rel)
-		h, ok, err := r.readRef(name)
-		if err != nil {
-			return err
-		}
-		if ok {
-			out[name] = h
-		}
+		out = append(out, filepath.ToSlash(rel))
 		return nil
 	})
 	return out, err
@@ -150,24 +162,10 @@ func (r *repo) branches() ([]string, error) {
 			seen[b] = true
 		}
 	}
-	top := r.refPath("refs/heads")
-	err = filepath.WalkDir(top, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			if errors.Is(err, fs.ErrNotExist) {
-				return nil
-			}
-			return err
-		}
-		if d.IsDir() || strings.HasSuffix(p, ".lock") || !d.Type().IsRegular() {
-			return nil
-		}
-		rel, err := filepath.Rel(top, p)
-		if err != nil {
-			return err
-		}
-		seen[filepath.ToSlash(rel)] = true
-		return nil
-	})
+	loose, err := r.looseRefs("refs/heads/")
+	for _, name := range loose {
+		seen[strings.TrimPrefix(name, "refs/heads/")] = true
+	}
 	out := make([]string, 0, len(seen))
 	for b := range seen {
 		out = append(out, b)
@@ -291,18 +289,7 @@ func (r *repo) removePacked(ctx context.Context, name string) error {
 			out.WriteString(line)
 		}
 	}
-	_, err = f.Write(out.Bytes())
-	if err == nil {
-		err = syncFile(f)
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(lock, path)
-	}
-	if err != nil {
-		os.Remove(lock)
+	if err := commitLockFile(f, path, out.Bytes(), true); err != nil {
 		return fmt.Errorf("update %s: %w", path, err)
 	}
 	return nil

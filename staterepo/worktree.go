@@ -370,16 +370,8 @@ func writeIndex(ctx context.Context, r *repo, w *linkedWorktree, idx *index.Inde
 		return fmt.Errorf("write the worktree index: %w", err)
 	}
 	crashPoint("index-locked")
-	lock := f.Name()
-	_, err = f.Write(buf.Bytes())
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(lock, path)
-	}
-	if err != nil {
-		os.Remove(lock)
+	// Not fsynced: a lost index is rebuilt from the branch.
+	if err := commitLockFile(f, path, buf.Bytes(), false); err != nil {
 		return fmt.Errorf("write the worktree index %s: %w", path, err)
 	}
 	return nil
