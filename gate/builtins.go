@@ -132,12 +132,22 @@ func getoptsCheck(c *cmdCtx, name string, args []arg, _ *rule) outcome {
 // unsetCheck: bash evaluates the subscript of unset 'a[…]'.
 func unsetCheck(c *cmdCtx, name string, args []arg, _ *rule) outcome {
 	for _, a := range args {
-		if !a.static {
-			return outcome{mod: true, reason: name + " with a name computed at run time may evaluate a subscript"}
+		if o := c.nameSubscript(name, a); o.mod {
+			return o
 		}
-		if why := c.a.subscriptCode(a.val); why != "" {
-			return outcome{mod: true, reason: name + " " + why}
-		}
+	}
+	return outcome{}
+}
+
+// nameSubscript judges a variable name given to a builtin (shown is the
+// builtin as written) whose subscript bash evaluates: a name computed at run
+// time, or a subscript holding code, modifies.
+func (c *cmdCtx) nameSubscript(shown string, n arg) outcome {
+	if !n.static {
+		return outcome{mod: true, reason: shown + " with a name computed at run time may evaluate a subscript"}
+	}
+	if why := c.a.subscriptCode(n.val); why != "" {
+		return outcome{mod: true, reason: shown + " " + why}
 	}
 	return outcome{}
 }
@@ -146,12 +156,8 @@ func unsetCheck(c *cmdCtx, name string, args []arg, _ *rule) outcome {
 func testCheck(c *cmdCtx, name string, args []arg, _ *rule) outcome {
 	for i, a := range args {
 		if a.static && (a.val == "-v" || a.val == "-R") && i+1 < len(args) {
-			n := args[i+1]
-			if !n.static {
-				return outcome{mod: true, reason: name + " -v with a name computed at run time may evaluate a subscript"}
-			}
-			if why := c.a.subscriptCode(n.val); why != "" {
-				return outcome{mod: true, reason: name + " -v " + why}
+			if o := c.nameSubscript(name+" -v", args[i+1]); o.mod {
+				return o
 			}
 		}
 	}

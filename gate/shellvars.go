@@ -344,12 +344,11 @@ func (c *cmdCtx) setsVar(builtin string, w arg) outcome {
 	if !w.static {
 		return outcome{mod: true, reason: builtin + " assigns a variable whose name is computed at run time"}
 	}
-	name, sub, hasSub := strings.Cut(w.val, "[")
+	name, _, hasSub := strings.Cut(w.val, "[")
 	if hasSub {
 		if why := c.a.subscriptCode(w.val); why != "" {
 			return outcome{mod: true, reason: builtin + " " + why}
 		}
-		_ = sub
 	}
 	if dangerousVar(name) {
 		return outcome{mod: true, reason: builtin + " sets " + name + ", which changes what bash or the programs it starts run or load"}

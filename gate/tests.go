@@ -95,12 +95,19 @@ func (c *cmdCtx) runTests(name string, rn runner, r *rule, args []arg) outcome {
 			return unknownOutcome(c, name+" "+f.name+" has a value computed at run time")
 		}
 	}
+	return c.testOperands(name, pos, after)
+}
+
+// testOperands judges what a test runner is given besides its own options:
+// operands must name tests in the project (testPath), and arguments passed
+// through to the tests must not ask them to rewrite their expected output.
+func (c *cmdCtx) testOperands(name string, pos, passed []arg) outcome {
 	for _, p := range pos {
 		if o := c.testPath(name, "", p); o.mod {
 			return o
 		}
 	}
-	for _, a := range after {
+	for _, a := range passed {
 		if a.static && strings.HasPrefix(a.val, "-") && updateFlag.MatchString(a.val) {
 			return outcome{mod: true, reason: name + " " + a.val + " tells the tests to rewrite their expected output"}
 		}

@@ -109,17 +109,7 @@ func goTest(c *cmdCtx, name string, args []arg, entry string) outcome {
 			return unknownOutcome(c, name+" "+f.name+" has a value computed at run time")
 		}
 	}
-	for _, p := range pos {
-		if o := c.testPath(name, "", p); o.mod {
-			return o
-		}
-	}
-	for _, a := range binArgs {
-		if a.static && strings.HasPrefix(a.val, "-") && updateFlag.MatchString(a.val) {
-			return outcome{mod: true, reason: name + " " + a.val + " tells the tests to rewrite their expected output"}
-		}
-	}
-	return outcome{}
+	return c.testOperands(name, pos, binArgs)
 }
 
 var goTestBoolFlags = []string{"-v", "-race", "-msan", "-asan", "-cover", "-failfast", "-short", "-benchmem", "-a", "-n", "-x", "-work", "-trimpath", "-linkshared", "-buildvcs"}
