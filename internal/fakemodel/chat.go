@@ -1,7 +1,6 @@
 package fakemodel
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -42,7 +41,7 @@ func parseChat(body []byte) (conversation, error) {
 	}
 	var sys strings.Builder
 	for _, m := range req.Messages {
-		text := chatText(m.Content)
+		text := contentText(m.Content)
 		switch m.Role {
 		case "system", "developer":
 			sys.WriteString(text)
@@ -64,29 +63,6 @@ func parseChat(body []byte) (conversation, error) {
 	}
 	c.system = sys.String()
 	return c, nil
-}
-
-// chatText returns a message content's text: a string, or an array of parts.
-func chatText(raw json.RawMessage) string {
-	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 || raw[0] == 'n' {
-		return ""
-	}
-	if raw[0] == '"' {
-		var s string
-		json.Unmarshal(raw, &s) //nolint:errcheck
-		return s
-	}
-	var parts []struct {
-		Type string `json:"type"`
-		Text string `json:"text"`
-	}
-	json.Unmarshal(raw, &parts) //nolint:errcheck
-	var sb strings.Builder
-	for _, p := range parts {
-		sb.WriteString(p.Text)
-	}
-	return sb.String()
 }
 
 func writeChat(w http.ResponseWriter, id int, req *Request, t Turn, calls []call) {

@@ -19,6 +19,7 @@
 package fakemodel
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -161,6 +162,45 @@ type contentBlock struct {
 	IsError   bool
 	Name      string
 	Input     json.RawMessage
+}
+
+// contentText returns the text of a Chat or Responses content value: a
+// string, an array of parts, or an object with an output (or content) field,
+// as function outputs come; null is no text.
+func contentText(raw json.RawMessage) string {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 {
+		return ""
+	}
+	switch raw[0] {
+	case 'n':
+		return ""
+	case '"':
+		var s string
+		json.Unmarshal(raw, &s) //nolint:errcheck
+		return s
+	case '[':
+		var parts []struct {
+			Text string `json:"text"`
+		}
+		json.Unmarshal(raw, &parts) //nolint:errcheck
+		var sb strings.Builder
+		for _, p := range parts {
+			sb.WriteString(p.Text)
+		}
+		return sb.String()
+	case '{':
+		var o struct {
+			Output  json.RawMessage `json:"output"`
+			Content json.RawMessage `json:"content"`
+		}
+		json.Unmarshal(raw, &o) //nolint:errcheck
+		if len(o.Output) > 0 {
+			return contentText(o.Output)
+		}
+		return contentText(o.Content)
+	}
+	return string(raw)
 }
 
 func blockText(b contentBlock) string {

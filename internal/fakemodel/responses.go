@@ -1,7 +1,6 @@
 package fakemodel
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -68,7 +67,7 @@ func parseResponses(body []byte) (conversation, error) {
 		}
 		switch it.Type {
 		case "message", "":
-			text := responsesText(it.Content)
+			text := contentText(it.Content)
 			if it.Role == "system" || it.Role == "developer" {
 				sys.WriteString(text)
 				sys.WriteString("\n")
@@ -87,47 +86,11 @@ func parseResponses(body []byte) (conversation, error) {
 			}
 			c.messages = append(c.messages, message{role: "assistant", blocks: []contentBlock{{Type: "tool_use", ToolUseID: it.CallID, Name: name, Input: json.RawMessage(args)}}})
 		case "function_call_output", "custom_tool_call_output":
-			c.messages = append(c.messages, message{role: "tool", blocks: []contentBlock{{Type: "tool_result", ToolUseID: it.CallID, Text: responsesText(it.Output)}}})
+			c.messages = append(c.messages, message{role: "tool", blocks: []contentBlock{{Type: "tool_result", ToolUseID: it.CallID, Text: contentText(it.Output)}}})
 		}
 	}
 	c.system = sys.String()
 	return c, nil
-}
-
-// responsesText returns the text of a content or output value: a string, an
-// array of parts, or an object with an output field.
-func responsesText(raw json.RawMessage) string {
-	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 {
-		return ""
-	}
-	switch raw[0] {
-	case '"':
-		var s string
-		json.Unmarshal(raw, &s) //nolint:errcheck
-		return s
-	case '[':
-		var parts []struct {
-			Text string `json:"text"`
-		}
-		json.Unmarshal(raw, &parts) //nolint:errcheck
-		var sb strings.Builder
-		for _, p := range parts {
-			sb.WriteString(p.Text)
-		}
-		return sb.String()
-	case '{':
-		var o struct {
-			Output  json.RawMessage `json:"output"`
-			Content json.RawMessage `json:"content"`
-		}
-		json.Unmarshal(raw, &o) //nolint:errcheck
-		if len(o.Output) > 0 {
-			return responsesText(o.Output)
-		}
-		return responsesText(o.Content)
-	}
-	return string(raw)
 }
 
 func writeResponses(w http.ResponseWriter, id int, req *Request, t Turn, calls []call) {
