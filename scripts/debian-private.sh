@@ -8,17 +8,31 @@
 # not installed. Nothing is ever marked [trusted=yes]: apt checks the Release
 # signature and the hash of every .deb it downloads.
 #
-# Source it after defining die MSG and die_elsewhere MSG (one line, exit 1).
-# Then:
+# Source it after setting prog (the script's name, for messages) and HINT
+# (one line: how to get the tool some other way). Then:
 #   deb_require_host WHAT        # Linux x86_64 Debian, apt/dpkg tools, root
 #   deb_stage_begin PREFIX       # staging dir next to PREFIX -> $stage
 #   deb_fetch SUITE PKG [EXCLUDED...]   # PKG and its Depends into $stage/root
 #   deb_check_runs BIN [ARGS...] # BIN (relative to the root) loads (and runs)
 #   deb_manifest PKG SCRIPT > FILE
 #   deb_move_into_place PREFIX   # $stage/root becomes PREFIX (a rename)
+#   die MSG / die_elsewhere MSG  # one line on stderr (+ HINT), exit 1
+#   parse_mode "$@"              # none, --check or --help -> $mode
 # Environment: PLANQ_DEBIAN_MIRROR (or the caller's own variable, passed as
 # $deb_mirror_override) picks the mirror; default: the machine's apt sources.
 # shellcheck shell=bash
+
+# die prints one message on stderr, naming the script, and exits 1.
+die() {
+  printf '%s: %s\n' "$prog" "$*" >&2
+  exit 1
+}
+
+# die_elsewhere: this machine cannot take the package; the message and the
+# way to get the tool some other way (HINT), on one line.
+die_elsewhere() {
+  die "$1; $HINT"
+}
 
 readonly DEB_DEFAULT_KEYRING=/usr/share/keyrings/debian-archive-keyring.gpg
 # forky is merged-/usr: the loader and libraries are in usr/lib/x86_64-linux-gnu.

@@ -52,14 +52,6 @@ Environment:
 EOF
 }
 
-die() {
-  printf '%s: %s\n' "$prog" "$*" >&2
-  exit 1
-}
-
-die_elsewhere() {
-  die "$1; $HINT"
-}
 
 # shellcheck source=scripts/debian-private.sh
 . "$(dirname "${BASH_SOURCE[0]}")/debian-private.sh"

@@ -48,16 +48,6 @@ Environment:
 EOF
 }
 
-# Print one message on stderr and exit 1.
-die() {
-  printf '%s: %s\n' "$prog" "$*" >&2
-  exit 1
-}
-
-# Could not install here: one line naming how to get jj some other way.
-die_elsewhere() {
-  die "$1; $HINT"
-}
 
 # Print the version of jj binary $1 (e.g. 0.46.0) if it runs and is >= 0.30;
 # fail otherwise.
