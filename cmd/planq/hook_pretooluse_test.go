@@ -53,7 +53,14 @@ func (r hookResult) decision(t *testing.T) (string, string) {
 // CLAUDE_PROJECT_DIR set, in the project directory.
 func runHook(t *testing.T, bin, projectDir string, stdin []byte) hookResult {
 	t.Helper()
-	cmd := exec.Command(bin, "hook", "pre-tool-use")
+	return runHookArgs(t, []string{bin, "hook", "pre-tool-use"}, projectDir, stdin)
+}
+
+// runHookArgs is runHook for any hook command line (argv), such as
+// planq-hook's.
+func runHookArgs(t *testing.T, argv []string, projectDir string, stdin []byte) hookResult {
+	t.Helper()
+	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Dir = projectDir
 	cmd.Env = append(os.Environ(), "CLAUDE_PROJECT_DIR="+projectDir)
 	cmd.Stdin = bytes.NewReader(stdin)
@@ -200,18 +207,7 @@ func TestPlanqHookAnswersAsPlanqHook(t *testing.T) {
 	testenv.Isolate(t)
 	repo := testenv.JJRepo(t)
 	run := func(args []string, stdin string) hookResult {
-		cmd := exec.Command(args[0], args[1:]...)
-		cmd.Dir = repo
-		cmd.Env = append(os.Environ(), "CLAUDE_PROJECT_DIR="+repo)
-		cmd.Stdin = strings.NewReader(stdin)
-		var out, errb bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &out, &errb
-		err := cmd.Run()
-		code := 0
-		if ee, ok := err.(*exec.ExitError); ok {
-			code = ee.ExitCode()
-		}
-		return hookResult{stdout: out.String(), stderr: errb.String(), code: code}
+		return runHookArgs(t, args, repo, []byte(stdin))
 	}
 	pre := func(tool string, input any) string {
 		return string(hookJSON("s1", repo, tool, input))
