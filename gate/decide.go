@@ -25,8 +25,12 @@ func NeedsState(v Verdict) bool { return v.Modifies || v.Git != nil }
 // Decide applies the policy to a judged call. st is the gate state (used
 // only when NeedsState(v)); stateErr is the error reading it, if any, in
 // which case a modifying call is denied with the error. tool is the tool's
-// name, for the message.
-func Decide(tool string, v Verdict, st Status, stateErr error, pol Policy) Decision {
+// name, for the message; planqTool spells planq's own tools the way the host
+// shows them (nil: mcp__planq__<tool>), for the next step a denial names.
+func Decide(tool string, v Verdict, st Status, stateErr error, pol Policy, planqTool func(string) string) Decision {
+	if planqTool == nil {
+		planqTool = func(t string) string { return "mcp__planq__" + t }
+	}
 	if pol.Mode == config.ModeOff || !NeedsState(v) {
 		return Decision{Allow: true}
 	}
@@ -47,14 +51,14 @@ func Decide(tool string, v Verdict, st Status, stateErr error, pol Policy) Decis
 		return Decision{Allow: true}
 	case !st.IsJJRepo:
 		msg = fmt.Sprintf("planq gate: blocked this %s call (%s): %s, and this directory is not a jj repository, so no change can be declared for the work yet. "+
-			"Next step: call mcp__planq__jj_git_init (it keeps the existing git history), then mcp__planq__jj_init with a one-line description of what you are about to do, then retry this call. "+
+			"Next step: call %s (it keeps the existing git history), then %s with a one-line description of what you are about to do, then retry this call. "+
 			"Reading, searching and running tests stay allowed.",
-			tool, v.Part, v.Reason)
+			tool, v.Part, v.Reason, planqTool("jj_git_init"), planqTool("jj_init"))
 	default:
 		msg = fmt.Sprintf("planq gate: blocked this %s call (%s): %s, and no jj change is declared for this work yet (the working-copy change %s has no description). "+
-			"Next step: call mcp__planq__jj_init with a one-line description of what you are about to do (for example \"Fix the off-by-one in the pager\"), then retry this call. "+
+			"Next step: call %s with a one-line description of what you are about to do (for example \"Fix the off-by-one in the pager\"), then retry this call. "+
 			"Reading, searching and running tests stay allowed.",
-			tool, v.Part, v.Reason, shortID(st.ChangeID))
+			tool, v.Part, v.Reason, shortID(st.ChangeID), planqTool("jj_init"))
 	}
 	if pol.Mode == config.ModeWarn {
 		return Decision{Allow: true, Warn: true, Message: "planq gate (warn mode, allowed): " + strings.TrimPrefix(msg, "planq gate: ")}

@@ -36,6 +36,10 @@ type EvalOptions struct {
 	// Getenv is the environment the tool inherits (HOME, TMPDIR, PATH…);
 	// nil means os.Getenv.
 	Getenv func(string) string
+	// PlanqTool spells one of planq's MCP tools the way the host shows it
+	// to the model ("planq_jj_init" in OpenCode), for the next step a denial
+	// names; nil means MCP's usual mcp__planq__<tool>.
+	PlanqTool func(tool string) string
 }
 
 // Project is where a call's gate state and configuration come from: the
@@ -70,12 +74,12 @@ func LoadProject(dir string) Project {
 }
 
 // Evaluate decides on one tool call made in dir (the tool's working
-// directory), the way the PreToolUse hook does: built-in read-only tools
-// are allowed at once; otherwise the project's configuration is read, the
+// directory), the way the PreToolUse hook does: read-only tools (by the
+// host's own word, Tool.Kind) are allowed at once; otherwise the project's configuration is read, the
 // call classified, and the project's gate state read only when the call
 // modifies.
 func Evaluate(ctx context.Context, call ToolCall, dir string, opt EvalOptions) Evaluation {
-	if ReadOnlyTool(call.Name) {
+	if call.Tool.Kind == KindReadOnly {
 		v := Classify(call, DefaultPolicy())
 		return Evaluation{Verdict: v, Decision: Decision{Allow: true}, Mode: config.ModeStrict}
 	}
@@ -117,6 +121,6 @@ func Evaluate(ctx context.Context, call ToolCall, dir string, opt EvalOptions) E
 		st, stErr = State(ctx, p.Root)
 	}
 	ev.State, ev.StateErr = &st, stErr
-	ev.Decision = Decide(call.Name, ev.Verdict, st, stErr, pol)
+	ev.Decision = Decide(call.Name, ev.Verdict, st, stErr, pol, opt.PlanqTool)
 	return ev
 }

@@ -4,19 +4,43 @@ import (
 	"encoding/json"
 	"path"
 	"path/filepath"
-	"slices"
 	"strings"
 
 	"github.com/planq-dev/planq/config"
 )
 
-// ToolCall is one agent tool call as Claude Code reports it to a hook.
+// Kind is what an agent host's tool does to files, as the host's adapter
+// declares it (see Tool).
+type Kind string
+
+// The kinds of tool the gate knows how to judge.
+const (
+	KindUnknown  Kind = ""          // the adapter does not know the tool: gate.unknown decides
+	KindReadOnly Kind = "read-only" // never modifies the project (reads, searches, todo lists, subagents)
+	KindShell    Kind = "shell"     // runs a bash command held in the input field Field
+	KindEditor   Kind = "editor"    // writes the file whose path is in the input field Field
+	KindPatch    Kind = "patch"     // applies an apply_patch patch ("*** Begin Patch") held in Field
+	KindMCP      Kind = "mcp"       // a tool of an MCP server: Server and MCPTool name it
+)
+
+// Tool says what one of an agent host's tools does, for the gate: its kind
+// and where its input holds what the gate reads. Each host adapter maps its
+// tool names to Tools; the gate itself knows no host's vocabulary.
+type Tool struct {
+	Kind    Kind
+	Field   string // shell: the command; editor: the file path; patch: the patch text
+	Server  string // mcp: the server's name ("planq" for planq's own tools)
+	MCPTool string // mcp: the tool's name on its server ("jj_init")
+}
+
+// ToolCall is one agent tool call as a host reports it to a hook.
 type ToolCall struct {
-	Name  string          // tool name: "Bash", "Write", "mcp__server__tool", …
+	Name  string          // the tool's name as the host spells it, for messages
+	Tool  Tool            // what the tool does (from the host's adapter)
 	Input json.RawMessage // the tool's arguments as a JSON object
 	// Root is the project boundary, when known. Writes provably outside it
-	// (Claude Code's own plan files, scratch files in /tmp) are not held
-	// back by the gate.
+	// (the host's own plan files, scratch files in /tmp) are not held back
+	// by the gate.
 	Root string
 	// Cwd is the tool's working directory, when known: relative paths and
 	// /proc/self/cwd resolve against it.
@@ -81,38 +105,6 @@ func PolicyFromConfig(c config.Config) Policy {
 	}
 }
 
-// ReadOnlyTool reports whether name is a built-in tool that never modifies
-// files whatever its input, so a hook can allow it without reading any
-// configuration or repository state. These are Claude Code's tools that
-// only read, or that change nothing in the repository (the todo list, plan
-// mode, subagents whose own calls are gated).
-func ReadOnlyTool(name string) bool { return slices.Contains(readOnlyTools, name) }
-
-// ReadOnlyTools returns the tools ReadOnlyTool accepts, for wiring hooks that
-// need not run for them.
-func ReadOnlyTools() []string { return slices.Clone(readOnlyTools) }
-
-var readOnlyTools = []string{
-	"Read", "Glob", "Grep", "LS", "NotebookRead",
-	"WebFetch", "WebSearch", "Task", "Agent",
-	"TodoRead", "TodoWrite", "ExitPlanMode", "EnterPlanMode",
-	"BashOutput", "KillBash", "KillShell", "TaskOutput", "TaskStop",
-	"ListMcpResourcesTool", "ReadMcpResourceTool",
-	"AskUserQuestion", "SlashCommand", "Skill", "ToolSearch", "LSP",
-}
-
-// editorPathField names the input field holding the file a Claude Code
-// editor tool writes; ok is false for other tools.
-func editorPathField(name string) (field string, ok bool) {
-	switch name {
-	case "Write", "Edit", "MultiEdit":
-		return "file_path", true
-	case "NotebookEdit":
-		return "notebook_path", true
-	}
-	return "", false
-}
-
 // planqAlwaysAllowed reports whether a tool of planq's MCP server is always
 // allowed: declaring the change, looking at it, and the state tools (every
 // planq_* tool).
@@ -133,20 +125,21 @@ var defaultMCPReadGlobs = []string{
 	"mcp__*__inspect*", "mcp__*__status*", "mcp__*__diff*", "mcp__*__explain*",
 }
 
-// Classify judges one tool call under pol. The tool's input is decoded
-// exactly (ExactFields): an input with a duplicate key, or a key that
-// differs from one the gate reads only in case, is ambiguous and modifies.
+// Classify judges one tool call under pol by its Tool. The tool's input is
+// decoded exactly (ExactFields): an input with a duplicate key, or a key
+// that differs from one the gate reads only in case, is ambiguous and
+// modifies.
 func Classify(call ToolCall, pol Policy) Verdict {
-	name := call.Name
-	if ReadOnlyTool(name) {
+	name, t := call.Name, call.Tool
+	switch t.Kind {
+	case KindReadOnly:
 		return Verdict{Reason: name + " only reads"}
-	}
-	if field, ok := editorPathField(name); ok {
-		fields, err := ExactFields(call.Input, field)
+	case KindEditor:
+		fields, err := ExactFields(call.Input, t.Field)
 		if err != nil {
 			return Verdict{Modifies: true, Part: name, Reason: "the " + name + " input is ambiguous or malformed (" + err.Error() + "), so planq cannot tell which file it writes"}
 		}
-		p, _ := stringField(fields, field)
+		p, _ := stringField(fields, t.Field)
 		part := name
 		if p != "" {
 			part = name + " " + p
@@ -155,20 +148,20 @@ func Classify(call ToolCall, pol Policy) Verdict {
 			return Verdict{Part: part, Reason: name + " writes " + p + ", outside the project"}
 		}
 		return Verdict{Modifies: true, Part: part, Reason: name + " writes files"}
-	}
-	if name == "Bash" {
-		fields, err := ExactFields(call.Input, "command")
+	case KindPatch:
+		return classifyPatch(call)
+	case KindShell:
+		fields, err := ExactFields(call.Input, t.Field)
 		if err != nil {
-			return Verdict{Modifies: true, Part: "Bash", Reason: "the Bash input is ambiguous or malformed (" + err.Error() + "), so planq cannot tell which command runs"}
+			return Verdict{Modifies: true, Part: name, Reason: "the " + name + " input is ambiguous or malformed (" + err.Error() + "), so planq cannot tell which command runs"}
 		}
-		cmd, ok := stringField(fields, "command")
+		cmd, ok := stringField(fields, t.Field)
 		if !ok {
-			return Verdict{Modifies: true, Part: "Bash", Reason: "the Bash input has no command string, so planq cannot tell what it does"}
+			return Verdict{Modifies: true, Part: name, Reason: "the " + name + " input has no command string, so planq cannot tell what it does"}
 		}
 		return AnalyzeBashAt(cmd, pol, call.where())
-	}
-	if strings.HasPrefix(name, "mcp__") {
-		return classifyMCP(name, pol)
+	case KindMCP:
+		return classifyMCP(name, t, pol)
 	}
 	if pol.PermissiveUnknown {
 		return Verdict{Part: name, Reason: "unknown tool " + name + " (gate.unknown: permissive)"}
@@ -199,27 +192,28 @@ func editorTarget(w Where, p string) pathKind {
 	return k
 }
 
-func classifyMCP(name string, pol Policy) Verdict {
-	server, tool, _ := strings.Cut(strings.TrimPrefix(name, "mcp__"), "__")
-	if server == "planq" || strings.HasSuffix(server, "_planq") {
-		if planqAlwaysAllowed(tool) {
-			return Verdict{Reason: "planq's " + tool + " is always allowed"}
-		}
+// classifyMCP judges an MCP tool. The configuration's globs and the read
+// verbs match the host-neutral name mcp__<server>__<tool>, whatever the host
+// calls the tool.
+func classifyMCP(name string, t Tool, pol Policy) Verdict {
+	if t.Server == "planq" && planqAlwaysAllowed(t.MCPTool) {
+		return Verdict{Reason: "planq's " + t.MCPTool + " is always allowed"}
 	}
-	if g, ok := matchGlob(pol.MCPDeny, name); ok {
+	full := "mcp__" + t.Server + "__" + t.MCPTool
+	if g, ok := matchGlob(pol.MCPDeny, full); ok {
 		return Verdict{Modifies: true, Part: name, Reason: name + " matches gate.mcp_deny " + g}
 	}
-	if g, ok := matchGlob(pol.MCPAllow, name); ok {
+	if g, ok := matchGlob(pol.MCPAllow, full); ok {
 		return Verdict{Part: name, Reason: name + " matches gate.mcp_allow " + g}
 	}
-	if g, ok := matchGlob(defaultMCPReadGlobs, name); ok {
+	if g, ok := matchGlob(defaultMCPReadGlobs, full); ok {
 		return Verdict{Part: name, Reason: name + " only reads (its name matches " + g + ")"}
 	}
 	if pol.PermissiveUnknown {
 		return Verdict{Part: name, Reason: "MCP tool " + name + " is not known to modify (gate.unknown: permissive)"}
 	}
 	return Verdict{Modifies: true, Part: name,
-		Reason: "MCP tool " + name + " is not known to only read (add it to gate.mcp_allow in .planq/config.yaml if it does)"}
+		Reason: "MCP tool " + name + " is not known to only read (add " + full + " to gate.mcp_allow in .planq/config.yaml if it does)"}
 }
 
 func matchGlob(globs []string, name string) (string, bool) {

@@ -27,12 +27,8 @@ func TestClassify(t *testing.T) {
 		{name: "Read", tool: "Read", input: `{"file_path":"/r/a.go"}`, want: readOnly},
 		{name: "Glob", tool: "Glob", input: `{"pattern":"**/*.go"}`, want: readOnly},
 		{name: "Grep", tool: "Grep", input: `{"pattern":"x"}`, want: readOnly},
-		{name: "LS", tool: "LS", want: readOnly},
 		{name: "WebFetch", tool: "WebFetch", want: readOnly},
-		{name: "WebSearch", tool: "WebSearch", want: readOnly},
 		{name: "Task", tool: "Task", want: readOnly},
-		{name: "Agent", tool: "Agent", want: readOnly},
-		{name: "NotebookRead", tool: "NotebookRead", want: readOnly},
 		{name: "TodoWrite", tool: "TodoWrite", input: `{"todos":[]}`, want: readOnly},
 		{name: "Write", tool: "Write", input: `{"file_path":"/r/a.go","content":"x"}`, want: modifies, part: "Write /r/a.go"},
 		{name: "Edit", tool: "Edit", input: `{"file_path":"/r/a.go","old_string":"a","new_string":"b"}`, want: modifies, part: "Edit /r/a.go"},
@@ -52,7 +48,6 @@ func TestClassify(t *testing.T) {
 		{name: "planq jj_git_init", tool: "mcp__planq__jj_git_init", want: readOnly},
 		{name: "planq query_ancestor", tool: "mcp__planq__query_ancestor", want: readOnly},
 		{name: "planq state tool", tool: "mcp__planq__planq_note", want: readOnly},
-		{name: "planq plugin server", tool: "mcp__plugin_planq_planq__jj_init", want: readOnly},
 		{name: "planq jj_describe is gated", tool: "mcp__planq__jj_describe", want: modifies},
 		{name: "planq jj_abandon is gated", tool: "mcp__planq__jj_abandon", want: modifies},
 		{name: "other MCP read verb", tool: "mcp__context7__get-library-docs", want: readOnly},
@@ -75,7 +70,7 @@ func TestClassify(t *testing.T) {
 			if in == "" {
 				in = "{}"
 			}
-			v := Classify(ToolCall{Name: tt.tool, Input: json.RawMessage(in), Root: tt.root}, pol)
+			v := Classify(ToolCall{Name: tt.tool, Tool: testTool(tt.tool), Input: json.RawMessage(in), Root: tt.root}, pol)
 			if v.Modifies != tt.want {
 				t.Fatalf("modifies=%v (%s), want %v", v.Modifies, v.Reason, tt.want)
 			}
@@ -86,19 +81,6 @@ func TestClassify(t *testing.T) {
 				t.Error("no reason")
 			}
 		})
-	}
-}
-
-func TestReadOnlyTool(t *testing.T) {
-	for _, n := range []string{"Read", "Glob", "Grep", "WebFetch", "Task"} {
-		if !ReadOnlyTool(n) {
-			t.Errorf("ReadOnlyTool(%q) = false", n)
-		}
-	}
-	for _, n := range []string{"Bash", "Write", "Edit", "mcp__planq__jj_init", "Unknown"} {
-		if ReadOnlyTool(n) {
-			t.Errorf("ReadOnlyTool(%q) = true; it needs a closer look", n)
-		}
 	}
 }
 

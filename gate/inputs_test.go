@@ -37,7 +37,7 @@ func TestToolInputDecoding(t *testing.T) {
 		{"Write", `{"file_path":"/tmp/planq-decode-test.txt","content":"x"}`, readOnly, ""},
 	}
 	for _, tt := range tests {
-		v := Classify(ToolCall{Name: tt.tool, Input: json.RawMessage(tt.input), Root: "/r", Cwd: "/r"}, DefaultPolicy())
+		v := Classify(ToolCall{Name: tt.tool, Tool: testTool(tt.tool), Input: json.RawMessage(tt.input), Root: "/r", Cwd: "/r"}, DefaultPolicy())
 		if v.Modifies != tt.want || !strings.Contains(v.Reason, tt.reason) {
 			t.Errorf("%s %s: modifies=%v (%s), want %v and a reason with %q", tt.tool, tt.input, v.Modifies, v.Reason, tt.want, tt.reason)
 		}
@@ -94,7 +94,7 @@ func TestEditorPathsResolved(t *testing.T) {
 	}
 	for _, tt := range tests {
 		in, _ := json.Marshal(map[string]string{"file_path": tt.path, "content": "x"})
-		v := Classify(ToolCall{Name: "Write", Input: in, Root: repo, Cwd: repo, Getenv: getenv}, DefaultPolicy())
+		v := Classify(ToolCall{Name: "Write", Tool: testTool("Write"), Input: in, Root: repo, Cwd: repo, Getenv: getenv}, DefaultPolicy())
 		if v.Modifies != tt.want {
 			t.Errorf("Write %s: modifies=%v (%s), want %v", tt.path, v.Modifies, v.Reason, tt.want)
 		}

@@ -212,7 +212,7 @@ func TestDecide(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			d := Decide("Bash", tt.v, tt.st, tt.err, tt.pol)
+			d := Decide("Bash", tt.v, tt.st, tt.err, tt.pol, nil)
 			if d.Allow != tt.allow || d.Warn != tt.warn {
 				t.Fatalf("decision %+v, want allow=%v warn=%v", d, tt.allow, tt.warn)
 			}

@@ -1,0 +1,118 @@
+package gate
+
+import (
+	"encoding/json"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// testTool describes the tools the gate's tests call by name the way a
+// Claude-shaped host adapter does (the real tables live in the adapters
+// under hooks/): Bash runs commands, the editors write file_path or
+// notebook_path, mcp__server__tool names an MCP tool, apply_patch carries
+// its patch in "patch".
+func testTool(name string) Tool {
+	switch name {
+	case "Read", "Glob", "Grep", "WebFetch", "Task", "TodoWrite":
+		return Tool{Kind: KindReadOnly}
+	case "Bash":
+		return Tool{Kind: KindShell, Field: "command"}
+	case "Write", "Edit", "MultiEdit":
+		return Tool{Kind: KindEditor, Field: "file_path"}
+	case "NotebookEdit":
+		return Tool{Kind: KindEditor, Field: "notebook_path"}
+	case "apply_patch":
+		return Tool{Kind: KindPatch, Field: "patch"}
+	}
+	if rest, ok := strings.CutPrefix(name, "mcp__"); ok {
+		server, tool, _ := strings.Cut(rest, "__")
+		return Tool{Kind: KindMCP, Server: server, MCPTool: tool}
+	}
+	return Tool{}
+}
+
+func TestPatchPaths(t *testing.T) {
+	tests := []struct {
+		name, patch string
+		want        []string
+		err         string
+	}{
+		{"add update delete move", "*** Begin Patch\n*** Add File: a.go\n+package a\n*** Update File: b.go\n*** Move to: c.go\n@@\n-x\n+y\n*** Delete File: d.go\n*** End Patch\n",
+			[]string{"a.go", "b.go", "c.go", "d.go"}, ""},
+		{"CRLF and blank edges", "\r\n*** Begin Patch\r\n*** Add File: /tmp/x\r\n+1\r\n*** End Patch\r\n\r\n", []string{"/tmp/x"}, ""},
+		{"end of file marker", "*** Begin Patch\n*** Update File: a\n@@\n-a\n+b\n*** End of File\n*** End Patch", []string{"a"}, ""},
+		{"no end", "*** Begin Patch\n*** Add File: a\n+x\n", nil, "not one patch"},
+		{"no begin", "*** Add File: a\n+x\n*** End Patch", nil, "not one patch"},
+		{"heredoc wrapper", "apply_patch <<'EOF'\n*** Begin Patch\n*** Add File: a\n*** End Patch\nEOF", nil, "not one patch"},
+		{"unknown operation", "*** Begin Patch\n*** Copy File: a\n*** End Patch", nil, "no patch operation"},
+		{"empty name", "*** Begin Patch\n*** Add File:  \n*** End Patch", nil, "names no file"},
+		{"no files", "*** Begin Patch\n*** End Patch", nil, "names no file"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := PatchPaths(tt.patch)
+			if tt.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.err) {
+					t.Fatalf("PatchPaths = %v, %v; want an error with %q", got, err, tt.err)
+				}
+				return
+			}
+			if err != nil || strings.Join(got, "|") != strings.Join(tt.want, "|") {
+				t.Fatalf("PatchPaths = %q, %v; want %q", got, err, tt.want)
+			}
+		})
+	}
+}
+
+// A patch modifies unless every file it touches is outside the project; a
+// patch planq cannot read, or an ambiguous input, modifies.
+func TestClassifyPatch(t *testing.T) {
+	repo := t.TempDir()
+	out := t.TempDir()
+	patch := func(paths ...string) string {
+		var b strings.Builder
+		b.WriteString("*** Begin Patch\n")
+		for _, p := range paths {
+			b.WriteString("*** Add File: " + p + "\n+x\n")
+		}
+		b.WriteString("*** End Patch\n")
+		s, _ := json.Marshal(map[string]string{"patch": b.String()})
+		return string(s)
+	}
+	tests := []struct {
+		name, input string
+		want        bool
+	}{
+		{"inside, relative", patch("src/a.go"), modifies},
+		{"inside, absolute", patch(filepath.Join(repo, "a.go")), modifies},
+		{"outside only", patch(filepath.Join(out, "a.txt")), readOnly},
+		{"one in, one out", patch(filepath.Join(out, "a.txt"), "a.go"), modifies},
+		{"escapes with ..", patch("../" + filepath.Base(repo) + "/a.go"), modifies},
+		{"not a patch", `{"patch":"rm -rf ."}`, modifies},
+		{"no patch field", `{"input":"x"}`, modifies},
+		{"ambiguous", `{"patch":"*** Begin Patch\n*** Add File: /tmp/x\n*** End Patch","Patch":"x"}`, modifies},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			v := Classify(ToolCall{Name: "apply_patch", Tool: testTool("apply_patch"), Input: json.RawMessage(tt.input), Root: repo, Cwd: repo}, DefaultPolicy())
+			if v.Modifies != tt.want || v.Reason == "" {
+				t.Fatalf("modifies=%v (%s), want %v", v.Modifies, v.Reason, tt.want)
+			}
+		})
+	}
+}
+
+// A denial names planq's tool the way the host shows it to the model.
+func TestDecideNamesTheHostsTool(t *testing.T) {
+	v := Verdict{Modifies: true, Part: "write a.go", Reason: "write writes files"}
+	locked := Status{IsJJRepo: true, Locked: true, ChangeID: "qpvuntsmwlqt"}
+	d := Decide("write", v, locked, nil, DefaultPolicy(), func(t string) string { return "planq_" + t })
+	if d.Allow || !strings.Contains(d.Message, "call planq_jj_init") || strings.Contains(d.Message, "mcp__") {
+		t.Fatalf("denial %q: want it to name planq_jj_init only", d.Message)
+	}
+	d = Decide("write", v, Status{Locked: true}, nil, DefaultPolicy(), nil)
+	if !strings.Contains(d.Message, "mcp__planq__jj_git_init") || !strings.Contains(d.Message, "mcp__planq__jj_init") {
+		t.Fatalf("denial %q: want MCP's usual names by default", d.Message)
+	}
+}
