@@ -69,12 +69,12 @@ func BenchmarkSessionStart(b *testing.B) {
 	ev := Input{SessionID: "bench-session", TranscriptPath: tpath, Cwd: repo, HookEventName: EventSessionStart, Source: "startup"}
 	r := &Runner{}
 	ctx := context.Background()
-	if out, err := r.SessionStart(ctx, ev); err != nil || !strings.Contains(out.Specific.AdditionalContext, "Recent log") {
+	if out, err := sessionStart(r, ctx, ev); err != nil || !strings.Contains(out.Specific.AdditionalContext, "Recent log") {
 		b.Fatalf("warm-up: %v\n%+v", err, out)
 	}
 	b.ResetTimer()
 	for b.Loop() {
-		out, err := r.SessionStart(ctx, ev)
+		out, err := sessionStart(r, ctx, ev)
 		if err != nil {
 			b.Fatal(err)
 		}

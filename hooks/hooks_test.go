@@ -108,7 +108,7 @@ func contextOf(t *testing.T, out *Response) string {
 
 func TestSessionStartOnAnUndeclaredChangeSaysTheGateIsLocked(t *testing.T) {
 	w := newHookWorld(t)
-	ctxText := contextOf(t, w.run((*Runner).SessionStart, "SessionStart-startup"))
+	ctxText := contextOf(t, w.run(sessionStart, "SessionStart-startup"))
 	for _, want := range []string{"Gate: LOCKED", "mcp__planq__jj_init", "(no description yet)", "No state repo yet"} {
 		if !strings.Contains(ctxText, want) {
 			t.Errorf("context lacks %q:\n%s", want, ctxText)
@@ -127,7 +127,7 @@ func TestSessionStartGivesTheLivingSummaryHandoffAndDiffFirst(t *testing.T) {
 	testenv.WriteFile(t, w.repo, "redis.go", "package rl\n")
 	w.appendTranscript(`{"type":"user","message":{"role":"user","content":"add redis"}}`)
 
-	ctxText := contextOf(t, w.run((*Runner).SessionStart, "SessionStart-startup"))
+	ctxText := contextOf(t, w.run(sessionStart, "SessionStart-startup"))
 	order := []string{"this session works in jj change", "Gate: unlocked", "## Current change", "Add Redis backend", "not a living summary yet",
 		"## Parent change", "zebra: token bucket", "jj diff --stat", "redis.go", "Earlier conversation", "Agent state"}
 	pos := 0
@@ -171,7 +171,7 @@ func TestSessionStartStaysInBudgetWithoutCuttingLines(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	ctxText := contextOf(t, w.run((*Runner).SessionStart, "SessionStart-startup"))
+	ctxText := contextOf(t, w.run(sessionStart, "SessionStart-startup"))
 	if len(ctxText) > ContextBudget {
 		t.Fatalf("context is %d characters, budget %d", len(ctxText), ContextBudget)
 	}
@@ -190,14 +190,14 @@ func TestSessionStartOutsideAJJRepo(t *testing.T) {
 	testenv.Isolate(t)
 	dir := t.TempDir()
 	ev := Input{SessionID: "s1", Cwd: dir, HookEventName: "SessionStart", Source: "startup"}
-	out, err := (&Runner{}).SessionStart(context.Background(), ev)
+	out, err := sessionStart(&Runner{}, context.Background(), ev)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if c := contextOf(t, out); !strings.Contains(c, "not a jj repository") || !strings.Contains(c, "jj git init") {
 		t.Fatalf("context = %q", c)
 	}
-	for _, fn := range []func(*Runner, context.Context, Input) (*Response, error){(*Runner).PostToolUse, (*Runner).Stop, (*Runner).PreCompact, (*Runner).SessionEnd} {
+	for _, fn := range []func(*Runner, context.Context, Input) (*Response, error){postToolUse, stop, preCompact, sessionEnd} {
 		if out, err := fn(&Runner{}, context.Background(), ev); out != nil || err != nil {
 			t.Fatalf("hook outside a jj repo: %+v, %v; want silence", out, err)
 		}
@@ -209,7 +209,7 @@ func TestPostToolUseRecordsTheLineageAndFiles(t *testing.T) {
 	ts := w.store()
 	sid := "1a4e73b2-ccbc-4831-9aec-5ab717a5a90e"
 	// Before jj_init nothing is bound.
-	w.run((*Runner).PostToolUse, "PostToolUse-Write-create")
+	w.run(postToolUse, "PostToolUse-Write-create")
 	if _, err := ts.RootOfSession(sid); err == nil {
 		t.Fatal("an edit before jj_init started a lineage")
 	}
@@ -217,13 +217,13 @@ func TestPostToolUseRecordsTheLineageAndFiles(t *testing.T) {
 	if _, err := jj.Declare(context.Background(), jj.New(w.repo), "Add a greeting file", ""); err != nil {
 		t.Fatal(err)
 	}
-	w.run((*Runner).PostToolUse, "PostToolUse-jj_init")
+	w.run(postToolUse, "PostToolUse-jj_init")
 	root := w.current().ChangeID
 	if got, err := ts.RootOfSession(sid); err != nil || got != root {
 		t.Fatalf("after jj_init the session root is %q, %v; want %s", got, err, root)
 	}
 	testenv.WriteFile(t, w.repo, "hello.txt", "hello\n")
-	w.run((*Runner).PostToolUse, "PostToolUse-Write-update")
+	w.run(postToolUse, "PostToolUse-Write-update")
 	// A checkpoint keeps the lineage.
 	ch, _, err := jj.Checkpoint(context.Background(), jj.New(w.repo), "Second step")
 	if err != nil {
@@ -231,7 +231,7 @@ func TestPostToolUseRecordsTheLineageAndFiles(t *testing.T) {
 	}
 	ev := w.event("PostToolUse-jj_init")
 	ev.ToolName = "mcp__planq__jj_new"
-	if _, err := w.r.PostToolUse(context.Background(), ev); err != nil {
+	if _, err := postToolUse(w.r, context.Background(), ev); err != nil {
 		t.Fatal(err)
 	}
 	sess, err := ts.Load(root)
@@ -251,7 +251,7 @@ func TestPostToolUseRecordsTheLineageAndFiles(t *testing.T) {
 	w.jj("new")
 	bash := Input{SessionID: sid, Cwd: w.repo, HookEventName: "PostToolUse", ToolName: "Bash",
 		ToolInput: json.RawMessage(`{"command":"cd sub && jj new"}`), ToolResponse: json.RawMessage(`{"stdout":""}`)}
-	if _, err := w.r.PostToolUse(context.Background(), bash); err != nil {
+	if _, err := postToolUse(w.r, context.Background(), bash); err != nil {
 		t.Fatal(err)
 	}
 	if sess, _ := ts.Load(root); len(sess.Changes) != 3 {
@@ -265,14 +265,14 @@ func TestStopAsksForTheSummaryOnceWhenTheDiffMoved(t *testing.T) {
 	if _, err := jj.Declare(ctx, jj.New(w.repo), "Add a greeting file", ""); err != nil {
 		t.Fatal(err)
 	}
-	w.run((*Runner).PostToolUse, "PostToolUse-jj_init")
+	w.run(postToolUse, "PostToolUse-jj_init")
 
 	// Nothing written yet: no reason to ask.
-	if out := w.run((*Runner).Stop, "Stop"); out != nil {
+	if out := w.run(stop, "Stop"); out != nil {
 		t.Fatalf("stop on an empty change: %+v", out)
 	}
 	testenv.WriteFile(t, w.repo, "hello.txt", "hello\n")
-	out := w.run((*Runner).Stop, "Stop")
+	out := w.run(stop, "Stop")
 	if out == nil || out.Decision != "block" {
 		t.Fatalf("stop after an edit with a one-line description = %+v, want block", out)
 	}
@@ -282,34 +282,34 @@ func TestStopAsksForTheSummaryOnceWhenTheDiffMoved(t *testing.T) {
 		}
 	}
 	// Claude Code then stops again with stop_hook_active: never block twice.
-	if out := w.run((*Runner).Stop, "Stop-active"); out != nil {
+	if out := w.run(stop, "Stop-active"); out != nil {
 		t.Fatalf("stop with stop_hook_active blocked again: %+v", out)
 	}
 	// The next turn's stop, nothing moved: no block.
-	if out := w.run((*Runner).Stop, "Stop"); out != nil {
+	if out := w.run(stop, "Stop"); out != nil {
 		t.Fatalf("stop with nothing moved blocked: %+v", out)
 	}
 	// The diff moves again: ask again (the previous stop did not block).
 	testenv.WriteFile(t, w.repo, "hello.txt", "hello, world\n")
-	if out := w.run((*Runner).Stop, "Stop"); out == nil || out.Decision != "block" {
+	if out := w.run(stop, "Stop"); out == nil || out.Decision != "block" {
 		t.Fatalf("stop after the diff moved again = %+v, want block", out)
 	}
 	// Even without stop_hook_active, never twice in a row.
 	testenv.WriteFile(t, w.repo, "hello.txt", "hello, again\n")
-	if out := w.run((*Runner).Stop, "Stop"); out != nil {
+	if out := w.run(stop, "Stop"); out != nil {
 		t.Fatalf("second stop in a row blocked: %+v", out)
 	}
 	// A description written with jj_describe after the last edit: not moved.
 	testenv.WriteFile(t, w.repo, "hello.txt", "hello, more\n")
 	w.jj("describe", "-m", "Add a greeting file\n\nstill a plain description")
-	w.run((*Runner).PostToolUse, "PostToolUse-jj_describe")
-	if out := w.run((*Runner).Stop, "Stop"); out != nil {
+	w.run(postToolUse, "PostToolUse-jj_describe")
+	if out := w.run(stop, "Stop"); out != nil {
 		t.Fatalf("stop right after jj_describe blocked: %+v", out)
 	}
 	// A summary is never asked for again, however the diff moves.
 	w.jj("describe", "-m", jj.SummaryTemplate("Add a greeting file"))
 	testenv.WriteFile(t, w.repo, "other.txt", "x\n")
-	if out := w.run((*Runner).Stop, "Stop"); out != nil {
+	if out := w.run(stop, "Stop"); out != nil {
 		t.Fatalf("stop with a summary description blocked: %+v", out)
 	}
 }
@@ -317,7 +317,7 @@ func TestStopAsksForTheSummaryOnceWhenTheDiffMoved(t *testing.T) {
 func TestStopWithoutADeclaredChangeStaysQuiet(t *testing.T) {
 	w := newHookWorld(t)
 	testenv.WriteFile(t, w.repo, "hello.txt", "hello\n")
-	if out := w.run((*Runner).Stop, "Stop"); out != nil {
+	if out := w.run(stop, "Stop"); out != nil {
 		t.Fatalf("stop in an undeclared session: %+v", out)
 	}
 }
@@ -328,14 +328,14 @@ func TestPreCompactAndSessionEndKeepTheTranscriptAndLog(t *testing.T) {
 	if _, err := jj.Declare(ctx, jj.New(w.repo), "Add a greeting file", ""); err != nil {
 		t.Fatal(err)
 	}
-	w.run((*Runner).PostToolUse, "PostToolUse-jj_init")
+	w.run(postToolUse, "PostToolUse-jj_init")
 	w.appendTranscript(`{"n":1}`, `{"n":2}`)
-	w.run((*Runner).PreCompact, "PreCompact")
-	if c := contextOf(t, w.run((*Runner).SessionStart, "SessionStart-compact")); !strings.Contains(c, "just compacted") || !strings.Contains(c, "Context compacted (manual)") {
+	w.run(preCompact, "PreCompact")
+	if c := contextOf(t, w.run(sessionStart, "SessionStart-compact")); !strings.Contains(c, "just compacted") || !strings.Contains(c, "Context compacted (manual)") {
 		t.Errorf("session-start after the compaction:\n%s", c)
 	}
 	w.appendTranscript(`{"n":3}`)
-	w.run((*Runner).SessionEnd, "SessionEnd")
+	w.run(sessionEnd, "SessionEnd")
 
 	ts := w.store()
 	root := w.current().ChangeID

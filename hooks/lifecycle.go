@@ -7,93 +7,79 @@ import (
 	"strings"
 
 	"github.com/planq-dev/planq/changelog"
-	"github.com/planq-dev/planq/hooks/tooluse"
+	"github.com/planq-dev/planq/hooks/session"
 	"github.com/planq-dev/planq/jj"
 	"github.com/planq-dev/planq/transcript"
-)
-
-// PostToolUse records what a tool call did to the session (see
-// tooluse.PostToolUse, which the planq-hook binary serves too).
-func (r *Runner) PostToolUse(ctx context.Context, ev Input) (*Response, error) {
-	return tooluse.PostToolUse(ctx, r.env(), ev)
-}
-
-// Marks fingerprint a change's description and diff (tooluse.Mark).
-type mark = tooluse.Mark
-
-func (r *Runner) markOf(ctx context.Context, s *scope, cur jj.Change) (mark, error) {
-	return s.core().MarkOf(ctx, cur)
-}
-
-var (
-	fingerprint = tooluse.Fingerprint
-	getMark     = tooluse.GetMark
-	setMark     = tooluse.SetMark
 )
 
 // Stop keeps the description living: when the change's diff has moved since
 // its description was last written and the description is not a summary
 // (IsSummary), it blocks the stop once, asking the model to call jj_describe
 // with the summary. It never blocks twice in a row and respects
-// stop_hook_active. It also copies the transcript so far.
-func (r *Runner) Stop(ctx context.Context, ev Input) (*Response, error) {
+// stop_hook_active. A subagent's session is never asked: its parent is. It
+// also copies the transcript so far.
+func (r *Runner) Stop(ctx context.Context, ev session.Event) (session.Reply, error) {
 	s, cur, ok, err := r.openCurrent(ctx, ev)
 	if !ok || err != nil {
-		return nil, err
+		return session.Reply{}, err
 	}
-	root, ok := s.lineageOf(cur)
+	root, ok := s.LineageOf(cur)
 	if !ok {
-		root, ok = s.sessionRoot(ev)
+		root, ok = s.SessionRoot(ev)
 	}
 	if !ok {
-		return nil, nil // no declared change in this session: nothing to summarise
+		return session.Reply{}, nil // no declared change in this session: nothing to summarise
 	}
 	_, copyErr := r.copyTranscript(ctx, s, root, ev, r.copyBudget())
 
-	var now mark
+	var now session.Mark
 	if !jj.IsSummary(cur.Description) && !cur.Empty {
-		if now, err = r.markOf(ctx, s, cur); err != nil {
-			return nil, err
+		if now, err = s.MarkOf(ctx, cur); err != nil {
+			return session.Reply{}, err
 		}
 	}
-	var out *Response
-	_, err = s.ts.Update(ctx, root, func(sess *transcript.Session) error {
+	var out session.Reply
+	_, err = s.TS.Update(ctx, root, func(sess *transcript.Session) error {
 		sess.AddChange(cur.ChangeID)
-		if validSession(ev.SessionID) && !hasAgent(sess, ev.SessionID) {
-			sess.AddAgent(transcript.Agent{ID: ev.SessionID, Transcript: ev.TranscriptPath, Change: cur.ChangeID, Started: r.now().UTC()})
+		if session.ValidSession(ev.SessionID) && !hasAgent(sess, ev.SessionID) {
+			sess.AddAgent(transcript.Agent{ID: ev.SessionID, Host: ev.Host.Name, Parent: ev.ParentID, Transcript: ev.TranscriptPath, Change: cur.ChangeID, Started: r.now().UTC()})
+		}
+		if ev.ParentID != "" {
+			return nil // a subagent: its parent keeps the summary
 		}
 		last := lastStopBlocked(sess, ev.SessionID)
-		prev, seen := getMark(sess, cur.ChangeID)
+		prev, seen := session.GetMark(sess, cur.ChangeID)
 		moved := !seen || prev.Diff != now.Diff
 		block := !ev.StopHookActive && !last && !cur.Empty && !jj.IsSummary(cur.Description) && moved
 		setStopBlocked(sess, ev.SessionID, block)
 		if block {
-			setMark(sess, cur.ChangeID, now)
-			out = &Response{Decision: "block", Reason: stopReason(cur)}
+			session.SetMark(sess, cur.ChangeID, now)
+			out.Nudge = stopReason(ev.Host, cur)
 		} else if jj.IsSummary(cur.Description) || !seen {
 			// Not asking now: take the current state as described.
 			m := now
 			if jj.IsSummary(cur.Description) || cur.Empty {
-				m = mark{Desc: fingerprint(cur.Description)}
+				m = session.Mark{Desc: session.Fingerprint(cur.Description)}
 			}
-			setMark(sess, cur.ChangeID, m)
+			session.SetMark(sess, cur.ChangeID, m)
 		}
 		return nil
 	})
 	if err != nil {
-		return nil, err
+		return session.Reply{}, err
 	}
 	return out, copyErr
 }
 
-func stopReason(cur jj.Change) string {
+// stopReason is the living-summary nudge, naming jj_describe the host's way.
+func stopReason(h session.Host, cur jj.Change) string {
 	task := jj.TaskLine(cur.Description)
 	return fmt.Sprintf("planq: the diff of change %s has moved since its description was written, and the description is not a living summary yet. "+
-		"Before you stop, call mcp__planq__jj_describe with the whole description in this form (keep the task line; say what is done, why, and what is left):\n\n%s\n\n"+
-		"Then end your turn.", short(cur.ChangeID), jj.SummaryTemplate(task))
+		"Before you stop, call %s with the whole description in this form (keep the task line; say what is done, why, and what is left):\n\n%s\n\n"+
+		"Then end your turn.", short(cur.ChangeID), h.Tool("jj_describe"), jj.SummaryTemplate(task))
 }
 
-// lastStopBlocked reports whether this Claude Code session's previous stop
+// lastStopBlocked reports whether this session's previous stop
 // was blocked by planq.
 func lastStopBlocked(sess *transcript.Session, id string) bool {
 	for _, a := range sess.Agents {
@@ -121,19 +107,22 @@ func setStopBlocked(sess *transcript.Session, id string, v bool) {
 	}
 }
 
-// PreCompact copies the transcript delta into the store before Claude Code
-// compacts the conversation, and logs the compaction to the changelog.
-func (r *Runner) PreCompact(ctx context.Context, ev Input) (*Response, error) {
+// PreCompact copies the transcript delta into the store before the host
+// compacts the conversation, and logs the compaction to the changelog. Hosts
+// that take context into the compaction (OpenCode) get the session's
+// context, the living summary first; the others give it to the compacted
+// session when it starts again.
+func (r *Runner) PreCompact(ctx context.Context, ev session.Event) (session.Reply, error) {
 	s, ok, err := r.openRepo(ev)
 	if !ok || err != nil {
-		return nil, err
+		return session.Reply{}, err
 	}
-	root, ok := s.sessionRoot(ev)
+	root, ok := s.SessionRoot(ev)
 	var lines int64
 	var copyErr error
 	if ok {
 		_, copyErr = r.copyTranscript(ctx, s, root, ev, 4*r.copyBudget())
-		if p, err := s.ts.Path(root); err == nil {
+		if p, err := s.TS.Path(root); err == nil {
 			lines, _ = transcript.CountLines(p)
 		}
 	}
@@ -141,29 +130,34 @@ func (r *Runner) PreCompact(ctx context.Context, ev Input) (*Response, error) {
 	if trigger == "" {
 		trigger = "unknown"
 	}
-	msg := fmt.Sprintf("Context compacted (%s) in Claude Code session %s.", trigger, ev.SessionID)
+	msg := fmt.Sprintf("Context compacted (%s) in %s session %s.", trigger, ev.Host.Display, ev.SessionID)
 	if ok {
 		msg += fmt.Sprintf(" The transcript so far (%d lines) is kept for lineage %s; query it with query_ancestor.", lines, short(root))
 	}
 	if _, err := s.state.Log(ctx, msg, changelog.TypeEnd, changelog.StatusInProgress); err != nil {
-		return nil, errors.Join(copyErr, fmt.Errorf("changelog: %w", err))
+		return session.Reply{}, errors.Join(copyErr, fmt.Errorf("changelog: %w", err))
 	}
-	return nil, copyErr
+	if !ev.Host.CompactContext {
+		return session.Reply{}, copyErr
+	}
+	ev.Source = "compact"
+	text, err := r.sessionContext(ctx, ev)
+	return session.Reply{Context: text}, errors.Join(copyErr, err)
 }
 
-// SessionEnd makes the final transcript copy, marks the Claude Code session
-// ended and writes an end entry to the changelog.
-func (r *Runner) SessionEnd(ctx context.Context, ev Input) (*Response, error) {
+// SessionEnd makes the final transcript copy, marks the session ended and
+// writes an end entry to the changelog.
+func (r *Runner) SessionEnd(ctx context.Context, ev session.Event) (session.Reply, error) {
 	s, ok, err := r.openRepo(ev)
 	if !ok || err != nil {
-		return nil, err
+		return session.Reply{}, err
 	}
-	root, ok := s.sessionRoot(ev)
+	root, ok := s.SessionRoot(ev)
 	var copyErr error
 	var sess *transcript.Session
 	if ok {
 		_, copyErr = r.copyTranscript(ctx, s, root, ev, 4*r.copyBudget())
-		sess, err = s.ts.Update(ctx, root, func(sess *transcript.Session) error {
+		sess, err = s.TS.Update(ctx, root, func(sess *transcript.Session) error {
 			for i := range sess.Agents {
 				if sess.Agents[i].ID == ev.SessionID {
 					sess.Agents[i].Ended = r.now().UTC()
@@ -172,14 +166,14 @@ func (r *Runner) SessionEnd(ctx context.Context, ev Input) (*Response, error) {
 			return nil
 		})
 		if err != nil {
-			return nil, errors.Join(copyErr, err)
+			return session.Reply{}, errors.Join(copyErr, err)
 		}
 	}
 	reason := ev.Reason
 	if reason == "" {
 		reason = "other"
 	}
-	msg := fmt.Sprintf("Claude Code session %s ended (%s).", ev.SessionID, reason)
+	msg := fmt.Sprintf("%s session %s ended (%s).", ev.Host.Display, ev.SessionID, reason)
 	if sess != nil {
 		msg += fmt.Sprintf(" Lineage %s", short(root))
 		if sess.Task != "" {
@@ -192,9 +186,9 @@ func (r *Runner) SessionEnd(ctx context.Context, ev Input) (*Response, error) {
 		msg += fmt.Sprintf(". Resume with `planq resume %s`.", short(sess.Changes[len(sess.Changes)-1]))
 	}
 	if _, err := s.state.Log(ctx, msg, changelog.TypeEnd, ""); err != nil {
-		return nil, errors.Join(copyErr, fmt.Errorf("changelog: %w", err))
+		return session.Reply{}, errors.Join(copyErr, fmt.Errorf("changelog: %w", err))
 	}
-	return nil, copyErr
+	return session.Reply{}, copyErr
 }
 
 func firstN(s []string, n int) []string {

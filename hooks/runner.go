@@ -4,18 +4,18 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"time"
 
-	"github.com/planq-dev/planq/hooks/tooluse"
+	"github.com/planq-dev/planq/hooks/session"
 	"github.com/planq-dev/planq/jj"
 	"github.com/planq-dev/planq/staterepo"
 	"github.com/planq-dev/planq/transcript"
 )
 
-// Runner runs planq's session hooks (session-start, post-tool-use,
-// pre-compact, stop, session-end). The CLI builds one per hook process.
+// Runner runs planq's session events (session-start, pre-compact, stop,
+// session-end; the tool events are package session's) for any host. The
+// CLI builds one per hook process.
 type Runner struct {
 	Getenv func(string) string // environment; default os.Getenv
 	Now    func() time.Time    // clock; default time.Now
@@ -25,19 +25,9 @@ type Runner struct {
 	CopyBudget time.Duration
 }
 
-func (r *Runner) getenv(k string) string {
-	if r.Getenv != nil {
-		return r.Getenv(k)
-	}
-	return os.Getenv(k)
-}
+func (r *Runner) env() session.Env { return session.Env{Getenv: r.Getenv, Now: r.Now, JJBin: r.JJBin} }
 
-func (r *Runner) now() time.Time {
-	if r.Now != nil {
-		return r.Now()
-	}
-	return time.Now()
-}
+func (r *Runner) now() time.Time { return r.env().Clock() }
 
 func (r *Runner) copyBudget() time.Duration {
 	if r.CopyBudget > 0 {
@@ -46,26 +36,39 @@ func (r *Runner) copyBudget() time.Duration {
 	return 2 * time.Second
 }
 
-// ErrNotJJRepo reports that the session's directory is not in a jj repo, so
-// the session hooks have nothing to do.
-var ErrNotJJRepo = tooluse.ErrNotJJRepo
-
-func (r *Runner) env() tooluse.Env { return tooluse.Env{Getenv: r.Getenv, Now: r.Now, JJBin: r.JJBin} }
-
-// scope is what one hook call works on: the session core (tooluse.Scope)
-// and the project's state repo.
-type scope struct {
-	root  string // code repo root
-	jj    *jj.Client
-	state *staterepo.Store
-	ts    *transcript.Store
+// Handle answers ev, whichever session event it is.
+func (r *Runner) Handle(ctx context.Context, ev session.Event) (session.Reply, error) {
+	switch ev.Name {
+	case session.EventSessionStart:
+		return r.SessionStart(ctx, ev)
+	case session.EventPreToolUse:
+		return session.PreToolUse(ctx, ev, r.env().Lookup)
+	case session.EventPostToolUse:
+		return session.Reply{}, session.PostToolUse(ctx, r.env(), ev)
+	case session.EventPreCompact:
+		return r.PreCompact(ctx, ev)
+	case session.EventStop:
+		return r.Stop(ctx, ev)
+	case session.EventSessionEnd:
+		return r.SessionEnd(ctx, ev)
+	}
+	return session.Reply{}, fmt.Errorf("unknown session event %q", ev.Name)
 }
 
-func (s *scope) core() *tooluse.Scope { return &tooluse.Scope{Root: s.root, JJ: s.jj, TS: s.ts} }
+// ErrNotJJRepo reports that the session's directory is not in a jj repo, so
+// the session hooks have nothing to do.
+var ErrNotJJRepo = session.ErrNotJJRepo
+
+// scope is what one hook call works on: the session core's Scope and the
+// project's state repo.
+type scope struct {
+	*session.Scope
+	state *staterepo.Store
+}
 
 // openRepo opens ev's repo; ok is false, with no error, outside a jj repo,
 // where the session hooks have nothing to do.
-func (r *Runner) openRepo(ev Input) (s *scope, ok bool, err error) {
+func (r *Runner) openRepo(ev session.Event) (s *scope, ok bool, err error) {
 	s, err = r.open(ev)
 	if errors.Is(err, ErrNotJJRepo) {
 		return nil, false, nil
@@ -74,20 +77,20 @@ func (r *Runner) openRepo(ev Input) (s *scope, ok bool, err error) {
 }
 
 // openCurrent is openRepo plus the working-copy change @.
-func (r *Runner) openCurrent(ctx context.Context, ev Input) (s *scope, cur jj.Change, ok bool, err error) {
+func (r *Runner) openCurrent(ctx context.Context, ev session.Event) (s *scope, cur jj.Change, ok bool, err error) {
 	s, ok, err = r.openRepo(ev)
 	if !ok {
 		return nil, jj.Change{}, false, err
 	}
-	cur, err = s.jj.Current(ctx)
+	cur, err = s.JJ.Current(ctx)
 	if err != nil {
 		return nil, jj.Change{}, false, fmt.Errorf("jj: %w", err)
 	}
 	return s, cur, true, nil
 }
 
-func (r *Runner) open(ev Input) (*scope, error) {
-	t, err := tooluse.Open(r.env(), ev)
+func (r *Runner) open(ev session.Event) (*scope, error) {
+	t, err := session.Open(r.env(), ev)
 	if err != nil {
 		return nil, err
 	}
@@ -95,32 +98,22 @@ func (r *Runner) open(ev Input) (*scope, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &scope{root: t.Root, jj: t.JJ, state: st, ts: t.TS}, nil
+	return &scope{Scope: t, state: st}, nil
 }
-
-func (s *scope) lineageOf(ch jj.Change) (string, bool) { return s.core().LineageOf(ch) }
-
-func (r *Runner) bind(ctx context.Context, s *scope, ev Input, cur jj.Change) (string, *transcript.Session, error) {
-	return s.core().Bind(ctx, r.env(), ev, cur)
-}
-
-func (s *scope) sessionRoot(ev Input) (string, bool) { return s.core().SessionRoot(ev) }
 
 // copyTranscript appends the new complete lines of ev's transcript to the
 // lineage's store within budget.
-func (r *Runner) copyTranscript(ctx context.Context, s *scope, root string, ev Input, budget time.Duration) (transcript.CopyResult, error) {
+func (r *Runner) copyTranscript(ctx context.Context, s *scope, root string, ev session.Event, budget time.Duration) (transcript.CopyResult, error) {
 	if root == "" || ev.TranscriptPath == "" {
 		return transcript.CopyResult{}, nil
 	}
 	if !filepath.IsAbs(ev.TranscriptPath) || filepath.Ext(ev.TranscriptPath) != ".jsonl" {
-		return transcript.CopyResult{}, fmt.Errorf("transcript_path %q is not an absolute .jsonl path", ev.TranscriptPath)
+		return transcript.CopyResult{}, fmt.Errorf("transcript path %q is not an absolute .jsonl path", ev.TranscriptPath)
 	}
 	ctx, cancel := context.WithTimeout(ctx, budget)
 	defer cancel()
-	return s.ts.Copy(ctx, root, ev.TranscriptPath, transcript.CopyOptions{})
+	return s.TS.Copy(ctx, root, ev.TranscriptPath, transcript.CopyOptions{})
 }
-
-func validSession(id string) bool { return tooluse.ValidSession(id) }
 
 // short abbreviates a change id as jj shows it.
 func short(id string) string {

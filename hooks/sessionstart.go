@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/planq-dev/planq/hooks/session"
 	"github.com/planq-dev/planq/jj"
 	"github.com/planq-dev/planq/staterepo"
 	"github.com/planq-dev/planq/transcript"
@@ -27,21 +28,20 @@ const (
 // summary), the parent's description (the handoff), the diff stat, the
 // gate's state and what to do about it, the lineage's transcript, and the
 // state repo's context, most important first, at most ContextBudget
-// characters, never cutting a line in half. It binds the Claude Code session
-// to the change's lineage and copies the transcript so far.
-func (r *Runner) SessionStart(ctx context.Context, ev Input) (*Response, error) {
+// characters, never cutting a line in half. It binds the session to the
+// change's lineage and copies the transcript so far. planq's tools are named
+// the way ev's host shows them.
+func (r *Runner) SessionStart(ctx context.Context, ev session.Event) (session.Reply, error) {
 	text, err := r.sessionContext(ctx, ev)
-	if err != nil && text == "" {
-		return nil, err
-	}
-	return &Response{Specific: &SpecificResponse{HookEventName: "SessionStart", AdditionalContext: text}}, err
+	return session.Reply{Context: text}, err
 }
 
-func (r *Runner) sessionContext(ctx context.Context, ev Input) (string, error) {
+func (r *Runner) sessionContext(ctx context.Context, ev session.Event) (string, error) {
+	tool := ev.Host.Tool
 	s, err := r.open(ev)
 	if errors.Is(err, ErrNotJJRepo) {
-		return "planq: this directory is not a jj repository, so planq's change tracking is off. " +
-			"To use it, run `jj git init --colocate` (or call mcp__planq__jj_git_init), then declare your change with mcp__planq__jj_init.", nil
+		return fmt.Sprintf("planq: this directory is not a jj repository, so planq's change tracking is off. "+
+			"To use it, run `jj git init --colocate` (or call %s), then declare your change with %s.", tool("jj_git_init"), tool("jj_init")), nil
 	}
 	if err != nil {
 		return "", err
@@ -68,7 +68,7 @@ func (r *Runner) sessionContext(ctx context.Context, ev Input) (string, error) {
 	var statErr error
 
 	var problems []string
-	root, sess, err := r.bind(ctx, s, ev, cur)
+	root, sess, err := s.Bind(ctx, r.env(), ev, cur)
 	if err != nil {
 		problems = append(problems, "recording the session: "+err.Error())
 	}
@@ -77,17 +77,17 @@ func (r *Runner) sessionContext(ctx context.Context, ev Input) (string, error) {
 		if _, err := r.copyTranscript(ctx, s, root, ev, r.copyBudget()); err != nil {
 			problems = append(problems, "copying the transcript: "+err.Error())
 		}
-		tlines, _ = s.ts.Lines(root)
+		tlines, _ = s.TS.Lines(root)
 	}
 
 	var blocks []block
 	blocks = append(blocks, block{text: headline(cur, root, sess, ev.Source)})
-	blocks = append(blocks, block{text: gateLine(cur)})
+	blocks = append(blocks, block{text: gateLine(ev.Host, cur)})
 	desc := strings.TrimSpace(cur.Description)
 	if desc == "" {
 		desc = "(no description yet)"
 	} else if !jj.IsSummary(cur.Description) {
-		desc += "\n\n(This description is not a living summary yet: when you finish a step, call mcp__planq__jj_describe with the task line, then Done:, Key decisions:, Left to do:, Open questions: lists.)"
+		desc += "\n\n(This description is not a living summary yet: when you finish a step, call " + tool("jj_describe") + " with the task line, then Done:, Key decisions:, Left to do:, Open questions: lists.)"
 	}
 	blocks = append(blocks, block{
 		title: fmt.Sprintf("## Current change %s: description (the living summary)", short(cur.ChangeID)),
@@ -100,7 +100,7 @@ func (r *Runner) sessionContext(ctx context.Context, ev Input) (string, error) {
 		}
 		blocks = append(blocks, block{
 			title: fmt.Sprintf("## Parent change %s: description (the handoff)", short(parent.ChangeID)),
-			text:  pdesc, cap: parentDescCap, more: "mcp__planq__query_ancestor with change_id \"@-\" has the rest",
+			text:  pdesc, cap: parentDescCap, more: tool("query_ancestor") + " with change_id \"@-\" has the rest",
 		})
 	}
 	if statErr == nil {
@@ -114,15 +114,15 @@ func (r *Runner) sessionContext(ctx context.Context, ev Input) (string, error) {
 	}
 	if root != "" && tlines > 0 {
 		blocks = append(blocks, block{title: "## Earlier conversation", text: fmt.Sprintf(
-			"The lineage's full transcript (%d lines) is kept by planq. To look something up, call mcp__planq__query_ancestor "+
+			"The lineage's full transcript (%d lines) is kept by planq. To look something up, call %s "+
 				"with change_id %q, include [\"transcript\"] and transcript_filter {\"search\": \"words\"} or {\"range\": [from, to]}.",
-			tlines, short(root))})
+			tlines, tool("query_ancestor"), short(root))})
 	}
 	wg.Wait()
 	if stateErr == nil {
 		md := strings.TrimSpace(summary.Markdown())
 		if md != "" {
-			blocks = append(blocks, block{title: "## Agent state (planq state repo)", text: md, more: "planq_context has the whole summary"})
+			blocks = append(blocks, block{title: "## Agent state (planq state repo)", text: md, more: tool("planq_context") + " has the whole summary"})
 		}
 	} else {
 		problems = append(problems, "state repo: "+stateErr.Error())
@@ -143,7 +143,7 @@ type snap struct {
 // snapshot reads @, @-, @'s diff stat and the code branch in one jj process.
 func snapshot(ctx context.Context, s *scope) (snap, error) {
 	var out snap
-	rows, stat, err := s.jj.LogWithStat(ctx, "@ | @- | latest(heads(::@ & bookmarks()))", 80)
+	rows, stat, err := s.JJ.LogWithStat(ctx, "@ | @- | latest(heads(::@ & bookmarks()))", 80)
 	if err != nil {
 		return out, fmt.Errorf("jj log: %w", err)
 	}
@@ -201,13 +201,13 @@ func headline(cur jj.Change, root string, sess *transcript.Session, source strin
 }
 
 // gateLine says whether file edits are held back and what to do.
-func gateLine(cur jj.Change) string {
+func gateLine(h session.Host, cur jj.Change) string {
 	if !cur.Declared() {
-		return "Gate: LOCKED. Tools that modify files are denied until you declare the change: call mcp__planq__jj_init " +
-			"with one line saying what you are about to do (it runs jj new -m). Reading and searching are allowed."
+		return "Gate: LOCKED. Tools that modify files are denied until you declare the change: call " + h.Tool("jj_init") +
+			" with one line saying what you are about to do (it runs jj new -m). Reading and searching are allowed."
 	}
-	return "Gate: unlocked, file edits are allowed. Keep the description a living summary with mcp__planq__jj_describe; " +
-		"checkpoint with mcp__planq__jj_new when a step is done."
+	return "Gate: unlocked, file edits are allowed. Keep the description a living summary with " + h.Tool("jj_describe") +
+		"; checkpoint with " + h.Tool("jj_new") + " when a step is done."
 }
 
 // block is one part of the session context.

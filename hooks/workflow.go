@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/planq-dev/planq/hooks/session"
 	"github.com/planq-dev/planq/jj"
 	"github.com/planq-dev/planq/transcript"
 )
@@ -22,7 +23,7 @@ type WorkflowOptions struct {
 
 func (o WorkflowOptions) scope() (*scope, error) {
 	r := &Runner{Getenv: o.Getenv, JJBin: o.JJBin, Now: o.Now}
-	return r.open(Input{Cwd: o.Dir})
+	return r.open(session.Event{Cwd: o.Dir})
 }
 
 // Started is what Start, Continue or Resume set up.
@@ -32,8 +33,9 @@ type Started struct {
 	Task    string    // the lineage's task line
 	Warning string    // something the user should know (a failed fetch, a fallback)
 	Notes   []string  // what happened to the work in the working copy (see jj.Declared.Notes)
-	// SessionID is the Claude Code session to resume (Resume only).
-	SessionID string
+	// SessionID is the agent session to resume, and Host the agent host it
+	// ran in ("claude", "opencode"; Resume only).
+	SessionID, Host string
 	// Repo is the code repo's root, where the agent runs.
 	Repo string
 }
@@ -50,19 +52,19 @@ func Start(ctx context.Context, o WorkflowOptions, task string) (Started, error)
 	if err != nil {
 		return Started{}, notJJHint(err)
 	}
-	d, err := jj.Declare(ctx, s.jj, task, "")
+	d, err := jj.Declare(ctx, s.JJ, task, "")
 	if err != nil {
 		return Started{}, fmt.Errorf("jj: %w", err)
 	}
 	root := d.Change.ChangeID
-	if _, err := s.ts.Update(ctx, root, func(sess *transcript.Session) error {
+	if _, err := s.TS.Update(ctx, root, func(sess *transcript.Session) error {
 		sess.Task = jj.TaskLine(task)
 		sess.AddChange(root)
 		return nil
 	}); err != nil {
 		return Started{}, err
 	}
-	out := Started{Change: d.Change, Root: root, Task: jj.TaskLine(task), Repo: s.root}
+	out := Started{Change: d.Change, Root: root, Task: jj.TaskLine(task), Repo: s.Root}
 	if d.FetchWarn != "" {
 		out.Warning = jj.FetchWarning(d.FetchWarn)
 	}
@@ -79,11 +81,11 @@ func Continue(ctx context.Context, o WorkflowOptions, desc string) (Started, err
 	if err != nil {
 		return Started{}, notJJHint(err)
 	}
-	cur, err := s.jj.Current(ctx)
+	cur, err := s.JJ.Current(ctx)
 	if err != nil {
 		return Started{}, fmt.Errorf("jj: %w", err)
 	}
-	root, ok := s.lineageOf(cur)
+	root, ok := s.LineageOf(cur)
 	if !ok {
 		if !cur.Declared() {
 			return Started{}, errors.New("nothing to continue: the current change has no description and no session; start one with planq start \"task\"")
@@ -91,17 +93,17 @@ func Continue(ctx context.Context, o WorkflowOptions, desc string) (Started, err
 		root = cur.ChangeID
 	}
 	task := jj.TaskLine(cur.Description)
-	if sess, err := s.ts.Load(root); err == nil && sess.Task != "" {
+	if sess, err := s.TS.Load(root); err == nil && sess.Task != "" {
 		task = sess.Task
 	}
 	if strings.TrimSpace(desc) == "" {
 		desc = "Continue: " + task
 	}
-	ch, err := s.jj.New(ctx, jj.WithSessionRoot(desc, root), "@")
+	ch, err := s.JJ.New(ctx, jj.WithSessionRoot(desc, root), "@")
 	if err != nil {
 		return Started{}, fmt.Errorf("jj new: %w", err)
 	}
-	if _, err := s.ts.Update(ctx, root, func(sess *transcript.Session) error {
+	if _, err := s.TS.Update(ctx, root, func(sess *transcript.Session) error {
 		if sess.Task == "" {
 			sess.Task = task
 		}
@@ -111,13 +113,13 @@ func Continue(ctx context.Context, o WorkflowOptions, desc string) (Started, err
 	}); err != nil {
 		return Started{}, err
 	}
-	return Started{Change: ch, Root: root, Task: task, Repo: s.root}, nil
+	return Started{Change: ch, Root: root, Task: task, Repo: s.Root}, nil
 }
 
 // ErrNotResumable reports a session that cannot be resumed.
 var ErrNotResumable = errors.New("not resumable")
 
-// Resume finds the Claude Code session recorded for change (a jj revision,
+// Resume finds the agent session recorded for change (a jj revision,
 // or the id of a change that was squashed away while its lineage's root
 // survives), makes the change the working copy (jj edit) and returns the
 // session to resume. A change that is immutable (pushed to trunk, the normal
@@ -134,14 +136,14 @@ func Resume(ctx context.Context, o WorkflowOptions, change string) (Started, err
 		return Started{}, notJJHint(err)
 	}
 	var warning string
-	ch, err := s.jj.Show(ctx, change)
+	ch, err := s.JJ.Show(ctx, change)
 	if errors.Is(err, jj.ErrNoSuchRevision) {
 		// Squashed or abandoned: its lineage may live on.
-		root, ok := s.ts.RootOfChangePrefix(change)
+		root, ok := s.TS.RootOfChangePrefix(change)
 		if !ok {
 			return Started{}, fmt.Errorf("no change %q exists in this repo, and planq recorded no session for it", change)
 		}
-		rch, rerr := s.jj.Show(ctx, root)
+		rch, rerr := s.JJ.Show(ctx, root)
 		if rerr != nil {
 			markGone(ctx, s, root)
 			return Started{}, fmt.Errorf("change %s no longer exists, and neither does its session's root %s (abandoned): the session is %w; start a new one with planq start \"task\"", change, short(root), ErrNotResumable)
@@ -151,17 +153,17 @@ func Resume(ctx context.Context, o WorkflowOptions, change string) (Started, err
 	} else if err != nil {
 		return Started{}, fmt.Errorf("jj: %w", err)
 	}
-	root, ok := s.lineageOf(ch)
+	root, ok := s.LineageOf(ch)
 	if !ok {
 		return Started{}, fmt.Errorf("planq recorded no session for change %s; work in it with `jj edit %s` and start your agent, or start a session with planq start \"task\"", short(ch.ChangeID), short(ch.ChangeID))
 	}
-	sess, err := s.ts.Load(root)
+	sess, err := s.TS.Load(root)
 	if err != nil {
 		return Started{}, fmt.Errorf("change %s names session %s, but planq has no record of it: %w", short(ch.ChangeID), short(root), err)
 	}
 	rootExists := true
 	if root != ch.ChangeID {
-		if exists, err := s.jj.Resolves(ctx, root); err == nil && !exists {
+		if exists, err := s.JJ.Resolves(ctx, root); err == nil && !exists {
 			rootExists = false
 			markGone(ctx, s, root)
 			sess.NonResumable = true
@@ -170,7 +172,7 @@ func Resume(ctx context.Context, o WorkflowOptions, change string) (Started, err
 	if sess.NonResumable && rootExists {
 		// The root is back (jj undo): the session is resumable again.
 		sess.NonResumable = false
-		_, _ = s.ts.Update(ctx, root, func(r *transcript.Session) error { r.NonResumable, r.Reason = false, ""; return nil })
+		_, _ = s.TS.Update(ctx, root, func(r *transcript.Session) error { r.NonResumable, r.Reason = false, ""; return nil })
 	}
 	if sess.NonResumable {
 		reason := sess.Reason
@@ -184,18 +186,22 @@ func Resume(ctx context.Context, o WorkflowOptions, change string) (Started, err
 		agent, ok = sess.LastAgent()
 	}
 	if !ok {
-		return Started{}, fmt.Errorf("no Claude Code session was recorded in lineage %s yet; run `jj edit %s` and start Claude Code there", short(root), short(ch.ChangeID))
+		return Started{}, fmt.Errorf("no agent session was recorded in lineage %s yet; run `jj edit %s` and start your agent there", short(root), short(ch.ChangeID))
 	}
 	if agent.Transcript != "" {
 		if _, err := os.Stat(agent.Transcript); err != nil {
-			return Started{}, fmt.Errorf("Claude Code's own record of session %s is gone (%s), so it cannot be resumed; start a fresh session on top with planq continue", agent.ID, agent.Transcript)
+			return Started{}, fmt.Errorf("the agent's own record of session %s is gone (%s), so it cannot be resumed; start a fresh session on top with planq continue", agent.ID, agent.Transcript)
 		}
 	}
-	cur, err := s.jj.Current(ctx)
+	cur, err := s.JJ.Current(ctx)
 	if err != nil {
 		return Started{}, fmt.Errorf("jj: %w", err)
 	}
-	out := Started{Change: ch, Root: root, Task: sess.Task, SessionID: agent.ID, Repo: s.root, Warning: warning}
+	host := agent.Host
+	if host == "" {
+		host = "claude" // recorded before planq knew other hosts
+	}
+	out := Started{Change: ch, Root: root, Task: sess.Task, SessionID: agent.ID, Host: host, Repo: s.Root, Warning: warning}
 	switch {
 	case ch.Immutable:
 		// Pushed (or otherwise on trunk): jj edit would refuse. The session
@@ -204,12 +210,12 @@ func Resume(ctx context.Context, o WorkflowOptions, change string) (Started, err
 		// immutable; or a second resume), else a new one.
 		if len(cur.Parents) == 1 && cur.Parents[0] == ch.ChangeID && cur.Empty && s.inLineageOrBlank(cur, root) {
 			out.Change = cur
-		} else if out.Change, err = s.jj.New(ctx, "", ch.ChangeID); err != nil {
+		} else if out.Change, err = s.JJ.New(ctx, "", ch.ChangeID); err != nil {
 			return Started{}, fmt.Errorf("jj new on %s: %w", short(ch.ChangeID), err)
 		}
 		out.Notes = append(out.Notes, fmt.Sprintf("change %s is immutable (pushed, or part of trunk), so the session goes on in change %s on top of it, in the same lineage (Session: %s)", short(ch.ChangeID), short(out.Change.ChangeID), short(root)))
 	case cur.ChangeID != ch.ChangeID:
-		if err := s.jj.Edit(ctx, ch.ChangeID); err != nil {
+		if err := s.JJ.Edit(ctx, ch.ChangeID); err != nil {
 			return Started{}, fmt.Errorf("jj edit %s: %w", short(ch.ChangeID), err)
 		}
 	}
@@ -220,11 +226,11 @@ func Resume(ctx context.Context, o WorkflowOptions, change string) (Started, err
 		if task == "" {
 			task = jj.TaskLine(ch.Description)
 		}
-		if out.Change, err = jj.Redescribe(ctx, s.jj, jj.WithSessionRoot("Resume: "+task, root)); err != nil {
+		if out.Change, err = jj.Redescribe(ctx, s.JJ, jj.WithSessionRoot("Resume: "+task, root)); err != nil {
 			return Started{}, fmt.Errorf("jj describe: %w", err)
 		}
 	}
-	if _, err := s.ts.Update(ctx, root, func(r *transcript.Session) error { r.AddChange(out.Change.ChangeID); return nil }); err != nil {
+	if _, err := s.TS.Update(ctx, root, func(r *transcript.Session) error { r.AddChange(out.Change.ChangeID); return nil }); err != nil {
 		return Started{}, err
 	}
 	return out, nil
@@ -233,13 +239,13 @@ func Resume(ctx context.Context, o WorkflowOptions, change string) (Started, err
 // inLineageOrBlank reports whether ch belongs to the lineage rooted at root,
 // or is undescribed and in no lineage at all.
 func (s *scope) inLineageOrBlank(ch jj.Change, root string) bool {
-	r, ok := s.lineageOf(ch)
+	r, ok := s.LineageOf(ch)
 	return ok && r == root || !ok && !ch.Declared()
 }
 
 // markGone records that a lineage's root was abandoned.
 func markGone(ctx context.Context, s *scope, root string) {
-	_, _ = s.ts.Update(ctx, root, func(sess *transcript.Session) error {
+	_, _ = s.TS.Update(ctx, root, func(sess *transcript.Session) error {
 		sess.NonResumable = true
 		sess.Reason = fmt.Sprintf("its root change %s was abandoned", short(root))
 		return nil

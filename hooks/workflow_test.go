@@ -36,7 +36,7 @@ func TestStartContinueResume(t *testing.T) {
 	}
 	// The agent's session starts there (its hooks bind it) and works.
 	w.appendTranscript(`{"type":"user","message":{"role":"user","content":"Add a greeting file"}}`)
-	contextOf(t, w.run((*Runner).SessionStart, "SessionStart-startup"))
+	contextOf(t, w.run(sessionStart, "SessionStart-startup"))
 	testenv.WriteFile(t, w.repo, "hello.txt", "hello\n")
 	w.jj("describe", "-m", "Add a greeting file\n\nDone:\n- hello.txt (zebra)\n\nKey decisions:\n- none\n\nLeft to do:\n- more\n\nOpen questions:\n- none")
 
@@ -54,7 +54,7 @@ func TestStartContinueResume(t *testing.T) {
 	}
 	ev := w.event("SessionStart-startup")
 	ev.SessionID = "22222222-ccbc-4831-9aec-5ab717a5a90e"
-	out, err := w.r.SessionStart(ctx, ev)
+	out, err := sessionStart(w.r, ctx, ev)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -104,7 +104,7 @@ func TestResumeAfterTheRootWasAbandonedIsRefused(t *testing.T) {
 		t.Fatal(err)
 	}
 	w.appendTranscript(`{"n":1}`)
-	contextOf(t, w.run((*Runner).SessionStart, "SessionStart-startup"))
+	contextOf(t, w.run(sessionStart, "SessionStart-startup"))
 	testenv.WriteFile(t, w.repo, "hello.txt", "hello\n")
 	next, err := Continue(ctx, o, "Step two")
 	if err != nil {
@@ -139,7 +139,7 @@ func startPushable(t *testing.T) (*hookWorld, WorkflowOptions, Started, string) 
 		t.Fatal(err)
 	}
 	w.appendTranscript(`{"type":"user","message":{"role":"user","content":"Add a greeting file"}}`)
-	contextOf(t, w.run((*Runner).SessionStart, "SessionStart-startup"))
+	contextOf(t, w.run(sessionStart, "SessionStart-startup"))
 	testenv.WriteFile(t, w.repo, "hello.txt", "hello\n")
 	w.jj("describe", "-m", "Add a greeting file (hello.txt)")
 	return w, o, st, bare

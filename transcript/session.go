@@ -17,13 +17,13 @@ import (
 )
 
 // Session is the metadata of one session lineage: the jj changes it made and
-// the Claude Code sessions that worked in it. It is stored as session.json.
+// the agent sessions that worked in it. It is stored as session.json.
 type Session struct {
 	Project string    `json:"project"`
 	Root    string    `json:"root"`            // the root change id: the lineage's key
 	Task    string    `json:"task,omitempty"`  // the first line of the root's description
 	Changes []string  `json:"changes"`         // change ids of the lineage, root first, in order of creation
-	Agents  []Agent   `json:"agent_sessions"`  // Claude Code sessions, oldest first
+	Agents  []Agent   `json:"agent_sessions"`  // agent host sessions, oldest first
 	Files   []string  `json:"files,omitempty"` // repo-relative paths the sessions modified
 	Created time.Time `json:"created"`         // when the lineage was recorded
 	Updated time.Time `json:"updated"`         // last change to this record
@@ -36,10 +36,12 @@ type Session struct {
 	Described map[string]string `json:"described,omitempty"`
 }
 
-// Agent is one Claude Code session that worked in a lineage.
+// Agent is one agent host session that worked in a lineage.
 type Agent struct {
-	ID         string    `json:"id"`                   // Claude Code's session id
-	Transcript string    `json:"transcript,omitempty"` // Claude Code's transcript_path
+	ID         string    `json:"id"`                   // the host's session id
+	Host       string    `json:"host,omitempty"`       // the host ("claude", "opencode"); empty is Claude Code, from before there were others
+	Parent     string    `json:"parent,omitempty"`     // the session that started this one as a subagent
+	Transcript string    `json:"transcript,omitempty"` // the session's transcript (the host's, or planq's mirror of it)
 	Change     string    `json:"change,omitempty"`     // the working-copy change when it started
 	Started    time.Time `json:"started"`
 	Ended      time.Time `json:"ended,omitzero"`
@@ -48,18 +50,21 @@ type Agent struct {
 	StopBlocked bool `json:"stop_blocked,omitempty"`
 }
 
-// LastAgent returns the most recent Claude Code session, if any.
+// LastAgent returns the most recent agent session, subagents aside, if any.
 func (s *Session) LastAgent() (Agent, bool) {
-	if len(s.Agents) == 0 {
-		return Agent{}, false
+	for i := len(s.Agents) - 1; i >= 0; i-- {
+		if s.Agents[i].Parent == "" {
+			return s.Agents[i], true
+		}
 	}
-	return s.Agents[len(s.Agents)-1], true
+	return Agent{}, false
 }
 
-// AgentFor returns the latest Claude Code session that started on change.
+// AgentFor returns the latest agent session, subagents aside, that started
+// on change.
 func (s *Session) AgentFor(change string) (Agent, bool) {
 	for i := len(s.Agents) - 1; i >= 0; i-- {
-		if s.Agents[i].Change == change {
+		if s.Agents[i].Change == change && s.Agents[i].Parent == "" {
 			return s.Agents[i], true
 		}
 	}
@@ -154,7 +159,7 @@ func (sess *Session) AddChange(change string) {
 	}
 }
 
-// AddAgent records a Claude Code session (idempotent by id; a known id gets
+// AddAgent records an agent session (idempotent by id; a known id gets
 // its transcript path refreshed and its end time cleared).
 func (sess *Session) AddAgent(a Agent) {
 	for i := range sess.Agents {
@@ -206,7 +211,7 @@ func (s *Store) readIndex(kind, key string) (string, error) {
 	return root, nil
 }
 
-// RootOfSession returns the root change of the lineage a Claude Code session
+// RootOfSession returns the root change of the lineage an agent session
 // worked in, or ErrNoSession.
 func (s *Store) RootOfSession(sessionID string) (string, error) {
 	if err := ValidSessionID(sessionID); err != nil {
@@ -214,7 +219,7 @@ func (s *Store) RootOfSession(sessionID string) (string, error) {
 	}
 	root, err := s.readIndex(bySessionDir, sessionID)
 	if errors.Is(err, ErrNoSession) {
-		return "", fmt.Errorf("%w for Claude Code session %s", ErrNoSession, sessionID)
+		return "", fmt.Errorf("%w for agent session %s", ErrNoSession, sessionID)
 	}
 	return root, err
 }

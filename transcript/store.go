@@ -97,7 +97,7 @@ func ValidChangeID(id string) error {
 	return nil
 }
 
-// ValidSessionID reports whether id looks like a Claude Code session id.
+// ValidSessionID reports whether id looks like an agent session id (Claude Code, OpenCode …).
 func ValidSessionID(id string) error {
 	if !idOK(id, 128, func(i int, c byte) bool { return isAlnum(c) || i > 0 && (c == '_' || c == '-') }) {
 		return fmt.Errorf("%q is not a valid session id (letters, digits, - and _ only)", id)

@@ -1,12 +1,12 @@
-// Command planq-hook serves Claude Code's tool hooks, PreToolUse (the gate)
-// and PostToolUse, exactly as `planq hook pre-tool-use` and `planq hook
-// post-tool-use` do — the same code — in a binary that links only the gate,
-// the hook protocol and the session core, so that starting it costs a
-// fraction of starting planq. `planq mcp install` wires the tool hooks to it
-// when it is installed beside planq.
+// Command planq-hook serves agent hosts' tool hooks, pre-tool-use (the
+// gate) and post-tool-use, exactly as `planq hook pre-tool-use` and `planq
+// hook post-tool-use` do (the same code) in a binary that links only the
+// gate, the host adapters and the light half of the session core, so that
+// starting it costs a fraction of starting planq. `planq mcp install` wires
+// the tool hooks to it when it is installed beside planq.
 //
-//	planq-hook pre-tool-use    < hook input
-//	planq-hook post-tool-use   < hook input
+//	planq-hook pre-tool-use  [--host HOST]  < hook input
+//	planq-hook post-tool-use [--host HOST]  < hook input
 //	planq-hook version
 package main
 
@@ -16,10 +16,11 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 
-	"github.com/planq-dev/planq/hooks/claudehook"
-	"github.com/planq-dev/planq/hooks/tooluse"
+	"github.com/planq-dev/planq/hooks/hosts"
+	"github.com/planq-dev/planq/hooks/session"
 )
 
 // version is set at build time with -ldflags "-X main.version=…", as
@@ -34,14 +35,10 @@ func main() {
 }
 
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) int {
-	if len(args) != 1 {
+	if len(args) == 0 {
 		return usage(stderr)
 	}
 	switch args[0] {
-	case "pre-tool-use":
-		return claudehook.RunPreToolUse(ctx, stdin, stdout, stderr, getenv)
-	case "post-tool-use":
-		return tooluse.RunPostToolUse(ctx, stdin, stdout, stderr, tooluse.Env{Getenv: getenv})
 	case "version", "--version":
 		v := version
 		if v == "" {
@@ -52,23 +49,61 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	case "-h", "--help", "help":
 		fmt.Fprint(stdout, helpText)
 		return 0
+	case session.EventPreToolUse, session.EventPostToolUse:
+	default:
+		return usage(stderr)
 	}
-	return usage(stderr)
+	host, ok := hostFlag(args[1:], getenv)
+	if !ok {
+		return usage(stderr)
+	}
+	ad, err := hosts.Lookup(host)
+	if err != nil {
+		fmt.Fprintf(stderr, "planq-hook: %v\n", err)
+		return 2
+	}
+	if args[0] == session.EventPreToolUse {
+		return session.RunPreToolUse(ctx, ad.Protocol(), stdin, stdout, stderr, getenv)
+	}
+	return session.Serve(ctx, ad.Protocol(), session.EventPostToolUse, stdin, stdout, stderr, getenv, session.PostToolUseTimeout,
+		func(ctx context.Context, ev session.Event) (session.Reply, error) {
+			return session.Reply{}, session.PostToolUse(ctx, session.Env{Getenv: getenv}, ev)
+		})
 }
 
-const helpText = `planq-hook serves Claude Code's PreToolUse and PostToolUse hooks for planq.
+// hostFlag reads "--host NAME" or "--host=NAME" (the only flag); without
+// it the host is $PLANQ_HOST, else Claude Code.
+func hostFlag(args []string, getenv func(string) string) (string, bool) {
+	host := getenv("PLANQ_HOST")
+	switch {
+	case len(args) == 0:
+	case len(args) == 2 && args[0] == "--host":
+		host = args[1]
+	case len(args) == 1 && strings.HasPrefix(args[0], "--host="):
+		host = strings.TrimPrefix(args[0], "--host=")
+	default:
+		return "", false
+	}
+	if host == "" {
+		host = hosts.Default
+	}
+	return host, true
+}
+
+const helpText = `planq-hook serves agent hosts' pre-tool-use and post-tool-use hooks for planq.
 
 Usage:
-  planq-hook pre-tool-use    the gate: read the hook input on stdin, deny file-modifying calls until the change is declared
-  planq-hook post-tool-use   record the files a call modified and the session's changes
-  planq-hook version         print the version (it must match planq's)
+  planq-hook pre-tool-use  [--host HOST]   the gate: read the hook input on stdin, deny file-modifying calls until the change is declared
+  planq-hook post-tool-use [--host HOST]   record the files a call modified and the session's changes
+  planq-hook version                       print the version (it must match planq's)
 
+HOST is the agent host whose protocol to speak (default $PLANQ_HOST, else claude).
 'planq mcp install' wires it; you do not run it by hand.
 `
 
 // usage answers a call planq-hook does not understand: exit status 2, which
-// Claude Code takes as blocking the tool call (fail closed when miswired).
+// hosts take as blocking the tool call (fail closed when miswired).
 func usage(stderr io.Writer) int {
-	fmt.Fprint(stderr, "planq-hook: want one argument: pre-tool-use, post-tool-use or version (see planq-hook --help)\n")
+	fmt.Fprint(stderr, "planq-hook: want pre-tool-use or post-tool-use [--host HOST], or version (see planq-hook --help)\n")
 	return 2
 }

@@ -15,7 +15,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/planq-dev/planq/config"
-	"github.com/planq-dev/planq/hooks"
+	"github.com/planq-dev/planq/hooks/conffile"
+	"github.com/planq-dev/planq/hooks/hosts"
 	"github.com/planq-dev/planq/jj"
 )
 
@@ -140,12 +141,15 @@ func runDoctor(cmd *cobra.Command, a *app, opts *doctorOptions) error {
 	}
 
 	home, _ := a.homeDir()
-	statuses := hooks.Installed(root, home)
-	wiring := wiringChecks(statuses)
-	if jjFound && (rep.RepoKind == repoJJColocated || rep.RepoKind == repoJJ) {
-		wiring = wiringInJJ(ctx, jj.New(rep.RepoRoot), wiring)
+	var statuses []conffile.Status
+	for _, hc := range a.hostWiring(root, home) {
+		wiring := hc.checks
+		if jjFound && (rep.RepoKind == repoJJColocated || rep.RepoKind == repoJJ) {
+			wiring = wiringInJJ(ctx, jj.New(rep.RepoRoot), wiring)
+		}
+		rep.Checks = append(rep.Checks, wiring...)
+		statuses = append(statuses, hc.statuses...)
 	}
-	rep.Checks = append(rep.Checks, wiring...)
 	rep.Checks = append(rep.Checks, hookBinaryCheck(ctx, a, statuses))
 
 	rep.Healthy = true
@@ -177,41 +181,96 @@ func runDoctor(cmd *cobra.Command, a *app, opts *doctorOptions) error {
 	return nil
 }
 
-// wiringChecks reports whether Claude Code will start planq's MCP server
-// and run its hooks, in any scope, and whether the binary they name exists.
-func wiringChecks(statuses []hooks.Status) []check {
-	server := check{Name: "server", Detail: "planq's MCP server is not registered with Claude Code", Fix: "planq mcp install"}
+// hostChecks is what doctor says about one host's wiring.
+type hostChecks struct {
+	host     hosts.Adapter
+	statuses []conffile.Status
+	checks   []check
+}
+
+// hostWiring checks every host that is wired in some scope or installed on
+// this machine, and Claude Code, the default host, unless another host is
+// wired. A host installed but not wired is reported, not failed.
+func (a *app) hostWiring(dir, home string) []hostChecks {
+	var out []hostChecks
+	otherWired := false
+	for _, ad := range hosts.All() {
+		sts := ad.Installed(dir, home)
+		wired := slices.ContainsFunc(sts, conffile.Status.Wired)
+		if ad.Host().Name != hosts.Default && wired {
+			otherWired = true
+		}
+		out = append(out, hostChecks{host: ad, statuses: sts})
+	}
+	var kept []hostChecks
+	for _, hc := range out {
+		wired := slices.ContainsFunc(hc.statuses, conffile.Status.Wired)
+		isDefault := hc.host.Host().Name == hosts.Default
+		switch {
+		case wired || isDefault && !otherWired:
+			hc.checks = wiringChecks(hc.host, hc.statuses)
+		case hc.host.Detect(home, a.lookPath):
+			h := hc.host.Host()
+			hc.checks = []check{{Name: h.Name, OK: true,
+				Detail: fmt.Sprintf("%s is installed, but planq is not wired into it", h.Display),
+				Fix:    "planq mcp install --host " + h.Name + "   (if you run your agent in " + h.Display + ")"}}
+		default:
+			continue
+		}
+		kept = append(kept, hc)
+	}
+	return kept
+}
+
+// wiringChecks reports whether the host will start planq's MCP server and
+// run its hooks, in any scope, and whether the binary they name exists.
+// Claude Code's checks are named server and hooks; other hosts' are
+// prefixed with the host's name.
+func wiringChecks(ad hosts.Adapter, statuses []conffile.Status) []check {
+	h := ad.Host()
+	prefix, fix := "", "planq mcp install"
+	if h.Name != hosts.Default {
+		prefix, fix = h.Name+"-", "planq mcp install --host "+h.Name
+	}
+	server := check{Name: prefix + "server", Detail: "planq's MCP server is not registered with " + h.Display, Fix: fix}
 	for _, st := range statuses {
 		if !st.Server {
 			continue
 		}
-		server.Detail = fmt.Sprintf("MCP server registered (%s scope, %s)", st.Scope, st.ServerFile)
+		server.Detail = fmt.Sprintf("%s: MCP server registered (%s scope, %s)", h.Display, st.Scope, st.ServerFile)
 		if exe := st.ServerExe; exe != "" && !executable(exe) {
 			server.Detail += ": but " + exe + " is not an executable"
-			server.Fix = "planq mcp install   (re-run to point it at this binary)"
+			server.Fix = fix + "   (re-run to point it at this binary)"
 			break
 		}
 		server.OK, server.Fix = true, ""
 		break
 	}
-	have := map[string]string{}
+	have := map[string]bool{}
+	var events []string
 	for _, st := range statuses {
-		for _, ev := range st.Hooks {
-			if have[ev] == "" {
-				have[ev] = st.Scope
+		for _, ev := range append(append([]string(nil), st.Hooks...), st.Missing...) {
+			if !slices.Contains(events, ev) {
+				events = append(events, ev)
 			}
+		}
+		for _, ev := range st.Hooks {
+			have[ev] = true
 		}
 	}
 	var missing []string
-	for _, h := range hooks.Hooks {
-		if have[h.Event] == "" {
-			missing = append(missing, h.Event)
+	for _, ev := range events {
+		if !have[ev] {
+			missing = append(missing, ev)
 		}
 	}
-	hk := check{Name: "hooks", OK: len(missing) == 0, Detail: fmt.Sprintf("%d of %d Claude Code hooks wired", len(hooks.Hooks)-len(missing), len(hooks.Hooks))}
-	if len(missing) > 0 {
-		hk.Detail += "; missing: " + strings.Join(missing, ", ")
-		hk.Fix = "planq mcp install"
+	hk := check{Name: prefix + "hooks", OK: len(events) > 0 && len(missing) == 0,
+		Detail: fmt.Sprintf("%d of %d %s hooks wired", len(events)-len(missing), len(events), h.Display)}
+	if len(missing) > 0 || len(events) == 0 {
+		if len(missing) > 0 {
+			hk.Detail += "; missing: " + strings.Join(missing, ", ")
+		}
+		hk.Fix = fix
 	}
 	return []check{server, hk}
 }
@@ -219,23 +278,23 @@ func wiringChecks(statuses []hooks.Status) []check {
 // hookBinaryCheck reports the planq-hook binary that serves the tool hooks:
 // beside this planq, and wherever the wiring points; its version must be
 // planq's.
-func hookBinaryCheck(ctx context.Context, a *app, statuses []hooks.Status) check {
+func hookBinaryCheck(ctx context.Context, a *app, statuses []conffile.Status) check {
 	c := check{Name: "hook-bin", OK: true}
 	var bins []string
 	if exe, err := a.Executable(); err == nil {
-		if p := hooks.HookBinaryBeside(exe); p != "" {
+		if p := conffile.HookBinaryBeside(exe); p != "" {
 			bins = append(bins, p)
 		}
 	}
 	for _, st := range statuses {
 		for _, exe := range st.ToolHookExes {
-			if strings.HasPrefix(filepath.Base(exe), hooks.HookBinary) && !slices.Contains(bins, exe) {
+			if strings.HasPrefix(filepath.Base(exe), conffile.HookBinary) && !slices.Contains(bins, exe) {
 				bins = append(bins, exe)
 			}
 		}
 	}
 	if len(bins) == 0 {
-		c.Detail = hooks.HookBinary + " is not installed beside planq; the tool hooks run `planq hook …`, which starts several times slower"
+		c.Detail = conffile.HookBinary + " is not installed beside planq; the tool hooks run `planq hook …`, which starts several times slower"
 		c.Fix = "make install   (builds and installs planq and planq-hook), then planq mcp install"
 		return c
 	}
@@ -250,7 +309,7 @@ func hookBinaryCheck(ctx context.Context, a *app, statuses []hooks.Status) check
 		ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 		out, err := exec.CommandContext(ctx, b, "version").Output()
 		cancel()
-		v := strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(string(out)), hooks.HookBinary))
+		v := strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(string(out)), conffile.HookBinary))
 		switch {
 		case err != nil:
 			c.OK = false

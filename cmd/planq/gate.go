@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/planq-dev/planq/gate"
+	"github.com/planq-dev/planq/hooks/hosts"
 )
 
 // exitGateDeny is `planq gate check`'s exit status when the gate would deny.
@@ -28,7 +29,7 @@ func newGateCmd(a *app) *cobra.Command {
 }
 
 func newGateCheckCmd(a *app) *cobra.Command {
-	var bash, tool, input, repo, cwd string
+	var bash, tool, input, repo, cwd, host string
 	var asJSON, locked bool
 	cmd := &cobra.Command{
 		Use:   "check (--bash 'COMMAND' | --tool NAME [--input JSON])",
@@ -50,7 +51,11 @@ Exit status: 0 when the hook would allow the call, 3 when it would deny it.`,
   planq gate check --locked --bash 'make'   # as if no change were declared yet`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			call, err := gateCall(cmd, bash, tool, input)
+			ad, err := hosts.Lookup(host)
+			if err != nil {
+				return err
+			}
+			call, err := gateCall(cmd, ad, bash, tool, input)
 			if err != nil {
 				return err
 			}
@@ -72,7 +77,7 @@ Exit status: 0 when the hook would allow the call, 3 when it would deny it.`,
 			if st, err := os.Stat(cwd); err != nil || !st.IsDir() {
 				return fmt.Errorf("--cwd %s is not a directory", cwd)
 			}
-			ev := gate.Evaluate(cmd.Context(), call, cwd, gate.EvalOptions{ProjectDir: project, AssumeLocked: locked, Getenv: a.Getenv})
+			ev := gate.Evaluate(cmd.Context(), call, cwd, gate.EvalOptions{ProjectDir: project, AssumeLocked: locked, Getenv: a.Getenv, PlanqTool: ad.Host().Tool})
 			if asJSON {
 				err = writeGateJSON(a, ev)
 			} else {
@@ -89,7 +94,8 @@ Exit status: 0 when the hook would allow the call, 3 when it would deny it.`,
 	}
 	f := cmd.Flags()
 	f.StringVar(&bash, "bash", "", "a Bash command to judge")
-	f.StringVar(&tool, "tool", "", "a tool name to judge (Write, Edit, mcp__server__tool, …)")
+	f.StringVar(&tool, "tool", "", "a tool name to judge, as --host names it (Write, Edit, mcp__server__tool, …; OpenCode: write, edit, apply_patch, …)")
+	f.StringVar(&host, "host", hosts.Default, "the agent host whose tool names --tool uses: "+strings.Join(hosts.Names(), ", "))
 	f.StringVar(&input, "input", "", "the tool's input as a JSON object (with --tool)")
 	f.StringVar(&repo, "project", "", "the session's project directory (default: CLAUDE_PROJECT_DIR, else the working directory)")
 	f.StringVar(&repo, "repo", "", "same as --project")
@@ -100,7 +106,7 @@ Exit status: 0 when the hook would allow the call, 3 when it would deny it.`,
 }
 
 // gateCall builds the tool call from the flags.
-func gateCall(cmd *cobra.Command, bash, tool, input string) (gate.ToolCall, error) {
+func gateCall(cmd *cobra.Command, ad hosts.Adapter, bash, tool, input string) (gate.ToolCall, error) {
 	hasBash := cmd.Flags().Changed("bash")
 	switch {
 	case hasBash && tool != "":
@@ -110,7 +116,7 @@ func gateCall(cmd *cobra.Command, bash, tool, input string) (gate.ToolCall, erro
 			return gate.ToolCall{}, errors.New("--input goes with --tool; --bash takes the command itself")
 		}
 		in, _ := json.Marshal(map[string]string{"command": bash})
-		return gate.ToolCall{Name: "Bash", Input: in}, nil
+		return gate.ToolCall{Name: "Bash", Tool: gate.Tool{Kind: gate.KindShell, Field: "command"}, Input: in}, nil
 	case tool != "":
 		if input == "" {
 			input = "{}"
@@ -119,7 +125,7 @@ func gateCall(cmd *cobra.Command, bash, tool, input string) (gate.ToolCall, erro
 		if err := json.Unmarshal([]byte(input), &obj); err != nil || obj == nil {
 			return gate.ToolCall{}, fmt.Errorf("--input is not a JSON object: %s", strings.TrimSpace(input))
 		}
-		return gate.ToolCall{Name: tool, Input: json.RawMessage(input)}, nil
+		return gate.ToolCall{Name: tool, Tool: ad.Tool(tool), Input: json.RawMessage(input)}, nil
 	}
 	return gate.ToolCall{}, errors.New("nothing to check: give --bash 'COMMAND' or --tool NAME [--input JSON] (see planq gate check --help)")
 }

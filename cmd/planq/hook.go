@@ -1,39 +1,81 @@
 package main
 
 import (
+	"fmt"
+	"time"
+
 	"github.com/spf13/cobra"
 
-	"github.com/planq-dev/planq/hooks/claudehook"
+	"github.com/planq-dev/planq/hooks"
+	"github.com/planq-dev/planq/hooks/hosts"
+	"github.com/planq-dev/planq/hooks/session"
 )
 
-// newHookCmd returns `planq hook`, the parent of the commands Claude Code
-// runs as hooks.
+// hookTimeout bounds one session hook call; the hosts' own timeouts for
+// planq's hooks (set by planq mcp install) are longer, so planq always
+// answers first.
+const hookTimeout = 20 * time.Second
+
+// hookDefs are the subcommands of `planq hook`, one per session event.
+var hookDefs = []struct{ event, short string }{
+	{session.EventSessionStart, "give the model the change, its summary, the gate and the agent state"},
+	{session.EventPreToolUse, "the gate: deny file-modifying calls until the change is declared"},
+	{session.EventPostToolUse, "record the files a call modified and the session's changes"},
+	{session.EventPreCompact, "store the transcript so far and log the compaction"},
+	{session.EventStop, "ask once for a living summary when the diff moved and the description lacks one"},
+	{session.EventSessionEnd, "store the transcript and log the end of the session"},
+}
+
+// newHookCmd returns `planq hook`, the parent of the commands agent hosts
+// run as hooks.
 func newHookCmd(a *app) *cobra.Command {
+	var host string
 	cmd := &cobra.Command{
 		Use:   "hook",
-		Short: "Claude Code hook handlers (wired by 'planq mcp install')",
-		Long: `Claude Code runs these with the hook's JSON on stdin. 'planq mcp install'
-wires them into Claude Code's settings; you do not run them by hand.`,
+		Short: "Agent host hook handlers (wired by 'planq mcp install')",
+		Long: `Agent hosts run these with the hook's input on stdin, in their own protocol
+(--host). 'planq mcp install' wires them into each host's settings or plugin;
+you do not run them by hand.
+
+pre-tool-use fails closed: bad input, an internal error or a timeout deny the
+call with the error as the reason (gate.on_error: allow in .planq/config.yaml
+lets it through instead). The other hooks never block the user on an internal
+error: they print one line on stderr and exit 0.`,
 		Args: cobra.NoArgs,
 	}
-	cmd.AddCommand(&cobra.Command{
-		Use:   "pre-tool-use",
-		Short: "PreToolUse hook: deny file-modifying calls until the change is declared",
-		Long: `PreToolUse hook: deny file-modifying calls until the change is declared.
-
-Claude Code runs this for the PreToolUse event with the hook's JSON on stdin
-(the planq-hook binary beside planq does the same, faster). It prints nothing
-to allow a call, and a JSON denial to block one. It fails closed: bad input,
-an internal error or a timeout deny the call with the error as the reason
-(gate.on_error: allow in .planq/config.yaml lets it through instead).`,
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			if code := claudehook.RunPreToolUse(cmd.Context(), a.Stdin, a.Stdout, a.Stderr, a.Getenv); code != 0 {
-				return exitError{code: code}
-			}
-			return nil
-		},
-	})
-	cmd.AddCommand(newSessionHookCmds(a)...)
+	cmd.PersistentFlags().StringVar(&host, "host", "", "the agent host whose protocol to speak: "+fmt.Sprint(hosts.Names())+" (default $PLANQ_HOST, else claude)")
+	for _, d := range hookDefs {
+		cmd.AddCommand(&cobra.Command{
+			Use:   d.event,
+			Short: d.event + " hook: " + d.short,
+			Args:  cobra.NoArgs,
+			RunE: func(cmd *cobra.Command, _ []string) error {
+				name := host
+				if name == "" {
+					name = a.Getenv("PLANQ_HOST")
+				}
+				if name == "" {
+					name = hosts.Default
+				}
+				ad, err := hosts.Lookup(name)
+				if err != nil {
+					return err
+				}
+				if code := serveHook(cmd, a, ad.Protocol(), d.event); code != 0 {
+					return exitError{code: code}
+				}
+				return nil
+			},
+		})
+	}
 	return cmd
+}
+
+// runHook serves one event in proto's protocol and returns the exit status.
+func serveHook(cmd *cobra.Command, a *app, proto session.Protocol, event string) int {
+	if event == session.EventPreToolUse {
+		return session.RunPreToolUse(cmd.Context(), proto, a.Stdin, a.Stdout, a.Stderr, a.Getenv)
+	}
+	r := &hooks.Runner{Getenv: a.Getenv}
+	return session.Serve(cmd.Context(), proto, event, a.Stdin, a.Stdout, a.Stderr, a.Getenv, hookTimeout, r.Handle)
 }

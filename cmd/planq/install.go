@@ -1,19 +1,25 @@
 package main
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
+	"strings"
 
 	"github.com/spf13/cobra"
 
-	"github.com/planq-dev/planq/hooks"
+	"github.com/planq-dev/planq/hooks/conffile"
+	"github.com/planq-dev/planq/hooks/hosts"
 	"github.com/planq-dev/planq/jj"
 )
 
 type mcpInstallOptions struct {
 	Repo   string
+	Hosts  string
 	Scope  string
 	DryRun bool
 	Claude string
@@ -31,71 +37,106 @@ func newMCPInstallLikeCmd(a *app, uninstall bool) *cobra.Command {
 	opts := &mcpInstallOptions{}
 	cmd := &cobra.Command{
 		Use:   "install",
-		Short: "Wire planq's MCP server and hooks into Claude Code",
-		Long: `Register planq's MCP server with Claude Code and wire its hooks (SessionStart,
-PreToolUse, PostToolUse, PreCompact, Stop, SessionEnd), using the absolute path
-of this planq binary. The tool hooks (PreToolUse, PostToolUse), which run on
-every tool call, are wired to the planq-hook binary beside planq when it is
-there (make install puts it there), else to 'planq hook …'. Existing servers
-and hooks are kept; running it twice changes nothing.
+		Short: "Wire planq's MCP server, gate and session hooks into your agent hosts",
+		Long: `Register planq's MCP server with each agent host and wire its gate and session
+hooks through the host's own config (Claude Code: settings hooks; OpenCode: a
+plugin), using the absolute path of this planq binary. The tool hooks, which
+run on every tool call, use the planq-hook binary beside planq when it is
+there (make install puts it there). Existing servers, hooks and settings are
+kept; running it twice changes nothing.
 
-Scopes:
-  local    (default) ~/.claude.json for this repo only, and
-           .claude/settings.local.json, which planq makes jj and git ignore
-           (in the repo's info/exclude): the wiring is in no change, so it
-           stays whatever change the agent is on
-  project  .mcp.json and .claude/settings.json in the repo, shared with the
-           team once pushed; in a jj repo they are part of the working-copy
-           change until you commit them on their own
-  user     ~/.claude.json and ~/.claude/settings.json, for every repo
+Hosts: --host names them (several, comma-separated: claude,opencode). Without
+it, planq wires every host it finds on this machine (its CLI on PATH or its
+config in your home) and says which; when it finds none, Claude Code.
 
-The server is registered with 'claude mcp add-json' when claude is on PATH,
-else planq edits the file itself. --dry-run prints the diff of every file it
-would touch and changes nothing.`,
+Scopes (default: local):
+  local    this repo only, in files jj and git ignore (the repo's info/exclude):
+           the wiring is in no change, so it stays whatever change the agent is on.
+           Claude Code: ~/.claude.json for this repo and .claude/settings.local.json.
+           OpenCode: .opencode/plugin/planq.js and .opencode/opencode.json.
+  project  files in the repo, shared with the team once pushed (Claude Code:
+           .mcp.json and .claude/settings.json; OpenCode: opencode.json and
+           .opencode/plugin/planq.js); in a jj repo they are part of the
+           working-copy change until you commit them on their own
+  user     your own config, for every repo (Claude Code: ~/.claude.json and
+           ~/.claude/settings.json; OpenCode: ~/.config/opencode/)
+
+--dry-run prints the diff of every file it would touch and changes nothing.`,
 		Example: `  planq mcp install
-  planq mcp install --scope project --dry-run`,
+  planq mcp install --host opencode
+  planq mcp install --host claude,opencode --scope project --dry-run`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return runMCPInstall(cmd, a, opts, uninstall)
+			return runMCPInstall(cmd.Context(), a, opts, uninstall)
 		},
 	}
 	if uninstall {
 		cmd.Use = "uninstall"
-		cmd.Short = "Remove planq's MCP server and hooks from Claude Code's settings"
-		cmd.Long = `Remove planq's MCP server and hooks from the scope's files, leaving every
-other server and hook as it was. --dry-run prints the diff instead.`
-		cmd.Example = "  planq mcp uninstall --scope project"
+		cmd.Short = "Remove planq's MCP server and hooks from your agent hosts' config"
+		cmd.Long = `Remove planq's MCP server and hooks from the scope's files of each host (--host,
+default: every host planq finds), leaving every other server, hook and setting
+as it was. --dry-run prints the diff instead.`
+		cmd.Example = "  planq mcp uninstall --scope project\n  planq mcp uninstall --host opencode"
 	}
 	cmd.Flags().StringVar(&opts.Repo, "repo", "", "code repository (default: $CLAUDE_PROJECT_DIR, else the current directory)")
-	cmd.Flags().StringVar(&opts.Scope, "scope", hooks.ScopeLocal, "where to install: local, project or user")
+	cmd.Flags().StringVar(&opts.Hosts, "host", "", "agent hosts to wire, comma-separated: "+strings.Join(hosts.Names(), ", ")+" (default: those found on this machine)")
+	cmd.Flags().StringVar(&opts.Scope, "scope", conffile.ScopeLocal, "where to install: local, project or user")
 	cmd.Flags().BoolVar(&opts.DryRun, "dry-run", false, "print the diff of every file it would touch, change nothing")
-	cmd.Flags().StringVar(&opts.Claude, "claude", "", `Claude Code CLI to register the server with (default: claude on PATH; "none": edit the files directly)`)
+	cmd.Flags().StringVar(&opts.Claude, "claude", "", `Claude Code CLI to register the server with (default: claude on PATH; "none": edit the files directly); implies --host claude when --host is not given`)
 	return cmd
 }
 
-func runMCPInstall(cmd *cobra.Command, a *app, opts *mcpInstallOptions, uninstall bool) error {
-	o := hooks.InstallOptions{Scope: opts.Scope, DryRun: opts.DryRun, Uninstall: uninstall}
-	switch o.Scope {
-	case hooks.ScopeProject, hooks.ScopeLocal, hooks.ScopeUser:
+// installHosts picks the hosts an install works on, and says why.
+func (a *app) installHosts(opts *mcpInstallOptions, home string) ([]hosts.Adapter, string, error) {
+	switch {
+	case opts.Hosts != "":
+		ads, err := hosts.Parse(opts.Hosts)
+		return ads, "", err
+	case opts.Claude != "":
+		ad, err := hosts.Lookup("claude")
+		return []hosts.Adapter{ad}, "", err
+	}
+	found := hosts.Detected(home, a.lookPath)
+	if len(found) == 0 {
+		ad, err := hosts.Lookup(hosts.Default)
+		return []hosts.Adapter{ad}, fmt.Sprintf("found no agent host on this machine (looked for %s); wiring Claude Code, the default (--host names others)", strings.Join(hosts.Names(), ", ")), err
+	}
+	var names []string
+	for _, ad := range found {
+		names = append(names, ad.Host().Display)
+	}
+	return found, "found " + strings.Join(names, " and ") + " on this machine (--host picks)", nil
+}
+
+func runMCPInstall(ctx context.Context, a *app, opts *mcpInstallOptions, uninstall bool) error {
+	switch opts.Scope {
+	case conffile.ScopeProject, conffile.ScopeLocal, conffile.ScopeUser:
 	default:
-		return fmt.Errorf("unknown --scope %q: use project, local or user", o.Scope)
+		return fmt.Errorf("unknown --scope %q: use local, project or user", opts.Scope)
 	}
 	home, err := a.homeDir()
 	if err != nil {
 		return err
 	}
-	o.Home = home
-	if o.Scope != hooks.ScopeUser || opts.Repo != "" {
+	ads, why, err := a.installHosts(opts, home)
+	if err != nil {
+		return err
+	}
+	if why != "" {
+		fmt.Fprintf(a.Stderr, "planq: %s\n", why)
+	}
+	o := conffile.Options{Scope: opts.Scope, DryRun: opts.DryRun, Uninstall: uninstall, Home: home}
+	if o.Scope != conffile.ScopeUser || opts.Repo != "" {
 		dir, err := a.repoDir(opts.Repo)
 		if err != nil {
 			return err
 		}
 		if root, ok := jj.FindRoot(dir); ok {
 			dir = root
-		} else if o.Scope != hooks.ScopeUser {
+		} else if o.Scope != conffile.ScopeUser {
 			fmt.Fprintf(a.Stderr, "planq: note: %s is not a jj repo yet; the agent can run jj_git_init, or you can run `jj git init --colocate`\n", dir)
 		}
-		// Claude Code keys a project by its real path (macOS's /tmp is
+		// Hosts key a project by its real path (macOS's /tmp is
 		// /private/tmp), so local scope must too.
 		if real, err := filepath.EvalSymlinks(dir); err == nil {
 			dir = real
@@ -113,32 +154,54 @@ func runMCPInstall(cmd *cobra.Command, a *app, opts *mcpInstallOptions, uninstal
 			}
 		}
 		o.Exe = exe
-		o.HookExe = hooks.HookBinaryBeside(exe)
+		o.HookExe = conffile.HookBinaryBeside(exe)
 		if o.HookExe == "" {
-			fmt.Fprintf(a.Stderr, "planq: note: no %s beside %s, so the tool hooks run `planq hook …`, which starts several times slower; `make install` installs both\n", hooks.HookBinary, exe)
+			fmt.Fprintf(a.Stderr, "planq: note: no %s beside %s, so the tool hooks run `planq hook …`, which starts several times slower; `make install` installs both\n", conffile.HookBinary, exe)
 		}
 	}
-	switch opts.Claude {
-	case "none":
-	case "":
-		if p, err := exec.LookPath("claude"); err == nil {
-			o.Claude = p
+	var errs []error
+	for _, ad := range ads {
+		ho := o
+		if ad.Host().Name == "claude" {
+			ho.HostCLI = a.claudeCLI(opts.Claude)
 		}
-	default:
-		o.Claude = opts.Claude
+		if err := a.installOne(ctx, ad, ho); err != nil {
+			errs = append(errs, fmt.Errorf("%s: %w", ad.Host().Display, err))
+		}
 	}
+	return errors.Join(errs...)
+}
 
-	res, err := hooks.Install(cmd.Context(), o)
+// claudeCLI is the claude binary to register the server with ("" edits the
+// files directly).
+func (a *app) claudeCLI(flag string) string {
+	switch flag {
+	case "none":
+		return ""
+	case "":
+		p, _ := a.lookPath("claude")
+		return p
+	}
+	return flag
+}
+
+// installOne wires (or unwires) one host and reports what it did.
+func (a *app) installOne(ctx context.Context, ad hosts.Adapter, o conffile.Options) error {
+	h := ad.Host()
+	if !slices.Contains(ad.Scopes(), o.Scope) {
+		return fmt.Errorf("%s has no %s scope; use %s", h.Display, o.Scope, strings.Join(ad.Scopes(), ", "))
+	}
+	res, err := ad.Install(ctx, o)
 	if err != nil {
 		return err
 	}
 	what := "installed"
-	if uninstall {
+	if o.Uninstall {
 		what = "not installed"
 	}
-	if opts.DryRun {
+	if o.DryRun {
 		if !res.Changed() {
-			fmt.Fprintf(a.Stdout, "planq is already %s in %s scope; nothing would change\n", what, o.Scope)
+			fmt.Fprintf(a.Stdout, "planq is already %s in %s (%s scope); nothing would change\n", what, h.Display, o.Scope)
 			return nil
 		}
 		for _, e := range res.Edits {
@@ -147,37 +210,47 @@ func runMCPInstall(cmd *cobra.Command, a *app, opts *mcpInstallOptions, uninstal
 		return nil
 	}
 	if !res.Changed() {
-		fmt.Fprintf(a.Stdout, "planq is already %s in %s scope (%s, %s); nothing changed\n", what, o.Scope, res.ServerFile, res.SettingsFile)
+		fmt.Fprintf(a.Stdout, "planq is already %s in %s (%s scope: %s, %s); nothing changed\n", what, h.Display, o.Scope, res.ServerFile, res.HooksFile)
 		return nil
 	}
 	for _, n := range res.Notes {
-		fmt.Fprintf(a.Stdout, "planq: %s\n", n)
+		fmt.Fprintf(a.Stdout, "planq: %s: %s\n", h.Display, n)
 	}
-	if !uninstall {
-		msg := "Start (or restart) Claude Code in " + dirOrHome(o) + " to load planq."
-		if o.Scope == hooks.ScopeProject {
+	if o.Uninstall {
+		return nil
+	}
+	msg := fmt.Sprintf("Start (or restart) %s in %s to load planq.", h.Display, dirOrHome(o))
+	if o.Scope == conffile.ScopeProject {
+		files := []string{rel(o.ProjectDir, res.ServerFile), rel(o.ProjectDir, res.HooksFile)}
+		if h.Name == "claude" {
 			msg += " Claude Code asks once to approve the planq server from .mcp.json."
-			if _, ok := jj.FindRoot(o.ProjectDir); ok {
-				msg += "\nIn this jj repo the two files are now part of the working-copy change: jj_init and planq start carry them into the change the agent declares. To share them on their own, commit them as a change of their own and push it:\n  jj commit -m \"Wire planq into Claude Code\" .mcp.json .claude/settings.json && jj bookmark set main -r @- && jj git push"
-			} else {
-				msg += " Commit .mcp.json and .claude/settings.json to share it."
-			}
 		}
-		fmt.Fprintln(a.Stdout, msg)
+		if _, ok := jj.FindRoot(o.ProjectDir); ok {
+			msg += fmt.Sprintf("\nIn this jj repo the files are now part of the working-copy change: jj_init and planq start carry them into the change the agent declares. To share them on their own, commit them as a change of their own and push it:\n  jj commit -m \"Wire planq into %s\" %s && jj bookmark set main -r @- && jj git push", h.Display, strings.Join(files, " "))
+		} else {
+			msg += fmt.Sprintf(" Commit %s to share it.", strings.Join(files, " and "))
+		}
 	}
+	fmt.Fprintln(a.Stdout, msg)
 	return nil
 }
 
-func dirOrHome(o hooks.InstallOptions) string {
+func rel(dir, p string) string {
+	if r, err := filepath.Rel(dir, p); err == nil && !strings.HasPrefix(r, "..") {
+		return r
+	}
+	return p
+}
+
+func dirOrHome(o conffile.Options) string {
 	if o.ProjectDir != "" {
 		return o.ProjectDir
 	}
 	return "any project"
 }
 
-// homeDir is where Claude Code keeps ~/.claude.json and ~/.claude/: $HOME,
-// else the platform's home (%USERPROFILE% on Windows, where HOME is often
-// unset).
+// homeDir is where hosts keep their user config: $HOME, else the
+// platform's home (%USERPROFILE% on Windows, where HOME is often unset).
 func (a *app) homeDir() (string, error) {
 	if h := a.Getenv("HOME"); h != "" {
 		return h, nil
@@ -187,4 +260,22 @@ func (a *app) homeDir() (string, error) {
 		return "", fmt.Errorf("the home directory is unknown (set HOME): %w", err)
 	}
 	return h, nil
+}
+
+// lookPath finds a command on the app's PATH; a name with a directory in
+// it is taken as it is.
+func (a *app) lookPath(name string) (string, error) {
+	if strings.ContainsAny(name, `/\`) {
+		return exec.LookPath(name)
+	}
+	for _, dir := range filepath.SplitList(a.Getenv("PATH")) {
+		if dir == "" {
+			continue
+		}
+		p := filepath.Join(dir, name)
+		if p, err := exec.LookPath(p); err == nil {
+			return p, nil
+		}
+	}
+	return "", exec.ErrNotFound
 }

@@ -10,19 +10,33 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/planq-dev/planq/hooks"
+	"github.com/planq-dev/planq/hooks/conffile"
+	"github.com/planq-dev/planq/hooks/hosts"
 )
-
-// defaultAgent is the agent command start, continue and resume launch.
-const defaultAgent = "claude"
 
 type sessionOptions struct {
 	Repo     string
+	Agent    string
 	AgentCmd string
 }
 
 func (o *sessionOptions) flags(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&o.Repo, "repo", "", "code repository (default: $CLAUDE_PROJECT_DIR, else the current directory)")
-	cmd.Flags().StringVar(&o.AgentCmd, "agent-cmd", defaultAgent, "agent command to launch, split into words (no shell); \"none\" only prints what to run")
+	cmd.Flags().StringVar(&o.Agent, "agent", "", "agent host to launch: "+strings.Join(hosts.Names(), ", ")+" (default: claude; resume: the session's own)")
+	cmd.Flags().StringVar(&o.AgentCmd, "agent-cmd", "", "command that runs the agent, split into words (no shell; default: the host's CLI, claude or opencode); \"none\" only prints what to run")
+}
+
+// agent returns the host to launch: --agent, else recorded (the host a
+// resumed session ran in), else Claude Code.
+func (o *sessionOptions) agent(recorded string) (hosts.Adapter, error) {
+	name := o.Agent
+	if name == "" {
+		name = recorded
+	}
+	if name == "" {
+		name = hosts.Default
+	}
+	return hosts.Lookup(name)
 }
 
 func (a *app) workflowOptions(o *sessionOptions) (hooks.WorkflowOptions, error) {
@@ -37,19 +51,24 @@ func newStartCmd(a *app) *cobra.Command {
 	o := &sessionOptions{}
 	cmd := &cobra.Command{
 		Use:   "start TASK",
-		Short: "Declare a change for TASK (as jj_init does) and launch Claude Code in it",
+		Short: "Declare a change for TASK (as jj_init does) and launch the agent in it",
 		Long: `Create the change the agent works in, described by TASK, as jj_init does:
 fetch, then jj new on trunk() (or @ when there is no trunk). Undescribed work
 in the working copy is carried into the change (described in place, or rebased
 onto trunk() first), never dropped; work left behind is named with the command
 that brings it along. The change is recorded as the root of a new session
-lineage, and the agent (Claude Code by default) is launched with TASK as its
-first prompt.`,
+lineage, and the agent (Claude Code by default, --agent opencode for OpenCode)
+is launched with TASK as its first prompt.`,
 		Example: `  planq start "Add rate limiting to the API"
+  planq start "Fix the flaky test" --agent opencode
   planq start "Fix the flaky test" --agent-cmd "claude --model opus"`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			wo, err := a.workflowOptions(o)
+			if err != nil {
+				return err
+			}
+			ad, err := o.agent("")
 			if err != nil {
 				return err
 			}
@@ -58,7 +77,7 @@ first prompt.`,
 				return err
 			}
 			a.sayStarted(st, fmt.Sprintf("Started change %s: %s", short12(st.Change.ChangeID), st.Task))
-			return a.launch(cmd.Context(), o.AgentCmd, st.Repo, []string{args[0]})
+			return a.launch(cmd.Context(), ad, o.AgentCmd, st.Repo, ad.Launch(args[0], ""))
 		},
 	}
 	o.flags(cmd)
@@ -81,6 +100,10 @@ DESCRIPTION defaults to "Continue: <task>".`,
 			if err != nil {
 				return err
 			}
+			ad, err := o.agent("")
+			if err != nil {
+				return err
+			}
 			desc := ""
 			if len(args) == 1 {
 				desc = args[0]
@@ -91,7 +114,7 @@ DESCRIPTION defaults to "Continue: <task>".`,
 			}
 			a.sayStarted(st, fmt.Sprintf("Checkpointed: new change %s in the session of %s (%s)", short12(st.Change.ChangeID), short12(st.Root), st.Task))
 			prompt := "Continue the task: " + st.Task + ". The parent change's description, in your context, is the handoff from the previous session."
-			return a.launch(cmd.Context(), o.AgentCmd, st.Repo, []string{prompt})
+			return a.launch(cmd.Context(), ad, o.AgentCmd, st.Repo, ad.Launch(prompt, ""))
 		},
 	}
 	o.flags(cmd)
@@ -102,9 +125,10 @@ func newResumeCmd(a *app) *cobra.Command {
 	o := &sessionOptions{}
 	cmd := &cobra.Command{
 		Use:   "resume CHANGE",
-		Short: "Make CHANGE the working copy and resume its Claude Code session",
-		Long: `Find the Claude Code session recorded for CHANGE, make CHANGE the working
-copy (jj edit) and run claude --resume with that session. A change that was
+		Short: "Make CHANGE the working copy and resume its agent session",
+		Long: `Find the agent session recorded for CHANGE, make CHANGE the working copy
+(jj edit) and resume that session in the host it ran in (claude --resume ID,
+opencode --session ID). A change that was
 pushed (immutable, on trunk) cannot be edited: the session goes on in a new
 change on top of it, in the same lineage (its "Session:" trailer names the
 root). A change squashed away resumes in its lineage's root; a lineage whose
@@ -115,12 +139,24 @@ root was abandoned is not resumable.`,
 			if err != nil {
 				return err
 			}
+			if o.Agent != "" {
+				if _, err := o.agent(""); err != nil {
+					return err
+				}
+			}
 			st, err := hooks.Resume(cmd.Context(), wo, args[0])
 			if err != nil {
 				return err
 			}
-			a.sayStarted(st, fmt.Sprintf("Working copy is now %s (%s); resuming Claude Code session %s", short12(st.Change.ChangeID), st.Change.Title(), st.SessionID))
-			return a.launch(cmd.Context(), o.AgentCmd, st.Repo, []string{"--resume", st.SessionID})
+			ad, err := o.agent(st.Host)
+			if err != nil {
+				return err
+			}
+			if ad.Host().Name != st.Host {
+				return fmt.Errorf("the session of %s ran in %s, so %s cannot resume it; run planq resume %s (without --agent), or planq continue --agent %s for a fresh session on top", short12(st.Change.ChangeID), hostDisplay(st.Host), ad.Host().Display, args[0], ad.Host().Name)
+			}
+			a.sayStarted(st, fmt.Sprintf("Working copy is now %s (%s); resuming %s session %s", short12(st.Change.ChangeID), st.Change.Title(), ad.Host().Display, st.SessionID))
+			return a.launch(cmd.Context(), ad, o.AgentCmd, st.Repo, ad.Launch("", st.SessionID))
 		},
 	}
 	o.flags(cmd)
@@ -137,19 +173,23 @@ func (a *app) sayStarted(st hooks.Started, line string) {
 	fmt.Fprintf(a.Stderr, "planq: %s\n", line)
 }
 
-// launch runs the agent command with args in dir, attached to planq's
-// streams, and returns its exit status. When the agent is not installed (or
-// agentCmd is "none") it prints what to run instead.
-func (a *app) launch(ctx context.Context, agentCmd, dir string, args []string) error {
-	a.warnUnwired(dir)
-	argv := splitWords(agentCmd)
+// launch runs the host's agent command (agentCmd, else the host's CLI)
+// with args in dir, attached to planq's streams, and returns its exit
+// status. When the agent is not installed (or agentCmd is "none") it prints
+// what to run instead.
+func (a *app) launch(ctx context.Context, ad hosts.Adapter, agentCmd, dir string, args []string) error {
+	a.warnUnwired(ad, dir)
+	argv := conffile.Fields(agentCmd)
+	if agentCmd == "" {
+		argv = []string{ad.Command()}
+	}
 	if agentCmd == "none" || len(argv) == 0 {
-		fmt.Fprintf(a.Stdout, "Run in %s:\n  %s\n", dir, shellLine(append(splitWords(defaultAgent), args...)))
+		fmt.Fprintf(a.Stdout, "Run in %s:\n  %s\n", dir, conffile.Line(append([]string{ad.Command()}, args...)...))
 		return nil
 	}
-	path, err := exec.LookPath(argv[0])
+	path, err := a.lookPath(argv[0])
 	if err != nil {
-		fmt.Fprintf(a.Stdout, "planq: %s is not installed or not on PATH. When it is, run in %s:\n  %s\n", argv[0], dir, shellLine(append(argv, args...)))
+		fmt.Fprintf(a.Stdout, "planq: %s is not installed or not on PATH. When it is, run in %s:\n  %s\n", argv[0], dir, conffile.Line(append(argv, args...)...))
 		return nil
 	}
 	cmd := exec.CommandContext(ctx, path, append(argv[1:], args...)...)
@@ -165,23 +205,19 @@ func (a *app) launch(ctx context.Context, agentCmd, dir string, args []string) e
 	return nil
 }
 
-// splitWords splits an agent command into words, honouring quotes.
-func splitWords(s string) []string { return hooks.ShellFields(s) }
-
-// shellLine renders argv as a command line a user can paste.
-func shellLine(argv []string) string {
-	out := make([]string, len(argv))
-	for i, w := range argv {
-		out[i] = hooks.ShellQuote(w)
+// hostDisplay is the display name of the host named name.
+func hostDisplay(name string) string {
+	if ad, err := hosts.Lookup(name); err == nil {
+		return ad.Host().Display
 	}
-	return strings.Join(out, " ")
+	return name
 }
 
-// warnUnwired warns when Claude Code would start in dir without planq's
+// warnUnwired warns when the host would start in dir without planq's
 // server or hooks (so without the gate), with the fix doctor gives.
-func (a *app) warnUnwired(dir string) {
+func (a *app) warnUnwired(ad hosts.Adapter, dir string) {
 	home, _ := a.homeDir()
-	for _, c := range wiringChecks(hooks.Installed(dir, home)) {
+	for _, c := range wiringChecks(ad, ad.Installed(dir, home)) {
 		if !c.OK {
 			fmt.Fprintf(a.Stderr, "planq: warning: %s, so the agent runs without planq's gate; fix: %s\n", c.Detail, c.Fix)
 		}

@@ -65,7 +65,7 @@ func TestStartLaunchesTheAgentInTheDeclaredChange(t *testing.T) {
 	}
 	// Errors are one line.
 	_, errs, code = runIn(t, repo, "resume", "@")
-	if code != 1 || strings.Count(strings.TrimSpace(errs), "\n") != 0 || !strings.Contains(errs, "no Claude Code session was recorded") {
+	if code != 1 || strings.Count(strings.TrimSpace(errs), "\n") != 0 || !strings.Contains(errs, "no agent session was recorded") {
 		t.Fatalf("resume without a session: exit %d, stderr %q", code, errs)
 	}
 }

@@ -1,29 +1,27 @@
-package hooks
+package claude
 
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
 
-	"mvdan.cc/sh/v3/shell"
-	"mvdan.cc/sh/v3/syntax"
-
-	"github.com/planq-dev/planq/config"
-	"github.com/planq-dev/planq/gate"
+	"github.com/planq-dev/planq/hooks/conffile"
 )
 
-// Installation scopes, as Claude Code names them.
+// Installation scopes, as Claude Code names them (conffile's):
+//
+//	project  .mcp.json and .claude/settings.json, shared through the repo
+//	local    ~/.claude.json for this project, and .claude/settings.local.json
+//	user     ~/.claude.json and ~/.claude/settings.json, for every project
 const (
-	ScopeProject = "project" // .mcp.json and .claude/settings.json, shared through the repo
-	ScopeLocal   = "local"   // ~/.claude.json for this project, and .claude/settings.local.json
-	ScopeUser    = "user"    // ~/.claude.json and ~/.claude/settings.json, for every project
+	ScopeProject = conffile.ScopeProject
+	ScopeLocal   = conffile.ScopeLocal
+	ScopeUser    = conffile.ScopeUser
 )
 
 // ServerName is the name planq's MCP server is registered under, so its
@@ -40,17 +38,6 @@ type Hook struct {
 	Tool                       bool
 }
 
-// HookBinary is the name of the minimal binary that serves the tool hooks
-// (cmd/planq-hook), installed beside planq.
-const HookBinary = "planq-hook"
-
-// GatedTools is the tool matcher of the PreToolUse and PostToolUse hooks:
-// every tool except those the gate always allows (gate.ReadOnlyTools), so
-// Claude Code starts no planq process for a Read or a Grep. Claude Code reads
-// a matcher with regex characters as an unanchored JavaScript regex; a tool it
-// has never heard of still matches, and so is still gated.
-var GatedTools = "^(?!(?:" + strings.Join(gate.ReadOnlyTools(), "|") + ")$)"
-
 // Hooks are the hooks `planq mcp install` wires, in the order it writes them.
 var Hooks = []Hook{
 	{"SessionStart", "session-start", "", 30, false},
@@ -61,58 +48,15 @@ var Hooks = []Hook{
 	{"SessionEnd", "session-end", "", 30, false},
 }
 
-// InstallOptions says what to install where.
-type InstallOptions struct {
-	Scope      string // project (default), local or user
-	ProjectDir string // the code repo root (absolute); required for project and local scope
-	Home       string // the user's home directory (~/.claude.json, ~/.claude/)
-	Exe        string // absolute path of the planq binary the hooks and server run
-	// HookExe is the absolute path of planq-hook, which then serves the tool
-	// hooks (PreToolUse, PostToolUse); empty wires them to `planq hook …`.
-	HookExe string
-	// Claude is the Claude Code CLI to register the server with (`claude mcp
-	// add-json`); empty means planq edits the MCP config file itself.
-	Claude    string
-	Uninstall bool   // remove planq's server and hooks instead
-	DryRun    bool   // compute the edits, write nothing
-	JJBin     string // jj executable; default "jj"
-}
-
-// FileEdit is one file the install changes (or would change).
-type FileEdit struct {
-	Path   string
-	Before []byte // nil: the file did not exist
-	After  []byte // nil: the file is removed
-	Mode   fs.FileMode
-}
-
-// Changed reports whether the edit changes the file.
-func (e FileEdit) Changed() bool {
-	return !bytes.Equal(e.Before, e.After) || (e.Before == nil) != (e.After == nil)
-}
-
-// Diff returns the edit as a unified diff ("" when nothing changes).
-func (e FileEdit) Diff() string {
-	if !e.Changed() {
-		return ""
-	}
-	return unifiedDiff(e.Path, e.Before, e.After)
-}
+// InstallOptions says what to install where (HostCLI: the claude CLI to
+// register the server with, `claude mcp add-json`).
+type InstallOptions conffile.Options
 
 // InstallResult is what Install did (or, with DryRun, would do).
-type InstallResult struct {
-	Scope string
-	// Edits are the files touched, each with its content before and after;
-	// only changed files are listed.
-	Edits []FileEdit
-	// ServerFile and SettingsFile are where the server and hooks live.
-	ServerFile, SettingsFile string
-	// Notes says how the server was registered and anything worth knowing.
-	Notes []string
-}
+type InstallResult = conffile.Result
 
-// Changed reports whether anything was (or would be) changed.
-func (r InstallResult) Changed() bool { return len(r.Edits) > 0 }
+// Status is whether planq is wired into Claude Code in one scope.
+type Status = conffile.Status
 
 // Install registers planq's MCP server and hooks with Claude Code, or removes
 // them with Uninstall. It merges with what the files already hold, keeps every
@@ -124,7 +68,7 @@ func Install(ctx context.Context, o InstallOptions) (InstallResult, error) {
 	}
 	res.Scope = o.Scope
 	serverFile, settingsFile := o.paths()
-	res.ServerFile, res.SettingsFile = serverFile, settingsFile
+	res.Host, res.ServerFile, res.HooksFile = Host.Name, serverFile, settingsFile
 
 	serverEdit, err := o.serverEdit(serverFile)
 	if err != nil {
@@ -134,13 +78,13 @@ func Install(ctx context.Context, o InstallOptions) (InstallResult, error) {
 	if err != nil {
 		return res, err
 	}
-	var ignoreEdit FileEdit // local scope: keep the hooks file out of jj's snapshots
+	var ignoreEdit conffile.FileEdit // local scope: keep the hooks file out of jj's snapshots
 	if o.Scope == ScopeLocal && !o.Uninstall {
 		if ignoreEdit, err = o.localIgnoreEdit(ctx); err != nil {
 			return res, err
 		}
 	}
-	for _, e := range []FileEdit{serverEdit, settingsEdit, ignoreEdit} {
+	for _, e := range []conffile.FileEdit{serverEdit, settingsEdit, ignoreEdit} {
 		if e.Path != "" && e.Changed() {
 			res.Edits = append(res.Edits, e)
 		}
@@ -150,7 +94,7 @@ func Install(ctx context.Context, o InstallOptions) (InstallResult, error) {
 	}
 	if ignoreEdit.Path != "" && ignoreEdit.Changed() {
 		// Before the settings file exists, so no jj snapshot ever takes it.
-		if err := applyEdit(ignoreEdit); err != nil {
+		if err := conffile.Apply(ignoreEdit); err != nil {
 			return res, err
 		}
 		res.Notes = append(res.Notes, fmt.Sprintf("jj and git ignore %s (%s)", strings.TrimPrefix(LocalSettingsIgnore, "/"), ignoreEdit.Path))
@@ -158,27 +102,27 @@ func Install(ctx context.Context, o InstallOptions) (InstallResult, error) {
 
 	if serverEdit.Changed() {
 		registered := false
-		if o.Claude != "" {
+		if o.HostCLI != "" {
 			err := o.registerWithClaude(ctx, serverFile)
 			if err == nil {
 				registered = true
 				res.Notes = append(res.Notes, fmt.Sprintf("MCP server %q %s with `claude mcp` (%s scope)", ServerName, verb(o.Uninstall, "removed", "registered"), o.Scope))
 				// Report what claude actually wrote.
-				after, _ := readFileOrNil(serverFile)
+				after, _ := conffile.ReadOrNil(serverFile)
 				res.Edits[0].After = after
 			} else {
 				res.Notes = append(res.Notes, fmt.Sprintf("`claude mcp` failed (%v); edited %s directly", err, serverFile))
 			}
 		}
 		if !registered {
-			if err := applyEdit(serverEdit); err != nil {
+			if err := conffile.Apply(serverEdit); err != nil {
 				return res, err
 			}
 			res.Notes = append(res.Notes, fmt.Sprintf("MCP server %q %s %s", ServerName, verb(o.Uninstall, "removed from", "registered in"), serverFile))
 		}
 	}
 	if settingsEdit.Changed() {
-		if err := applyEdit(settingsEdit); err != nil {
+		if err := conffile.Apply(settingsEdit); err != nil {
 			return res, err
 		}
 		res.Notes = append(res.Notes, fmt.Sprintf("hooks %s %s", verb(o.Uninstall, "removed from", "wired in"), settingsFile))
@@ -230,29 +174,29 @@ func (o *InstallOptions) paths() (server, settings string) {
 }
 
 // serverEntry is the MCP server definition planq registers.
-func (o *InstallOptions) serverEntry() *object {
-	e := newObject()
-	e.set("type", "stdio")
-	e.set("command", o.Exe)
-	e.set("args", []any{"mcp", "serve"})
+func (o *InstallOptions) serverEntry() *conffile.Object {
+	e := conffile.NewObject()
+	e.Set("type", "stdio")
+	e.Set("command", o.Exe)
+	e.Set("args", []any{"mcp", "serve"})
 	return e
 }
 
 // serversObject returns the mcpServers object inside doc, creating the
 // path to it when create is set; it returns nil when it is absent and create
 // is not set.
-func (o *InstallOptions) serversObject(doc *object, path string, create bool) (*object, error) {
-	lookup := func(parent *object, key string) (*object, error) {
-		v, exists := parent.get(key)
+func (o *InstallOptions) serversObject(doc *conffile.Object, path string, create bool) (*conffile.Object, error) {
+	lookup := func(parent *conffile.Object, key string) (*conffile.Object, error) {
+		v, exists := parent.Get(key)
 		if !exists || v == nil {
 			if !create {
 				return nil, nil
 			}
-			c := newObject()
-			parent.set(key, c)
+			c := conffile.NewObject()
+			parent.Set(key, c)
 			return c, nil
 		}
-		c, ok := v.(*object)
+		c, ok := v.(*conffile.Object)
 		if !ok {
 			return nil, fmt.Errorf("%s: %q is not an object; fix the file by hand", path, key)
 		}
@@ -271,7 +215,7 @@ func (o *InstallOptions) serversObject(doc *object, path string, create bool) (*
 	return lookup(parent, "mcpServers")
 }
 
-func (o *InstallOptions) serverEdit(path string) (FileEdit, error) {
+func (o *InstallOptions) serverEdit(path string) (conffile.FileEdit, error) {
 	e, doc, err := loadJSON(path)
 	if err != nil {
 		return e, err
@@ -280,20 +224,20 @@ func (o *InstallOptions) serverEdit(path string) (FileEdit, error) {
 	if err != nil || servers == nil {
 		return e, err
 	}
-	cur, exists := servers.get(ServerName)
+	cur, exists := servers.Get(ServerName)
 	if o.Uninstall {
 		if !exists {
 			return e, nil
 		}
-		servers.del(ServerName)
-		if o.Scope == ScopeProject && len(servers.keys) == 0 && len(doc.keys) == 1 {
+		servers.Del(ServerName)
+		if o.Scope == ScopeProject && servers.Len() == 0 && doc.Len() == 1 {
 			e.After = nil // .mcp.json held only planq: remove it
 			return e, nil
 		}
-	} else if want := o.serverEntry(); !exists || !bytes.Equal(encodeJSON(cur), encodeJSON(want)) {
-		servers.set(ServerName, want)
+	} else if want := o.serverEntry(); !exists || !bytes.Equal(conffile.Encode(cur), conffile.Encode(want)) {
+		servers.Set(ServerName, want)
 	}
-	e.After = render(doc, e.Before)
+	e.After = conffile.Render(doc, e.Before)
 	return e, nil
 }
 
@@ -302,27 +246,27 @@ func (o *InstallOptions) hadKey(before []byte, path ...string) bool {
 	if before == nil {
 		return false
 	}
-	doc, err := parseJSON(before)
+	doc, err := conffile.Parse(before)
 	if err != nil {
 		return false
 	}
 	cur := doc
 	for i, k := range path {
-		v, ok := cur.get(k)
+		v, ok := cur.Get(k)
 		if !ok {
 			return false
 		}
 		if i == len(path)-1 {
 			return true
 		}
-		if cur, ok = v.(*object); !ok {
+		if cur, ok = v.(*conffile.Object); !ok {
 			return false
 		}
 	}
 	return true
 }
 
-func (o *InstallOptions) settingsEdit(path string) (FileEdit, error) {
+func (o *InstallOptions) settingsEdit(path string) (conffile.FileEdit, error) {
 	e, doc, err := loadJSON(path)
 	if err != nil {
 		return e, err
@@ -331,7 +275,7 @@ func (o *InstallOptions) settingsEdit(path string) (FileEdit, error) {
 		return e, nil
 	}
 	hadHooks := o.hadKey(e.Before, "hooks")
-	hooksObj, ok := doc.child("hooks")
+	hooksObj, ok := doc.Child("hooks")
 	if !ok {
 		return e, fmt.Errorf("%s: \"hooks\" is not an object; fix the file by hand", path)
 	}
@@ -340,11 +284,11 @@ func (o *InstallOptions) settingsEdit(path string) (FileEdit, error) {
 			return e, err
 		}
 	}
-	if len(hooksObj.keys) == 0 && (o.Uninstall || !hadHooks) {
-		doc.del("hooks")
+	if hooksObj.Len() == 0 && (o.Uninstall || !hadHooks) {
+		doc.Del("hooks")
 	}
-	e.After = render(doc, e.Before)
-	if o.Uninstall && len(doc.keys) == 0 && o.Scope != ScopeUser && !bytes.Equal(e.After, e.Before) {
+	e.After = conffile.Render(doc, e.Before)
+	if o.Uninstall && doc.Len() == 0 && o.Scope != ScopeUser && !bytes.Equal(e.After, e.Before) {
 		e.After = nil // the settings file held only planq's hooks: remove it
 	}
 	return e, nil
@@ -353,8 +297,8 @@ func (o *InstallOptions) settingsEdit(path string) (FileEdit, error) {
 // mergeHook makes hooksObj[h.Event] hold exactly one planq hook for h (none
 // with Uninstall), leaving every other hook where it is. An outdated planq
 // hook (another binary path, another timeout) is updated in place.
-func (o *InstallOptions) mergeHook(hooksObj *object, h Hook, path string) error {
-	v, exists := hooksObj.get(h.Event)
+func (o *InstallOptions) mergeHook(hooksObj *conffile.Object, h Hook, path string) error {
+	v, exists := hooksObj.Get(h.Event)
 	groups, ok := v.([]any)
 	if exists && !ok {
 		return fmt.Errorf("%s: hooks.%s is not a list; fix the file by hand", path, h.Event)
@@ -363,12 +307,12 @@ func (o *InstallOptions) mergeHook(hooksObj *object, h Hook, path string) error 
 	found := false
 	var out []any
 	for _, g := range groups {
-		group, ok := g.(*object)
+		group, ok := g.(*conffile.Object)
 		if !ok {
 			out = append(out, g)
 			continue
 		}
-		hv, _ := group.get("hooks")
+		hv, _ := group.Get("hooks")
 		list, ok := hv.([]any)
 		if !ok {
 			out = append(out, g)
@@ -376,7 +320,7 @@ func (o *InstallOptions) mergeHook(hooksObj *object, h Hook, path string) error 
 		}
 		var kept []any
 		for _, item := range list {
-			entry, ok := item.(*object)
+			entry, ok := item.(*conffile.Object)
 			cmd, _ := entryCommand(entry)
 			if !ok || !isPlanqHook(cmd, h.Subcommand, o.Exe) {
 				kept = append(kept, item)
@@ -390,28 +334,28 @@ func (o *InstallOptions) mergeHook(hooksObj *object, h Hook, path string) error 
 		if len(kept) == 0 {
 			continue // the group held only planq's hook
 		}
-		group.set("hooks", kept)
+		group.Set("hooks", kept)
 		out = append(out, group)
 	}
 	if !o.Uninstall && !found {
-		g := newObject()
+		g := conffile.NewObject()
 		if h.Matcher != "" {
-			g.set("matcher", h.Matcher)
+			g.Set("matcher", h.Matcher)
 		}
-		g.set("hooks", []any{want})
+		g.Set("hooks", []any{want})
 		out = append(out, g)
 	}
 	if len(out) == 0 {
-		hooksObj.del(h.Event)
+		hooksObj.Del(h.Event)
 		return nil
 	}
-	hooksObj.set(h.Event, out)
+	hooksObj.Set(h.Event, out)
 	return nil
 }
 
 // matcherOK reports whether a group's matcher lets planq's hook see what it must.
-func matcherOK(group *object, h Hook) bool {
-	m, _ := group.get("matcher")
+func matcherOK(group *conffile.Object, h Hook) bool {
+	m, _ := group.Get("matcher")
 	s, _ := m.(string)
 	if h.Matcher == "" {
 		return s == "" || s == "*"
@@ -419,43 +363,43 @@ func matcherOK(group *object, h Hook) bool {
 	return s == h.Matcher
 }
 
-func (o *InstallOptions) hookEntry(h Hook) *object {
-	e := newObject()
-	e.set("type", "command")
+func (o *InstallOptions) hookEntry(h Hook) *conffile.Object {
+	e := conffile.NewObject()
+	e.Set("type", "command")
 	if h.Tool && o.HookExe != "" {
-		e.set("command", shellQuote(o.HookExe)+" "+h.Subcommand)
+		e.Set("command", conffile.Quote(o.HookExe)+" "+h.Subcommand)
 	} else {
-		e.set("command", HookCommand(o.Exe, h.Subcommand))
+		e.Set("command", HookCommand(o.Exe, h.Subcommand))
 	}
-	e.set("timeout", jsonInt(h.Timeout))
+	e.Set("timeout", conffile.Int(h.Timeout))
 	return e
 }
 
-func entryCommand(entry *object) (string, bool) {
+func entryCommand(entry *conffile.Object) (string, bool) {
 	if entry == nil {
 		return "", false
 	}
-	v, _ := entry.get("command")
+	v, _ := entry.Get("command")
 	s, ok := v.(string)
 	return s, ok
 }
 
 // HookCommand is the shell command line of planq's hook subcommand.
 func HookCommand(exe, sub string) string {
-	return shellQuote(exe) + " hook " + sub
+	return conffile.Quote(exe) + " hook " + sub
 }
 
 // isPlanqHook reports whether a hook command line runs planq's hook sub:
 // "<binary> hook <sub>" where the binary is exe or named planq* (planq,
 // planq.test, planq-dev), wherever it lives, or "<planq-hook> <sub>".
 func isPlanqHook(cmd, sub, exe string) bool {
-	f := shellFields(cmd)
+	f := conffile.Fields(cmd)
 	if len(f) == 0 {
 		return false
 	}
 	// Either separator: a settings file may come from another platform.
 	base := f[0][strings.LastIndexAny(f[0], `/\`)+1:]
-	if len(f) == 2 && f[1] == sub && strings.HasPrefix(base, HookBinary) {
+	if len(f) == 2 && f[1] == sub && strings.HasPrefix(base, conffile.HookBinary) {
 		return true
 	}
 	if len(f) != 3 || f[1] != "hook" || f[2] != sub {
@@ -464,126 +408,24 @@ func isPlanqHook(cmd, sub, exe string) bool {
 	return strings.HasPrefix(base, "planq") || f[0] == exe || (exe != "" && base == filepath.Base(exe))
 }
 
-// HookBinaryBeside returns the planq-hook binary installed beside the
-// planq binary exe, or "" when there is none.
-func HookBinaryBeside(exe string) string {
-	name := HookBinary
-	if ext := filepath.Ext(exe); strings.EqualFold(ext, ".exe") {
-		name += ext
-	}
-	p := filepath.Join(filepath.Dir(exe), name)
-	if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() && (st.Mode().Perm()&0o111 != 0 || strings.EqualFold(filepath.Ext(p), ".exe")) {
-		return p
-	}
-	return ""
-}
 
-// ShellQuote quotes s for a POSIX shell when it needs quoting, with
-// mvdan.cc/sh's syntax.Quote: the shell Claude Code runs hook commands with
-// (sh; Git Bash on Windows, so C:\ paths with spaces work too).
-func ShellQuote(s string) string { return shellQuote(s) }
-
-// ShellFields splits a command line into words the way a POSIX shell would
-// (quotes and escapes removed, with mvdan.cc/sh), without running one:
-// $NAME is kept as written, not expanded. It returns nil for a line that is
-// not valid shell syntax.
-func ShellFields(s string) []string { return shellFields(s) }
-
-func shellQuote(s string) string {
-	q, err := syntax.Quote(s, syntax.LangPOSIX)
-	if err != nil {
-		// Control characters: POSIX has no escapes for them, but single
-		// quotes keep every byte but the quote itself.
-		return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+// loadJSON reads one of Claude Code's JSON files for editing; a new
+// ~/.claude.json is private (0600), as Claude Code makes it.
+func loadJSON(path string) (conffile.FileEdit, *conffile.Object, error) {
+	mode := os.FileMode(0o644)
+	if filepath.Base(path) == ".claude.json" {
+		mode = 0o600
 	}
-	return q
-}
-
-func shellFields(s string) []string {
-	f, err := shell.Fields(s, func(name string) string { return "$" + name })
-	if err != nil {
-		return nil
-	}
-	return f
-}
-
-func jsonInt(n int) any { return jsonNumber(fmt.Sprint(n)) }
-
-// loadJSON reads path (missing: nil Before, empty document).
-func loadJSON(path string) (FileEdit, *object, error) {
-	e := FileEdit{Path: path, Mode: 0o644}
-	data, err := readFileOrNil(path)
-	if err != nil {
-		return e, nil, err
-	}
-	e.Before = data
-	if info, err := os.Stat(path); err == nil {
-		e.Mode = info.Mode().Perm()
-	} else if filepath.Base(path) == ".claude.json" {
-		e.Mode = 0o600
-	}
-	doc, err := parseJSON(data)
-	if err != nil {
-		return e, nil, fmt.Errorf("%s is not valid JSON (%v); fix or move it, then rerun", path, err)
-	}
-	e.After = data
-	return e, doc, nil
-}
-
-func readFileOrNil(path string) ([]byte, error) {
-	data, err := os.ReadFile(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", path, err)
-	}
-	if data == nil {
-		data = []byte{}
-	}
-	return data, nil
-}
-
-// render encodes doc, ending with a newline when the original did (or was
-// new). When doc says the same as before, before is returned byte for byte,
-// whatever its formatting.
-func render(doc *object, before []byte) []byte {
-	if before != nil {
-		if orig, err := parseJSON(before); err == nil && bytes.Equal(encodeJSON(orig), encodeJSON(doc)) {
-			return before
-		}
-	}
-	out := encodeJSONIndent(doc, detectIndent(before))
-	if before == nil || bytes.HasSuffix(before, []byte("\n")) {
-		out = append(out, '\n')
-	}
-	return out
-}
-
-func applyEdit(e FileEdit) error {
-	if !e.Changed() {
-		return nil
-	}
-	if e.After == nil {
-		if err := os.Remove(e.Path); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return fmt.Errorf("remove %s: %w", e.Path, err)
-		}
-		if dir := filepath.Dir(e.Path); filepath.Base(dir) == ".claude" {
-			_ = os.Remove(dir) // only succeeds when planq's file was all it held
-		}
-		return nil
-	}
-	if err := config.WriteFileAtomic(e.Path, e.After, e.Mode); err != nil {
-		return fmt.Errorf("write %s: %w", e.Path, err)
-	}
-	return nil
+	e, doc, err := conffile.LoadJSON(path, mode)
+	e.PruneDir = filepath.Base(filepath.Dir(path)) == ".claude"
+	return e, doc, err
 }
 
 // registerWithClaude adds (or removes) the server through the Claude Code CLI
 // and checks the result landed in path.
 func (o *InstallOptions) registerWithClaude(ctx context.Context, path string) error {
 	run := func(args ...string) error {
-		cmd := exec.CommandContext(ctx, o.Claude, args...)
+		cmd := exec.CommandContext(ctx, o.HostCLI, args...)
 		cmd.Dir = o.ProjectDir
 		if cmd.Dir == "" {
 			cmd.Dir = o.Home
@@ -603,7 +445,7 @@ func (o *InstallOptions) registerWithClaude(ctx context.Context, path string) er
 	if err != nil {
 		return err
 	}
-	if servers != nil && servers.vals[ServerName] != nil {
+	if servers != nil && servers.Has(ServerName) {
 		if err := run("mcp", "remove", "--scope", o.Scope, ServerName); err != nil {
 			return err
 		}
@@ -611,7 +453,7 @@ func (o *InstallOptions) registerWithClaude(ctx context.Context, path string) er
 	if o.Uninstall {
 		return nil
 	}
-	if err := run("mcp", "add-json", "--scope", o.Scope, ServerName, string(encodeJSONCompact(o.serverEntry()))); err != nil {
+	if err := run("mcp", "add-json", "--scope", o.Scope, ServerName, string(conffile.EncodeCompact(o.serverEntry()))); err != nil {
 		return err
 	}
 	_, doc, err = loadJSON(path)
@@ -622,31 +464,13 @@ func (o *InstallOptions) registerWithClaude(ctx context.Context, path string) er
 	if err != nil || servers == nil {
 		return fmt.Errorf("claude mcp add-json did not write the expected entry to %s", path)
 	}
-	got, _ := servers.get(ServerName)
-	if got == nil || !bytes.Equal(encodeJSON(got), encodeJSON(o.serverEntry())) {
+	got, _ := servers.Get(ServerName)
+	if got == nil || !bytes.Equal(conffile.Encode(got), conffile.Encode(o.serverEntry())) {
 		return fmt.Errorf("claude mcp add-json did not write the expected entry to %s", path)
 	}
 	return nil
 }
 
-func encodeJSONCompact(v any) []byte {
-	var b bytes.Buffer
-	_ = jsonCompact(&b, encodeJSON(v))
-	return b.Bytes()
-}
-
-// Status is whether planq is wired into Claude Code in one scope.
-type Status struct {
-	Scope        string
-	ServerFile   string
-	Server       bool   // the MCP server is registered
-	ServerExe    string // the command it runs
-	SettingsFile string
-	Hooks        []string // events with a planq hook
-	Missing      []string // events without one
-	// ToolHookExes are the binaries the tool hooks run (planq or planq-hook).
-	ToolHookExes []string
-}
 
 // Installed reports, for every scope, whether planq's server and hooks are
 // wired (for `planq doctor`). exe may be empty.
@@ -660,20 +484,20 @@ func Installed(projectDir, home string) []Status {
 		if scope != ScopeUser && projectDir == "" {
 			continue
 		}
-		st := Status{Scope: scope}
-		st.ServerFile, st.SettingsFile = o.paths()
+		st := Status{Host: Host.Name, Scope: scope}
+		st.ServerFile, st.HooksFile = o.paths()
 		if _, doc, err := loadJSON(st.ServerFile); err == nil {
 			if servers, err := o.serversObject(doc, st.ServerFile, false); err == nil && servers != nil {
-				if v, ok := servers.get(ServerName); ok {
+				if v, ok := servers.Get(ServerName); ok {
 					st.Server = true
-					if e, ok := v.(*object); ok {
+					if e, ok := v.(*conffile.Object); ok {
 						st.ServerExe, _ = entryCommand(e)
 					}
 				}
 			}
 		}
-		if _, doc, err := loadJSON(st.SettingsFile); err == nil {
-			hooksObj, _ := doc.child("hooks")
+		if _, doc, err := loadJSON(st.HooksFile); err == nil {
+			hooksObj, _ := doc.Child("hooks")
 			for _, h := range Hooks {
 				if exe, ok := planqHookExe(hooksObj, h); ok {
 					st.Hooks = append(st.Hooks, h.Event)
@@ -690,30 +514,30 @@ func Installed(projectDir, home string) []Status {
 	return out
 }
 
-func hasPlanqHook(hooksObj *object, h Hook) bool {
+func hasPlanqHook(hooksObj *conffile.Object, h Hook) bool {
 	_, ok := planqHookExe(hooksObj, h)
 	return ok
 }
 
 // planqHookExe finds planq's hook for h and returns the binary it runs.
-func planqHookExe(hooksObj *object, h Hook) (string, bool) {
+func planqHookExe(hooksObj *conffile.Object, h Hook) (string, bool) {
 	if hooksObj == nil {
 		return "", false
 	}
-	v, _ := hooksObj.get(h.Event)
+	v, _ := hooksObj.Get(h.Event)
 	groups, _ := v.([]any)
 	for _, g := range groups {
-		group, _ := g.(*object)
+		group, _ := g.(*conffile.Object)
 		if group == nil {
 			continue
 		}
-		hv, _ := group.get("hooks")
+		hv, _ := group.Get("hooks")
 		list, _ := hv.([]any)
 		for _, item := range list {
-			e, _ := item.(*object)
+			e, _ := item.(*conffile.Object)
 			cmd, _ := entryCommand(e)
 			if isPlanqHook(cmd, h.Subcommand, "") {
-				if f := shellFields(cmd); len(f) > 0 {
+				if f := conffile.Fields(cmd); len(f) > 0 {
 					return f[0], true
 				}
 			}

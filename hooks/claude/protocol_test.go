@@ -1,4 +1,4 @@
-package claudehook
+package claude
 
 import (
 	"bytes"

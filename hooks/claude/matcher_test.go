@@ -1,11 +1,9 @@
-package hooks
+package claude
 
 import (
 	"os/exec"
 	"strings"
 	"testing"
-
-	"github.com/planq-dev/planq/gate"
 )
 
 // TestGatedToolsMatcherInJavaScript evaluates GatedTools as Claude Code
@@ -18,7 +16,7 @@ func TestGatedToolsMatcherInJavaScript(t *testing.T) {
 	}
 	gated := []string{"Write", "Edit", "MultiEdit", "NotebookEdit", "Bash", "mcp__planq__jj_init",
 		"mcp__github__create_issue", "FutureTool", "ReadWrite", "MyRead", "Readme", "GrepAndReplace", ""}
-	skipped := gate.ReadOnlyTools()
+	skipped := ReadOnlyTools()
 	names := append(append([]string{}, gated...), skipped...)
 	script := `const re = new RegExp(process.argv[1]); for (const n of process.argv.slice(2)) console.log(re.test(n) ? "1" : "0")`
 	out, err := exec.Command(node, append([]string{"-e", script, GatedTools}, names...)...).Output()

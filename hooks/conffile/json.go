@@ -1,4 +1,9 @@
-package hooks
+// Package conffile edits agent hosts' configuration files the way a user
+// would want: JSON objects keep their keys in file order and every key
+// planq does not own, an unchanged document is written back byte for byte,
+// every edit can be shown as a unified diff first, and files are replaced
+// atomically. It also quotes and splits the command lines hosts run.
+package conffile
 
 import (
 	"bytes"
@@ -9,25 +14,29 @@ import (
 	"strings"
 )
 
-// object is a JSON object that keeps its keys in file order, so editing a
+// Object is a JSON object that keeps its keys in file order, so editing a
 // user's settings file changes only what planq owns.
-type object struct {
+type Object struct {
 	keys []string
 	vals map[string]any
 }
 
-func newObject() *object { return &object{vals: map[string]any{}} }
+// NewObject returns an empty object.
+func NewObject() *Object { return &Object{vals: map[string]any{}} }
 
-func (o *object) get(k string) (any, bool) { v, ok := o.vals[k]; return v, ok }
+// Get returns the value at k.
+func (o *Object) Get(k string) (any, bool) { v, ok := o.vals[k]; return v, ok }
 
-func (o *object) set(k string, v any) {
+// Set sets k to v, appending k when it is new.
+func (o *Object) Set(k string, v any) {
 	if _, ok := o.vals[k]; !ok {
 		o.keys = append(o.keys, k)
 	}
 	o.vals[k] = v
 }
 
-func (o *object) del(k string) {
+// Del removes k.
+func (o *Object) Del(k string) {
 	if _, ok := o.vals[k]; !ok {
 		return
 	}
@@ -40,24 +49,24 @@ func (o *object) del(k string) {
 	}
 }
 
-// child returns the object at key k, creating it when missing; ok is false
-// when k holds something that is not an object.
-func (o *object) child(k string) (*object, bool) {
-	v, exists := o.get(k)
+// Child returns the Object at key k, creating it when missing; ok is false
+// when k holds something that is not an Object.
+func (o *Object) Child(k string) (*Object, bool) {
+	v, exists := o.Get(k)
 	if !exists || v == nil {
-		c := newObject()
-		o.set(k, c)
+		c := NewObject()
+		o.Set(k, c)
 		return c, true
 	}
-	c, ok := v.(*object)
+	c, ok := v.(*Object)
 	return c, ok
 }
 
-// parseJSON decodes a JSON document into *object, []any, string,
-// json.Number, bool and nil values. Empty input is an empty object.
-func parseJSON(data []byte) (*object, error) {
+// Parse decodes a JSON document into *Object, []any, string,
+// json.Number, bool and nil values. Empty input is an empty Object.
+func Parse(data []byte) (*Object, error) {
 	if len(bytes.TrimSpace(data)) == 0 {
-		return newObject(), nil
+		return NewObject(), nil
 	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
@@ -68,9 +77,9 @@ func parseJSON(data []byte) (*object, error) {
 	if _, err := dec.Token(); err != io.EOF {
 		return nil, errors.New("unexpected data after the top-level value")
 	}
-	o, ok := v.(*object)
+	o, ok := v.(*Object)
 	if !ok {
-		return nil, errors.New("the top-level value is not an object")
+		return nil, errors.New("the top-level value is not an Object")
 	}
 	return o, nil
 }
@@ -84,7 +93,7 @@ func decodeValue(dec *json.Decoder) (any, error) {
 	case json.Delim:
 		switch t {
 		case '{':
-			o := newObject()
+			o := NewObject()
 			for dec.More() {
 				kt, err := dec.Token()
 				if err != nil {
@@ -95,7 +104,7 @@ func decodeValue(dec *json.Decoder) (any, error) {
 				if err != nil {
 					return nil, err
 				}
-				o.set(k, v)
+				o.Set(k, v)
 			}
 			_, err := dec.Token()
 			return o, err
@@ -119,7 +128,7 @@ func decodeValue(dec *json.Decoder) (any, error) {
 
 // encodeJSON writes v with two-space indentation, as Claude Code writes its
 // files, without HTML escaping.
-func encodeJSON(v any) []byte { return encodeJSONIndent(v, "  ") }
+func Encode(v any) []byte { return encodeJSONIndent(v, "  ") }
 
 // encodeJSONIndent writes v indented by unit per level.
 func encodeJSONIndent(v any, unit string) []byte {
@@ -143,7 +152,7 @@ func detectIndent(data []byte) string {
 func writeValue(b *bytes.Buffer, v any, depth int, unit string) {
 	indent := func(d int) { b.WriteString(strings.Repeat(unit, d)) }
 	switch t := v.(type) {
-	case *object:
+	case *Object:
 		if len(t.keys) == 0 {
 			b.WriteString("{}")
 			return
@@ -202,6 +211,7 @@ func writeString(b *bytes.Buffer, s string) {
 	b.Truncate(b.Len() - 1) // Encode's newline
 }
 
-func jsonNumber(s string) json.Number { return json.Number(s) }
+// Number is a JSON number written as s.
+func Number(s string) json.Number { return json.Number(s) }
 
 func jsonCompact(dst *bytes.Buffer, src []byte) error { return json.Compact(dst, src) }

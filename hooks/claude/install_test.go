@@ -1,8 +1,9 @@
-package hooks
+package claude
 
 import (
 	"context"
 	"encoding/json"
+	"github.com/planq-dev/planq/hooks/conffile"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -356,7 +357,7 @@ func TestInstallThroughClaudeCLI(t *testing.T) {
 	// Into a repo without .mcp.json first.
 	w := newWorld(t)
 	o := w.opts(ScopeProject)
-	o.Claude = claude
+	o.HostCLI = claude
 	if _, err := Install(context.Background(), o); err != nil {
 		t.Fatal(err)
 	}
@@ -367,7 +368,7 @@ func TestInstallThroughClaudeCLI(t *testing.T) {
 	mcpPath := filepath.Join(w.repo, ".mcp.json")
 	write(t, mcpPath, userMCP)
 	o = w.opts(ScopeProject)
-	o.Claude = claude
+	o.HostCLI = claude
 	res, err := Install(context.Background(), o)
 	if err != nil {
 		t.Fatal(err)
@@ -391,45 +392,16 @@ func TestInstallThroughClaudeCLI(t *testing.T) {
 	}
 }
 
-func TestUnifiedDiff(t *testing.T) {
-	a := "1\n2\n3\n4\n5\n6\n7\n8\n9\n10\n11\n12\n"
-	b := "1\n2\n3\nfour\n5\n6\n7\n8\n9\n10\n11\n12\n13"
-	want := `--- a/f
-+++ b/f
-@@ -1,7 +1,7 @@
- 1
- 2
- 3
--4
-+four
- 5
- 6
- 7
-@@ -10,3 +10,4 @@
- 10
- 11
- 12
-+13
-\ No newline at end of file
-`
-	if got := unifiedDiff("/f", []byte(a), []byte(b)); got != want {
-		t.Fatalf("diff:\n%s\nwant:\n%s", got, want)
-	}
-	if unifiedDiff("/f", []byte(a), []byte(a)) != "" {
-		t.Fatal("diff of equal files is not empty")
-	}
-}
-
 func TestShellQuoteRoundTrips(t *testing.T) {
 	for _, p := range []string{"/usr/bin/planq", "/a b/planq", "/it's/planq", `/x"y/planq`, "/tmp/go-build1/b001/planq.test",
 		`C:\Users\Ann Lee\AppData\Local\planq\planq.exe`, "/$HOME/`x`/planq", "/tab\there/planq"} {
 		cmd := HookCommand(p, "stop")
-		if f := shellFields(cmd); len(f) != 3 || f[0] != p || !isPlanqHook(cmd, "stop", "") {
+		if f := conffile.Fields(cmd); len(f) != 3 || f[0] != p || !isPlanqHook(cmd, "stop", "") {
 			t.Errorf("%q -> %q -> %q", p, cmd, f)
 		}
 		// A real shell reads the quoted path back as one word, unchanged.
-		if out, err := exec.Command("sh", "-c", "printf %s "+ShellQuote(p)).Output(); err != nil || string(out) != p {
-			t.Errorf("sh reads %q back as %q (%v)", ShellQuote(p), out, err)
+		if out, err := exec.Command("sh", "-c", "printf %s "+conffile.Quote(p)).Output(); err != nil || string(out) != p {
+			t.Errorf("sh reads %q back as %q (%v)", conffile.Quote(p), out, err)
 		}
 	}
 	for _, cmd := range []string{"/usr/bin/notify hook stop", "planq hook stop now", "planq stop", "planq hook other"} {
@@ -570,14 +542,14 @@ func TestInstallWiresToolHooksToPlanqHook(t *testing.T) {
 func TestHookBinaryBeside(t *testing.T) {
 	dir := t.TempDir()
 	exe := filepath.Join(dir, "planq")
-	if got := HookBinaryBeside(exe); got != "" {
+	if got := conffile.HookBinaryBeside(exe); got != "" {
 		t.Errorf("no planq-hook: %q", got)
 	}
 	write(t, filepath.Join(dir, "planq-hook"), "#!/bin/sh\n")
 	if err := os.Chmod(filepath.Join(dir, "planq-hook"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if got := HookBinaryBeside(exe); got != filepath.Join(dir, "planq-hook") {
+	if got := conffile.HookBinaryBeside(exe); got != filepath.Join(dir, "planq-hook") {
 		t.Errorf("planq-hook beside planq: %q", got)
 	}
 }

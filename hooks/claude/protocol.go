@@ -1,12 +1,14 @@
-// Package claudehook holds Claude Code's hook protocol — the JSON a hook
-// reads on stdin and the JSON it answers with — and the gate's PreToolUse
-// hook. It depends on nothing heavier than the gate, so a process that runs
-// only these hooks starts fast: Claude Code starts one for every tool call.
-package claudehook
+// Package claude is planq's adapter for Claude Code: its hook protocol (the
+// JSON a hook reads on stdin and answers with), which of its tools modify
+// files and where their paths are, how its settings files wire planq in
+// (install, uninstall, dry run, status for planq doctor), and how to launch
+// and resume it. The session logic itself is the host-neutral core (package
+// session and package hooks). It links nothing heavier than the core's light
+// half, so the planq-hook binary serves Claude Code's tool hooks fast.
+package claude
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -15,6 +17,7 @@ import (
 	"strings"
 
 	"github.com/planq-dev/planq/gate"
+	"github.com/planq-dev/planq/hooks/session"
 )
 
 // Input is the JSON Claude Code gives every hook on stdin: the fields all
@@ -61,7 +64,7 @@ const (
 
 // MaxInputSize bounds the hook input read from stdin; a Write of a large file
 // or a long tool response can make it big, but never this big.
-const MaxInputSize = 32 << 20
+const MaxInputSize = session.MaxInputSize
 
 // inputKeys are the JSON keys of Input, which ReadInput reads exactly.
 var inputKeys = func() []string {
@@ -85,6 +88,11 @@ func ReadInput(r io.Reader) (Input, error) {
 	if err != nil {
 		return Input{}, fmt.Errorf("read hook input: %w", err)
 	}
+	return parseInput(data)
+}
+
+// parseInput is ReadInput on the bytes read.
+func parseInput(data []byte) (Input, error) {
 	if len(data) > MaxInputSize {
 		return Input{}, fmt.Errorf("hook input is larger than %d MiB", MaxInputSize>>20)
 	}
@@ -185,21 +193,90 @@ func firstRune(b []byte) string {
 
 func oneLine(s string) string { return string(bytes.Join(bytes.Fields([]byte(s)), []byte(" "))) }
 
-// Handler handles one hook event; a nil response allows silently.
-type Handler func(ctx context.Context, in Input, projectDir string) (*Response, error)
+// Host is Claude Code, as the session core knows it.
+var Host = session.Host{Name: "claude", Display: "Claude Code", ToolPrefix: "mcp__planq__"}
 
-// Serve runs one hook: it reads the input from r, runs h and prints its
-// response on w. projectDir is CLAUDE_PROJECT_DIR. The error, if any, is one
-// line for stderr; a hook process then exits 1, which Claude Code treats as
-// a non-blocking error.
-func Serve(ctx context.Context, r io.Reader, w io.Writer, projectDir string, h Handler) error {
-	in, err := ReadInput(r)
-	if err != nil {
-		return err
+// eventNames maps planq's events to Claude Code's hook_event_name.
+var eventNames = map[string]string{
+	session.EventSessionStart: EventSessionStart,
+	session.EventPreToolUse:   EventPreToolUse,
+	session.EventPostToolUse:  EventPostToolUse,
+	session.EventPreCompact:   EventPreCompact,
+	session.EventStop:         EventStop,
+	session.EventSessionEnd:   EventSessionEnd,
+}
+
+// Protocol is Claude Code's hook protocol (session.Protocol).
+type Protocol struct{}
+
+// Host names Claude Code.
+func (Protocol) Host() session.Host { return Host }
+
+// Read decodes Claude Code's input for event. The project is
+// CLAUDE_PROJECT_DIR, which Claude Code sets for every hook.
+func (Protocol) Read(event string, data []byte, getenv func(string) string) (session.Event, error) {
+	ev := session.Event{Name: event, Host: Host, ProjectDir: getenv("CLAUDE_PROJECT_DIR")}
+	name, ok := eventNames[event]
+	if !ok {
+		return ev, fmt.Errorf("planq has no %s hook for Claude Code", event)
 	}
-	resp, err := h(ctx, in, projectDir)
-	if err != nil {
-		return err
+	in, err := parseInput(data)
+	if err == nil {
+		err = in.Expect(name)
 	}
-	return WriteResponse(w, resp)
+	if err != nil {
+		return ev, err
+	}
+	return in.Event(event, ev.ProjectDir), nil
+}
+
+// Event is in as a host-neutral event of kind event, in project projectDir.
+func (in Input) Event(event, projectDir string) session.Event {
+	ev := session.Event{
+		Name: event, Host: Host, ProjectDir: projectDir,
+		SessionID: in.SessionID, TranscriptPath: in.TranscriptPath, Cwd: in.Cwd,
+		Source: in.Source, Trigger: in.Trigger, Reason: in.Reason, StopHookActive: in.StopHookActive,
+	}
+	if in.ToolName != "" {
+		ev.Call = &session.Call{Name: in.ToolName, Tool: Tool(in.ToolName), Input: in.ToolInput, Failed: responseIsError(in.ToolResponse)}
+	}
+	return ev
+}
+
+// Write answers ev with r as Claude Code reads it: a PreToolUse permission
+// decision, SessionStart's additional context, or Stop's block with the
+// nudge as the reason. It always exits 0.
+func (Protocol) Write(w io.Writer, ev session.Event, r session.Reply) (int, error) {
+	return 0, WriteResponse(w, Respond(ev.Name, r))
+}
+
+// Respond is Claude Code's response to event carrying r; nil says nothing.
+func Respond(event string, r session.Reply) *Response {
+	switch event {
+	case session.EventPreToolUse:
+		switch {
+		case r.Deny:
+			return DenyToolUse(r.Reason)
+		case r.Warn:
+			return WarnToolUse(r.Reason)
+		}
+	case session.EventSessionStart:
+		if r.Context != "" {
+			return &Response{Specific: &SpecificResponse{HookEventName: EventSessionStart, AdditionalContext: r.Context}}
+		}
+	case session.EventStop:
+		if r.Nudge != "" {
+			return &Response{Decision: "block", Reason: r.Nudge}
+		}
+	}
+	return nil
+}
+
+// responseIsError reports a tool response that says the call failed.
+func responseIsError(resp json.RawMessage) bool {
+	var r struct {
+		IsError bool `json:"isError"`
+		IsErr2  bool `json:"is_error"`
+	}
+	return json.Unmarshal(resp, &r) == nil && (r.IsError || r.IsErr2)
 }

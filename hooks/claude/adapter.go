@@ -1,0 +1,60 @@
+package claude
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+
+	"github.com/planq-dev/planq/gate"
+	"github.com/planq-dev/planq/hooks/conffile"
+	"github.com/planq-dev/planq/hooks/session"
+)
+
+// Adapter is Claude Code for the host registry (package hosts).
+type Adapter struct{}
+
+// Host names Claude Code.
+func (Adapter) Host() session.Host { return Host }
+
+// Protocol is Claude Code's hook protocol.
+func (Adapter) Protocol() session.Protocol { return Protocol{} }
+
+// Tool says what one of Claude Code's tools does, for the gate (Tool).
+func (Adapter) Tool(name string) gate.Tool { return Tool(name) }
+
+// Command is Claude Code's CLI.
+func (Adapter) Command() string { return "claude" }
+
+// Scopes are the install scopes Claude Code has, the default first.
+func (Adapter) Scopes() []string { return []string{ScopeLocal, ScopeProject, ScopeUser} }
+
+// Detect reports whether Claude Code is on this machine: its CLI on PATH,
+// or its config in home.
+func (a Adapter) Detect(home string, lookPath func(string) (string, error)) bool {
+	if _, err := lookPath(a.Command()); err == nil {
+		return true
+	}
+	for _, p := range []string{".claude.json", ".claude"} {
+		if _, err := os.Stat(filepath.Join(home, p)); err == nil {
+			return true
+		}
+	}
+	return false
+}
+
+// Install wires planq into Claude Code (Install).
+func (Adapter) Install(ctx context.Context, o conffile.Options) (conffile.Result, error) {
+	return Install(ctx, InstallOptions(o))
+}
+
+// Installed reports planq's wiring in every scope (Installed).
+func (Adapter) Installed(projectDir, home string) []conffile.Status { return Installed(projectDir, home) }
+
+// Launch returns the arguments after the claude command that start a
+// session with prompt, or resume session resume.
+func (Adapter) Launch(prompt, resume string) []string {
+	if resume != "" {
+		return []string{"--resume", resume}
+	}
+	return []string{prompt}
+}

@@ -1,0 +1,177 @@
+package conffile
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/aymanbagabas/go-udiff"
+
+	"github.com/planq-dev/planq/config"
+)
+
+// FileEdit is one file an install changes (or would change).
+type FileEdit struct {
+	Path   string
+	Before []byte // nil: the file did not exist
+	After  []byte // nil: the file is removed
+	Mode   fs.FileMode
+	// PruneDir removes the file's directory too when removing the file
+	// leaves it empty (a .claude/ or .opencode/plugin/ planq made).
+	PruneDir bool
+}
+
+// Changed reports whether the edit changes the file.
+func (e FileEdit) Changed() bool {
+	return !bytes.Equal(e.Before, e.After) || (e.Before == nil) != (e.After == nil)
+}
+
+// Diff returns the edit as a unified diff ("" when nothing changes).
+func (e FileEdit) Diff() string {
+	if !e.Changed() {
+		return ""
+	}
+	return Diff(e.Path, e.Before, e.After)
+}
+
+// Diff renders the change from a to b as a unified diff with three lines of
+// context, labelled a<path> and b<path> (/dev/null for a nil a, a new file,
+// or a nil b, a removed one). It returns "" when a and b are equal.
+func Diff(path string, a, b []byte) string {
+	if bytes.Equal(a, b) && (a == nil) == (b == nil) {
+		return ""
+	}
+	from, to := "a"+path, "b"+path
+	if a == nil {
+		from = "/dev/null"
+	}
+	if b == nil {
+		to = "/dev/null"
+	}
+	return udiff.Unified(from, to, string(a), string(b))
+}
+
+// Apply writes the edit: atomically replaces the file, or removes it.
+func Apply(e FileEdit) error {
+	if !e.Changed() {
+		return nil
+	}
+	if e.After == nil {
+		if err := os.Remove(e.Path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("remove %s: %w", e.Path, err)
+		}
+		if e.PruneDir {
+			_ = os.Remove(filepath.Dir(e.Path)) // only succeeds when it is empty
+		}
+		return nil
+	}
+	if err := os.MkdirAll(filepath.Dir(e.Path), 0o755); err != nil {
+		return fmt.Errorf("create %s: %w", filepath.Dir(e.Path), err)
+	}
+	if err := config.WriteFileAtomic(e.Path, e.After, e.Mode); err != nil {
+		return fmt.Errorf("write %s: %w", e.Path, err)
+	}
+	return nil
+}
+
+// ReadOrNil reads path; a missing file is nil, an empty one non-nil.
+func ReadOrNil(path string) ([]byte, error) {
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	if data == nil {
+		data = []byte{}
+	}
+	return data, nil
+}
+
+// LoadJSON reads the JSON document at path for editing: the edit starts
+// with After = Before (missing file: nil, and an empty document), keeping
+// the file's mode (mode for a new file).
+func LoadJSON(path string, mode fs.FileMode) (FileEdit, *Object, error) {
+	e := FileEdit{Path: path, Mode: mode}
+	data, err := ReadOrNil(path)
+	if err != nil {
+		return e, nil, err
+	}
+	e.Before = data
+	if info, err := os.Stat(path); err == nil {
+		e.Mode = info.Mode().Perm()
+	}
+	doc, err := Parse(data)
+	if err != nil {
+		return e, nil, fmt.Errorf("%s is not valid JSON (%v); fix or move it, then rerun", path, err)
+	}
+	e.After = data
+	return e, doc, nil
+}
+
+// Render encodes doc, ending with a newline when the original did (or was
+// new). When doc says the same as before, before is returned byte for byte,
+// whatever its formatting.
+func Render(doc *Object, before []byte) []byte {
+	if before != nil {
+		if orig, err := Parse(before); err == nil && bytes.Equal(Encode(orig), Encode(doc)) {
+			return before
+		}
+	}
+	out := encodeJSONIndent(doc, detectIndent(before))
+	if before == nil || bytes.HasSuffix(before, []byte("\n")) {
+		out = append(out, '\n')
+	}
+	return out
+}
+
+// EncodeCompact encodes v on one line.
+func EncodeCompact(v any) []byte {
+	var b bytes.Buffer
+	_ = jsonCompact(&b, Encode(v))
+	return b.Bytes()
+}
+
+// Int is a JSON integer.
+func Int(n int) any { return Number(fmt.Sprint(n)) }
+
+// Len returns the number of keys.
+func (o *Object) Len() int { return len(o.keys) }
+
+// Keys returns the keys in file order.
+func (o *Object) Keys() []string { return append([]string(nil), o.keys...) }
+
+// Path returns the object at the nested keys, creating each level when
+// create is set; it returns nil when one is missing and create is not set,
+// and an error naming the key when one holds something else.
+func (o *Object) Path(file string, create bool, keys ...string) (*Object, error) {
+	cur := o
+	for _, key := range keys {
+		v, exists := cur.Get(key)
+		if !exists || v == nil {
+			if !create {
+				return nil, nil
+			}
+			c := NewObject()
+			cur.Set(key, c)
+			cur = c
+			continue
+		}
+		c, ok := v.(*Object)
+		if !ok {
+			return nil, fmt.Errorf("%s: %q is not an object; fix the file by hand", file, key)
+		}
+		cur = c
+	}
+	return cur, nil
+}
+
+// Same reports whether a and b encode to the same JSON.
+func Same(a, b any) bool { return bytes.Equal(Encode(a), Encode(b)) }
+
+// Has reports whether k is set to something other than null.
+func (o *Object) Has(k string) bool { v, ok := o.vals[k]; return ok && v != nil }

@@ -1,0 +1,84 @@
+package conffile
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// Installation scopes. Each host adapter says which it supports and what
+// files each one means for it.
+const (
+	ScopeProject = "project" // files in the repo, shared with the team once pushed
+	ScopeLocal   = "local"   // this repo only, in files jj and git ignore
+	ScopeUser    = "user"    // the user's own config, for every repo
+)
+
+// Options says how to wire planq into one host: where, with which binaries.
+type Options struct {
+	Scope      string // ScopeProject, ScopeLocal or ScopeUser
+	ProjectDir string // the code repo root (absolute); required for project and local scope
+	Home       string // the user's home directory
+	Exe        string // absolute path of the planq binary the hooks and server run
+	// HookExe is the absolute path of planq-hook, which then serves the tool
+	// hooks (pre-tool-use, post-tool-use); empty wires them to `planq hook …`.
+	HookExe string
+	// HostCLI is the host's own CLI to register the server with (Claude
+	// Code's `claude mcp add-json`); empty means planq edits the files itself.
+	HostCLI   string
+	Uninstall bool   // remove planq's wiring instead
+	DryRun    bool   // compute the edits, write nothing
+	JJBin     string // jj executable; default "jj"
+}
+
+// Result is what an install did (or, with DryRun, would do).
+type Result struct {
+	Host  string // the adapter's name
+	Scope string
+	// Edits are the files touched, each with its content before and after;
+	// only changed files are listed.
+	Edits []FileEdit
+	// ServerFile and HooksFile are where the MCP server and the hooks live.
+	ServerFile, HooksFile string
+	// Notes says how the server was registered and anything worth knowing.
+	Notes []string
+}
+
+// Changed reports whether anything was (or would be) changed.
+func (r Result) Changed() bool { return len(r.Edits) > 0 }
+
+// Status is whether planq is wired into one host in one scope, for planq
+// doctor.
+type Status struct {
+	Host       string
+	Scope      string
+	ServerFile string
+	Server     bool   // the MCP server is registered
+	ServerExe  string // the command it runs
+	HooksFile  string
+	Hooks      []string // events with a planq hook
+	Missing    []string // events without one
+	// ToolHookExes are the binaries the tool hooks run (planq or planq-hook).
+	ToolHookExes []string
+}
+
+// Wired reports whether the scope holds planq's server or any of its hooks.
+func (s Status) Wired() bool { return s.Server || len(s.Hooks) > 0 }
+
+// HookBinary is the name of the minimal binary that serves the tool hooks
+// (cmd/planq-hook), installed beside planq.
+const HookBinary = "planq-hook"
+
+// HookBinaryBeside returns the planq-hook binary installed beside the
+// planq binary exe, or "" when there is none.
+func HookBinaryBeside(exe string) string {
+	name := HookBinary
+	if ext := filepath.Ext(exe); strings.EqualFold(ext, ".exe") {
+		name += ext
+	}
+	p := filepath.Join(filepath.Dir(exe), name)
+	if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() && (st.Mode().Perm()&0o111 != 0 || strings.EqualFold(filepath.Ext(p), ".exe")) {
+		return p
+	}
+	return ""
+}

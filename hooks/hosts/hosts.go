@@ -1,0 +1,101 @@
+// Package hosts is the registry of the agent hosts planq plugs into: one
+// adapter per host (hooks/claude, hooks/opencode), each with its hook
+// protocol, its config files and its CLI, behind one interface the CLI and
+// the planq-hook binary use.
+package hosts
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/planq-dev/planq/gate"
+	"github.com/planq-dev/planq/hooks/claude"
+	"github.com/planq-dev/planq/hooks/conffile"
+	"github.com/planq-dev/planq/hooks/session"
+)
+
+// Adapter is one agent host.
+type Adapter interface {
+	// Host names the host for the session core.
+	Host() session.Host
+	// Protocol is the host's hook protocol.
+	Protocol() session.Protocol
+	// Tool says what the host's tool name does, for the gate.
+	Tool(name string) gate.Tool
+	// Command is the host's CLI, as a user runs it.
+	Command() string
+	// Scopes are the install scopes the host has, the default first.
+	Scopes() []string
+	// Detect reports whether the host is installed on this machine.
+	Detect(home string, lookPath func(string) (string, error)) bool
+	// Install wires planq in (or out, with Uninstall), keeping everything
+	// else in the host's files; a second run changes nothing.
+	Install(ctx context.Context, o conffile.Options) (conffile.Result, error)
+	// Installed reports planq's wiring in each scope, for planq doctor.
+	Installed(projectDir, home string) []conffile.Status
+	// Launch returns the arguments after Command that start a session with
+	// prompt, or resume the session resume.
+	Launch(prompt, resume string) []string
+}
+
+// Default is the host planq assumes when none is named: Claude Code.
+const Default = "claude"
+
+// All returns every adapter, in the order planq documents them.
+func All() []Adapter {
+	return []Adapter{claude.Adapter{}}
+}
+
+// Names returns the names of all hosts.
+func Names() []string {
+	var out []string
+	for _, a := range All() {
+		out = append(out, a.Host().Name)
+	}
+	return out
+}
+
+// Lookup returns the adapter named name.
+func Lookup(name string) (Adapter, error) {
+	for _, a := range All() {
+		if a.Host().Name == name {
+			return a, nil
+		}
+	}
+	return nil, fmt.Errorf("unknown host %q: planq knows %s", name, strings.Join(Names(), ", "))
+}
+
+// Parse returns the adapters a comma-separated list names, each once.
+func Parse(list string) ([]Adapter, error) {
+	var out []Adapter
+	var seen []string
+	for _, n := range strings.Split(list, ",") {
+		n = strings.TrimSpace(n)
+		if n == "" || slices.Contains(seen, n) {
+			continue
+		}
+		a, err := Lookup(n)
+		if err != nil {
+			return nil, err
+		}
+		seen = append(seen, n)
+		out = append(out, a)
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("no host named: use one or more of %s", strings.Join(Names(), ", "))
+	}
+	return out, nil
+}
+
+// Detected returns the hosts installed on this machine.
+func Detected(home string, lookPath func(string) (string, error)) []Adapter {
+	var out []Adapter
+	for _, a := range All() {
+		if a.Detect(home, lookPath) {
+			out = append(out, a)
+		}
+	}
+	return out
+}

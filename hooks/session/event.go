@@ -1,0 +1,105 @@
+// Package session is the light, host-neutral half of planq's session core:
+// the events planq handles whatever agent host sends them (Event, Reply),
+// the hook protocol each host adapter implements (Protocol), where a
+// session's records live and how a session is bound to its lineage of jj
+// changes (Scope), the gate's verdict on a tool call (PreToolUse) and the
+// files a call touched (PostToolUse). It links nothing heavier than the
+// gate, jj and the transcript store, so the planq-hook binary, which serves
+// the tool hooks on every tool call, starts fast. The rest of the core
+// (session-start context, the living-summary nudge, compaction, session
+// end, start/continue/resume) is package hooks.
+package session
+
+import (
+	"encoding/json"
+	"io"
+
+	"github.com/planq-dev/planq/gate"
+)
+
+// The session events planq handles, named as `planq hook <event>` takes them.
+const (
+	EventSessionStart = "session-start" // a session starts, resumes or was compacted: give it context
+	EventPreToolUse   = "pre-tool-use"  // a tool is about to run: the gate's verdict
+	EventPostToolUse  = "post-tool-use" // a tool ran: record the files it touched
+	EventPreCompact   = "pre-compact"   // the host is about to compact: keep the transcript
+	EventStop         = "stop"          // the agent's turn ends: the living-summary nudge
+	EventSessionEnd   = "session-end"   // the session ends: keep the transcript, log it
+)
+
+// Events lists the events in the order a session meets them.
+var Events = []string{EventSessionStart, EventPreToolUse, EventPostToolUse, EventPreCompact, EventStop, EventSessionEnd}
+
+// Host is what the core needs to know of the agent host an event comes from.
+type Host struct {
+	Name       string // the --host value: "claude", "opencode"
+	Display    string // the host's name for people: "Claude Code"
+	ToolPrefix string // how the host shows planq's MCP tools to the model: "mcp__planq__", "planq_"
+	// CompactContext says the host takes context into its compaction
+	// (OpenCode), so pre-compact answers with the session's context.
+	CompactContext bool
+}
+
+// Tool spells planq's MCP tool name the way the host shows it to the model.
+func (h Host) Tool(name string) string { return h.ToolPrefix + name }
+
+// Event is one hook event, host-neutral.
+type Event struct {
+	Name string // one of the Event* constants
+	Host Host
+	// SessionID is the host's session id; ParentID, when set, is the
+	// session that started this one as a subagent, whose lineage it shares.
+	SessionID, ParentID string
+	// TranscriptPath is the session's transcript as JSON Lines: the host's
+	// own file, or the mirror its adapter keeps.
+	TranscriptPath string
+	Cwd            string // the tool's or session's working directory
+	// ProjectDir is the session's project as the host names it
+	// (CLAUDE_PROJECT_DIR, the plugin's directory); empty means Cwd.
+	ProjectDir     string
+	Source         string // session-start: startup, resume, clear or compact
+	Trigger        string // pre-compact: manual or auto
+	Reason         string // session-end: why it ended
+	StopHookActive bool   // stop: the host already continues because a stop hook asked
+	Call           *Call  // pre-tool-use and post-tool-use
+}
+
+// Owner is the session whose lineage the event belongs to: the parent of a
+// subagent session, else the session itself.
+func (e Event) Owner() string {
+	if e.ParentID != "" {
+		return e.ParentID
+	}
+	return e.SessionID
+}
+
+// Call is the tool call of a pre-tool-use or post-tool-use event.
+type Call struct {
+	Name   string          // the tool's name as the host spells it
+	Tool   gate.Tool       // what it does, from the host adapter's tool table
+	Input  json.RawMessage // its arguments, a JSON object
+	Failed bool            // post-tool-use: the host says the call failed
+}
+
+// Reply is the core's answer to an event, which the adapter writes in its
+// host's protocol. The zero Reply lets everything carry on silently.
+type Reply struct {
+	Deny    bool   // pre-tool-use: block the call; Reason goes to the model
+	Warn    bool   // pre-tool-use: let it through with Reason as a warning
+	Reason  string // why
+	Context string // session-start, pre-compact: text for the model's context
+	Nudge   string // stop: ask the model for one more turn with this prompt
+}
+
+// Protocol is one host's hook protocol: what a hook reads on stdin and how
+// it answers.
+type Protocol interface {
+	// Host names the host.
+	Host() Host
+	// Read decodes the input of one event, strictly: an input the host
+	// would read differently from planq is an error.
+	Read(event string, input []byte, getenv func(string) string) (Event, error)
+	// Write answers ev with r the way the host reads it and returns the
+	// hook process's exit status.
+	Write(w io.Writer, ev Event, r Reply) (int, error)
+}
