@@ -48,7 +48,9 @@ func (Adapter) Install(ctx context.Context, o conffile.Options) (conffile.Result
 }
 
 // Installed reports planq's wiring in every scope (Installed).
-func (Adapter) Installed(projectDir, home string) []conffile.Status { return Installed(projectDir, home) }
+func (Adapter) Installed(projectDir, home string) []conffile.Status {
+	return Installed(projectDir, home)
+}
 
 // Launch returns the arguments after the claude command that start a
 // session with prompt, or resume session resume.

@@ -408,7 +408,6 @@ func isPlanqHook(cmd, sub, exe string) bool {
 	return strings.HasPrefix(base, "planq") || f[0] == exe || (exe != "" && base == filepath.Base(exe))
 }
 
-
 // loadJSON reads one of Claude Code's JSON files for editing; a new
 // ~/.claude.json is private (0600), as Claude Code makes it.
 func loadJSON(path string) (conffile.FileEdit, *conffile.Object, error) {
@@ -470,7 +469,6 @@ func (o *InstallOptions) registerWithClaude(ctx context.Context, path string) er
 	}
 	return nil
 }
-
 
 // Installed reports, for every scope, whether planq's server and hooks are
 // wired (for `planq doctor`). exe may be empty.
