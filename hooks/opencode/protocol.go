@@ -1,0 +1,193 @@
+package opencode
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"reflect"
+	"strings"
+)
+
+// The events the plugin runs planq for, as `planq hook <event> --host opencode`.
+const (
+	EventPreToolUse   = "pre-tool-use"  // tool.execute.before: the gate
+	EventPostToolUse  = "post-tool-use" // tool.execute.after
+	EventSessionStart = "session-start" // first request of a session, and the first after a compaction
+	EventPreCompact   = "pre-compact"   // experimental.session.compacting
+	EventStop         = "stop"          // session.idle: the turn ended
+	EventSessionEnd   = "session-end"   // session.deleted
+)
+
+// The sources of a session-start payload.
+const (
+	SourceStartup = "startup" // the session was created while the plugin ran
+	SourceResume  = "resume"  // an older session (opencode --session, --continue, or picked in the TUI)
+	SourceCompact = "compact" // the first request after a compaction
+)
+
+// Payload is the JSON object the plugin sends on stdin; each event fills the
+// fields it has (see plugin.js and Check).
+type Payload struct {
+	Tool      string          `json:"tool,omitempty"`     // tool events: OpenCode's tool name
+	SessionID string          `json:"sessionID"`          // every event
+	CallID    string          `json:"callID,omitempty"`   // tool events
+	Args      json.RawMessage `json:"args,omitempty"`     // tool events: the tool's input object
+	Directory string          `json:"directory"`          // every event: the project directory OpenCode runs in
+	ParentID  string          `json:"parentID,omitempty"` // a subagent session's parent session
+	Source    string          `json:"source,omitempty"`   // session-start: startup, resume or compact
+	Reason    string          `json:"reason,omitempty"`   // session-end: "deleted"
+	Messages  json.RawMessage `json:"messages,omitempty"` // pre-compact and stop: [{info, parts}], see AppendTranscript
+}
+
+// MaxPayload bounds a payload read from stdin; stop and pre-compact carry the
+// whole session, which can be large, but not this large.
+const MaxPayload = 32 << 20
+
+// payloadKeys are the JSON keys of Payload, which ReadPayload reads exactly.
+var payloadKeys = func() map[string]bool {
+	t := reflect.TypeOf(Payload{})
+	keys := map[string]bool{}
+	for i := range t.NumField() {
+		name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ",")
+		keys[name] = true
+	}
+	return keys
+}()
+
+// ReadPayload reads one payload from r: one JSON object, nothing after it, at
+// most MaxPayload bytes, known fields of the right type, no key twice and
+// none that differs from a known one only in case (Go's decoder would take
+// it); fields it does not know are ignored. Errors are one line.
+func ReadPayload(r io.Reader) (Payload, error) {
+	data, err := io.ReadAll(io.LimitReader(r, MaxPayload+1))
+	if err != nil {
+		return Payload{}, fmt.Errorf("read the OpenCode plugin's input: %w", err)
+	}
+	if len(data) > MaxPayload {
+		return Payload{}, fmt.Errorf("the OpenCode plugin's input is larger than %d MiB", MaxPayload>>20)
+	}
+	data = bytes.TrimSpace(data)
+	if len(data) == 0 {
+		return Payload{}, errors.New("no input on stdin; the OpenCode plugin sends one JSON object there")
+	}
+	if data[0] != '{' {
+		return Payload{}, fmt.Errorf("the OpenCode plugin's input is not a JSON object (it starts with %q)", []rune(string(data[:min(len(data), 4)]))[0])
+	}
+	if err := checkKeys(data); err != nil {
+		return Payload{}, fmt.Errorf("the OpenCode plugin's input is malformed: %w", err)
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	var p Payload
+	if err := dec.Decode(&p); err != nil {
+		return Payload{}, fmt.Errorf("the OpenCode plugin's input is malformed: %s", oneLine(err.Error()))
+	}
+	if int(dec.InputOffset()) != len(data) {
+		return Payload{}, errors.New("the OpenCode plugin's input has data after its JSON object")
+	}
+	return p, nil
+}
+
+// checkKeys rejects a top-level key given twice, or one that matches a known
+// key only when case is ignored.
+func checkKeys(data []byte) error {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	if _, err := dec.Token(); err != nil { // {
+		return errors.New(oneLine(err.Error()))
+	}
+	seen := map[string]bool{}
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return errors.New(oneLine(err.Error()))
+		}
+		key, _ := tok.(string)
+		if seen[key] {
+			return fmt.Errorf("key %q appears twice", key)
+		}
+		seen[key] = true
+		if !payloadKeys[key] {
+			for known := range payloadKeys {
+				if strings.EqualFold(key, known) {
+					return fmt.Errorf("key %q should be spelled %q", key, known)
+				}
+			}
+		}
+		var skip json.RawMessage
+		if err := dec.Decode(&skip); err != nil {
+			return errors.New(oneLine(err.Error()))
+		}
+	}
+	return nil
+}
+
+// Check reports whether p has what event needs: a session and a directory
+// always; the tool, call id and argument object for the tool events; a known
+// source for session-start; the message array for pre-compact and stop.
+func (p Payload) Check(event string) error {
+	var missing []string
+	need := func(ok bool, field string) {
+		if !ok {
+			missing = append(missing, field)
+		}
+	}
+	need(p.SessionID != "", "sessionID")
+	need(p.Directory != "", "directory")
+	switch event {
+	case EventPreToolUse, EventPostToolUse:
+		need(p.Tool != "", "tool")
+		need(p.CallID != "", "callID")
+		need(isJSON(p.Args, '{'), "args (an object)")
+	case EventSessionStart:
+		need(p.Source == SourceStartup || p.Source == SourceResume || p.Source == SourceCompact, "source (startup, resume or compact)")
+	case EventPreCompact, EventStop:
+		need(isJSON(p.Messages, '['), "messages (an array)")
+	case EventSessionEnd:
+	default:
+		return fmt.Errorf("unknown OpenCode hook event %q", event)
+	}
+	if len(missing) > 0 {
+		return fmt.Errorf("the OpenCode plugin's %s input lacks %s; reinstall the plugin with planq mcp install --host opencode", event, strings.Join(missing, ", "))
+	}
+	return nil
+}
+
+func isJSON(raw json.RawMessage, open byte) bool {
+	raw = bytes.TrimSpace(raw)
+	return len(raw) > 0 && raw[0] == open
+}
+
+// Reply is what planq prints on stdout for the plugin; the zero Reply prints
+// nothing, which the plugin takes as "carry on".
+type Reply struct {
+	Decision string `json:"decision,omitempty"` // pre-tool-use: "allow" or "deny"
+	Reason   string `json:"reason,omitempty"`   // pre-tool-use deny: the error the model sees, verbatim
+	Warning  string `json:"warning,omitempty"`  // pre-tool-use allow: appended to the tool's output
+	Context  string `json:"context,omitempty"`  // session-start: system prompt text; pre-compact: compaction prompt text
+	Nudge    string `json:"nudge,omitempty"`    // stop: a user message sent to a main session
+}
+
+// Deny is a pre-tool-use reply that blocks the call; reason goes to the model.
+func Deny(reason string) Reply { return Reply{Decision: "deny", Reason: reason} }
+
+// Allow is a pre-tool-use reply that lets the call run, with an optional
+// warning appended to its output.
+func Allow(warning string) Reply { return Reply{Decision: "allow", Warning: warning} }
+
+// WriteReply prints r as one line of JSON; the zero Reply prints nothing.
+func WriteReply(w io.Writer, r Reply) error {
+	if r == (Reply{}) {
+		return nil
+	}
+	data, err := json.Marshal(r)
+	if err != nil {
+		return fmt.Errorf("encode the reply to the OpenCode plugin: %w", err)
+	}
+	if _, err := w.Write(append(data, '\n')); err != nil {
+		return fmt.Errorf("write the reply to the OpenCode plugin: %w", err)
+	}
+	return nil
+}
+
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
