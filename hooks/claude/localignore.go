@@ -15,7 +15,6 @@ const LocalSettingsIgnore = "/.claude/settings.local.json"
 // localIgnoreEdit returns the edit that adds LocalSettingsIgnore to the
 // repo's own exclude file (conffile.ExcludeEdit).
 func (o *InstallOptions) localIgnoreEdit(ctx context.Context) (conffile.FileEdit, error) {
-	return conffile.ExcludeEdit(ctx, o.ProjectDir, o.JJBin, LocalSettingsIgnore,
-		"Claude Code's local settings, where `planq mcp install` wires planq's hooks",
-		"/.claude/", ".claude/", "/.claude", ".claude")
+	return conffile.ExcludeEdit(ctx, o.ProjectDir, o.JJBin,
+		"Claude Code's local settings, where `planq mcp install` wires planq's hooks", LocalSettingsIgnore)
 }

@@ -7,18 +7,20 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/planq-dev/planq/jj"
 )
 
-// ExcludeEdit returns the edit that adds pattern, under a comment line, to
+// ExcludeEdit returns the edit that adds patterns, under a comment line, to
 // the repo's own exclude file (info/exclude in the git directory backing the
 // jj repo at dir, which jj reads too), so that nothing in the working copy,
-// .gitignore included, changes. It is no edit when the file already has
-// pattern or one of covered (patterns that ignore it too), or when dir is in
-// no git or jj repo.
-func ExcludeEdit(ctx context.Context, dir, jjBin, pattern, comment string, covered ...string) (FileEdit, error) {
+// .gitignore included, changes. A pattern the file already covers (the same
+// line, with or without its leading slash, or a line naming a directory it
+// is in) is not added again; it is no edit when every pattern is covered, or
+// when dir is in no git or jj repo.
+func ExcludeEdit(ctx context.Context, dir, jjBin, comment string, patterns ...string) (FileEdit, error) {
 	gitDir, ok, err := repoGitDir(ctx, dir, jjBin)
 	if err != nil || !ok {
 		return FileEdit{}, err
@@ -28,26 +30,39 @@ func ExcludeEdit(ctx context.Context, dir, jjBin, pattern, comment string, cover
 		return e, err
 	}
 	e.After = e.Before
+	var lines []string
 	sc := bufio.NewScanner(bytes.NewReader(e.Before))
 	for sc.Scan() {
-		l := strings.TrimSpace(sc.Text())
-		if l == pattern || l == strings.TrimPrefix(pattern, "/") {
-			return e, nil
+		lines = append(lines, strings.TrimSpace(sc.Text()))
+	}
+	var add []string
+	for _, p := range patterns {
+		if !slices.ContainsFunc(lines, func(l string) bool { return covers(l, p) }) {
+			add = append(add, p)
 		}
-		for _, c := range covered {
-			if l == c {
-				return e, nil
-			}
-		}
+	}
+	if len(add) == 0 {
+		return e, nil
 	}
 	var b bytes.Buffer
 	b.Write(e.Before)
 	if len(e.Before) > 0 && !bytes.HasSuffix(e.Before, []byte("\n")) {
 		b.WriteByte('\n')
 	}
-	fmt.Fprintf(&b, "# %s\n%s\n", comment, pattern)
+	fmt.Fprintf(&b, "# %s\n%s\n", comment, strings.Join(add, "\n"))
 	e.After = b.Bytes()
 	return e, nil
+}
+
+// covers reports whether the exclude line ignores the anchored path
+// pattern: the same path, or a directory above it.
+func covers(line, pattern string) bool {
+	if line == "" || strings.HasPrefix(line, "#") {
+		return false
+	}
+	l := strings.TrimSuffix(strings.TrimPrefix(line, "/"), "/")
+	p := strings.TrimPrefix(pattern, "/")
+	return l == p || strings.HasPrefix(p, l+"/")
 }
 
 // repoGitDir returns the git directory of the repo at dir: the one backing

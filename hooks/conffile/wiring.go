@@ -19,6 +19,9 @@ type Options struct {
 	Scope      string // ScopeProject, ScopeLocal or ScopeUser
 	ProjectDir string // the code repo root (absolute); required for project and local scope
 	Home       string // the user's home directory
+	// ConfigHome is $XDG_CONFIG_HOME when it is set (OpenCode keeps its
+	// user config there); empty means Home/.config.
+	ConfigHome string
 	Exe        string // absolute path of the planq binary the hooks and server run
 	// HookExe is the absolute path of planq-hook, which then serves the tool
 	// hooks (pre-tool-use, post-tool-use); empty wires them to `planq hook …`.

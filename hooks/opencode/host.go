@@ -1,0 +1,151 @@
+package opencode
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/planq-dev/planq/config"
+	"github.com/planq-dev/planq/gate"
+	"github.com/planq-dev/planq/hooks/session"
+	"github.com/planq-dev/planq/transcript"
+)
+
+// Host is OpenCode, as the session core knows it: planq's tools are
+// planq_<tool>, and a compaction takes context (experimental.session.compacting).
+var Host = session.Host{Name: "opencode", Display: "OpenCode", ToolPrefix: ToolPrefix, CompactContext: true}
+
+// GateTool says what OpenCode's tool name does, for the gate: the built-in
+// tools by the table (Tool), planq's own MCP tools (planq_<tool>), and
+// anything else unknown (other MCP servers' and plugins' tools: OpenCode's
+// names do not say which server a tool is from).
+func GateTool(name string) gate.Tool {
+	if kind, field, ok := Tool(name); ok {
+		switch kind {
+		case ReadOnly:
+			return gate.Tool{Kind: gate.KindReadOnly}
+		case Shell:
+			return gate.Tool{Kind: gate.KindShell, Field: field}
+		case Editor:
+			return gate.Tool{Kind: gate.KindEditor, Field: field}
+		case Patch:
+			return gate.Tool{Kind: gate.KindPatch, Field: field}
+		}
+	}
+	if tool, ok := strings.CutPrefix(name, ToolPrefix); ok && tool != "" {
+		return gate.Tool{Kind: gate.KindMCP, Server: "planq", MCPTool: tool}
+	}
+	return gate.Tool{}
+}
+
+// Protocol is the protocol of planq's OpenCode plugin (session.Protocol).
+type Protocol struct{}
+
+// Host names OpenCode.
+func (Protocol) Host() session.Host { return Host }
+
+// Read decodes the plugin's payload for event. The project is the
+// directory OpenCode runs in. A bash call's workdir becomes the call's
+// working directory. The messages of a stop or pre-compact payload are
+// appended to planq's mirror of the session's transcript (under
+// PLANQ_HOME/hosts/opencode/), which becomes the event's transcript.
+func (Protocol) Read(event string, data []byte, getenv func(string) string) (session.Event, error) {
+	ev := session.Event{Name: event, Host: Host, ProjectDir: getenv("PLANQ_PROJECT_DIR")}
+	p, err := ReadPayload(bytes.NewReader(data))
+	if err == nil {
+		err = p.Check(event)
+	}
+	if err != nil {
+		return ev, err
+	}
+	if !filepath.IsAbs(p.Directory) {
+		return ev, fmt.Errorf("the OpenCode plugin's directory %q is not an absolute path", p.Directory)
+	}
+	ev.ProjectDir, ev.Cwd = p.Directory, p.Directory
+	ev.SessionID, ev.ParentID = p.SessionID, p.ParentID
+	ev.Source, ev.Reason = p.Source, p.Reason
+	if p.Tool != "" {
+		ev.Call = &session.Call{Name: p.Tool, Tool: GateTool(p.Tool), Input: p.Args}
+		if ev.Call.Tool.Kind == gate.KindShell {
+			if ev.Cwd, err = workdir(p.Directory, p.Args); err != nil {
+				return ev, err
+			}
+		}
+	}
+	mirror, err := mirrorPath(getenv, p.SessionID)
+	if err != nil {
+		return ev, err
+	}
+	if len(p.Messages) > 0 {
+		if _, err := AppendTranscript(mirror, p.Messages); err != nil {
+			return ev, fmt.Errorf("keep the transcript of OpenCode session %s: %w", p.SessionID, err)
+		}
+	}
+	if _, err := os.Stat(mirror); err == nil {
+		ev.TranscriptPath = mirror
+	}
+	return ev, nil
+}
+
+// workdir is the directory a bash call runs in: its workdir argument,
+// relative to the project, else the project. The argument is read exactly,
+// as the gate reads the command.
+func workdir(dir string, args json.RawMessage) (string, error) {
+	fields, err := gate.ExactFields(args, "workdir")
+	if err != nil {
+		return "", fmt.Errorf("the bash input is ambiguous or malformed: %w", err)
+	}
+	raw, ok := fields["workdir"]
+	if !ok || string(raw) == "null" {
+		return dir, nil
+	}
+	var wd string
+	if err := json.Unmarshal(raw, &wd); err != nil {
+		return "", fmt.Errorf("the bash input's workdir is not a string")
+	}
+	if wd == "" {
+		return dir, nil
+	}
+	if !filepath.IsAbs(wd) {
+		wd = filepath.Join(dir, wd)
+	}
+	return filepath.Clean(wd), nil
+}
+
+// mirrorPath is where planq keeps its copy of an OpenCode session's
+// transcript: PLANQ_HOME/hosts/opencode/<session>.jsonl.
+func mirrorPath(getenv func(string) string, sessionID string) (string, error) {
+	if err := transcript.ValidSessionID(sessionID); err != nil {
+		return "", fmt.Errorf("OpenCode session id: %w", err)
+	}
+	home, err := config.StateHome(getenv)
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(home, "hosts", Host.Name, sessionID+".jsonl"), nil
+}
+
+// Write answers the plugin: a deny or an allow with a warning for
+// pre-tool-use, the context for session-start and pre-compact, the nudge
+// for stop. It always exits 0; the plugin reads the reply.
+func (Protocol) Write(w io.Writer, ev session.Event, r session.Reply) (int, error) {
+	var out Reply
+	switch ev.Name {
+	case EventPreToolUse:
+		switch {
+		case r.Deny:
+			out = Deny(r.Reason)
+		case r.Warn:
+			out = Allow(r.Reason)
+		}
+	case EventSessionStart, EventPreCompact:
+		out.Context = r.Context
+	case EventStop:
+		out.Nudge = r.Nudge
+	}
+	return 0, WriteReply(w, out)
+}

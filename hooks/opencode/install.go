@@ -1,0 +1,297 @@
+package opencode
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+
+	"github.com/planq-dev/planq/gate"
+	"github.com/planq-dev/planq/hooks/conffile"
+	"github.com/planq-dev/planq/hooks/session"
+)
+
+// ServerName is the name planq's MCP server is registered under, so its
+// tools are planq_<tool>.
+const ServerName = "planq"
+
+// pluginMarker is the first line's start of planq's plugin, which status
+// and uninstall recognise it by.
+var pluginMarker = []byte("// planq's OpenCode plugin")
+
+// Adapter is OpenCode for the host registry (package hosts).
+type Adapter struct{}
+
+// Host names OpenCode.
+func (Adapter) Host() session.Host { return Host }
+
+// Protocol is the protocol of planq's OpenCode plugin.
+func (Adapter) Protocol() session.Protocol { return Protocol{} }
+
+// Tool says what one of OpenCode's tools does, for the gate (GateTool).
+func (Adapter) Tool(name string) gate.Tool { return GateTool(name) }
+
+// Command is OpenCode's CLI.
+func (Adapter) Command() string { return "opencode" }
+
+// Scopes are the install scopes, the default first:
+//
+//	local    .opencode/opencode.json and .opencode/plugin/planq.js, which
+//	         jj and git ignore (the repo's info/exclude)
+//	project  opencode.json and .opencode/plugin/planq.js, shared
+//	user     ~/.config/opencode/opencode.json and plugin/planq.js
+func (Adapter) Scopes() []string {
+	return []string{conffile.ScopeLocal, conffile.ScopeProject, conffile.ScopeUser}
+}
+
+// Detect reports whether OpenCode is on this machine: its CLI on PATH, or
+// its user config.
+func (a Adapter) Detect(home string, lookPath func(string) (string, error)) bool {
+	if _, err := lookPath(a.Command()); err == nil {
+		return true
+	}
+	_, err := os.Stat(configDir(conffile.Options{Home: home}))
+	return err == nil
+}
+
+// Launch returns the arguments after opencode that start its TUI with
+// prompt, or on session resume.
+func (Adapter) Launch(prompt, resume string) []string {
+	if resume != "" {
+		return []string{"--session", resume}
+	}
+	return []string{"--prompt", prompt}
+}
+
+// configDir is OpenCode's user config directory.
+func configDir(o conffile.Options) string {
+	base := o.ConfigHome
+	if base == "" {
+		base = filepath.Join(o.Home, ".config")
+	}
+	return filepath.Join(base, "opencode")
+}
+
+// paths returns the config file holding the MCP server and the plugin file
+// of scope.
+func paths(o conffile.Options) (server, plugin string) {
+	switch o.Scope {
+	case conffile.ScopeProject:
+		return filepath.Join(o.ProjectDir, "opencode.json"), filepath.Join(o.ProjectDir, ".opencode", filepath.FromSlash(PluginFile))
+	case conffile.ScopeLocal:
+		d := filepath.Join(o.ProjectDir, ".opencode")
+		return filepath.Join(d, "opencode.json"), filepath.Join(d, filepath.FromSlash(PluginFile))
+	}
+	d := configDir(o)
+	return filepath.Join(d, "opencode.json"), filepath.Join(d, filepath.FromSlash(PluginFile))
+}
+
+// Install wires planq into OpenCode, or out of it with Uninstall: the MCP
+// server in opencode.json (merged; every other key kept) and the plugin
+// file, plus, in local scope, the repo's info/exclude lines that keep both
+// out of jj's and git's view. It is idempotent.
+func (Adapter) Install(ctx context.Context, o conffile.Options) (conffile.Result, error) {
+	res := conffile.Result{Host: Host.Name, Scope: o.Scope}
+	if err := validate(o); err != nil {
+		return res, err
+	}
+	serverFile, pluginFile := paths(o)
+	res.ServerFile, res.HooksFile = serverFile, pluginFile
+	serverEdit, err := serverEdit(o, serverFile)
+	if err != nil {
+		return res, err
+	}
+	pluginEdit, err := pluginEdit(o, pluginFile)
+	if err != nil {
+		return res, err
+	}
+	var ignoreEdit conffile.FileEdit
+	if o.Scope == conffile.ScopeLocal && !o.Uninstall {
+		rel := func(p string) string { r, _ := filepath.Rel(o.ProjectDir, p); return "/" + filepath.ToSlash(r) }
+		if ignoreEdit, err = conffile.ExcludeEdit(ctx, o.ProjectDir, o.JJBin,
+			"OpenCode's local planq wiring, written by `planq mcp install --host opencode`", rel(serverFile), rel(pluginFile)); err != nil {
+			return res, err
+		}
+	}
+	// The exclude lines first, so no jj snapshot ever takes the files.
+	for _, e := range []conffile.FileEdit{ignoreEdit, serverEdit, pluginEdit} {
+		if e.Path != "" && e.Changed() {
+			res.Edits = append(res.Edits, e)
+		}
+	}
+	if o.DryRun {
+		return res, nil
+	}
+	for _, e := range res.Edits {
+		if err := conffile.Apply(e); err != nil {
+			return res, err
+		}
+		switch e.Path {
+		case ignoreEdit.Path:
+			res.Notes = append(res.Notes, "jj and git ignore the local wiring ("+e.Path+")")
+		case serverFile:
+			res.Notes = append(res.Notes, fmt.Sprintf("MCP server %q %s %s", ServerName, verb(o.Uninstall, "removed from", "registered in"), serverFile))
+		case pluginFile:
+			res.Notes = append(res.Notes, fmt.Sprintf("plugin %s %s", pluginFile, verb(o.Uninstall, "removed", "written (the gate and the session hooks)")))
+		}
+	}
+	return res, nil
+}
+
+func verb(uninstall bool, un, in string) string {
+	if uninstall {
+		return un
+	}
+	return in
+}
+
+func validate(o conffile.Options) error {
+	switch o.Scope {
+	case conffile.ScopeProject, conffile.ScopeLocal, conffile.ScopeUser:
+	default:
+		return fmt.Errorf("unknown scope %q: use local, project or user", o.Scope)
+	}
+	if o.Home == "" || !filepath.IsAbs(o.Home) {
+		return fmt.Errorf("home directory %q must be an absolute path", o.Home)
+	}
+	if o.Scope != conffile.ScopeUser && (o.ProjectDir == "" || !filepath.IsAbs(o.ProjectDir)) {
+		return fmt.Errorf("project directory %q must be an absolute path", o.ProjectDir)
+	}
+	if !o.Uninstall && (o.Exe == "" || !filepath.IsAbs(o.Exe)) {
+		return fmt.Errorf("planq binary path %q must be absolute", o.Exe)
+	}
+	return nil
+}
+
+// serverEntry is the MCP server definition planq registers: OpenCode runs
+// one command array, with PLANQ_HOST telling planq which host it serves.
+func serverEntry(o conffile.Options) *conffile.Object {
+	e := conffile.NewObject()
+	e.Set("type", "local")
+	e.Set("command", []any{o.Exe, "mcp", "serve"})
+	env := conffile.NewObject()
+	env.Set("PLANQ_HOST", Host.Name)
+	e.Set("environment", env)
+	e.Set("enabled", true)
+	return e
+}
+
+func serverEdit(o conffile.Options, path string) (conffile.FileEdit, error) {
+	e, doc, err := conffile.LoadJSON(path, 0o644)
+	if err != nil {
+		return e, err
+	}
+	e.PruneDir = o.Scope == conffile.ScopeLocal
+	if o.Uninstall && e.Before == nil {
+		return e, nil
+	}
+	servers, err := doc.Path(path, !o.Uninstall, "mcp")
+	if err != nil || servers == nil {
+		return e, err
+	}
+	if o.Uninstall {
+		if !servers.Has(ServerName) {
+			return e, nil
+		}
+		servers.Del(ServerName)
+		if servers.Len() == 0 {
+			doc.Del("mcp")
+		}
+		if rest := doc.Keys(); o.Scope != conffile.ScopeUser && (len(rest) == 0 || len(rest) == 1 && rest[0] == "$schema") {
+			e.After = nil // the file held only planq: remove it
+			return e, nil
+		}
+	} else {
+		if e.Before == nil {
+			doc.Set("$schema", "https://opencode.ai/config.json")
+			doc.Del("mcp")
+			doc.Set("mcp", servers)
+		}
+		if cur, _ := servers.Get(ServerName); !conffile.Same(cur, serverEntry(o)) {
+			servers.Set(ServerName, serverEntry(o))
+		}
+	}
+	e.After = conffile.Render(doc, e.Before)
+	return e, nil
+}
+
+func pluginEdit(o conffile.Options, path string) (conffile.FileEdit, error) {
+	e := conffile.FileEdit{Path: path, Mode: 0o644, PruneDir: true}
+	before, err := conffile.ReadOrNil(path)
+	if err != nil {
+		return e, err
+	}
+	e.Before, e.After = before, before
+	if before != nil && !bytes.HasPrefix(before, pluginMarker) {
+		return e, fmt.Errorf("%s is not planq's plugin; move it away, then rerun", path)
+	}
+	if o.Uninstall {
+		e.After = nil
+		return e, nil
+	}
+	if e.After, err = Render(o.Exe, o.HookExe); err != nil {
+		return e, err
+	}
+	return e, nil
+}
+
+// Installed reports planq's wiring in every scope, for planq doctor.
+func (Adapter) Installed(projectDir, home string) []conffile.Status {
+	if real, err := filepath.EvalSymlinks(projectDir); err == nil {
+		projectDir = real
+	}
+	var out []conffile.Status
+	for _, scope := range []string{conffile.ScopeLocal, conffile.ScopeProject, conffile.ScopeUser} {
+		if scope != conffile.ScopeUser && projectDir == "" {
+			continue
+		}
+		o := conffile.Options{Scope: scope, ProjectDir: projectDir, Home: home, ConfigHome: os.Getenv("XDG_CONFIG_HOME")}
+		st := conffile.Status{Host: Host.Name, Scope: scope}
+		st.ServerFile, st.HooksFile = paths(o)
+		if _, doc, err := conffile.LoadJSON(st.ServerFile, 0o644); err == nil {
+			if servers, err := doc.Path(st.ServerFile, false, "mcp"); err == nil && servers != nil {
+				if v, ok := servers.Get(ServerName); ok {
+					st.Server = true
+					var entry struct {
+						Command []string `json:"command"`
+					}
+					if json.Unmarshal(conffile.Encode(v), &entry) == nil && len(entry.Command) > 0 {
+						st.ServerExe = entry.Command[0]
+					}
+				}
+			}
+		}
+		st.Missing = append([]string(nil), session.Events...)
+		if data, err := os.ReadFile(st.HooksFile); err == nil && bytes.HasPrefix(data, pluginMarker) {
+			st.Hooks, st.Missing = st.Missing, nil
+			st.ToolHookExes = pluginBinaries(data)
+		}
+		out = append(out, st)
+	}
+	return out
+}
+
+// pluginBinaries returns the binaries a plugin file runs for the tool
+// hooks: planq-hook when it names one, else planq.
+var constRE = regexp.MustCompile(`(?m)^const (PLANQ|HOOK) = ("(?:[^"\\]|\\.)*");`)
+
+func pluginBinaries(data []byte) []string {
+	vals := map[string]string{}
+	for _, m := range constRE.FindAllSubmatch(data, -1) {
+		var s string
+		if json.Unmarshal(m[2], &s) == nil {
+			vals[string(m[1])] = s
+		}
+	}
+	if vals["HOOK"] != "" {
+		return []string{vals["HOOK"]}
+	}
+	if vals["PLANQ"] != "" {
+		return []string{vals["PLANQ"]}
+	}
+	return nil
+}
+
