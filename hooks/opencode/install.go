@@ -294,4 +294,3 @@ func pluginBinaries(data []byte) []string {
 	}
 	return nil
 }
-
