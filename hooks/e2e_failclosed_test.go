@@ -3,7 +3,6 @@ package hooks_test
 import (
 	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -18,14 +17,7 @@ import (
 // planq-hook.
 func planqWithHookBinary(t *testing.T) string {
 	t.Helper()
-	planq := testenv.BuildPlanq(t, "..")
-	out := filepath.Join(filepath.Dir(planq), "planq-hook")
-	cmd := exec.Command("go", "build", "-o", out, "./cmd/planq-hook")
-	cmd.Dir = ".."
-	if b, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go build planq-hook: %v\n%s", err, b)
-	}
-	return planq
+	return testenv.BuildPlanqWithHook(t, "..")
 }
 
 // TestHookFailureDeniesAWriteInClaudeCode checks, in real Claude Code with

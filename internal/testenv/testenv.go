@@ -160,6 +160,19 @@ func BuildPlanq(t testing.TB, root string) string {
 	return out
 }
 
+// BuildPlanqWithHook builds planq and, beside it, planq-hook, as make
+// install does, and returns planq's path.
+func BuildPlanqWithHook(t testing.TB, root string) string {
+	t.Helper()
+	planq := BuildPlanq(t, root)
+	cmd := exec.Command("go", "build", "-o", filepath.Join(filepath.Dir(planq), "planq-hook"), "./cmd/planq-hook")
+	cmd.Dir = root
+	if b, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go build planq-hook: %v\n%s", err, b)
+	}
+	return planq
+}
+
 // RemoteWithMain creates a bare git repo whose main holds one commit (a
 // README), as a project's origin would, and returns its path.
 func RemoteWithMain(t testing.TB) string {
