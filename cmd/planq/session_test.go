@@ -16,9 +16,15 @@ import (
 // runIn runs the CLI in-process in dir with the process environment.
 func runIn(t *testing.T, dir string, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
+	return runHookIn(t, dir, "", args...)
+}
+
+// runHookIn is runIn with stdin.
+func runHookIn(t *testing.T, dir, stdin string, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
 	var out, errb bytes.Buffer
 	a := &app{
-		Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb,
+		Stdin: strings.NewReader(stdin), Stdout: &out, Stderr: &errb,
 		Getenv: os.Getenv, Getwd: func() (string, error) { return dir, nil },
 		Executable: os.Executable,
 	}

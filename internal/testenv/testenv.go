@@ -40,6 +40,7 @@ func Isolate(t testing.TB) string {
 	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
 	t.Setenv("CLAUDE_PROJECT_DIR", "")
 	t.Setenv("PLANQ_AGENT", "")
+	t.Setenv("PLANQ_HOST", "")
 	if git.Setting != "" && git.Setting != "git" {
 		// The user's jj fetches with this git (scripts/install-git.sh sets
 		// it); so does the isolated one.
