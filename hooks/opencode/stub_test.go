@@ -33,6 +33,7 @@ type stubRule struct {
 	Stderr string `json:"stderr,omitempty"` // written to stderr
 	Exit   int    `json:"exit,omitempty"`
 	Block  bool   `json:"block,omitempty"` // hang, as a stuck hook would
+	Once   bool   `json:"once,omitempty"`  // answer only the first matching call
 }
 
 // stubCall is one recorded run of the stub hook.
@@ -83,9 +84,19 @@ func stubMain(dir string, args []string, stdin io.Reader, stdout, stderr io.Writ
 			return 1
 		}
 	}
-	for _, r := range rules {
+	for i, r := range rules {
 		if r.Event != event || (r.Match != "" && !bytes.Contains(in, []byte(r.Match))) {
 			continue
+		}
+		if r.Once {
+			used := filepath.Join(dir, fmt.Sprintf("used-%d", i))
+			if _, err := os.Stat(used); err == nil {
+				continue
+			}
+			if err := os.WriteFile(used, nil, 0o600); err != nil {
+				fmt.Fprintln(stderr, "stub:", err)
+				return 1
+			}
 		}
 		if r.Block {
 			time.Sleep(time.Hour) // a hung hook: the plugin's timeout kills it
