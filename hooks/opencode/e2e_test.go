@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -222,5 +223,166 @@ func TestOpenCodeRunEndToEnd(t *testing.T) {
 	stops = payloads(t, st, EventStop)
 	if added, err := AppendTranscript(mirror, stops[len(stops)-1].Messages); err != nil || added != 3 {
 		t.Errorf("AppendTranscript after the second run = %d, %v; want the 3 new messages (a prompt and two answers)", added, err)
+	}
+}
+
+// TestOpenCodeServeEndToEnd runs `opencode serve`, the server the TUI talks
+// to, with the real plugin: a subagent session carries its parent's id and
+// is never nudged, the main session's nudge gets a model turn, a compaction
+// sends pre-compact (its context reaches the compaction prompt) and then
+// session-start "compact", a model whose id has "gpt-" gets apply_patch
+// (gated like write), and deleting the session ends it.
+func TestOpenCodeServeEndToEnd(t *testing.T) {
+	bin := fakemodel.EnsureOpenCode(t)
+	dir, home := t.TempDir(), t.TempDir()
+	st := newStub(t,
+		stubRule{Event: "pre-tool-use", Match: "denied-patch.txt", Reply: `{"decision":"deny","reason":"PLANQ-DENY-PATCH"}`},
+		stubRule{Event: "session-start", Match: `"source":"compact"`, Reply: `{"context":"PLANQ-CONTEXT-AFTER-COMPACTION"}`},
+		stubRule{Event: "session-start", Reply: `{"context":"PLANQ-CONTEXT"}`},
+		stubRule{Event: "pre-compact", Reply: `{"context":"PLANQ-COMPACT-CONTEXT"}`},
+		stubRule{Event: "stop", Match: `"parentID":"ses_`, Reply: `{"nudge":"PLANQ-CHILD-NUDGE"}`},
+		stubRule{Event: "stop", Match: "main done", Once: true, Reply: `{"nudge":"PLANQ-NUDGE: describe the change"}`},
+	)
+	installPlugin(t, dir, st.bin, st.bin)
+	m, err := fakemodel.Start(
+		fakemodel.Turn{Text: "Delegating.", Tools: []fakemodel.ToolUse{{Name: "task", Input: map[string]any{"description": "sub", "prompt": "write sub.txt", "subagent_type": "general"}}}},
+		fakemodel.Turn{Text: "Sub writes.", Tools: []fakemodel.ToolUse{write(filepath.Join(dir, "sub.txt"), "sub\n")}},
+		fakemodel.Turn{Text: "sub done"},
+		fakemodel.Turn{Text: "main done"},
+		fakemodel.Turn{Text: "Described."}, // the answer to the nudge
+	)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	writeUserConfig(t, home, m, "m", "gpt-5-fake")
+	s := startServer(t, bin, dir, home, st.env())
+
+	var sess struct {
+		ID string `json:"id"`
+	}
+	s.do(t, "POST", "/session", map[string]any{}, &sess)
+	prompt := func(text, model string) {
+		s.do(t, "POST", "/session/"+sess.ID+"/message", map[string]any{
+			"parts": []any{map[string]any{"type": "text", "text": text}}, "model": map[string]any{"providerID": "fake", "modelID": model}}, nil)
+	}
+	messages := func(id string) []byte {
+		var msgs json.RawMessage
+		s.do(t, "GET", "/session/"+id+"/message", nil, &msgs)
+		return msgs
+	}
+	prompt("delegate", "m")
+	waitFor(t, "the model's answer to the nudge", func() bool { return bytes.Contains(messages(sess.ID), []byte(`"Described."`)) })
+	waitFor(t, "the stop after the nudge's turn", func() bool {
+		stops := payloads(t, st, EventStop)
+		return len(stops) > 0 && bytes.Contains(stops[len(stops)-1].Messages, []byte(`"Described."`))
+	})
+
+	if got, err := os.ReadFile(filepath.Join(dir, "sub.txt")); string(got) != "sub\n" {
+		t.Errorf("sub.txt = %q, %v", got, err)
+	}
+	var child string
+	for _, p := range payloads(t, st, EventPreToolUse) {
+		if p.Tool == "write" {
+			child = p.SessionID
+			if p.ParentID != sess.ID {
+				t.Errorf("the subagent's write has parentID %q, want %q", p.ParentID, sess.ID)
+			}
+		}
+	}
+	if child == "" || child == sess.ID {
+		t.Fatalf("no write from a subagent session (child %q)", child)
+	}
+	parents := map[string]string{}
+	for _, p := range payloads(t, st, EventSessionStart) {
+		parents[p.SessionID] = p.ParentID
+	}
+	if want := map[string]string{sess.ID: "", child: sess.ID}; !maps.Equal(parents, want) {
+		t.Errorf("session-start parents = %v, want %v", parents, want)
+	}
+	for _, r := range m.Requests() {
+		if strings.Contains(r.Text(), "PLANQ-CHILD-NUDGE") {
+			t.Error("the subagent session was nudged")
+		}
+	}
+	if bytes.Contains(messages(child), []byte("PLANQ-CHILD-NUDGE")) {
+		t.Error("the subagent session holds the nudge")
+	}
+	stops := payloads(t, st, EventStop)
+	if stops[0].SessionID != child || stops[0].ParentID != sess.ID {
+		t.Errorf("first stop = %s/%s, want the subagent's with its parent", stops[0].SessionID, stops[0].ParentID)
+	}
+	loop := m.LoopRequests()
+	if got := loop[len(loop)-1].LastUserText(); !strings.Contains(got, "PLANQ-NUDGE: describe the change") {
+		t.Errorf("the last model turn answered %q, want the nudge", got)
+	}
+
+	// Compaction, as the TUI's /compact does it.
+	s.do(t, "POST", "/session/"+sess.ID+"/summarize", map[string]any{"providerID": "fake", "modelID": "m"}, nil)
+	compact := payloads(t, st, EventPreCompact)
+	if len(compact) != 1 || compact[0].SessionID != sess.ID || !bytes.Contains(compact[0].Messages, []byte(`"Described."`)) {
+		t.Fatalf("pre-compact payloads = %d, want one with the session's messages", len(compact))
+	}
+	reqs := m.Requests()
+	if summary := reqs[len(reqs)-1]; summary.Loop || !strings.HasSuffix(strings.TrimSpace(summary.LastUserText()), "PLANQ-COMPACT-CONTEXT") {
+		t.Errorf("the compaction request does not end with the pre-compact context:\n%s", summary.LastUserText())
+	}
+
+	// After the compaction, with a gpt- model: apply_patch replaces edit and
+	// write, goes through the gate, and the context is asked again.
+	patch := func(name string) fakemodel.ToolUse {
+		return fakemodel.ToolUse{Name: "apply_patch", Input: map[string]any{"patchText": "*** Begin Patch\n*** Add File: " + name + "\n+patched\n*** End Patch"}}
+	}
+	m.SetScript(
+		fakemodel.Turn{Text: "Patching.", Tools: []fakemodel.ToolUse{patch("denied-patch.txt")}},
+		fakemodel.Turn{Text: "Patching again.", Tools: []fakemodel.ToolUse{patch("patched.txt")}},
+		fakemodel.Turn{Text: "Patched."},
+	)
+	prompt("patch it", "gpt-5-fake")
+	loop = m.LoopRequests()
+	after := loop[len(loop)-3:]
+	if names := after[0].ToolNames(); !slices.Contains(names, "apply_patch") || slices.Contains(names, "write") || slices.Contains(names, "edit") {
+		t.Errorf("tools offered to gpt-5-fake = %q, want apply_patch instead of write and edit", names)
+	}
+	if !strings.Contains(after[0].System(), "PLANQ-CONTEXT-AFTER-COMPACTION") {
+		t.Error("the first request after the compaction lacks the new session-start context")
+	}
+	if got := after[1].ToolResults(); len(got) != 1 || got[0].Text != "PLANQ-DENY-PATCH" {
+		t.Errorf("tool results after the denied patch = %+v", got)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "denied-patch.txt")); !os.IsNotExist(err) {
+		t.Errorf("the denied patch landed: %v", err)
+	}
+	if got, err := os.ReadFile(filepath.Join(dir, "patched.txt")); string(got) != "patched\n" {
+		t.Errorf("patched.txt = %q, %v", got, err)
+	}
+	var patches int
+	for _, p := range payloads(t, st, EventPreToolUse) {
+		if p.Tool == "apply_patch" {
+			var args map[string]string
+			_, field, _ := Tool(p.Tool)
+			if err := json.Unmarshal(p.Args, &args); err != nil || !strings.HasPrefix(args[field], "*** Begin Patch") {
+				t.Errorf("apply_patch args = %s, %v", p.Args, err)
+			}
+			patches++
+		}
+	}
+	if patches != 2 {
+		t.Errorf("the gate saw %d apply_patch calls, want 2", patches)
+	}
+	stops = payloads(t, st, EventStop)
+	saveTestdata(t, stops, "messages-serve.json")
+
+	s.do(t, "DELETE", "/session/"+sess.ID, nil, nil)
+	waitFor(t, "session-end of both sessions", func() bool { return len(st.calls(t, EventSessionEnd)) == 2 })
+	var ended []string
+	for _, p := range payloads(t, st, EventSessionEnd) {
+		if p.Reason != "deleted" {
+			t.Errorf("session-end reason %q", p.Reason)
+		}
+		ended = append(ended, p.SessionID)
+	}
+	if slices.Sort(ended); !slices.Equal(ended, slices.Sorted(slices.Values([]string{sess.ID, child}))) {
+		t.Errorf("ended sessions = %q, want %s and %s", ended, sess.ID, child)
 	}
 }
