@@ -2,16 +2,19 @@ package opencode
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/planq-dev/planq/config"
 	"github.com/planq-dev/planq/gate"
 	"github.com/planq-dev/planq/hooks/session"
+	"github.com/planq-dev/planq/internal/flock"
 	"github.com/planq-dev/planq/transcript"
 )
 
@@ -81,7 +84,7 @@ func (Protocol) Read(event string, data []byte, getenv func(string) string) (ses
 		return ev, err
 	}
 	if len(p.Messages) > 0 {
-		if _, err := AppendTranscript(mirror, p.Messages); err != nil {
+		if err := appendLocked(mirror, p.Messages); err != nil {
 			return ev, fmt.Errorf("keep the transcript of OpenCode session %s: %w", p.SessionID, err)
 		}
 	}
@@ -127,6 +130,23 @@ func mirrorPath(getenv func(string) string, sessionID string) (string, error) {
 		return "", err
 	}
 	return filepath.Join(home, "hosts", Host.Name, sessionID+".jsonl"), nil
+}
+
+// appendLocked appends messages to the mirror under a lock beside it, so
+// two OpenCode processes on one session never write a message twice.
+func appendLocked(mirror string, messages json.RawMessage) error {
+	if err := os.MkdirAll(filepath.Dir(mirror), 0o700); err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	l, err := flock.Acquire(ctx, mirror+".lock", 5*time.Second)
+	if err != nil {
+		return err
+	}
+	defer l.Release()
+	_, err = AppendTranscript(mirror, messages)
+	return err
 }
 
 // Write answers the plugin: a deny or an allow with a warning for

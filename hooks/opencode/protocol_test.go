@@ -109,7 +109,7 @@ func TestTool(t *testing.T) {
 		{"bash", Shell, "command", true},
 		{"write", Editor, "filePath", true},
 		{"edit", Editor, "filePath", true},
-		{"multiedit", Editor, "filePath", true},
+		{"multiedit", "", "", false}, // edits[] name their own files: unknown, held back
 		{"apply_patch", Patch, "patchText", true},
 		{"patch", Patch, "patchText", true},
 		{"read", ReadOnly, "", true},

@@ -24,14 +24,16 @@ type toolSpec struct {
 
 // tools are OpenCode 1.18.33's built-in tools, checked against the binary
 // and a live run (NOTES.md), plus a few older names (list, todoread,
-// codesearch, multiedit, patch) so an older OpenCode is not ungated.
+// codesearch, patch) so an older OpenCode is not ungated. The older
+// multiedit is left out on purpose: each of its edits[] names its own file,
+// which one path field cannot say, so it stays unknown and the gate holds it
+// back until the change is declared.
 var tools = map[string]toolSpec{
 	// Modifying. bash also takes "workdir" (the directory the command runs
 	// in, relative to the project) and "timeout".
 	"bash":        {Shell, "command"},
 	"write":       {Editor, "filePath"}, // + content
 	"edit":        {Editor, "filePath"}, // + oldString, newString, replaceAll
-	"multiedit":   {Editor, "filePath"}, // older versions: + edits[]
 	"apply_patch": {Patch, "patchText"}, // offered instead of edit and write to models whose id has "gpt-" (not gpt-4, not oss)
 	"patch":       {Patch, "patchText"}, // older name
 
