@@ -45,7 +45,7 @@ func ExactFields(raw []byte, want ...string) (map[string]json.RawMessage, error)
 		seen[key] = true
 		for _, w := range want {
 			if key != w && strings.EqualFold(key, w) {
-				return nil, fmt.Errorf("the key %q differs from %q only in case, so which value the tool uses is ambiguous", key, w)
+				return nil, fmt.Errorf("the key %q should be spelled %q: the two differ only in case, so which value the tool uses is ambiguous", key, w)
 			}
 		}
 		for _, w := range want {

@@ -8,15 +8,11 @@
 package claude
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"reflect"
-	"strings"
 
-	"github.com/planq-dev/planq/gate"
 	"github.com/planq-dev/planq/hooks/session"
 )
 
@@ -66,17 +62,6 @@ const (
 // or a long tool response can make it big, but never this big.
 const MaxInputSize = session.MaxInputSize
 
-// inputKeys are the JSON keys of Input, which ReadInput reads exactly.
-var inputKeys = func() []string {
-	t := reflect.TypeOf(Input{})
-	keys := make([]string, 0, t.NumField())
-	for i := range t.NumField() {
-		name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ",")
-		keys = append(keys, name)
-	}
-	return keys
-}()
-
 // ReadInput reads one hook input from r. It is strict about the shape — one
 // JSON object, nothing after it, known fields of the right type, at most
 // MaxInputSize bytes, no key twice and none that differs from a known one
@@ -84,37 +69,28 @@ var inputKeys = func() []string {
 // tolerant of fields it does not know. Errors are one line, naming the
 // problem.
 func ReadInput(r io.Reader) (Input, error) {
-	data, err := io.ReadAll(io.LimitReader(r, MaxInputSize+1))
+	data, err := session.ReadInput(r)
 	if err != nil {
-		return Input{}, fmt.Errorf("read hook input: %w", err)
+		return Input{}, err
 	}
 	return parseInput(data)
 }
 
-// parseInput is ReadInput on the bytes read.
+// parseInput is ReadInput on the bytes read (session.DecodeObject), with
+// errors that say it was Claude Code's input.
 func parseInput(data []byte) (Input, error) {
-	if len(data) > MaxInputSize {
-		return Input{}, fmt.Errorf("hook input is larger than %d MiB", MaxInputSize>>20)
-	}
-	trimmed := bytes.TrimSpace(data)
-	if len(trimmed) == 0 {
-		return Input{}, errors.New("no hook input on stdin; Claude Code sends the hook's JSON there")
-	}
-	if trimmed[0] != '{' {
-		return Input{}, fmt.Errorf("hook input is not a JSON object (it starts with %q)", firstRune(trimmed))
-	}
-	if _, err := gate.ExactFields(trimmed, inputKeys...); err != nil {
-		return Input{}, fmt.Errorf("hook input is not the JSON Claude Code sends: %s", oneLine(err.Error()))
-	}
-	dec := json.NewDecoder(bytes.NewReader(trimmed))
 	var in Input
-	if err := dec.Decode(&in); err != nil {
-		return Input{}, fmt.Errorf("hook input is not the JSON Claude Code sends: %s", oneLine(err.Error()))
+	var malformed *session.MalformedError
+	switch err := session.DecodeObject(data, &in); {
+	case err == nil:
+		return in, nil
+	case errors.Is(err, session.ErrNoInput):
+		return Input{}, errors.New("no hook input on stdin; Claude Code sends the hook's JSON there")
+	case errors.As(err, &malformed):
+		return Input{}, fmt.Errorf("hook input is not the JSON Claude Code sends: %s", malformed.Detail)
+	default:
+		return Input{}, fmt.Errorf("hook input %w", err)
 	}
-	if int(dec.InputOffset()) != len(trimmed) {
-		return Input{}, errors.New("hook input has data after its JSON object")
-	}
-	return in, nil
 }
 
 // Expect checks that the input is for event: it is an error when
@@ -186,12 +162,6 @@ func WarnToolUse(warning string) *Response {
 	}
 }
 
-func firstRune(b []byte) string {
-	r := []rune(string(b[:min(len(b), 4)]))
-	return string(r[:1])
-}
-
-func oneLine(s string) string { return string(bytes.Join(bytes.Fields([]byte(s)), []byte(" "))) }
 
 // Host is Claude Code, as the session core knows it.
 var Host = session.Host{Name: "claude", Display: "Claude Code", ToolPrefix: "mcp__planq__"}

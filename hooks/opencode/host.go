@@ -1,7 +1,6 @@
 package opencode
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -58,7 +57,7 @@ func (Protocol) Host() session.Host { return Host }
 // PLANQ_HOME/hosts/opencode/), which becomes the event's transcript.
 func (Protocol) Read(event string, data []byte, getenv func(string) string) (session.Event, error) {
 	ev := session.Event{Name: event, Host: Host, ProjectDir: getenv("PLANQ_PROJECT_DIR")}
-	p, err := ReadPayload(bytes.NewReader(data))
+	p, err := parsePayload(data)
 	if err == nil {
 		err = p.Check(event)
 	}

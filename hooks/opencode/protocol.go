@@ -6,8 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"reflect"
 	"strings"
+
+	"github.com/planq-dev/planq/hooks/session"
 )
 
 // The events the plugin runs planq for, as `planq hook <event> --host opencode`.
@@ -43,83 +44,32 @@ type Payload struct {
 
 // MaxPayload bounds a payload read from stdin; stop and pre-compact carry the
 // whole session, which can be large, but not this large.
-const MaxPayload = 32 << 20
-
-// payloadKeys are the JSON keys of Payload, which ReadPayload reads exactly.
-var payloadKeys = func() map[string]bool {
-	t := reflect.TypeOf(Payload{})
-	keys := map[string]bool{}
-	for i := range t.NumField() {
-		name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ",")
-		keys[name] = true
-	}
-	return keys
-}()
+const MaxPayload = session.MaxInputSize
 
 // ReadPayload reads one payload from r: one JSON object, nothing after it, at
-// most MaxPayload bytes, known fields of the right type, no key twice and
-// none that differs from a known one only in case (Go's decoder would take
-// it); fields it does not know are ignored. Errors are one line.
+// most MaxPayload bytes, read as session.DecodeObject reads every hook's
+// input (known fields of the right type, no key twice and none that differs
+// from a known one only in case); fields it does not know are ignored.
+// Errors are one line.
 func ReadPayload(r io.Reader) (Payload, error) {
-	data, err := io.ReadAll(io.LimitReader(r, MaxPayload+1))
+	data, err := session.ReadInput(r)
 	if err != nil {
-		return Payload{}, fmt.Errorf("read the OpenCode plugin's input: %w", err)
+		return Payload{}, fmt.Errorf("the OpenCode plugin's input: %w", err)
 	}
-	if len(data) > MaxPayload {
-		return Payload{}, fmt.Errorf("the OpenCode plugin's input is larger than %d MiB", MaxPayload>>20)
-	}
-	data = bytes.TrimSpace(data)
-	if len(data) == 0 {
-		return Payload{}, errors.New("no input on stdin; the OpenCode plugin sends one JSON object there")
-	}
-	if data[0] != '{' {
-		return Payload{}, fmt.Errorf("the OpenCode plugin's input is not a JSON object (it starts with %q)", []rune(string(data[:min(len(data), 4)]))[0])
-	}
-	if err := checkKeys(data); err != nil {
-		return Payload{}, fmt.Errorf("the OpenCode plugin's input is malformed: %w", err)
-	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	var p Payload
-	if err := dec.Decode(&p); err != nil {
-		return Payload{}, fmt.Errorf("the OpenCode plugin's input is malformed: %s", oneLine(err.Error()))
-	}
-	if int(dec.InputOffset()) != len(data) {
-		return Payload{}, errors.New("the OpenCode plugin's input has data after its JSON object")
-	}
-	return p, nil
+	return parsePayload(data)
 }
 
-// checkKeys rejects a top-level key given twice, or one that matches a known
-// key only when case is ignored.
-func checkKeys(data []byte) error {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	if _, err := dec.Token(); err != nil { // {
-		return errors.New(oneLine(err.Error()))
+// parsePayload is ReadPayload on the bytes read.
+func parsePayload(data []byte) (Payload, error) {
+	var p Payload
+	switch err := session.DecodeObject(data, &p); {
+	case err == nil:
+		return p, nil
+	case errors.Is(err, session.ErrNoInput):
+		return Payload{}, errors.New("no input on stdin; the OpenCode plugin sends one JSON object there")
+	default:
+		return Payload{}, fmt.Errorf("the OpenCode plugin's input %w", err)
 	}
-	seen := map[string]bool{}
-	for dec.More() {
-		tok, err := dec.Token()
-		if err != nil {
-			return errors.New(oneLine(err.Error()))
-		}
-		key, _ := tok.(string)
-		if seen[key] {
-			return fmt.Errorf("key %q appears twice", key)
-		}
-		seen[key] = true
-		if !payloadKeys[key] {
-			for known := range payloadKeys {
-				if strings.EqualFold(key, known) {
-					return fmt.Errorf("key %q should be spelled %q", key, known)
-				}
-			}
-		}
-		var skip json.RawMessage
-		if err := dec.Decode(&skip); err != nil {
-			return errors.New(oneLine(err.Error()))
-		}
-	}
-	return nil
 }
 
 // Check reports whether p has what event needs: a session and a directory

@@ -20,17 +20,15 @@ const MaxInputSize = 32 << 20
 // through, so planq answers (denying) well before.
 const PreToolUseDeadline = 7 * time.Second
 
-// ReadInput reads a hook's whole input, at most MaxInputSize bytes.
-func ReadInput(r io.Reader, host Host) ([]byte, error) {
+// ReadInput reads a hook's whole input, at most MaxInputSize bytes; the
+// host's Protocol decodes it (DecodeObject).
+func ReadInput(r io.Reader) ([]byte, error) {
 	data, err := io.ReadAll(io.LimitReader(r, MaxInputSize+1))
 	if err != nil {
 		return nil, fmt.Errorf("read hook input: %w", err)
 	}
 	if len(data) > MaxInputSize {
 		return nil, fmt.Errorf("hook input is larger than %d MiB", MaxInputSize>>20)
-	}
-	if len(strings.TrimSpace(string(data))) == 0 {
-		return nil, fmt.Errorf("no hook input on stdin; %s sends the hook's JSON there", host.Display)
 	}
 	return data, nil
 }
@@ -62,7 +60,7 @@ func RunPreToolUse(ctx context.Context, proto Protocol, stdin io.Reader, stdout,
 			}
 			done <- res
 		}()
-		data, err := ReadInput(stdin, proto.Host())
+		data, err := ReadInput(stdin)
 		if err != nil {
 			res.err = err
 			res.ev = Event{Name: EventPreToolUse, Host: proto.Host()}
@@ -107,7 +105,7 @@ func Serve(ctx context.Context, proto Protocol, event string, stdin io.Reader, s
 			code = fail(fmt.Errorf("internal error: %v (%s)", r, panicked(debug.Stack())))
 		}
 	}()
-	data, err := ReadInput(stdin, proto.Host())
+	data, err := ReadInput(stdin)
 	if err != nil {
 		return fail(err)
 	}
