@@ -162,7 +162,6 @@ func WarnToolUse(warning string) *Response {
 	}
 }
 
-
 // Host is Claude Code, as the session core knows it.
 var Host = session.Host{Name: "claude", Display: "Claude Code", ToolPrefix: "mcp__planq__"}
 
