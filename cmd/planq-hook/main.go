@@ -65,10 +65,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	if args[0] == session.EventPreToolUse {
 		return session.RunPreToolUse(ctx, ad.Protocol(), stdin, stdout, stderr, getenv)
 	}
-	return session.Serve(ctx, ad.Protocol(), session.EventPostToolUse, stdin, stdout, stderr, getenv, session.PostToolUseTimeout,
-		func(ctx context.Context, ev session.Event) (session.Reply, error) {
-			return session.Reply{}, session.PostToolUse(ctx, session.Env{Getenv: getenv}, ev)
-		})
+	return session.RunPostToolUse(ctx, ad.Protocol(), stdin, stdout, stderr, session.Env{Getenv: getenv})
 }
 
 // hostFlag reads "--host NAME" or "--host=NAME" (the only flag); without

@@ -71,10 +71,13 @@ error: they print one line on stderr and exit 0.`,
 	return cmd
 }
 
-// runHook serves one event in proto's protocol and returns the exit status.
+// serveHook serves one event in proto's protocol and returns the exit status.
 func serveHook(cmd *cobra.Command, a *app, proto session.Protocol, event string) int {
-	if event == session.EventPreToolUse {
+	switch event {
+	case session.EventPreToolUse:
 		return session.RunPreToolUse(cmd.Context(), proto, a.Stdin, a.Stdout, a.Stderr, a.Getenv)
+	case session.EventPostToolUse: // the same process as planq-hook's
+		return session.RunPostToolUse(cmd.Context(), proto, a.Stdin, a.Stdout, a.Stderr, session.Env{Getenv: a.Getenv})
 	}
 	r := &hooks.Runner{Getenv: a.Getenv}
 	return session.Serve(cmd.Context(), proto, event, a.Stdin, a.Stdout, a.Stderr, a.Getenv, hookTimeout, r.Handle)

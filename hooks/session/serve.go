@@ -135,3 +135,12 @@ func panicked(stack []byte) string {
 // PostToolUseTimeout bounds one post-tool-use call; the hosts' own timeouts
 // for it are longer, so planq always answers first.
 const PostToolUseTimeout = 8 * time.Second
+
+// RunPostToolUse is the whole post-tool-use hook process for proto's host,
+// shared by `planq hook post-tool-use` and the planq-hook binary: it
+// records what the call did (PostToolUse) within PostToolUseTimeout and
+// never blocks the user (Serve).
+func RunPostToolUse(ctx context.Context, proto Protocol, stdin io.Reader, stdout, stderr io.Writer, e Env) int {
+	return Serve(ctx, proto, EventPostToolUse, stdin, stdout, stderr, e.Lookup, PostToolUseTimeout,
+		func(ctx context.Context, ev Event) (Reply, error) { return Reply{}, PostToolUse(ctx, e, ev) })
+}
