@@ -95,7 +95,7 @@ func runDoctor(cmd *cobra.Command, a *app, opts *doctorOptions) error {
 	} else {
 		jjFound = true
 		rep.JJ = v
-		if p, err := lookPath("jj"); err == nil {
+		if p, err := a.lookPath("jj"); err == nil {
 			rep.JJPath = p
 		}
 		c := check{Name: "jj", OK: jj.VersionAtLeast(v, minJJMajor, minJJMinor), Detail: "jj " + v}
@@ -185,32 +185,35 @@ func runDoctor(cmd *cobra.Command, a *app, opts *doctorOptions) error {
 type hostChecks struct {
 	host     hosts.Adapter
 	statuses []conffile.Status
+	wired    bool // planq is wired in some scope
 	checks   []check
+}
+
+// wiringPlace is where hosts' wiring is looked for: the project, the home
+// and $XDG_CONFIG_HOME.
+func (a *app) wiringPlace(dir, home string) conffile.Options {
+	return conffile.Options{ProjectDir: dir, Home: home, ConfigHome: a.Getenv("XDG_CONFIG_HOME")}
 }
 
 // hostWiring checks every host that is wired in some scope or installed on
 // this machine, and Claude Code, the default host, unless another host is
 // wired. A host installed but not wired is reported, not failed.
 func (a *app) hostWiring(dir, home string) []hostChecks {
-	var out []hostChecks
+	var all []hostChecks
 	otherWired := false
 	for _, ad := range hosts.All() {
-		sts := ad.Installed(dir, home)
-		wired := slices.ContainsFunc(sts, conffile.Status.Wired)
-		if ad.Host().Name != hosts.Default && wired {
-			otherWired = true
-		}
-		out = append(out, hostChecks{host: ad, statuses: sts})
+		hc := hostChecks{host: ad, statuses: ad.Installed(a.wiringPlace(dir, home))}
+		hc.wired = slices.ContainsFunc(hc.statuses, conffile.Status.Wired)
+		otherWired = otherWired || hc.wired && ad.Host().Name != hosts.Default
+		all = append(all, hc)
 	}
 	var kept []hostChecks
-	for _, hc := range out {
-		wired := slices.ContainsFunc(hc.statuses, conffile.Status.Wired)
-		isDefault := hc.host.Host().Name == hosts.Default
+	for _, hc := range all {
+		h := hc.host.Host()
 		switch {
-		case wired || isDefault && !otherWired:
+		case hc.wired || h.Name == hosts.Default && !otherWired:
 			hc.checks = wiringChecks(hc.host, hc.statuses)
 		case hc.host.Detect(home, a.lookPath):
-			h := hc.host.Host()
 			hc.checks = []check{{Name: h.Name, OK: true,
 				Detail: fmt.Sprintf("%s is installed, but planq is not wired into it", h.Display),
 				Fix:    "planq mcp install --host " + h.Name + "   (if you run your agent in " + h.Display + ")"}}
@@ -360,9 +363,6 @@ func isDir(p string) bool {
 	st, err := os.Stat(p)
 	return err == nil && st.IsDir()
 }
-
-// lookPath finds an executable on PATH.
-func lookPath(name string) (string, error) { return exec.LookPath(name) }
 
 // installHint is the command that installs tool ("jj" or "git", a git jj
 // can fetch with) on the platform goos (runtime.GOOS).

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -260,22 +259,4 @@ func (a *app) homeDir() (string, error) {
 		return "", fmt.Errorf("the home directory is unknown (set HOME): %w", err)
 	}
 	return h, nil
-}
-
-// lookPath finds a command on the app's PATH; a name with a directory in
-// it is taken as it is.
-func (a *app) lookPath(name string) (string, error) {
-	if strings.ContainsAny(name, `/\`) {
-		return exec.LookPath(name)
-	}
-	for _, dir := range filepath.SplitList(a.Getenv("PATH")) {
-		if dir == "" {
-			continue
-		}
-		p := filepath.Join(dir, name)
-		if p, err := exec.LookPath(p); err == nil {
-			return p, nil
-		}
-	}
-	return "", exec.ErrNotFound
 }

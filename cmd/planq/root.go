@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime/debug"
 	"strings"
@@ -179,4 +180,22 @@ func (a *app) repoDir(flag string) (string, error) {
 		return "", fmt.Errorf("repo directory %s is not a directory", abs)
 	}
 	return abs, nil
+}
+
+// lookPath finds a command on the app's PATH; a name with a directory in
+// it is taken as it is.
+func (a *app) lookPath(name string) (string, error) {
+	if strings.ContainsAny(name, `/\`) {
+		return exec.LookPath(name)
+	}
+	for _, dir := range filepath.SplitList(a.Getenv("PATH")) {
+		if dir == "" {
+			continue
+		}
+		p := filepath.Join(dir, name)
+		if p, err := exec.LookPath(p); err == nil {
+			return p, nil
+		}
+	}
+	return "", exec.ErrNotFound
 }

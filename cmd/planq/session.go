@@ -217,7 +217,7 @@ func hostDisplay(name string) string {
 // server or hooks (so without the gate), with the fix doctor gives.
 func (a *app) warnUnwired(ad hosts.Adapter, dir string) {
 	home, _ := a.homeDir()
-	for _, c := range wiringChecks(ad, ad.Installed(dir, home)) {
+	for _, c := range wiringChecks(ad, ad.Installed(a.wiringPlace(dir, home))) {
 		if !c.OK {
 			fmt.Fprintf(a.Stderr, "planq: warning: %s, so the agent runs without planq's gate; fix: %s\n", c.Detail, c.Fix)
 		}

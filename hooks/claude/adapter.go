@@ -48,8 +48,8 @@ func (Adapter) Install(ctx context.Context, o conffile.Options) (conffile.Result
 }
 
 // Installed reports planq's wiring in every scope (Installed).
-func (Adapter) Installed(projectDir, home string) []conffile.Status {
-	return Installed(projectDir, home)
+func (Adapter) Installed(where conffile.Options) []conffile.Status {
+	return Installed(where.ProjectDir, where.Home)
 }
 
 // Launch returns the arguments after the claude command that start a

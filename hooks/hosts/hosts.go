@@ -34,8 +34,10 @@ type Adapter interface {
 	// Install wires planq in (or out, with Uninstall), keeping everything
 	// else in the host's files; a second run changes nothing.
 	Install(ctx context.Context, o conffile.Options) (conffile.Result, error)
-	// Installed reports planq's wiring in each scope, for planq doctor.
-	Installed(projectDir, home string) []conffile.Status
+	// Installed reports planq's wiring in each scope, for planq doctor:
+	// where gives the project, the home and the config home (its Scope is
+	// not read).
+	Installed(where conffile.Options) []conffile.Status
 	// Launch returns the arguments after Command that start a session with
 	// prompt, or resume the session resume.
 	Launch(prompt, resume string) []string

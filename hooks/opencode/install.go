@@ -239,7 +239,8 @@ func pluginEdit(o conffile.Options, path string) (conffile.FileEdit, error) {
 }
 
 // Installed reports planq's wiring in every scope, for planq doctor.
-func (Adapter) Installed(projectDir, home string) []conffile.Status {
+func (Adapter) Installed(where conffile.Options) []conffile.Status {
+	projectDir := where.ProjectDir
 	if real, err := filepath.EvalSymlinks(projectDir); err == nil {
 		projectDir = real
 	}
@@ -248,7 +249,7 @@ func (Adapter) Installed(projectDir, home string) []conffile.Status {
 		if scope != conffile.ScopeUser && projectDir == "" {
 			continue
 		}
-		o := conffile.Options{Scope: scope, ProjectDir: projectDir, Home: home, ConfigHome: os.Getenv("XDG_CONFIG_HOME")}
+		o := conffile.Options{Scope: scope, ProjectDir: projectDir, Home: where.Home, ConfigHome: where.ConfigHome}
 		st := conffile.Status{Host: Host.Name, Scope: scope}
 		st.ServerFile, st.HooksFile = paths(o)
 		if _, doc, err := conffile.LoadJSON(st.ServerFile, 0o644); err == nil {

@@ -76,7 +76,7 @@ func TestInstallScopes(t *testing.T) {
 			if js := readFile(t, plugin); !strings.Contains(js, `const HOOK = "`+o.HookExe+`"`) || !strings.Contains(js, `const PLANQ = "`+o.Exe+`"`) {
 				t.Fatalf("plugin does not run planq's binaries:\n%.400s", js)
 			}
-			sts := Adapter{}.Installed(repo, o.Home)
+			sts := Adapter{}.Installed(conffile.Options{ProjectDir: repo, Home: o.Home})
 			var wired []string
 			for _, st := range sts {
 				if st.Server && len(st.Missing) == 0 {
