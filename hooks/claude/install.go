@@ -106,7 +106,7 @@ func Install(ctx context.Context, o InstallOptions) (InstallResult, error) {
 			err := o.registerWithClaude(ctx, serverFile)
 			if err == nil {
 				registered = true
-				res.Notes = append(res.Notes, fmt.Sprintf("MCP server %q %s with `claude mcp` (%s scope)", ServerName, verb(o.Uninstall, "removed", "registered"), o.Scope))
+				res.Notes = append(res.Notes, fmt.Sprintf("MCP server %q %s with `claude mcp` (%s scope)", ServerName, conffile.Options(o).Verb("removed", "registered"), o.Scope))
 				// Report what claude actually wrote.
 				after, _ := conffile.ReadOrNil(serverFile)
 				res.Edits[0].After = after
@@ -118,47 +118,23 @@ func Install(ctx context.Context, o InstallOptions) (InstallResult, error) {
 			if err := conffile.Apply(serverEdit); err != nil {
 				return res, err
 			}
-			res.Notes = append(res.Notes, fmt.Sprintf("MCP server %q %s %s", ServerName, verb(o.Uninstall, "removed from", "registered in"), serverFile))
+			res.Notes = append(res.Notes, fmt.Sprintf("MCP server %q %s %s", ServerName, conffile.Options(o).Verb("removed from", "registered in"), serverFile))
 		}
 	}
 	if settingsEdit.Changed() {
 		if err := conffile.Apply(settingsEdit); err != nil {
 			return res, err
 		}
-		res.Notes = append(res.Notes, fmt.Sprintf("hooks %s %s", verb(o.Uninstall, "removed from", "wired in"), settingsFile))
+		res.Notes = append(res.Notes, fmt.Sprintf("hooks %s %s", conffile.Options(o).Verb("removed from", "wired in"), settingsFile))
 	}
 	return res, nil
-}
-
-func verb(uninstall bool, un, in string) string {
-	if uninstall {
-		return un
-	}
-	return in
 }
 
 func (o *InstallOptions) validate() error {
 	if o.Scope == "" {
 		o.Scope = ScopeProject
 	}
-	switch o.Scope {
-	case ScopeProject, ScopeLocal, ScopeUser:
-	default:
-		return fmt.Errorf("unknown scope %q: use project, local or user", o.Scope)
-	}
-	if o.Home == "" || !filepath.IsAbs(o.Home) {
-		return fmt.Errorf("home directory %q must be an absolute path", o.Home)
-	}
-	if o.Scope != ScopeUser && (o.ProjectDir == "" || !filepath.IsAbs(o.ProjectDir)) {
-		return fmt.Errorf("project directory %q must be an absolute path", o.ProjectDir)
-	}
-	if !o.Uninstall && (o.Exe == "" || !filepath.IsAbs(o.Exe)) {
-		return fmt.Errorf("planq binary path %q must be absolute", o.Exe)
-	}
-	if o.HookExe != "" && !filepath.IsAbs(o.HookExe) {
-		return fmt.Errorf("planq-hook binary path %q must be absolute", o.HookExe)
-	}
-	return nil
+	return conffile.Options(*o).Validate()
 }
 
 // paths returns the MCP server config file and the hooks settings file.
@@ -186,33 +162,10 @@ func (o *InstallOptions) serverEntry() *conffile.Object {
 // path to it when create is set; it returns nil when it is absent and create
 // is not set.
 func (o *InstallOptions) serversObject(doc *conffile.Object, path string, create bool) (*conffile.Object, error) {
-	lookup := func(parent *conffile.Object, key string) (*conffile.Object, error) {
-		v, exists := parent.Get(key)
-		if !exists || v == nil {
-			if !create {
-				return nil, nil
-			}
-			c := conffile.NewObject()
-			parent.Set(key, c)
-			return c, nil
-		}
-		c, ok := v.(*conffile.Object)
-		if !ok {
-			return nil, fmt.Errorf("%s: %q is not an object; fix the file by hand", path, key)
-		}
-		return c, nil
-	}
-	parent := doc
 	if o.Scope == ScopeLocal {
-		projects, err := lookup(doc, "projects")
-		if err != nil || projects == nil {
-			return nil, err
-		}
-		if parent, err = lookup(projects, o.ProjectDir); err != nil || parent == nil {
-			return nil, err
-		}
+		return doc.Path(path, create, "projects", o.ProjectDir, "mcpServers")
 	}
-	return lookup(parent, "mcpServers")
+	return doc.Path(path, create, "mcpServers")
 }
 
 func (o *InstallOptions) serverEdit(path string) (conffile.FileEdit, error) {

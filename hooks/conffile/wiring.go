@@ -1,6 +1,7 @@
 package conffile
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -32,6 +33,38 @@ type Options struct {
 	Uninstall bool   // remove planq's wiring instead
 	DryRun    bool   // compute the edits, write nothing
 	JJBin     string // jj executable; default "jj"
+}
+
+// Validate checks that o names a known scope and absolute paths for what
+// the scope needs.
+func (o Options) Validate() error {
+	switch o.Scope {
+	case ScopeProject, ScopeLocal, ScopeUser:
+	default:
+		return fmt.Errorf("unknown scope %q: use local, project or user", o.Scope)
+	}
+	if o.Home == "" || !filepath.IsAbs(o.Home) {
+		return fmt.Errorf("home directory %q must be an absolute path", o.Home)
+	}
+	if o.Scope != ScopeUser && (o.ProjectDir == "" || !filepath.IsAbs(o.ProjectDir)) {
+		return fmt.Errorf("project directory %q must be an absolute path", o.ProjectDir)
+	}
+	if !o.Uninstall && (o.Exe == "" || !filepath.IsAbs(o.Exe)) {
+		return fmt.Errorf("planq binary path %q must be absolute", o.Exe)
+	}
+	if o.HookExe != "" && !filepath.IsAbs(o.HookExe) {
+		return fmt.Errorf("planq-hook binary path %q must be absolute", o.HookExe)
+	}
+	return nil
+}
+
+// Verb picks the word for what the install did: un when it uninstalled,
+// else in.
+func (o Options) Verb(un, in string) string {
+	if o.Uninstall {
+		return un
+	}
+	return in
 }
 
 // Result is what an install did (or, with DryRun, would do).

@@ -95,7 +95,7 @@ func paths(o conffile.Options) (server, plugin string) {
 // out of jj's and git's view. It is idempotent.
 func (Adapter) Install(ctx context.Context, o conffile.Options) (conffile.Result, error) {
 	res := conffile.Result{Host: Host.Name, Scope: o.Scope}
-	if err := validate(o); err != nil {
+	if err := o.Validate(); err != nil {
 		return res, err
 	}
 	serverFile, pluginFile := paths(o)
@@ -133,37 +133,12 @@ func (Adapter) Install(ctx context.Context, o conffile.Options) (conffile.Result
 		case ignoreEdit.Path:
 			res.Notes = append(res.Notes, "jj and git ignore the local wiring ("+e.Path+")")
 		case serverFile:
-			res.Notes = append(res.Notes, fmt.Sprintf("MCP server %q %s %s", ServerName, verb(o.Uninstall, "removed from", "registered in"), serverFile))
+			res.Notes = append(res.Notes, fmt.Sprintf("MCP server %q %s %s", ServerName, o.Verb("removed from", "registered in"), serverFile))
 		case pluginFile:
-			res.Notes = append(res.Notes, fmt.Sprintf("plugin %s %s", pluginFile, verb(o.Uninstall, "removed", "written (the gate and the session hooks)")))
+			res.Notes = append(res.Notes, fmt.Sprintf("plugin %s %s", pluginFile, o.Verb("removed", "written (the gate and the session hooks)")))
 		}
 	}
 	return res, nil
-}
-
-func verb(uninstall bool, un, in string) string {
-	if uninstall {
-		return un
-	}
-	return in
-}
-
-func validate(o conffile.Options) error {
-	switch o.Scope {
-	case conffile.ScopeProject, conffile.ScopeLocal, conffile.ScopeUser:
-	default:
-		return fmt.Errorf("unknown scope %q: use local, project or user", o.Scope)
-	}
-	if o.Home == "" || !filepath.IsAbs(o.Home) {
-		return fmt.Errorf("home directory %q must be an absolute path", o.Home)
-	}
-	if o.Scope != conffile.ScopeUser && (o.ProjectDir == "" || !filepath.IsAbs(o.ProjectDir)) {
-		return fmt.Errorf("project directory %q must be an absolute path", o.ProjectDir)
-	}
-	if !o.Uninstall && (o.Exe == "" || !filepath.IsAbs(o.Exe)) {
-		return fmt.Errorf("planq binary path %q must be absolute", o.Exe)
-	}
-	return nil
 }
 
 // serverEntry is the MCP server definition planq registers: OpenCode runs
