@@ -192,7 +192,7 @@ type hostChecks struct {
 // wiringPlace is where hosts' wiring is looked for: the project, the home
 // and $XDG_CONFIG_HOME.
 func (a *app) wiringPlace(dir, home string) conffile.Options {
-	return conffile.Options{ProjectDir: dir, Home: home, ConfigHome: a.Getenv("XDG_CONFIG_HOME")}
+	return conffile.Options{ProjectDir: dir, Home: home, Getenv: a.Getenv}
 }
 
 // hostWiring checks every host that is wired in some scope or installed on
@@ -226,7 +226,8 @@ func (a *app) hostWiring(dir, home string) []hostChecks {
 }
 
 // wiringChecks reports whether the host will start planq's MCP server and
-// run its hooks, in any scope, and whether the binary they name exists.
+// run its hooks, in any scope, and whether the binary they name exists,
+// then what the adapter found besides (a trust the host still needs).
 // Claude Code's checks are named server and hooks; other hosts' are
 // prefixed with the host's name.
 func wiringChecks(ad hosts.Adapter, statuses []conffile.Status) []check {
@@ -275,7 +276,16 @@ func wiringChecks(ad hosts.Adapter, statuses []conffile.Status) []check {
 		}
 		hk.Fix = fix
 	}
-	return []check{server, hk}
+	checks := []check{server, hk}
+	for _, st := range statuses {
+		for _, f := range st.Findings {
+			c := check{Name: prefix + f.Check, OK: f.OK, Detail: h.Display + ": " + f.Detail, Fix: f.Fix}
+			if !slices.Contains(checks, c) {
+				checks = append(checks, c)
+			}
+		}
+	}
+	return checks
 }
 
 // hookBinaryCheck reports the planq-hook binary that serves the tool hooks:

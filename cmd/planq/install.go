@@ -124,7 +124,7 @@ func runMCPInstall(ctx context.Context, a *app, opts *mcpInstallOptions, uninsta
 	if why != "" {
 		fmt.Fprintf(a.Stderr, "planq: %s\n", why)
 	}
-	o := conffile.Options{Scope: opts.Scope, DryRun: opts.DryRun, Uninstall: uninstall, Home: home, ConfigHome: a.Getenv("XDG_CONFIG_HOME")}
+	o := conffile.Options{Scope: opts.Scope, DryRun: opts.DryRun, Uninstall: uninstall, Home: home, Getenv: a.Getenv}
 	if o.Scope != conffile.ScopeUser || opts.Repo != "" {
 		dir, err := a.repoDir(opts.Repo)
 		if err != nil {

@@ -20,10 +20,10 @@ type Options struct {
 	Scope      string // ScopeProject, ScopeLocal or ScopeUser
 	ProjectDir string // the code repo root (absolute); required for project and local scope
 	Home       string // the user's home directory
-	// ConfigHome is $XDG_CONFIG_HOME when it is set (OpenCode keeps its
-	// user config there); empty means Home/.config.
-	ConfigHome string
-	Exe        string // absolute path of the planq binary the hooks and server run
+	// Getenv reads the environment the host runs with, for the variables
+	// that move its config ($XDG_CONFIG_HOME, $CODEX_HOME); nil reads none.
+	Getenv func(string) string
+	Exe    string // absolute path of the planq binary the hooks and server run
 	// HookExe is the absolute path of planq-hook, which then serves the tool
 	// hooks (pre-tool-use, post-tool-use); empty wires them to `planq hook …`.
 	HookExe string
@@ -33,6 +33,14 @@ type Options struct {
 	Uninstall bool   // remove planq's wiring instead
 	DryRun    bool   // compute the edits, write nothing
 	JJBin     string // jj executable; default "jj"
+}
+
+// Env returns the environment variable key as Getenv reads it, or "".
+func (o Options) Env(key string) string {
+	if o.Getenv == nil {
+		return ""
+	}
+	return o.Getenv(key)
 }
 
 // Validate checks that o names a known scope and absolute paths for what
@@ -96,6 +104,19 @@ type Status struct {
 	Missing    []string // events without one
 	// ToolHookExes are the binaries the tool hooks run (planq or planq-hook).
 	ToolHookExes []string
+	// Findings are what else doctor should say about this wiring: a trust
+	// the host still needs before it reads the files, a risk in how it runs
+	// them.
+	Findings []Finding
+}
+
+// Finding is one thing doctor says about a host's wiring beyond whether it
+// is there.
+type Finding struct {
+	Check  string // the check's name after the host's prefix: "trust", "fail-open"
+	OK     bool   // false: the host will not use planq's wiring until Fix is done
+	Detail string // what is the case, in one line
+	Fix    string // what to run or change, when something should be
 }
 
 // Wired reports whether the scope holds planq's server or any of its hooks.

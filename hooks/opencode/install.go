@@ -68,7 +68,7 @@ func (Adapter) Launch(prompt, resume string) []string {
 
 // configDir is OpenCode's user config directory.
 func configDir(o conffile.Options) string {
-	base := o.ConfigHome
+	base := o.Env("XDG_CONFIG_HOME")
 	if base == "" {
 		base = filepath.Join(o.Home, ".config")
 	}
@@ -224,7 +224,7 @@ func (Adapter) Installed(where conffile.Options) []conffile.Status {
 		if scope != conffile.ScopeUser && projectDir == "" {
 			continue
 		}
-		o := conffile.Options{Scope: scope, ProjectDir: projectDir, Home: where.Home, ConfigHome: where.ConfigHome}
+		o := conffile.Options{Scope: scope, ProjectDir: projectDir, Home: where.Home, Getenv: where.Getenv}
 		st := conffile.Status{Host: Host.Name, Scope: scope}
 		st.ServerFile, st.HooksFile = paths(o)
 		if _, doc, err := conffile.LoadJSON(st.ServerFile, 0o644); err == nil {
