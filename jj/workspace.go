@@ -188,3 +188,17 @@ func samePath(a, b string) bool {
 func isStale(msg string) bool {
 	return strings.Contains(strings.ToLower(msg), "working copy is stale")
 }
+
+// Squash moves all of from's changes into into and abandons from, emptied.
+// message, when set, becomes into's description; otherwise into keeps its
+// own and from's is dropped.
+func (c *Client) Squash(ctx context.Context, from, into, message string) error {
+	args := []string{"squash", "--from", from, "--into", into}
+	if message != "" {
+		args = append(args, "-m", message)
+	} else {
+		args = append(args, "--use-destination-message")
+	}
+	_, err := c.run(ctx, true, args...)
+	return err
+}
