@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -201,4 +202,71 @@ func (c *Client) Squash(ctx context.Context, from, into, message string) error {
 	}
 	_, err := c.run(ctx, true, args...)
 	return err
+}
+
+// RepoDir returns the .jj/repo directory that the workspace at root uses:
+// root/.jj/repo itself in the repo's first workspace, or the one its
+// .jj/repo file names in a workspace added later. It reads files only.
+func RepoDir(root string) (string, error) {
+	p := filepath.Join(root, ".jj", "repo")
+	st, err := os.Stat(p)
+	if err != nil {
+		return "", fmt.Errorf("%s is not a jj workspace: %w", root, err)
+	}
+	if st.IsDir() {
+		return p, nil
+	}
+	data, err := os.ReadFile(p)
+	if err != nil {
+		return "", fmt.Errorf("read %s: %w", p, err)
+	}
+	target := strings.TrimSpace(string(data))
+	if !filepath.IsAbs(target) {
+		target = filepath.Join(filepath.Dir(p), target)
+	}
+	if st, err := os.Stat(target); err != nil || !st.IsDir() {
+		return "", fmt.Errorf("%s names %s, which is not a jj repo directory", p, target)
+	}
+	return filepath.Clean(target), nil
+}
+
+// MainRoot returns the root of the workspace that holds the repo the
+// workspace at root belongs to (root itself unless root is a workspace
+// added later): the directory that names the project.
+func MainRoot(root string) (string, error) {
+	repo, err := RepoDir(root)
+	if err != nil {
+		return "", err
+	}
+	return filepath.Dir(filepath.Dir(repo)), nil
+}
+
+// IsSecondaryWorkspace reports whether root is a workspace added to a repo
+// that lives in another directory.
+func IsSecondaryWorkspace(root string) bool {
+	st, err := os.Stat(filepath.Join(root, ".jj", "repo"))
+	return err == nil && !st.IsDir()
+}
+
+// BackingGitDir returns the git directory backing the jj repo of the
+// workspace at root, whose info/exclude jj reads in every workspace. It
+// reads files only; ok is false for a repo with another backend.
+func BackingGitDir(root string) (dir string, ok bool) {
+	repo, err := RepoDir(root)
+	if err != nil {
+		return "", false
+	}
+	store := filepath.Join(repo, "store")
+	data, err := os.ReadFile(filepath.Join(store, "git_target"))
+	if err != nil {
+		return "", false
+	}
+	target := strings.TrimSpace(string(data))
+	if !filepath.IsAbs(target) {
+		target = filepath.Join(store, target)
+	}
+	if st, err := os.Stat(target); err != nil || !st.IsDir() {
+		return "", false
+	}
+	return filepath.Clean(target), true
 }

@@ -39,6 +39,25 @@ func TestWorkspaces(t *testing.T) {
 				t.Errorf("WorkspaceAdd without Colocate made a git worktree in %s", dest)
 			}
 
+			if !jj.IsSecondaryWorkspace(dest) || jj.IsSecondaryWorkspace(dir) {
+				t.Errorf("IsSecondaryWorkspace: workspace %v, main %v; want true, false", jj.IsSecondaryWorkspace(dest), jj.IsSecondaryWorkspace(dir))
+			}
+			if m, err := jj.MainRoot(dest); err != nil || !samePath(t, m, dir) {
+				t.Errorf("MainRoot(workspace) = %q, %v; want %s", m, err, dir)
+			}
+			if m, err := jj.MainRoot(dir); err != nil || !samePath(t, m, dir) {
+				t.Errorf("MainRoot(main) = %q, %v; want %s", m, err, dir)
+			}
+			gitRoot, err := main.GitRoot(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, root := range []string{dir, dest} {
+				if g, ok := jj.BackingGitDir(root); !ok || !samePath(t, g, gitRoot) {
+					t.Errorf("BackingGitDir(%s) = %q, %v; want jj git root's %s", root, g, ok, gitRoot)
+				}
+			}
+
 			all, err := main.Workspaces(ctx)
 			if err != nil {
 				t.Fatal(err)

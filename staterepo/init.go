@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/planq-dev/planq/jj"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -293,13 +294,16 @@ func (s *Store) Remove(ctx context.Context, name string, force bool) error {
 const ignoreLine = "/" + WorktreeDir + "/"
 
 // EnsureIgnored makes the code repo at root ignore .planq/agent/: in
-// .git/info/exclude when the repo has a git directory (git and colocated jj
-// repos; jj reads it too), else — or when gitignore is set — in .gitignore
-// (non-colocated jj repos).
+// info/exclude of the git directory behind it (a jj repo's backing git
+// directory, colocated or not, which jj reads in every workspace; else a
+// git repo's .git), else — or when gitignore is set — in .gitignore, which
+// is part of the working copy.
 func EnsureIgnored(root string, gitignore bool) error {
 	target := filepath.Join(root, ".gitignore")
 	if !gitignore {
-		if gd, ok := gitDir(root); ok {
+		if gd, ok := jj.BackingGitDir(root); ok {
+			target = filepath.Join(gd, "info", "exclude")
+		} else if gd, ok := gitDir(root); ok {
 			target = filepath.Join(gd, "info", "exclude")
 		}
 	}
