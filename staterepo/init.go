@@ -247,6 +247,34 @@ func switchWorktree(ctx context.Context, r *repo, w *linkedWorktree, branch stri
 	return nil
 }
 
+// ReleaseWorktree deletes this code directory's state worktree (its files
+// and git's admin directory), whatever agent it has checked out, when
+// everything in it is in the state repo; the branch stays. It is for a
+// working copy about to go (a parallel agent's jj workspace). No worktree
+// is no error.
+func (s *Store) ReleaseWorktree(ctx context.Context) error {
+	if !s.Initialized() {
+		return nil
+	}
+	lk, err := s.lockAndRecover(ctx)
+	if err != nil {
+		return err
+	}
+	defer lk.Release()
+	w, err := worktreeAt(s.Bare, s.Worktree)
+	if err != nil || w == nil {
+		return err
+	}
+	r, err := s.openRepo()
+	if err != nil {
+		return err
+	}
+	if err := checkClean(r, w); err != nil {
+		return fmt.Errorf("kept %s: %w", s.Worktree, err)
+	}
+	return removeWorktree(w)
+}
+
 // Remove deletes agent name's worktree in this code repo (its files and
 // git's admin directory). The branch stays until `planq state gc`. A
 // worktree with uncommitted changes is kept unless force is set.
