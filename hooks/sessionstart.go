@@ -83,6 +83,10 @@ func (r *Runner) sessionContext(ctx context.Context, ev session.Event) (string, 
 	var blocks []block
 	blocks = append(blocks, block{text: headline(cur, root, sess, ev.Source)})
 	blocks = append(blocks, block{text: gateLine(ev.Host, cur)})
+	if cur.Conflict {
+		blocks = append(blocks, block{text: fmt.Sprintf("The current change has conflicts (two lines of work met: another agent's change, a rebase or a squash) in: %s. "+
+			"Resolve each file (write the content it should have; jj records the resolution) before %s.", strings.Join(cur.ConflictedFiles, ", "), tool("jj_push"))})
+	}
 	desc := strings.TrimSpace(cur.Description)
 	if desc == "" {
 		desc = "(no description yet)"

@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+	"time"
 
 	"github.com/planq-dev/planq/config"
 	"github.com/planq-dev/planq/hooks/conffile"
@@ -293,4 +295,97 @@ func sameDir(a, b string) bool {
 	ra, err1 := filepath.EvalSymlinks(a)
 	rb, err2 := filepath.EvalSymlinks(b)
 	return err1 == nil && err2 == nil && ra == rb
+}
+
+// AgentStatus is one workspace of the repo, as `planq agents` shows it.
+type AgentStatus struct {
+	Name     string `json:"name"`
+	Path     string `json:"path"`
+	Main     bool   `json:"main"`     // the repo's main working copy
+	Change   string `json:"change"`   // its working-copy change
+	Declared bool   `json:"declared"` // the gate is open: the change is declared
+	Summary  string `json:"summary"`  // the first line of its description
+	DiffStat string `json:"diff_stat"`
+	// Conflicts are the files with conflicts in its change.
+	Conflicts []string  `json:"conflicts"`
+	Updated   time.Time `json:"last_activity"` // its change's last rewrite (snapshot)
+}
+
+// Agents lists every workspace of the repo at o.Dir, the main one first,
+// with its change, gate state, summary, diff stat and conflicts as of its
+// last snapshot, in one jj process.
+func Agents(ctx context.Context, o WorkflowOptions) ([]AgentStatus, error) {
+	root, ok := jj.FindRoot(o.Dir)
+	if !ok {
+		return nil, fmt.Errorf("%s is not in a jj repo", o.Dir)
+	}
+	mainRoot, err := jj.MainRoot(root)
+	if err != nil {
+		return nil, err
+	}
+	r := &Runner{Getenv: o.Getenv, JJBin: o.JJBin, Now: o.Now}
+	all, err := r.jj(mainRoot).WorkspaceDetails(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("jj: %w", err)
+	}
+	var out []AgentStatus
+	for _, w := range all {
+		a := AgentStatus{Name: w.Name, Path: w.Root, Main: w.Root != "" && sameDir(w.Root, mainRoot),
+			Change: w.Change.ChangeID, Declared: w.Change.Declared(), Summary: w.Change.Title(),
+			DiffStat: statSummary(w.Stat), Conflicts: nonNilStrings(w.Change.ConflictedFiles), Updated: w.Updated}
+		out = append(out, a)
+	}
+	slices.SortStableFunc(out, func(a, b AgentStatus) int {
+		switch {
+		case a.Main != b.Main && a.Main:
+			return -1
+		case a.Main != b.Main:
+			return 1
+		}
+		return strings.Compare(a.Name, b.Name)
+	})
+	return out, nil
+}
+
+// RemoveAgent forgets the workspace called name (RemoveWorkspace): its
+// change stays, with every edit in it.
+func RemoveAgent(ctx context.Context, o WorkflowOptions, name string) (Removed, error) {
+	root, ok := jj.FindRoot(o.Dir)
+	if !ok {
+		return Removed{}, fmt.Errorf("%s is not in a jj repo", o.Dir)
+	}
+	mainRoot, err := jj.MainRoot(root)
+	if err != nil {
+		return Removed{}, err
+	}
+	r := &Runner{Getenv: o.Getenv, JJBin: o.JJBin, Now: o.Now}
+	main := r.jj(mainRoot)
+	ws, err := main.WorkspaceNamed(ctx, name)
+	if err != nil {
+		return Removed{}, fmt.Errorf("%w; `planq agents` lists them", err)
+	}
+	if ws.Root != "" && sameDir(ws.Root, mainRoot) {
+		return Removed{}, fmt.Errorf("%s is the repo's main working copy; only workspaces added for parallel agents can be removed", name)
+	}
+	if st, err := os.Stat(ws.Root); ws.Root == "" || err != nil || !st.IsDir() {
+		// Its directory is gone already: jj only needs to forget it.
+		if err := main.WorkspaceForget(ctx, name); err != nil {
+			return Removed{}, fmt.Errorf("jj workspace forget: %w", err)
+		}
+		return Removed{Name: name, Change: ws.Change, KeptDir: false}, nil
+	}
+	return r.RemoveWorkspace(ctx, ws.Root)
+}
+
+// statSummary is the last line of a jj diff stat: "2 files changed, …".
+func statSummary(stat string) string {
+	lines := strings.Split(strings.TrimSpace(stat), "\n")
+	return strings.TrimSpace(lines[len(lines)-1])
+}
+
+func nonNilStrings(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
 }

@@ -78,19 +78,21 @@ func New(dir string) *Client { return &Client{Dir: dir} }
 
 // Change is one jj change (a commit and its stable change id).
 type Change struct {
-	ChangeID    string    `json:"change_id"`
-	CommitID    string    `json:"commit_id"`
-	Description string    `json:"description"`
-	Empty       bool      `json:"empty"`
-	Conflict    bool      `json:"conflict"`
-	Immutable   bool      `json:"immutable"`
-	Root        bool      `json:"root"`
-	WorkingCopy bool      `json:"working_copy"` // this workspace's @
-	Parents     []string  `json:"parents"`      // parent change ids
-	Author      string    `json:"author"`
-	Email       string    `json:"email"`
-	Timestamp   time.Time `json:"timestamp"`
-	Bookmarks   []string  `json:"bookmarks,omitempty"`
+	ChangeID    string `json:"change_id"`
+	CommitID    string `json:"commit_id"`
+	Description string `json:"description"`
+	Empty       bool   `json:"empty"`
+	Conflict    bool   `json:"conflict"`
+	// ConflictedFiles are the paths with conflicts, when Conflict.
+	ConflictedFiles []string  `json:"conflicted_files,omitempty"`
+	Immutable       bool      `json:"immutable"`
+	Root            bool      `json:"root"`
+	WorkingCopy     bool      `json:"working_copy"` // this workspace's @
+	Parents         []string  `json:"parents"`      // parent change ids
+	Author          string    `json:"author"`
+	Email           string    `json:"email"`
+	Timestamp       time.Time `json:"timestamp"`
+	Bookmarks       []string  `json:"bookmarks,omitempty"`
 }
 
 // ShortID returns the first 12 characters of the change id.
@@ -148,6 +150,7 @@ func changeJSONOf(commit string) string {
   ",\"description\":" ++ json(C.description()) ++
   ",\"empty\":" ++ json(C.empty()) ++
   ",\"conflict\":" ++ json(C.conflict()) ++
+  ",\"conflicted_files\":[" ++ if(C.conflict(), C.conflicted_files().map(|e| json(e.path().display())).join(",")) ++ "]" ++
   ",\"immutable\":" ++ json(C.immutable()) ++
   ",\"root\":" ++ json(C.root()) ++
   ",\"working_copy\":" ++ json(C.current_working_copy()) ++

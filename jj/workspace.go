@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"time"
 )
 
 // StaleNote is what planq says after updating a stale working copy.
@@ -71,7 +72,39 @@ var workspaceTemplate = `"{" ++ ` +
 
 // Workspaces lists the repo's workspaces.
 func (c *Client) Workspaces(ctx context.Context) ([]Workspace, error) {
-	out, err := c.run(ctx, false, "workspace", "list", "-T", workspaceTemplate)
+	return c.workspaces(ctx, workspaceTemplate)
+}
+
+// WorkspaceDetail is a workspace with what has happened in it.
+type WorkspaceDetail struct {
+	Workspace
+	Stat    string    `json:"stat"`    // its change's diff stat (width 80), as of its last snapshot
+	Updated time.Time `json:"updated"` // when its working-copy commit was last rewritten
+}
+
+// workspaceDetailTemplate is workspaceTemplate with the diff stat and the
+// committer's time.
+var workspaceDetailTemplate = strings.TrimSuffix(workspaceTemplate, ` ++ "}\n"`) +
+	` ++ ",\"stat\":" ++ json(stringify(target.diff().stat(80)))` +
+	` ++ ",\"updated\":" ++ json(target.committer().timestamp().format("%Y-%m-%dT%H:%M:%S%:z")) ++ "}\n"`
+
+// WorkspaceDetails lists the repo's workspaces with their diff stats and
+// times, in one jj process.
+func (c *Client) WorkspaceDetails(ctx context.Context) ([]WorkspaceDetail, error) {
+	out, err := c.run(ctx, false, "workspace", "list", "-T", workspaceDetailTemplate)
+	if err != nil {
+		return nil, err
+	}
+	all, err := parseLines[WorkspaceDetail](out, "jj workspace list")
+	for i := range all {
+		all[i].Change.Description = strings.TrimSuffix(all[i].Change.Description, "\n")
+		all[i].Stat = strings.TrimSuffix(all[i].Stat, "\n")
+	}
+	return all, err
+}
+
+func (c *Client) workspaces(ctx context.Context, tmpl string) ([]Workspace, error) {
+	out, err := c.run(ctx, false, "workspace", "list", "-T", tmpl)
 	if err != nil {
 		return nil, err
 	}

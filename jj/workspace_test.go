@@ -91,6 +91,20 @@ func TestWorkspaces(t *testing.T) {
 				t.Fatalf("main diff = %+v, %v; want nothing from the workspace", files, err)
 			}
 
+			details, err := main.WorkspaceDetails(ctx)
+			if err != nil || len(details) != 2 {
+				t.Fatalf("WorkspaceDetails = %+v, %v", details, err)
+			}
+			for _, d := range details {
+				want := "0 files changed"
+				if d.Name == "one" {
+					want = "1 file changed"
+				}
+				if !strings.Contains(d.Stat, want) || d.Updated.IsZero() {
+					t.Errorf("workspace %s: stat %q, updated %v; want %q and a time", d.Name, d.Stat, d.Updated, want)
+				}
+			}
+
 			if err := main.WorkspaceForget(ctx, "one"); err != nil {
 				t.Fatal(err)
 			}

@@ -108,3 +108,40 @@ func TestStaleWorkspaceUpdatedAndSaid(t *testing.T) {
 		t.Errorf("jj_status = %v", out)
 	}
 }
+
+// TestPushRefusesConflicts: two agents' changes that edit one file
+// differently conflict where they meet; jj_push refuses that stack and
+// names the file.
+func TestPushRefusesConflicts(t *testing.T) {
+	testenv.Isolate(t)
+	dir := testenv.JJRepo(t)
+	testenv.BareRemote(t, dir, "origin")
+	ctx := context.Background()
+	c := jj.New(dir)
+	testenv.WriteFile(t, dir, "shared.txt", "base\n")
+	if err := c.Describe(ctx, "@", "base"); err != nil {
+		t.Fatal(err)
+	}
+	base, _ := c.Current(ctx)
+	var sides []string
+	for _, content := range []string{"agent one\n", "agent two\n"} {
+		ch, err := c.New(ctx, "agent's edit", base.ChangeID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		testenv.WriteFile(t, dir, "shared.txt", content)
+		if _, err := c.Current(ctx); err != nil {
+			t.Fatal(err)
+		}
+		sides = append(sides, ch.ChangeID)
+	}
+	if _, err := c.New(ctx, "Merge the agents' work", sides...); err != nil {
+		t.Fatal(err)
+	}
+	testenv.WriteFile(t, dir, "notes.txt", "merged\n")
+	s := connect(t, dir)
+	_, text := s.call("jj_push", map[string]any{"dry_run": true}, true)
+	if !strings.Contains(text, "conflicts") || !strings.Contains(text, "shared.txt") {
+		t.Errorf("jj_push of a conflicted stack = %q, want a refusal naming shared.txt", text)
+	}
+}

@@ -43,6 +43,15 @@ type Adapter interface {
 	Launch(prompt, resume string) []string
 }
 
+// WorktreeLauncher is a host that makes its own worktrees through planq's
+// worktree hooks (Claude Code's --worktree), so a session in a workspace is
+// started from the main working copy by the workspace's name.
+type WorktreeLauncher interface {
+	// LaunchWorktree returns the arguments after Command that start a
+	// session with prompt in the workspace called name.
+	LaunchWorktree(name, prompt string) []string
+}
+
 // Default is the host planq assumes when none is named: Claude Code.
 const Default = "claude"
 
