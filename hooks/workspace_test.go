@@ -26,7 +26,9 @@ type workspaceWorld struct {
 	r          *hooks.Runner
 }
 
-func newWorkspaceWorld(t *testing.T) *workspaceWorld {
+func newWorkspaceWorld(t *testing.T) *workspaceWorld { return newWorkspaceWorldB(t) }
+
+func newWorkspaceWorldB(t testing.TB) *workspaceWorld {
 	t.Helper()
 	testenv.Isolate(t)
 	w := &workspaceWorld{repo: testenv.JJRepo(t), home: os.Getenv("HOME")}
@@ -210,5 +212,76 @@ func TestWorktreeRemoveEvent(t *testing.T) {
 	}
 	if log := w.jj(t, w.repo, "log", "-r", "all()", "--no-graph", "-T", `if(self.diff().files().any(|f| f.path().display() == "f.txt"), "has-f\n")`); !strings.Contains(log, "has-f") {
 		t.Errorf("no change holds f.txt after the workspace went:\n%s", log)
+	}
+}
+
+// TestWorktreeInGitOnlyRepo: where planq is wired but the repo has no jj
+// (user-scope wiring), worktree-create makes the git worktree Claude Code
+// would, and worktree-remove refuses to drop uncommitted work.
+func TestWorktreeInGitOnlyRepo(t *testing.T) {
+	testenv.Isolate(t)
+	repo := t.TempDir()
+	testenv.Run(t, repo, "git", "init", "-q", "-b", "main")
+	testenv.WriteFile(t, repo, "a.txt", "a\n")
+	testenv.Run(t, repo, "git", "add", "a.txt")
+	testenv.Run(t, repo, "git", "commit", "-q", "-m", "a")
+	r := &hooks.Runner{}
+	ctx := context.Background()
+	reply, err := r.Handle(ctx, session.Event{Name: session.EventWorktreeCreate, Host: claude.Host, Cwd: repo, Worktree: &session.Worktree{Name: "fix"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if filepath.Base(reply.Path) != "fix" || !strings.Contains(reply.Path, filepath.Join(".claude", "worktrees")) {
+		t.Fatalf("worktree at %q", reply.Path)
+	}
+	if b := testenv.Run(t, reply.Path, "git", "branch", "--show-current"); strings.TrimSpace(b) != "worktree-fix" {
+		t.Errorf("worktree branch = %q", b)
+	}
+	testenv.WriteFile(t, reply.Path, "a.txt", "changed\n")
+	remove := session.Event{Name: session.EventWorktreeRemove, Host: claude.Host, Cwd: reply.Path, Worktree: &session.Worktree{Path: reply.Path}}
+	if _, err := r.Handle(ctx, remove); err == nil {
+		t.Error("a worktree with uncommitted changes was removed")
+	}
+	if got, err := os.ReadFile(filepath.Join(reply.Path, "a.txt")); err != nil || string(got) != "changed\n" {
+		t.Errorf("uncommitted work = %q, %v", got, err)
+	}
+}
+
+// TestConflictsBetweenAgentsShown: when one agent's change meets another's
+// (a merge of both), the session-start context and planq agents name the
+// conflicted files, and the context says which workspace it is.
+func TestConflictsBetweenAgentsShown(t *testing.T) {
+	w := newWorkspaceWorld(t)
+	ctx := context.Background()
+	if _, err := hooks.Start(ctx, hooks.WorkflowOptions{Dir: w.repo}, "Main task"); err != nil {
+		t.Fatal(err)
+	}
+	testenv.WriteFile(t, w.repo, "shared.txt", "main's\n")
+	one, err := w.r.CreateWorkspace(ctx, hooks.NewWorkspace{Dir: w.repo, Name: "one"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	testenv.WriteFile(t, one.Path, "shared.txt", "one's\n")
+	mainAt := strings.TrimSpace(w.jj(t, w.repo, "log", "-r", "@", "--no-graph", "-T", "change_id"))
+	oneAt := strings.TrimSpace(w.jj(t, one.Path, "log", "-r", "@", "--no-graph", "-T", "change_id"))
+	w.jj(t, one.Path, "new", "-m", "Merge main's work into one's", mainAt, oneAt)
+
+	out, err := w.r.Handle(ctx, session.Event{Name: session.EventSessionStart, Host: claude.Host, SessionID: parentSession, Cwd: one.Path, ProjectDir: one.Path, Source: "startup"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"jj workspace at " + one.Path, "conflicts", "shared.txt", "mcp__planq__jj_push"} {
+		if !strings.Contains(out.Context, want) {
+			t.Errorf("session-start context in the workspace lacks %q:\n%s", want, out.Context)
+		}
+	}
+	list, err := hooks.Agents(ctx, hooks.WorkflowOptions{Dir: w.repo})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, a := range list {
+		if want := a.Name == "one"; want != (len(a.Conflicts) == 1 && a.Conflicts[0] == "shared.txt") {
+			t.Errorf("agent %s conflicts = %v", a.Name, a.Conflicts)
+		}
 	}
 }

@@ -57,6 +57,13 @@ func jjSquashTool(d *deps) server.ServerTool {
 		if err != nil {
 			return SquashOutput{}, err
 		}
+		if snapped, err := snapshotWorkspaceOf(ctx, d.jj, src); err != nil {
+			return SquashOutput{}, err
+		} else if snapped {
+			if src, err = d.jj.Show(ctx, src.ChangeID); err != nil {
+				return SquashOutput{}, err
+			}
+		}
 		dst, err := d.jj.Show(ctx, into)
 		if err != nil {
 			return SquashOutput{}, err
@@ -83,4 +90,25 @@ func jjSquashTool(d *deps) server.ServerTool {
 		return SquashOutput{From: src.ChangeID, FromTitle: src.Title(), Into: res.ChangeID,
 			Files: nonNil(paths(files)), Conflicts: res.Conflict, IntoIsCurrent: res.WorkingCopy}, nil
 	})}
+}
+
+// snapshotWorkspaceOf snapshots the working copy of another workspace
+// whose @ is ch (a subagent's, a parallel agent's), so the edits not yet
+// recorded there are folded in too; it reports whether it did.
+func snapshotWorkspaceOf(ctx context.Context, c *jj.Client, ch jj.Change) (bool, error) {
+	all, err := c.Workspaces(ctx)
+	if err != nil {
+		return false, err
+	}
+	for _, w := range all {
+		if w.Change.ChangeID != ch.ChangeID || w.Change.WorkingCopy || w.Root == "" {
+			continue
+		}
+		other := &jj.Client{Dir: w.Root, Bin: c.Bin, Env: c.Env}
+		if _, err := other.Current(ctx); err != nil {
+			return false, fmt.Errorf("snapshot workspace %s: %w", w.Name, err)
+		}
+		return true, nil
+	}
+	return false, nil
 }
