@@ -37,8 +37,14 @@ func newWorkspaceWorldB(t testing.TB) *workspaceWorld {
 	}
 	exe := filepath.Join(t.TempDir(), "planq")
 	o := conffile.Options{Scope: conffile.ScopeLocal, ProjectDir: w.repo, Home: w.home, Exe: exe}
-	if _, err := (claude.Adapter{}).Install(context.Background(), o); err != nil {
-		t.Fatal(err)
+	for _, host := range []string{"claude", "opencode"} {
+		ad, err := hosts.Lookup(host)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := ad.Install(context.Background(), o); err != nil {
+			t.Fatal(err)
+		}
 	}
 	w.r = &hooks.Runner{WireWorkspace: func(ctx context.Context, mainRoot, ws string) error {
 		return hosts.WireWorkspace(ctx, conffile.Options{ProjectDir: mainRoot, Home: w.home, Exe: exe}, ws)
@@ -78,6 +84,9 @@ func TestWorkspacesForParallelAgents(t *testing.T) {
 	}
 	if !gated {
 		t.Errorf("workspace one has no planq hooks in its local settings: %+v", st)
+	}
+	if _, err := os.Stat(filepath.Join(one.Path, ".opencode", "plugin", "planq.js")); err != nil {
+		t.Errorf("workspace one has no OpenCode plugin, though the main working copy has: %v", err)
 	}
 	if d := w.jj(t, w.repo, "diff", "--summary"); strings.Contains(d, ".planq") || strings.Contains(d, "settings.local") {
 		t.Errorf("the main change took the workspace or its wiring:\n%s", d)
