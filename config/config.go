@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"github.com/planq-dev/planq/jj"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -352,11 +353,17 @@ func StateHome(getenv func(string) string) (string, error) {
 }
 
 // ProjectName returns the project a code repo at root belongs to: the
-// configuration's "project:", else the root directory's name, sanitised.
+// configuration's "project:", else the name of the directory holding the
+// repo, sanitised. Every jj workspace of a repo is one project, named by
+// the workspace the repo lives in.
 func ProjectName(root string, c Config) (string, error) {
 	project := c.Project
 	if project == "" {
-		project = SanitizeName(filepath.Base(root))
+		named := root
+		if main, err := jj.MainRoot(root); err == nil {
+			named = main
+		}
+		project = SanitizeName(filepath.Base(named))
 	}
 	if err := ValidName(project); err != nil {
 		return "", fmt.Errorf("project: %w", err)

@@ -23,6 +23,11 @@ type Runner struct {
 	// CopyBudget bounds the transcript copy of one hook call (default 2s;
 	// pre-compact and session-end get four times as much).
 	CopyBudget time.Duration
+	// WireWorkspace gives a new jj workspace ws of the repo whose main
+	// working copy is mainRoot the planq wiring (MCP server, hooks) of
+	// every agent host wired there, so a parallel agent there is gated
+	// too. Nil wires nothing.
+	WireWorkspace func(ctx context.Context, mainRoot, ws string) error
 }
 
 func (r *Runner) env() session.Env { return session.Env{Getenv: r.Getenv, Now: r.Now, JJBin: r.JJBin} }
@@ -44,13 +49,17 @@ func (r *Runner) Handle(ctx context.Context, ev session.Event) (session.Reply, e
 	case session.EventPreToolUse:
 		return session.PreToolUse(ctx, ev, r.env().Lookup)
 	case session.EventPostToolUse:
-		return session.Reply{}, session.PostToolUse(ctx, r.env(), ev)
+		return session.AfterToolUse(ctx, r.env(), ev)
 	case session.EventPreCompact:
 		return r.PreCompact(ctx, ev)
 	case session.EventStop:
 		return r.Stop(ctx, ev)
 	case session.EventSessionEnd:
 		return r.SessionEnd(ctx, ev)
+	case session.EventWorktreeCreate:
+		return r.WorktreeCreate(ctx, ev)
+	case session.EventWorktreeRemove:
+		return r.WorktreeRemove(ctx, ev)
 	}
 	return session.Reply{}, fmt.Errorf("unknown session event %q", ev.Name)
 }

@@ -83,6 +83,13 @@ func (r *Runner) sessionContext(ctx context.Context, ev session.Event) (string, 
 	var blocks []block
 	blocks = append(blocks, block{text: headline(cur, root, sess, ev.Source)})
 	blocks = append(blocks, block{text: gateLine(ev.Host, cur)})
+	if jj.IsSecondaryWorkspace(s.Root) {
+		blocks = append(blocks, block{text: fmt.Sprintf("You work in the jj workspace at %s, one of several on this repo: other agents work in other workspaces, on changes of their own, and their edits are not here (nor yours there). `planq agents` lists them.", s.Root)})
+	}
+	if cur.Conflict {
+		blocks = append(blocks, block{text: fmt.Sprintf("The current change has conflicts (two lines of work met: another agent's change, a rebase or a squash) in: %s. "+
+			"Resolve each file (write the content it should have; jj records the resolution) before %s.", strings.Join(cur.ConflictedFiles, ", "), tool("jj_push"))})
+	}
 	desc := strings.TrimSpace(cur.Description)
 	if desc == "" {
 		desc = "(no description yet)"

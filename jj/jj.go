@@ -78,19 +78,21 @@ func New(dir string) *Client { return &Client{Dir: dir} }
 
 // Change is one jj change (a commit and its stable change id).
 type Change struct {
-	ChangeID    string    `json:"change_id"`
-	CommitID    string    `json:"commit_id"`
-	Description string    `json:"description"`
-	Empty       bool      `json:"empty"`
-	Conflict    bool      `json:"conflict"`
-	Immutable   bool      `json:"immutable"`
-	Root        bool      `json:"root"`
-	WorkingCopy bool      `json:"working_copy"` // this workspace's @
-	Parents     []string  `json:"parents"`      // parent change ids
-	Author      string    `json:"author"`
-	Email       string    `json:"email"`
-	Timestamp   time.Time `json:"timestamp"`
-	Bookmarks   []string  `json:"bookmarks,omitempty"`
+	ChangeID    string `json:"change_id"`
+	CommitID    string `json:"commit_id"`
+	Description string `json:"description"`
+	Empty       bool   `json:"empty"`
+	Conflict    bool   `json:"conflict"`
+	// ConflictedFiles are the paths with conflicts, when Conflict.
+	ConflictedFiles []string  `json:"conflicted_files,omitempty"`
+	Immutable       bool      `json:"immutable"`
+	Root            bool      `json:"root"`
+	WorkingCopy     bool      `json:"working_copy"` // this workspace's @
+	Parents         []string  `json:"parents"`      // parent change ids
+	Author          string    `json:"author"`
+	Email           string    `json:"email"`
+	Timestamp       time.Time `json:"timestamp"`
+	Bookmarks       []string  `json:"bookmarks,omitempty"`
 }
 
 // ShortID returns the first 12 characters of the change id.
@@ -136,21 +138,29 @@ func FindRoot(dir string) (string, bool) {
 }
 
 // changeTemplate renders one change as a JSON object on a line of its own.
-const changeTemplate = `"{" ++
-  "\"change_id\":" ++ json(change_id) ++
-  ",\"commit_id\":" ++ json(commit_id) ++
-  ",\"description\":" ++ json(description) ++
-  ",\"empty\":" ++ json(empty) ++
-  ",\"conflict\":" ++ json(conflict) ++
-  ",\"immutable\":" ++ json(immutable) ++
-  ",\"root\":" ++ json(root) ++
-  ",\"working_copy\":" ++ json(current_working_copy) ++
-  ",\"parents\":[" ++ parents.map(|p| json(p.change_id())).join(",") ++ "]" ++
-  ",\"author\":" ++ json(author.name()) ++
-  ",\"email\":" ++ json(author.email()) ++
-  ",\"timestamp\":" ++ json(author.timestamp().format("%Y-%m-%dT%H:%M:%S%:z")) ++
-  ",\"bookmarks\":[" ++ local_bookmarks.map(|b| json(b.name())).join(",") ++ "]" ++
-  "}\n"`
+var changeTemplate = changeJSONOf("self") + ` ++ "\n"`
+
+// changeJSONOf is the template of the JSON object of the commit that the
+// template expression commit names ("self" in jj log, "target" in jj
+// workspace list).
+func changeJSONOf(commit string) string {
+	return strings.NewReplacer("C.", commit+".").Replace(`"{" ++
+  "\"change_id\":" ++ json(C.change_id()) ++
+  ",\"commit_id\":" ++ json(C.commit_id()) ++
+  ",\"description\":" ++ json(C.description()) ++
+  ",\"empty\":" ++ json(C.empty()) ++
+  ",\"conflict\":" ++ json(C.conflict()) ++
+  ",\"conflicted_files\":[" ++ if(C.conflict(), C.conflicted_files().map(|e| json(e.path().display())).join(",")) ++ "]" ++
+  ",\"immutable\":" ++ json(C.immutable()) ++
+  ",\"root\":" ++ json(C.root()) ++
+  ",\"working_copy\":" ++ json(C.current_working_copy()) ++
+  ",\"parents\":[" ++ C.parents().map(|p| json(p.change_id())).join(",") ++ "]" ++
+  ",\"author\":" ++ json(C.author().name()) ++
+  ",\"email\":" ++ json(C.author().email()) ++
+  ",\"timestamp\":" ++ json(C.author().timestamp().format("%Y-%m-%dT%H:%M:%S%:z")) ++
+  ",\"bookmarks\":[" ++ C.local_bookmarks().map(|b| json(b.name())).join(",") ++ "]" ++
+  "}"`)
+}
 
 // filesTemplate renders the files a change touches, one JSON object a line.
 const filesTemplate = `self.diff().files().map(|f| "{" ++
@@ -511,7 +521,16 @@ func (c *Client) run(ctx context.Context, writes bool, args ...string) ([]byte, 
 	if strings.TrimSpace(msg) == "" {
 		msg = err.Error()
 	}
-	return nil, &Error{Args: args, Stderr: cleanMessage(msg), Kind: classify(msg)}
+	kind := classify(msg)
+	if kind == ErrStale && len(args) > 0 && args[0] != "workspace" {
+		// Another workspace's operation rewrote this workspace's change:
+		// bring the files up to date, say so, and run the command again.
+		if _, uerr := c.run(ctx, true, "workspace", "update-stale"); uerr == nil {
+			noteFrom(ctx, StaleNote)
+			return c.run(ctx, writes, args...)
+		}
+	}
+	return nil, &Error{Args: args, Stderr: cleanMessage(msg), Kind: kind}
 }
 
 // env returns the environment for a jj process.
@@ -550,6 +569,8 @@ func (c *Client) defaultIdentity(ctx context.Context) []string {
 func classify(msg string) error {
 	m := strings.ToLower(msg)
 	switch {
+	case isStale(m):
+		return ErrStale
 	case strings.Contains(m, "there is no jj repo"):
 		return ErrNotRepo
 	case strings.Contains(m, "is immutable") || strings.Contains(m, "immutable commit"):

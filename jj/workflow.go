@@ -235,7 +235,9 @@ type PushPlan struct {
 	Target      *Change       `json:"target,omitempty"` // last non-empty change of the stack
 	Stack       []StackChange `json:"stack"`            // trunk()..target, newest first
 	Undescribed []string      `json:"undescribed,omitempty"`
-	Warnings    []string      `json:"warnings,omitempty"`
+	// Conflicted names the changes with conflicts, each with its files.
+	Conflicted []string `json:"conflicted,omitempty"`
+	Warnings   []string `json:"warnings,omitempty"`
 }
 
 // StackChange is one change of the stack to push.
@@ -288,6 +290,9 @@ func PlanPush(ctx context.Context, c *Client, bookmark, remote string) (PushPlan
 			return plan, err
 		}
 		plan.Stack = append(plan.Stack, StackChange{ChangeID: ch.ChangeID, Title: ch.Title(), Files: files})
+		if ch.Conflict {
+			plan.Conflicted = append(plan.Conflicted, fmt.Sprintf("%s (%s)", ch.ShortID(), strings.Join(ch.ConflictedFiles, ", ")))
+		}
 		if strings.TrimSpace(ch.Description) == "" {
 			plan.Undescribed = append(plan.Undescribed, ch.ShortID())
 			continue
@@ -306,6 +311,9 @@ func Push(ctx context.Context, c *Client, plan PushPlan) (string, error) {
 	}
 	if len(plan.Undescribed) > 0 {
 		return "", fmt.Errorf("refusing to push: these changes have no description: %s; describe them first", strings.Join(plan.Undescribed, ", "))
+	}
+	if len(plan.Conflicted) > 0 {
+		return "", fmt.Errorf("refusing to push: these changes have conflicts: %s; resolve them first (edit the files, or `jj resolve`), then push", strings.Join(plan.Conflicted, "; "))
 	}
 	if err := c.BookmarkSet(ctx, plan.Bookmark, plan.Target.CommitID); err != nil {
 		return "", err

@@ -98,6 +98,9 @@ func jjPushTool(d *deps) server.ServerTool {
 		if len(plan.Undescribed) > 0 {
 			return PushOutput{}, userErrorf("Refusing to push: these changes have no description: %s. Describe each (jj_describe for @, or `jj describe -r ID -m …`), then push again.", strings.Join(plan.Undescribed, ", "))
 		}
+		if len(plan.Conflicted) > 0 {
+			return PushOutput{}, userErrorf("Refusing to push: these changes have conflicts: %s. Resolve them (edit each file to the content it should have; jj records the resolution), then push again.", strings.Join(plan.Conflicted, "; "))
+		}
 		if in.DryRun {
 			return out, nil
 		}

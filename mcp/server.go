@@ -93,6 +93,7 @@ func jjTools(d *deps) []server.ServerTool {
 		jjNewTool(d),
 		jjPushTool(d),
 		jjAbandonTool(d),
+		jjSquashTool(d),
 		queryAncestorTool(d),
 	}
 }
@@ -116,8 +117,21 @@ type rendered interface{ Text() string }
 
 // toolHandler adapts a typed handler to mcp-go: structured content plus its
 // text rendering, or an error result written for the model.
+// What jj did on its own during the call (a stale working copy brought up
+// to date) is said before the result.
 func toolHandler[In any, Out rendered](d *deps, h func(ctx context.Context, in In) (Out, error)) server.ToolHandlerFunc {
-	return typedHandler(d.explain, h)
+	typed := typedHandler(d.explain, h)
+	return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		ctx, notes := jj.WithNotes(ctx)
+		res, err := typed(ctx, req)
+		if said := notes.List(); len(said) > 0 && res != nil && len(res.Content) > 0 {
+			if tc, ok := res.Content[0].(mcp.TextContent); ok {
+				tc.Text = strings.Join(said, "\n") + "\n" + tc.Text
+				res.Content[0] = tc
+			}
+		}
+		return res, err
+	}
 }
 
 // typedHandler binds a call's arguments to In, runs h, and returns Out as

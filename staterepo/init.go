@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/planq-dev/planq/jj"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -246,6 +247,34 @@ func switchWorktree(ctx context.Context, r *repo, w *linkedWorktree, branch stri
 	return nil
 }
 
+// ReleaseWorktree deletes this code directory's state worktree (its files
+// and git's admin directory), whatever agent it has checked out, when
+// everything in it is in the state repo; the branch stays. It is for a
+// working copy about to go (a parallel agent's jj workspace). No worktree
+// is no error.
+func (s *Store) ReleaseWorktree(ctx context.Context) error {
+	if !s.Initialized() {
+		return nil
+	}
+	lk, err := s.lockAndRecover(ctx)
+	if err != nil {
+		return err
+	}
+	defer lk.Release()
+	w, err := worktreeAt(s.Bare, s.Worktree)
+	if err != nil || w == nil {
+		return err
+	}
+	r, err := s.openRepo()
+	if err != nil {
+		return err
+	}
+	if err := checkClean(r, w); err != nil {
+		return fmt.Errorf("kept %s: %w", s.Worktree, err)
+	}
+	return removeWorktree(w)
+}
+
 // Remove deletes agent name's worktree in this code repo (its files and
 // git's admin directory). The branch stays until `planq state gc`. A
 // worktree with uncommitted changes is kept unless force is set.
@@ -293,13 +322,16 @@ func (s *Store) Remove(ctx context.Context, name string, force bool) error {
 const ignoreLine = "/" + WorktreeDir + "/"
 
 // EnsureIgnored makes the code repo at root ignore .planq/agent/: in
-// .git/info/exclude when the repo has a git directory (git and colocated jj
-// repos; jj reads it too), else — or when gitignore is set — in .gitignore
-// (non-colocated jj repos).
+// info/exclude of the git directory behind it (a jj repo's backing git
+// directory, colocated or not, which jj reads in every workspace; else a
+// git repo's .git), else — or when gitignore is set — in .gitignore, which
+// is part of the working copy.
 func EnsureIgnored(root string, gitignore bool) error {
 	target := filepath.Join(root, ".gitignore")
 	if !gitignore {
-		if gd, ok := gitDir(root); ok {
+		if gd, ok := jj.BackingGitDir(root); ok {
+			target = filepath.Join(gd, "info", "exclude")
+		} else if gd, ok := gitDir(root); ok {
 			target = filepath.Join(gd, "info", "exclude")
 		}
 	}

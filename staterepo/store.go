@@ -66,6 +66,7 @@ package staterepo
 import (
 	"errors"
 	"fmt"
+	"github.com/planq-dev/planq/jj"
 	"os"
 	"path/filepath"
 	"strings"
@@ -98,12 +99,17 @@ const (
 // Where the current agent's name came from (Store.AgentSource), in order of
 // precedence.
 const (
-	SourceOption   = "--agent"                     // Options.Agent
-	SourceEnv      = "PLANQ_AGENT"                 // the environment
-	SourceConfig   = config.File + " agent"        // .planq/config.yaml
-	SourceWorktree = "the worktree " + WorktreeDir // the branch .planq/agent has checked out
-	SourceDefault  = "default"                     // DefaultAgent
+	SourceOption    = "--agent"                     // Options.Agent
+	SourceEnv       = "PLANQ_AGENT"                 // the environment
+	SourceConfig    = config.File + " agent"        // .planq/config.yaml
+	SourceWorktree  = "the worktree " + WorktreeDir // the branch .planq/agent has checked out
+	SourceWorkspace = "the jj workspace"            // WorkspaceAgent
+	SourceDefault   = "default"                     // DefaultAgent
 )
+
+// WorkspaceAgent is the agent of a jj workspace added to the repo at root:
+// its directory's name, made a valid agent name.
+func WorkspaceAgent(root string) string { return config.SanitizeName(filepath.Base(root)) }
 
 // ErrNotInitialized reports that the project's state repo does not exist yet.
 var ErrNotInitialized = errors.New("state repo not initialised")
@@ -202,12 +208,19 @@ func Open(o Options) (*Store, error) {
 	if agent == "" {
 		agent, src = getenv("PLANQ_AGENT"), SourceEnv
 	}
-	if agent == "" {
+	// A workspace added to the repo (a parallel agent's) has its own agent
+	// branch, named for its directory as jj names the workspace; the
+	// project's configured agent is the main workspace's.
+	secondary := jj.IsSecondaryWorkspace(root)
+	if agent == "" && !secondary {
 		agent, src = cfg.Agent, SourceConfig
 	}
 	worktree := filepath.Join(root, filepath.FromSlash(WorktreeDir))
 	if agent == "" {
 		agent, src = checkedOutAgent(worktree), SourceWorktree
+	}
+	if agent == "" && secondary {
+		agent, src = WorkspaceAgent(root), SourceWorkspace
 	}
 	if agent == "" {
 		agent, src = DefaultAgent, SourceDefault

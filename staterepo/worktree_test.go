@@ -257,8 +257,13 @@ func TestJJNeverShowsStateFiles(t *testing.T) {
 		if _, err := s.Log(ctx(t), "state entry", "", ""); err != nil {
 			t.Fatal(err)
 		}
-		if gi := readFile(t, filepath.Join(e.repo, ".gitignore")); !strings.Contains(gi, "/.planq/agent/") {
-			t.Errorf(".gitignore = %q", gi)
+		// The rule goes to the exclude file of the git directory behind jj,
+		// never to a .gitignore the change would carry.
+		if _, err := os.Stat(filepath.Join(e.repo, ".gitignore")); err == nil {
+			t.Errorf("planq wrote a .gitignore into the working copy")
+		}
+		if ex := readFile(t, filepath.Join(e.repo, ".jj", "repo", "store", "git", "info", "exclude")); !strings.Contains(ex, "/.planq/agent/") {
+			t.Errorf("the backing git directory's info/exclude = %q", ex)
 		}
 		st := e.jj("st")
 		if strings.Contains(st, ".planq/agent") || strings.Contains(st, "changelog.md") {

@@ -34,6 +34,33 @@ type Session struct {
 	// Described maps a change id to fingerprints of its description and diff
 	// when its description was last written or checked (see the stop hook).
 	Described map[string]string `json:"described,omitempty"`
+	// Workspaces are the jj workspaces this lineage's sessions made for
+	// parallel agents and subagents, oldest first.
+	Workspaces []Workspace `json:"workspaces,omitempty"`
+}
+
+// Workspace is one jj workspace a session of the lineage made.
+type Workspace struct {
+	Name     string    `json:"name"`
+	Path     string    `json:"path"`
+	Change   string    `json:"change"`             // the change it was made on
+	By       string    `json:"by,omitempty"`       // the session that asked for it
+	Subagent bool      `json:"subagent,omitempty"` // for a subagent of that session
+	Created  time.Time `json:"created"`
+	// Reported is set once the session was told what the subagent's
+	// workspace holds.
+	Reported bool `json:"reported,omitempty"`
+}
+
+// AddWorkspace records w, replacing an earlier record of the same name.
+func (s *Session) AddWorkspace(w Workspace) {
+	for i := range s.Workspaces {
+		if s.Workspaces[i].Name == w.Name {
+			s.Workspaces[i] = w
+			return
+		}
+	}
+	s.Workspaces = append(s.Workspaces, w)
 }
 
 // Agent is one agent host session that worked in a lineage.

@@ -56,7 +56,7 @@ func TestDoctorReportsClaudeCodeWiring(t *testing.T) {
 		t.Fatalf("mcp install: exit %d: %s", code, errOut)
 	}
 	out, _, code = runIn(t, repo, "doctor")
-	if code != 0 || !strings.Contains(out, "ok   server") || !strings.Contains(out, "6 of 6") {
+	if code != 0 || !strings.Contains(out, "ok   server") || !strings.Contains(out, "8 of 8") {
 		settings, _ := os.ReadFile(filepath.Join(repo, ".claude", "settings.json"))
 		t.Fatalf("doctor after install: exit %d\n%s\nsettings.json:\n%s", code, out, settings)
 	}

@@ -1,12 +1,15 @@
 package main
 
 import (
+	"context"
 	"fmt"
+	"path/filepath"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/planq-dev/planq/hooks"
+	"github.com/planq-dev/planq/hooks/conffile"
 	"github.com/planq-dev/planq/hooks/hosts"
 	"github.com/planq-dev/planq/hooks/session"
 )
@@ -24,6 +27,8 @@ var hookDefs = []struct{ event, short string }{
 	{session.EventPreCompact, "store the transcript so far and log the compaction"},
 	{session.EventStop, "ask once for a living summary when the diff moved and the description lacks one"},
 	{session.EventSessionEnd, "store the transcript and log the end of the session"},
+	{session.EventWorktreeCreate, "make a jj workspace for a parallel agent and print its directory"},
+	{session.EventWorktreeRemove, "forget a parallel agent's jj workspace; its change stays"},
 }
 
 // newHookCmd returns `planq hook`, the parent of the commands agent hosts
@@ -39,8 +44,10 @@ you do not run them by hand.
 
 pre-tool-use fails closed: bad input, an internal error or a timeout deny the
 call with the error as the reason (gate.on_error: allow in .planq/config.yaml
-lets it through instead). The other hooks never block the user on an internal
-error: they print one line on stderr and exit 0.`,
+lets it through instead). worktree-create and worktree-remove exit 1 with one
+line on stderr when they fail, so the host makes no worktree without a
+workspace. The other hooks never block the user on an internal error: they
+print one line on stderr and exit 0.`,
 		Args: cobra.NoArgs,
 	}
 	cmd.PersistentFlags().StringVar(&host, "host", "", "the agent host whose protocol to speak: "+fmt.Sprint(hosts.Names())+" (default $PLANQ_HOST, else claude)")
@@ -79,6 +86,34 @@ func serveHook(cmd *cobra.Command, a *app, proto session.Protocol, event string)
 	case session.EventPostToolUse: // the same process as planq-hook's
 		return session.RunPostToolUse(cmd.Context(), proto, a.Stdin, a.Stdout, a.Stderr, session.Env{Getenv: a.Getenv})
 	}
-	r := &hooks.Runner{Getenv: a.Getenv}
+	r := &hooks.Runner{Getenv: a.Getenv, WireWorkspace: a.wireWorkspace}
+	switch event {
+	case session.EventWorktreeCreate, session.EventWorktreeRemove:
+		return session.ServeStrict(cmd.Context(), proto, event, a.Stdin, a.Stdout, a.Stderr, a.Getenv, workspaceTimeout, r.Handle)
+	}
 	return session.Serve(cmd.Context(), proto, event, a.Stdin, a.Stdout, a.Stderr, a.Getenv, hookTimeout, r.Handle)
+}
+
+// workspaceTimeout bounds worktree-create and worktree-remove, which run
+// several jj commands; Claude Code's timeouts for them (planq mcp install)
+// are longer.
+const workspaceTimeout = 90 * time.Second
+
+// wireWorkspace wires the new jj workspace ws of the project at mainRoot
+// for the hosts wired there, with this planq (hooks.Runner.WireWorkspace).
+func (a *app) wireWorkspace(ctx context.Context, mainRoot, ws string) error {
+	home, err := a.homeDir()
+	if err != nil {
+		return err
+	}
+	exe, err := a.Executable()
+	if err != nil {
+		return fmt.Errorf("cannot find the planq binary's path: %w", err)
+	}
+	if exe, err = filepath.Abs(exe); err != nil {
+		return err
+	}
+	o := a.wiringPlace(mainRoot, home)
+	o.Exe, o.HookExe = exe, conffile.HookBinaryBeside(exe)
+	return hosts.WireWorkspace(ctx, o, ws)
 }

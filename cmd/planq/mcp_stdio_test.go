@@ -175,7 +175,7 @@ func TestMCPServeOverStdio(t *testing.T) {
 	for _, tl := range list.Tools {
 		names[tl.Name] = true
 	}
-	for _, want := range []string{"jj_init", "jj_describe", "jj_new", "jj_push", "query_ancestor", "jj_status", "jj_abandon", "jj_git_init"} {
+	for _, want := range []string{"jj_init", "jj_describe", "jj_new", "jj_push", "query_ancestor", "jj_status", "jj_abandon", "jj_squash", "jj_git_init"} {
 		if !names[want] {
 			t.Errorf("tools/list lacks %s", want)
 		}

@@ -128,6 +128,7 @@ Start here:
 		newStartCmd(a),
 		newContinueCmd(a),
 		newResumeCmd(a),
+		newAgentsCmd(a),
 	)
 	return root
 }

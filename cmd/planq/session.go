@@ -12,12 +12,15 @@ import (
 	"github.com/planq-dev/planq/hooks"
 	"github.com/planq-dev/planq/hooks/conffile"
 	"github.com/planq-dev/planq/hooks/hosts"
+	"github.com/planq-dev/planq/hooks/session"
+	"github.com/planq-dev/planq/jj"
 )
 
 type sessionOptions struct {
-	Repo     string
-	Agent    string
-	AgentCmd string
+	Repo      string
+	Agent     string
+	AgentCmd  string
+	Workspace string // start: a jj workspace of this name for the agent
 }
 
 func (o *sessionOptions) flags(cmd *cobra.Command) {
@@ -58,8 +61,15 @@ in the working copy is carried into the change (described in place, or rebased
 onto trunk() first), never dropped; work left behind is named with the command
 that brings it along. The change is recorded as the root of a new session
 lineage, and the agent (Claude Code by default, --agent opencode for OpenCode)
-is launched with TASK as its first prompt.`,
+is launched with TASK as its first prompt.
+
+With -w NAME the agent gets a jj workspace of its own (.planq/workspaces/NAME,
+on trunk()), wired like the main working copy, so several agents can work on
+the repo at once without seeing each other's edits: the change is declared
+there, and the agent starts there (Claude Code as 'claude --worktree NAME',
+through planq's worktree hook). 'planq agents' lists the workspaces.`,
 		Example: `  planq start "Add rate limiting to the API"
+  planq start -w pager "Fix the off-by-one in the pager"
   planq start "Fix the flaky test" --agent opencode
   planq start "Fix the flaky test" --agent-cmd "claude --model opus"`,
 		Args: cobra.ExactArgs(1),
@@ -72,6 +82,9 @@ is launched with TASK as its first prompt.`,
 			if err != nil {
 				return err
 			}
+			if o.Workspace != "" {
+				return a.startInWorkspace(cmd.Context(), o, wo, ad, args[0])
+			}
 			st, err := hooks.Start(cmd.Context(), wo, args[0])
 			if err != nil {
 				return err
@@ -81,7 +94,37 @@ is launched with TASK as its first prompt.`,
 		},
 	}
 	o.flags(cmd)
+	cmd.Flags().StringVarP(&o.Workspace, "workspace", "w", "", "start the agent in a jj workspace of its own named NAME (made when missing)")
 	return cmd
+}
+
+// startInWorkspace is `planq start -w NAME TASK`: the workspace (made, or
+// found), the change declared in it, the agent launched there.
+func (a *app) startInWorkspace(ctx context.Context, o *sessionOptions, wo hooks.WorkflowOptions, ad hosts.Adapter, task string) error {
+	r := &hooks.Runner{Getenv: a.Getenv, WireWorkspace: a.wireWorkspace}
+	ws, err := r.CreateWorkspace(ctx, hooks.NewWorkspace{Dir: wo.Dir, Name: o.Workspace, Base: session.BaseFresh, Host: ad.Host()})
+	if err != nil {
+		return err
+	}
+	if ws.Existed {
+		fmt.Fprintf(a.Stderr, "planq: workspace %s is there already (%s); starting in it\n", ws.Name, ws.Path)
+	} else {
+		fmt.Fprintf(a.Stderr, "planq: made workspace %s at %s\n", ws.Name, ws.Path)
+	}
+	wo.Dir = ws.Path
+	st, err := hooks.Start(ctx, wo, task)
+	if err != nil {
+		return err
+	}
+	a.sayStarted(st, fmt.Sprintf("Started change %s in workspace %s: %s", short12(st.Change.ChangeID), ws.Name, st.Task))
+	if wl, ok := ad.(hosts.WorktreeLauncher); ok {
+		main, err := jj.MainRoot(ws.Path)
+		if err != nil {
+			return err
+		}
+		return a.launch(ctx, ad, o.AgentCmd, main, wl.LaunchWorktree(ws.Name, task))
+	}
+	return a.launch(ctx, ad, o.AgentCmd, ws.Path, ad.Launch(task, ""))
 }
 
 func newContinueCmd(a *app) *cobra.Command {

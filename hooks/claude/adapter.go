@@ -60,3 +60,10 @@ func (Adapter) Launch(prompt, resume string) []string {
 	}
 	return []string{prompt}
 }
+
+// LaunchWorktree returns the arguments after the claude command that start
+// a session with prompt in the workspace called name: Claude Code's own
+// --worktree, whose WorktreeCreate hook (planq's) finds the workspace.
+func (Adapter) LaunchWorktree(name, prompt string) []string {
+	return []string{"--worktree", name, prompt}
+}

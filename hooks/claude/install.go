@@ -42,10 +42,12 @@ type Hook struct {
 var Hooks = []Hook{
 	{"SessionStart", "session-start", "", 30, false},
 	{"PreToolUse", "pre-tool-use", GatedTools, 10, true},
-	{"PostToolUse", "post-tool-use", GatedTools, 10, true},
+	{"PostToolUse", "post-tool-use", AfterTools, 10, true},
 	{"PreCompact", "pre-compact", "", 30, false},
 	{"Stop", "stop", "", 30, false},
 	{"SessionEnd", "session-end", "", 30, false},
+	{"WorktreeCreate", "worktree-create", "", 120, false},
+	{"WorktreeRemove", "worktree-remove", "", 60, false},
 }
 
 // InstallOptions says what to install where (HostCLI: the claude CLI to
@@ -70,9 +72,12 @@ func Install(ctx context.Context, o InstallOptions) (InstallResult, error) {
 	serverFile, settingsFile := o.paths()
 	res.Host, res.ServerFile, res.HooksFile = Host.Name, serverFile, settingsFile
 
-	serverEdit, err := o.serverEdit(serverFile)
-	if err != nil {
-		return res, err
+	var serverEdit conffile.FileEdit
+	if !o.SharedServer {
+		var err error
+		if serverEdit, err = o.serverEdit(serverFile); err != nil {
+			return res, err
+		}
 	}
 	settingsEdit, err := o.settingsEdit(settingsFile)
 	if err != nil {

@@ -506,6 +506,9 @@ func TestInstallWiresToolHooksToPlanqHook(t *testing.T) {
 		"PreCompact":   {"/opt/planq/bin/planq hook pre-compact"},
 		"Stop":         {"/opt/planq/bin/planq hook stop"},
 		"SessionEnd":   {"/opt/planq/bin/planq hook session-end"},
+
+		"WorktreeCreate": {"/opt/planq/bin/planq hook worktree-create"},
+		"WorktreeRemove": {"/opt/planq/bin/planq hook worktree-remove"},
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("hooks:\n%v\nwant\n%v", got, want)

@@ -12,6 +12,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
 
 	"github.com/planq-dev/planq/hooks/session"
 )
@@ -43,6 +47,15 @@ type Input struct {
 	Message            string `json:"message,omitempty"`             // Notification
 	AgentID            string `json:"agent_id,omitempty"`            // subagent events
 	AgentType          string `json:"agent_type,omitempty"`          // subagent events
+
+	// WorktreeCreate names the worktree: name (2.1.197), worktree_name in
+	// some versions before; base_path is the repo it is made from where a
+	// version sends one. WorktreeRemove gives its path.
+	Name         string `json:"name,omitempty"`
+	WorktreeName string `json:"worktree_name,omitempty"`
+	BasePath     string `json:"base_path,omitempty"`
+	WorktreePath string `json:"worktree_path,omitempty"`
+	PromptID     string `json:"prompt_id,omitempty"`
 }
 
 // Hook event names, as Claude Code spells them in hook_event_name.
@@ -56,6 +69,8 @@ const (
 	EventSubagentStop     = "SubagentStop"
 	EventPreCompact       = "PreCompact"
 	EventNotification     = "Notification"
+	EventWorktreeCreate   = "WorktreeCreate"
+	EventWorktreeRemove   = "WorktreeRemove"
 )
 
 // MaxInputSize bounds the hook input read from stdin; a Write of a large file
@@ -173,6 +188,9 @@ var eventNames = map[string]string{
 	session.EventPreCompact:   EventPreCompact,
 	session.EventStop:         EventStop,
 	session.EventSessionEnd:   EventSessionEnd,
+
+	session.EventWorktreeCreate: EventWorktreeCreate,
+	session.EventWorktreeRemove: EventWorktreeRemove,
 }
 
 // Protocol is Claude Code's hook protocol (session.Protocol).
@@ -196,7 +214,11 @@ func (Protocol) Read(event string, data []byte, getenv func(string) string) (ses
 	if err != nil {
 		return ev, err
 	}
-	return in.Event(event, ev.ProjectDir), nil
+	out := in.Event(event, ev.ProjectDir)
+	if out.Worktree != nil && event == session.EventWorktreeCreate {
+		out.Worktree.Base = BaseRef(out.Dir(), getenv)
+	}
+	return out, nil
 }
 
 // Event is in as a host-neutral event of kind event, in project projectDir.
@@ -207,15 +229,87 @@ func (in Input) Event(event, projectDir string) session.Event {
 		Source: in.Source, Trigger: in.Trigger, Reason: in.Reason, StopHookActive: in.StopHookActive,
 	}
 	if in.ToolName != "" {
-		ev.Call = &session.Call{Name: in.ToolName, Tool: Tool(in.ToolName), Input: in.ToolInput, Failed: responseIsError(in.ToolResponse)}
+		ev.Call = &session.Call{Name: in.ToolName, Tool: Tool(in.ToolName), Input: in.ToolInput, Failed: responseIsError(in.ToolResponse),
+			Subagent: slices.Contains(subagentTools, in.ToolName)}
+	}
+	switch event {
+	case session.EventWorktreeCreate:
+		name := in.Name
+		if name == "" {
+			name = in.WorktreeName
+		}
+		if in.BasePath != "" && filepath.IsAbs(in.BasePath) {
+			ev.Cwd = in.BasePath
+		}
+		ev.Worktree = &session.Worktree{Name: name, Subagent: subagentWorktree.MatchString(name)}
+	case session.EventWorktreeRemove:
+		path := in.WorktreePath
+		if path == "" {
+			path = in.Cwd
+		}
+		ev.Worktree = &session.Worktree{Path: path}
 	}
 	return ev
+}
+
+// subagentTools are the tools that run a subagent.
+var subagentTools = []string{"Agent", "Task"}
+
+// subagentWorktree is the name Claude Code gives the worktree of a
+// subagent started with isolation "worktree": agent-<its id>.
+var subagentWorktree = regexp.MustCompile(`^agent-[0-9a-zA-Z]+$`)
+
+// BaseRef is Claude Code's worktree.baseRef setting as it applies in
+// projectDir (the local settings over the project's over the user's):
+// session.BaseHead for "head", else session.BaseFresh, its default.
+func BaseRef(projectDir string, getenv func(string) string) string {
+	userDir := getenv("CLAUDE_CONFIG_DIR")
+	if userDir == "" && getenv("HOME") != "" {
+		userDir = filepath.Join(getenv("HOME"), ".claude")
+	}
+	var files []string
+	if projectDir != "" {
+		files = append(files, filepath.Join(projectDir, ".claude", "settings.local.json"), filepath.Join(projectDir, ".claude", "settings.json"))
+	}
+	if userDir != "" {
+		files = append(files, filepath.Join(userDir, "settings.json"))
+	}
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			continue
+		}
+		var s struct {
+			Worktree struct {
+				BaseRef string `json:"baseRef"`
+			} `json:"worktree"`
+		}
+		if json.Unmarshal(data, &s) != nil || s.Worktree.BaseRef == "" {
+			continue
+		}
+		if s.Worktree.BaseRef == "head" {
+			return session.BaseHead
+		}
+		return session.BaseFresh
+	}
+	return session.BaseFresh
 }
 
 // Write answers ev with r as Claude Code reads it: a PreToolUse permission
 // decision, SessionStart's additional context, or Stop's block with the
 // nudge as the reason. It always exits 0.
+//
+// worktree-create answers with the workspace's directory alone on a line
+// (Claude Code takes the last line as the path), and exit status 1 when
+// there is none.
 func (Protocol) Write(w io.Writer, ev session.Event, r session.Reply) (int, error) {
+	if ev.Name == session.EventWorktreeCreate {
+		if r.Path == "" {
+			return 1, errors.New("no workspace was made")
+		}
+		_, err := fmt.Fprintln(w, r.Path)
+		return 0, err
+	}
 	return 0, WriteResponse(w, Respond(ev.Name, r))
 }
 
@@ -232,6 +326,10 @@ func Respond(event string, r session.Reply) *Response {
 	case session.EventSessionStart:
 		if r.Context != "" {
 			return &Response{Specific: &SpecificResponse{HookEventName: EventSessionStart, AdditionalContext: r.Context}}
+		}
+	case session.EventPostToolUse:
+		if r.Context != "" {
+			return &Response{Specific: &SpecificResponse{HookEventName: EventPostToolUse, AdditionalContext: r.Context}}
 		}
 	case session.EventStop:
 		if r.Nudge != "" {

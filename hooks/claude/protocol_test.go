@@ -3,8 +3,12 @@ package claude
 import (
 	"bytes"
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/planq-dev/planq/hooks/session"
 )
 
 // A PreToolUse payload as Claude Code sends it.
@@ -102,5 +106,84 @@ func TestWriteResponse(t *testing.T) {
 	spec := got["hookSpecificOutput"].(map[string]any)
 	if got["systemMessage"] != "careful" || spec["additionalContext"] != "careful" || spec["permissionDecision"] != nil {
 		t.Errorf("warn response %s: want a warning without a permission decision", b.String())
+	}
+}
+
+// TestWorktreePayloads: every spelling of the worktree payloads Claude Code
+// versions send becomes the same event; 2.1.197's is the first.
+func TestWorktreePayloads(t *testing.T) {
+	getenv := func(k string) string { return map[string]string{"CLAUDE_PROJECT_DIR": "/repo"}[k] }
+	tests := []struct {
+		name, event, payload string
+		want                 session.Worktree
+		cwd                  string
+	}{
+		{"2.1.197 create", session.EventWorktreeCreate,
+			`{"session_id":"s","transcript_path":"/t.jsonl","cwd":"/repo","hook_event_name":"WorktreeCreate","name":"bright-fox"}`,
+			session.Worktree{Name: "bright-fox", Base: session.BaseFresh}, "/repo"},
+		{"subagent create", session.EventWorktreeCreate,
+			`{"session_id":"s","cwd":"/repo","hook_event_name":"WorktreeCreate","name":"agent-a3f9c2","prompt_id":"p1"}`,
+			session.Worktree{Name: "agent-a3f9c2", Base: session.BaseFresh, Subagent: true}, "/repo"},
+		{"older create", session.EventWorktreeCreate,
+			`{"session_id":"s","cwd":"/elsewhere","hook_event_name":"WorktreeCreate","worktree_name":"feature","base_path":"/repo"}`,
+			session.Worktree{Name: "feature", Base: session.BaseFresh}, "/repo"},
+		{"remove", session.EventWorktreeRemove,
+			`{"session_id":"s","cwd":"/repo/.planq/workspaces/feature","hook_event_name":"WorktreeRemove","worktree_path":"/repo/.planq/workspaces/feature"}`,
+			session.Worktree{Path: "/repo/.planq/workspaces/feature"}, "/repo/.planq/workspaces/feature"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ev, err := Protocol{}.Read(tt.event, []byte(tt.payload), getenv)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if ev.Worktree == nil || *ev.Worktree != tt.want || ev.Cwd != tt.cwd {
+				t.Errorf("worktree = %+v, cwd %q; want %+v, %q", ev.Worktree, ev.Cwd, tt.want, tt.cwd)
+			}
+		})
+	}
+	if _, err := (Protocol{}).Read(session.EventWorktreeCreate, []byte(`{"hook_event_name":"PreToolUse"}`), getenv); err == nil {
+		t.Error("a PreToolUse payload was read as WorktreeCreate")
+	}
+}
+
+func TestWorktreeCreateAnswer(t *testing.T) {
+	var b bytes.Buffer
+	code, err := Protocol{}.Write(&b, session.Event{Name: session.EventWorktreeCreate}, session.Reply{Path: "/repo/.planq/workspaces/x"})
+	if err != nil || code != 0 || b.String() != "/repo/.planq/workspaces/x\n" {
+		t.Errorf("answer = %q, exit %d, %v; want the path alone on a line", b.String(), code, err)
+	}
+	b.Reset()
+	if code, err := (Protocol{}).Write(&b, session.Event{Name: session.EventWorktreeCreate}, session.Reply{}); code == 0 || err == nil || b.Len() != 0 {
+		t.Errorf("no path: exit %d, %v, wrote %q; want a failure Claude Code sees", code, err, b.String())
+	}
+}
+
+func TestBaseRef(t *testing.T) {
+	dir, home := t.TempDir(), t.TempDir()
+	getenv := func(k string) string { return map[string]string{"HOME": home}[k] }
+	write := func(path, content string) {
+		t.Helper()
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := BaseRef(dir, getenv); got != session.BaseFresh {
+		t.Errorf("no settings: %q, want fresh (Claude Code's default)", got)
+	}
+	write(filepath.Join(home, ".claude", "settings.json"), `{"worktree":{"baseRef":"head"}}`)
+	if got := BaseRef(dir, getenv); got != session.BaseHead {
+		t.Errorf("user settings head: %q", got)
+	}
+	write(filepath.Join(dir, ".claude", "settings.json"), `{"worktree":{"baseRef":"fresh"}}`)
+	if got := BaseRef(dir, getenv); got != session.BaseFresh {
+		t.Errorf("project fresh over user head: %q", got)
+	}
+	write(filepath.Join(dir, ".claude", "settings.local.json"), `{"worktree":{"baseRef":"head"}}`)
+	if got := BaseRef(dir, getenv); got != session.BaseHead {
+		t.Errorf("local head over project fresh: %q", got)
 	}
 }

@@ -18,6 +18,9 @@ var readOnlyTools = []string{
 	"BashOutput", "KillBash", "KillShell", "TaskOutput", "TaskStop",
 	"ListMcpResourcesTool", "ReadMcpResourceTool",
 	"AskUserQuestion", "SlashCommand", "Skill", "ToolSearch", "LSP",
+	// planq's worktree hooks make and forget jj workspaces, keeping every
+	// change: entering or leaving one edits no file.
+	"EnterWorktree", "ExitWorktree",
 }
 
 // ReadOnlyTools returns the tools the gate always lets through.
@@ -54,4 +57,12 @@ func Tool(name string) gate.Tool {
 // process for a Read or a Grep. Claude Code reads a matcher with regex
 // characters as an unanchored JavaScript regex; a tool it has never heard of
 // still matches, and so is still gated.
-var GatedTools = "^(?!(?:" + strings.Join(readOnlyTools, "|") + ")$)"
+var GatedTools = notOneOf(readOnlyTools)
+
+// AfterTools is the tool matcher of the PostToolUse hook: the gated tools,
+// and the tools that run subagents, whose workspaces planq reports when
+// they are done.
+var AfterTools = notOneOf(slices.DeleteFunc(slices.Clone(readOnlyTools), func(t string) bool { return slices.Contains(subagentTools, t) }))
+
+// notOneOf is a matcher for every tool name but those listed.
+func notOneOf(names []string) string { return "^(?!(?:" + strings.Join(names, "|") + ")$)" }

@@ -66,9 +66,13 @@ func covers(line, pattern string) bool {
 }
 
 // repoGitDir returns the git directory of the repo at dir: the one backing
-// a jj repo (as `jj git root` reports it, colocated or not), else dir/.git.
+// a jj repo (as jj's files name it, else as `jj git root` reports it;
+// colocated or not), else dir/.git.
 func repoGitDir(ctx context.Context, dir, jjBin string) (string, bool, error) {
 	if root, ok := jj.FindRoot(dir); ok {
+		if gd, ok := jj.BackingGitDir(root); ok {
+			return gd, true, nil // read from jj's own files, no process
+		}
 		c := jj.New(root)
 		if jjBin != "" {
 			c.Bin = jjBin

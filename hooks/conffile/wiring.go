@@ -29,10 +29,15 @@ type Options struct {
 	HookExe string
 	// HostCLI is the host's own CLI to register the server with (Claude
 	// Code's `claude mcp add-json`); empty means planq edits the files itself.
-	HostCLI   string
-	Uninstall bool   // remove planq's wiring instead
-	DryRun    bool   // compute the edits, write nothing
-	JJBin     string // jj executable; default "jj"
+	HostCLI string
+	// SharedServer says the MCP server reaches ProjectDir from an enclosing
+	// directory's registration already (a jj workspace nested in a wired
+	// project), so only the rest is wired; a host whose server config is
+	// per directory writes it anyway.
+	SharedServer bool
+	Uninstall    bool   // remove planq's wiring instead
+	DryRun       bool   // compute the edits, write nothing
+	JJBin        string // jj executable; default "jj"
 }
 
 // Env returns the environment variable key as Getenv reads it, or "".

@@ -43,6 +43,15 @@ type Adapter interface {
 	Launch(prompt, resume string) []string
 }
 
+// WorktreeLauncher is a host that makes its own worktrees through planq's
+// worktree hooks (Claude Code's --worktree), so a session in a workspace is
+// started from the main working copy by the workspace's name.
+type WorktreeLauncher interface {
+	// LaunchWorktree returns the arguments after Command that start a
+	// session with prompt in the workspace called name.
+	LaunchWorktree(name, prompt string) []string
+}
+
 // Default is the host planq assumes when none is named: Claude Code.
 const Default = "claude"
 
@@ -101,4 +110,28 @@ func Detected(home string, lookPath func(string) (string, error)) []Adapter {
 		}
 	}
 	return out
+}
+
+// WireWorkspace gives the jj workspace ws, nested in the project o.ProjectDir,
+// planq's wiring for every host wired in that project (local or project
+// scope): local scope in ws, the server left to the project's registration
+// where it reaches ws. Without it, a host would run a parallel agent there
+// with no gate: hooks are read from the workspace's own files. o's Exe and
+// HookExe say which planq runs the hooks.
+func WireWorkspace(ctx context.Context, o conffile.Options, ws string) error {
+	for _, ad := range All() {
+		wired := false
+		for _, st := range ad.Installed(o) {
+			wired = wired || st.Scope != conffile.ScopeUser && st.Wired()
+		}
+		if !wired {
+			continue
+		}
+		wo := o
+		wo.Scope, wo.ProjectDir, wo.SharedServer, wo.HostCLI = conffile.ScopeLocal, ws, true, ""
+		if _, err := ad.Install(ctx, wo); err != nil {
+			return fmt.Errorf("%s: %w", ad.Host().Display, err)
+		}
+	}
+	return nil
 }

@@ -30,6 +30,14 @@ const (
 // Events lists the events in the order a session meets them.
 var Events = []string{EventSessionStart, EventPreToolUse, EventPostToolUse, EventPreCompact, EventStop, EventSessionEnd}
 
+// The workspace events: a host that runs parallel agents in worktrees of
+// its own (Claude Code's --worktree, EnterWorktree, subagents with worktree
+// isolation) asks planq to make each one a jj workspace, and to remove it.
+const (
+	EventWorktreeCreate = "worktree-create" // make a workspace; answer its directory
+	EventWorktreeRemove = "worktree-remove" // forget a workspace; its change stays
+)
+
 // Host is what the core needs to know of the agent host an event comes from.
 type Host struct {
 	Name       string // the --host value: "claude", "opencode"
@@ -62,7 +70,27 @@ type Event struct {
 	Reason         string // session-end: why it ended
 	StopHookActive bool   // stop: the host already continues because a stop hook asked
 	Call           *Call  // pre-tool-use and post-tool-use
+	// Worktree is the workspace of a worktree-create or worktree-remove.
+	Worktree *Worktree
 }
+
+// Worktree is the workspace a host asks planq to make or remove.
+type Worktree struct {
+	Name string // worktree-create: the name the host gave it
+	Path string // worktree-remove: its directory
+	// Base is where a new workspace's change starts: BaseFresh or
+	// BaseHead, as the host's settings say.
+	Base string
+	// Subagent says a subagent of the session asks, for work of its own
+	// on top of the session's change.
+	Subagent bool
+}
+
+// Where a new workspace's change starts.
+const (
+	BaseFresh = "fresh" // on trunk(): the remote's default branch
+	BaseHead  = "head"  // on the creating session's working-copy change
+)
 
 // Owner is the session whose lineage the event belongs to: the parent of a
 // subagent session, else the session itself.
@@ -79,6 +107,9 @@ type Call struct {
 	Tool   gate.Tool       // what it does, from the host adapter's tool table
 	Input  json.RawMessage // its arguments, a JSON object
 	Failed bool            // post-tool-use: the host says the call failed
+	// Subagent says the call ran subagents (Claude Code's Agent tool),
+	// which may have worked in workspaces of their own.
+	Subagent bool
 }
 
 // Reply is the core's answer to an event, which the adapter writes in its
@@ -87,8 +118,9 @@ type Reply struct {
 	Deny    bool   // pre-tool-use: block the call; Reason goes to the model
 	Warn    bool   // pre-tool-use: let it through with Reason as a warning
 	Reason  string // why
-	Context string // session-start, pre-compact: text for the model's context
+	Context string // session-start, pre-compact, post-tool-use: text for the model's context
 	Nudge   string // stop: ask the model for one more turn with this prompt
+	Path    string // worktree-create: the workspace's directory
 }
 
 // Protocol is one host's hook protocol: what a hook reads on stdin and how

@@ -94,11 +94,22 @@ func RunPreToolUse(ctx context.Context, proto Protocol, stdin io.Reader, stdout,
 // timeout, and writes the reply; an error, or a panic, is one line on
 // stderr and the exit status is still 0.
 func Serve(ctx context.Context, proto Protocol, event string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string, timeout time.Duration, h Handler) (code int) {
+	return serve(ctx, proto, event, stdin, stdout, stderr, getenv, timeout, h, 0)
+}
+
+// ServeStrict is Serve for an event the host must not carry on from when
+// planq fails (worktree-create: no directory, no worktree): an error is one
+// line on stderr and exit status 1.
+func ServeStrict(ctx context.Context, proto Protocol, event string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string, timeout time.Duration, h Handler) (code int) {
+	return serve(ctx, proto, event, stdin, stdout, stderr, getenv, timeout, h, 1)
+}
+
+func serve(ctx context.Context, proto Protocol, event string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string, timeout time.Duration, h Handler, failCode int) (code int) {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	fail := func(err error) int {
 		fmt.Fprintf(stderr, "planq hook %s: %s\n", event, oneLine(err.Error()))
-		return 0
+		return failCode
 	}
 	defer func() {
 		if r := recover(); r != nil {
@@ -114,6 +125,9 @@ func Serve(ctx context.Context, proto Protocol, event string, stdin io.Reader, s
 		return fail(err)
 	}
 	reply, err := h(ctx, ev)
+	if err != nil && failCode != 0 {
+		return fail(err)
+	}
 	code, werr := proto.Write(stdout, ev, reply)
 	if err = errors.Join(err, werr); err != nil {
 		return fail(err)
@@ -138,9 +152,10 @@ const PostToolUseTimeout = 8 * time.Second
 
 // RunPostToolUse is the whole post-tool-use hook process for proto's host,
 // shared by `planq hook post-tool-use` and the planq-hook binary: it
-// records what the call did (PostToolUse) within PostToolUseTimeout and
-// never blocks the user (Serve).
+// records what the call did and says what subagents' workspaces hold
+// (AfterToolUse) within PostToolUseTimeout, and never blocks the user
+// (Serve).
 func RunPostToolUse(ctx context.Context, proto Protocol, stdin io.Reader, stdout, stderr io.Writer, e Env) int {
 	return Serve(ctx, proto, EventPostToolUse, stdin, stdout, stderr, e.Lookup, PostToolUseTimeout,
-		func(ctx context.Context, ev Event) (Reply, error) { return Reply{}, PostToolUse(ctx, e, ev) })
+		func(ctx context.Context, ev Event) (Reply, error) { return AfterToolUse(ctx, e, ev) })
 }

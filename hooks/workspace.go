@@ -1,0 +1,454 @@
+package hooks
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/planq-dev/planq/config"
+	"github.com/planq-dev/planq/hooks/conffile"
+	"github.com/planq-dev/planq/hooks/session"
+	"github.com/planq-dev/planq/jj"
+	"github.com/planq-dev/planq/staterepo"
+	"github.com/planq-dev/planq/transcript"
+)
+
+// WorkspacesDir is where planq makes the jj workspaces of parallel agents,
+// under the repo's main working copy, which (with jj and git) ignores it.
+const WorkspacesDir = ".planq/workspaces"
+
+// NewWorkspace says which workspace to make for a parallel agent.
+type NewWorkspace struct {
+	Dir  string // a directory of the repo: the creating session's
+	Name string // the workspace's name, and its directory's under WorkspacesDir
+	// Base is where its change starts: session.BaseFresh (trunk(), the
+	// default) or session.BaseHead (the creating session's @).
+	Base string
+	// Subagent makes the change a child of the creating session's @,
+	// described as part of that session's lineage.
+	Subagent bool
+	// SessionID is the creating session, Host its agent host.
+	SessionID string
+	Host      session.Host
+}
+
+// Workspace is a jj workspace planq made or found.
+type Workspace struct {
+	Name   string
+	Path   string
+	Change jj.Change
+	// Existed says the workspace was there already (a session going back
+	// into its worktree), so nothing was made.
+	Existed bool
+}
+
+// WorktreeCreate answers a host's worktree-create: a jj workspace for the
+// event's worktree, whose directory the host then works in.
+func (r *Runner) WorktreeCreate(ctx context.Context, ev session.Event) (session.Reply, error) {
+	if ev.Worktree == nil || ev.Worktree.Name == "" {
+		return session.Reply{}, errors.New("the host named no worktree to create")
+	}
+	dir := ev.Dir()
+	if ev.Cwd != "" {
+		dir = ev.Cwd // the creating session's own workspace
+	}
+	if _, ok := jj.FindRoot(dir); !ok {
+		if top, ok := gitTop(ctx, dir); ok {
+			// A git repo without jj (planq wired for the user, everywhere):
+			// the worktree the host would have made itself.
+			path, err := gitWorktreeAdd(ctx, top, ev.Worktree.Name, ev.Worktree.Base)
+			return session.Reply{Path: path}, err
+		}
+	}
+	ws, err := r.CreateWorkspace(ctx, NewWorkspace{Dir: dir, Name: ev.Worktree.Name, Base: ev.Worktree.Base,
+		Subagent: ev.Worktree.Subagent, SessionID: ev.SessionID, Host: ev.Host})
+	if err != nil {
+		return session.Reply{}, err
+	}
+	return session.Reply{Path: ws.Path}, nil
+}
+
+// WorktreeRemove answers a host's worktree-remove: the workspace is
+// forgotten and its directory goes, and its change stays in the graph.
+func (r *Runner) WorktreeRemove(ctx context.Context, ev session.Event) (session.Reply, error) {
+	if ev.Worktree == nil || ev.Worktree.Path == "" {
+		return session.Reply{}, errors.New("the host named no worktree to remove")
+	}
+	if _, ok := jj.FindRoot(ev.Worktree.Path); !ok {
+		if _, ok := gitTop(ctx, ev.Worktree.Path); ok {
+			return session.Reply{}, gitWorktreeRemove(ctx, ev.Worktree.Path)
+		}
+	}
+	_, err := r.RemoveWorkspace(ctx, ev.Worktree.Path)
+	return session.Reply{}, err
+}
+
+// gitTop returns the top of the git working tree holding dir.
+func gitTop(ctx context.Context, dir string) (string, bool) {
+	out, err := gitOut(ctx, dir, "rev-parse", "--show-toplevel")
+	return out, err == nil && out != ""
+}
+
+// gitWorktreeAdd makes the git worktree Claude Code makes without a hook:
+// .claude/worktrees/NAME on a new branch worktree-NAME, from the remote's
+// default branch (fresh) or HEAD (head).
+func gitWorktreeAdd(ctx context.Context, top, name, base string) (string, error) {
+	if err := validWorkspaceName(name); err != nil {
+		return "", err
+	}
+	from := "HEAD"
+	if base != session.BaseHead {
+		if _, err := gitOut(ctx, top, "rev-parse", "--verify", "--quiet", "origin/HEAD"); err == nil {
+			from = "origin/HEAD"
+		}
+	}
+	path := filepath.Join(top, ".claude", "worktrees", name)
+	if _, err := gitOut(ctx, top, "worktree", "add", "-b", "worktree-"+name, "--", path, from); err != nil {
+		return "", err
+	}
+	return path, nil
+}
+
+// gitWorktreeRemove removes a git worktree, refusing one with changes git
+// has not recorded.
+func gitWorktreeRemove(ctx context.Context, path string) error {
+	_, err := gitOut(ctx, path, "worktree", "remove", "--", path)
+	return err
+}
+
+func gitOut(ctx context.Context, dir string, args ...string) (string, error) {
+	cmd := exec.CommandContext(ctx, "git", args...)
+	cmd.Dir = dir
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		msg := strings.TrimSpace(stderr.String())
+		if msg == "" {
+			msg = err.Error()
+		}
+		return "", fmt.Errorf("git %s: %s", args[0], msg)
+	}
+	return strings.TrimSpace(string(out)), nil
+}
+
+// CreateWorkspace makes a jj workspace for a parallel agent at
+// WorkspacesDir/NAME of the repo's main working copy, on a change of its
+// own, wired for every agent host the main working copy is wired for. A
+// workspace of that name already there is returned as it is.
+func (r *Runner) CreateWorkspace(ctx context.Context, n NewWorkspace) (Workspace, error) {
+	name := strings.TrimSpace(n.Name)
+	if err := validWorkspaceName(name); err != nil {
+		return Workspace{}, err
+	}
+	root, ok := jj.FindRoot(n.Dir)
+	if !ok {
+		return Workspace{}, fmt.Errorf("%s is not in a jj repo: parallel agents get jj workspaces, so run `jj git init --colocate` there first", n.Dir)
+	}
+	mainRoot, err := jj.MainRoot(root)
+	if err != nil {
+		return Workspace{}, err
+	}
+	main := r.jj(mainRoot)
+	dest := filepath.Join(mainRoot, filepath.FromSlash(WorkspacesDir), name)
+
+	if existing, err := main.WorkspaceNamed(ctx, name); err == nil {
+		if existing.Root != "" && sameDir(existing.Root, dest) {
+			return Workspace{Name: name, Path: dest, Change: existing.Change, Existed: true}, r.wire(ctx, mainRoot, dest)
+		}
+		return Workspace{}, fmt.Errorf("jj already has a workspace named %q at %s; pick another name, or `planq agents remove %s`", name, existing.Root, name)
+	}
+	if _, err := os.Lstat(dest); err == nil {
+		return Workspace{}, fmt.Errorf("%s already exists and is no jj workspace of this repo; move it away or pick another name", dest)
+	}
+	edit, err := conffile.ExcludeEdit(ctx, mainRoot, r.JJBin, "jj workspaces of parallel agents, made by planq", "/"+WorkspacesDir+"/")
+	if err != nil {
+		return Workspace{}, err
+	}
+	if err := conffile.Apply(edit); err != nil {
+		return Workspace{}, err
+	}
+
+	opts := jj.WorkspaceAddOptions{Name: name, Colocate: r.colocate(ctx, main, mainRoot)}
+	var lineage string
+	switch {
+	case n.Subagent || n.Base == session.BaseHead:
+		cur, err := r.jj(root).Current(ctx)
+		if err != nil {
+			return Workspace{}, fmt.Errorf("jj: %w", err)
+		}
+		opts.Parents = []string{cur.CommitID}
+		if n.Subagent {
+			lineage = r.lineageOf(ctx, root, n.SessionID, cur)
+			opts.Message = subagentDescription(name, cur, lineage)
+		}
+	default:
+		opts.Parents = []string{"trunk()"}
+	}
+	if err := os.MkdirAll(filepath.Dir(dest), 0o755); err != nil {
+		return Workspace{}, err
+	}
+	ws, err := main.WorkspaceAdd(ctx, dest, opts)
+	if err != nil {
+		return Workspace{}, fmt.Errorf("jj workspace add: %w", err)
+	}
+	out := Workspace{Name: name, Path: dest, Change: ws.Change}
+	if err := r.wire(ctx, mainRoot, dest); err != nil {
+		// A workspace the host cannot gate is worse than none.
+		_, rerr := r.RemoveWorkspace(ctx, dest)
+		return Workspace{}, errors.Join(fmt.Errorf("wire planq into the new workspace: %w", err), rerr)
+	}
+	if lineage != "" {
+		r.recordWorkspace(ctx, mainRoot, lineage, transcript.Workspace{Name: name, Path: dest, Change: ws.Change.ChangeID,
+			By: n.SessionID, Subagent: n.Subagent, Created: r.now().UTC()})
+	}
+	return out, nil
+}
+
+// Removed is what RemoveWorkspace did.
+type Removed struct {
+	Name   string
+	Change jj.Change // the workspace's change, which stays in the graph
+	// KeptDir says the directory was left (it is not one planq made, or
+	// it holds files jj does not track); Why says which.
+	KeptDir bool
+	Why     string
+}
+
+// RemoveWorkspace forgets the jj workspace at path, keeping its change with
+// every edit in it (the working copy is snapshotted first), and removes its
+// directory when planq made it and jj has everything in it.
+func (r *Runner) RemoveWorkspace(ctx context.Context, path string) (Removed, error) {
+	root, ok := jj.FindRoot(path)
+	if !ok || !sameDir(root, path) {
+		return Removed{}, fmt.Errorf("%s is not a jj workspace", path)
+	}
+	if !jj.IsSecondaryWorkspace(root) {
+		return Removed{}, fmt.Errorf("%s is the repo's main working copy, not a workspace of a parallel agent", root)
+	}
+	in := r.jj(root)
+	// Snapshot: undescribed edits become part of the workspace's change.
+	ws, err := in.CurrentWorkspace(ctx)
+	if err != nil {
+		return Removed{}, fmt.Errorf("jj: %w", err)
+	}
+	out := Removed{Name: ws.Name, Change: ws.Change}
+	mainRoot, err := jj.MainRoot(root)
+	if err != nil {
+		return out, err
+	}
+	// The workspace's agent state worktree goes first: its writes are all
+	// in the state repo already, unless someone edited files there.
+	if st, err := staterepo.Open(staterepo.Options{Dir: root, Getenv: r.Getenv, Now: r.Now}); err == nil {
+		if err := st.ReleaseWorktree(ctx); err != nil {
+			out.KeptDir, out.Why = true, err.Error()
+		}
+	}
+	if err := r.jj(mainRoot).WorkspaceForget(ctx, ws.Name); err != nil {
+		return out, fmt.Errorf("jj workspace forget: %w", err)
+	}
+	planqMade := sameDir(filepath.Dir(root), filepath.Join(mainRoot, filepath.FromSlash(WorkspacesDir)))
+	switch {
+	case out.KeptDir:
+	case !planqMade:
+		out.KeptDir, out.Why = true, "planq did not make it"
+	default:
+		if err := os.RemoveAll(root); err != nil {
+			out.KeptDir, out.Why = true, err.Error()
+		}
+	}
+	return out, nil
+}
+
+// lineageOf returns the lineage root the creating session (or cur) is in,
+// or "".
+func (r *Runner) lineageOf(ctx context.Context, dir, sessionID string, cur jj.Change) string {
+	s, ok, err := r.openRepo(session.Event{Cwd: dir, SessionID: sessionID})
+	if !ok || err != nil {
+		return ""
+	}
+	if root, ok := s.LineageOf(cur); ok {
+		return root
+	}
+	if root, ok := s.SessionRoot(session.Event{SessionID: sessionID}); ok {
+		return root
+	}
+	return ""
+}
+
+// recordWorkspace notes w in the lineage's record; a failure only costs
+// the report to the parent session, so it is not an error.
+func (r *Runner) recordWorkspace(ctx context.Context, dir, lineage string, w transcript.Workspace) {
+	s, ok, err := r.openRepo(session.Event{Cwd: dir})
+	if !ok || err != nil {
+		return
+	}
+	_, _ = s.TS.Update(ctx, lineage, func(sess *transcript.Session) error {
+		sess.AddWorkspace(w)
+		return nil
+	})
+}
+
+// subagentDescription declares a subagent's change as part of its parent's
+// work: what it is for, and the lineage it belongs to.
+func subagentDescription(name string, parent jj.Change, lineage string) string {
+	task := parent.Title()
+	if task == "" {
+		task = "the parent session's change " + short(parent.ChangeID)
+	}
+	desc := fmt.Sprintf("Subagent %s for: %s", name, task)
+	if lineage != "" {
+		desc = jj.WithSessionRoot(desc, lineage)
+	}
+	return desc
+}
+
+// colocate says whether a new workspace gets a git worktree too: when the
+// main working copy is colocated and jj's git can make one (>= 2.42).
+func (r *Runner) colocate(ctx context.Context, main *jj.Client, mainRoot string) bool {
+	if st, err := os.Stat(filepath.Join(mainRoot, ".git")); err != nil || !st.IsDir() {
+		return false
+	}
+	g, err := main.Git(ctx)
+	return err == nil && g.Suitable()
+}
+
+// wire gives the workspace at ws planq's wiring, as the main working copy
+// has it (Runner.WireWorkspace).
+func (r *Runner) wire(ctx context.Context, mainRoot, ws string) error {
+	if r.WireWorkspace == nil {
+		return nil
+	}
+	return r.WireWorkspace(ctx, mainRoot, ws)
+}
+
+func (r *Runner) jj(dir string) *jj.Client {
+	c := jj.New(dir)
+	if r.JJBin != "" {
+		c.Bin = r.JJBin
+	}
+	return c
+}
+
+// validWorkspaceName accepts a name that is one directory name and a valid
+// jj workspace name.
+func validWorkspaceName(name string) error {
+	if name == "" {
+		return errors.New("the workspace name is empty")
+	}
+	if strings.ContainsAny(name, `/\`) || name == "." || name == ".." || strings.HasPrefix(name, "-") {
+		return fmt.Errorf("workspace name %q is not one plain directory name: use letters, digits, '.', '_' and '-'", name)
+	}
+	if err := config.ValidName(name); err != nil {
+		return fmt.Errorf("workspace name %q: %w", name, err)
+	}
+	return nil
+}
+
+func sameDir(a, b string) bool {
+	if filepath.Clean(a) == filepath.Clean(b) {
+		return true
+	}
+	ra, err1 := filepath.EvalSymlinks(a)
+	rb, err2 := filepath.EvalSymlinks(b)
+	return err1 == nil && err2 == nil && ra == rb
+}
+
+// AgentStatus is one workspace of the repo, as `planq agents` shows it.
+type AgentStatus struct {
+	Name     string `json:"name"`
+	Path     string `json:"path"`
+	Main     bool   `json:"main"`     // the repo's main working copy
+	Change   string `json:"change"`   // its working-copy change
+	Declared bool   `json:"declared"` // the gate is open: the change is declared
+	Summary  string `json:"summary"`  // the first line of its description
+	DiffStat string `json:"diff_stat"`
+	// Conflicts are the files with conflicts in its change.
+	Conflicts []string  `json:"conflicts"`
+	Updated   time.Time `json:"last_activity"` // its change's last rewrite (snapshot)
+}
+
+// Agents lists every workspace of the repo at o.Dir, the main one first,
+// with its change, gate state, summary, diff stat and conflicts as of its
+// last snapshot, in one jj process.
+func Agents(ctx context.Context, o WorkflowOptions) ([]AgentStatus, error) {
+	root, ok := jj.FindRoot(o.Dir)
+	if !ok {
+		return nil, fmt.Errorf("%s is not in a jj repo", o.Dir)
+	}
+	mainRoot, err := jj.MainRoot(root)
+	if err != nil {
+		return nil, err
+	}
+	r := &Runner{Getenv: o.Getenv, JJBin: o.JJBin, Now: o.Now}
+	all, err := r.jj(mainRoot).WorkspaceDetails(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("jj: %w", err)
+	}
+	var out []AgentStatus
+	for _, w := range all {
+		a := AgentStatus{Name: w.Name, Path: w.Root, Main: w.Root != "" && sameDir(w.Root, mainRoot),
+			Change: w.Change.ChangeID, Declared: w.Change.Declared(), Summary: w.Change.Title(),
+			DiffStat: statSummary(w.Stat), Conflicts: nonNilStrings(w.Change.ConflictedFiles), Updated: w.Updated}
+		out = append(out, a)
+	}
+	slices.SortStableFunc(out, func(a, b AgentStatus) int {
+		switch {
+		case a.Main != b.Main && a.Main:
+			return -1
+		case a.Main != b.Main:
+			return 1
+		}
+		return strings.Compare(a.Name, b.Name)
+	})
+	return out, nil
+}
+
+// RemoveAgent forgets the workspace called name (RemoveWorkspace): its
+// change stays, with every edit in it.
+func RemoveAgent(ctx context.Context, o WorkflowOptions, name string) (Removed, error) {
+	root, ok := jj.FindRoot(o.Dir)
+	if !ok {
+		return Removed{}, fmt.Errorf("%s is not in a jj repo", o.Dir)
+	}
+	mainRoot, err := jj.MainRoot(root)
+	if err != nil {
+		return Removed{}, err
+	}
+	r := &Runner{Getenv: o.Getenv, JJBin: o.JJBin, Now: o.Now}
+	main := r.jj(mainRoot)
+	ws, err := main.WorkspaceNamed(ctx, name)
+	if err != nil {
+		return Removed{}, fmt.Errorf("%w; `planq agents` lists them", err)
+	}
+	if ws.Root != "" && sameDir(ws.Root, mainRoot) {
+		return Removed{}, fmt.Errorf("%s is the repo's main working copy; only workspaces added for parallel agents can be removed", name)
+	}
+	if st, err := os.Stat(ws.Root); ws.Root == "" || err != nil || !st.IsDir() {
+		// Its directory is gone already: jj only needs to forget it.
+		if err := main.WorkspaceForget(ctx, name); err != nil {
+			return Removed{}, fmt.Errorf("jj workspace forget: %w", err)
+		}
+		return Removed{Name: name, Change: ws.Change, KeptDir: false}, nil
+	}
+	return r.RemoveWorkspace(ctx, ws.Root)
+}
+
+// statSummary is the last line of a jj diff stat: "2 files changed, …".
+func statSummary(stat string) string {
+	lines := strings.Split(strings.TrimSpace(stat), "\n")
+	return strings.TrimSpace(lines[len(lines)-1])
+}
+
+func nonNilStrings(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
