@@ -1,0 +1,204 @@
+// Package codex is planq's adapter for OpenAI's Codex CLI: its hook
+// protocol (Claude Code's shape, with the session's project read from the
+// rollout Codex names in transcript_path), which of its tools modify files,
+// how its config.toml and hooks.json wire planq in (install, uninstall, dry
+// run, and status for planq doctor with the trust Codex needs before it
+// runs planq's hooks or reads a project's config), and how to launch and
+// resume it. The session logic is the host-neutral core.
+package codex
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"regexp"
+
+	"github.com/planq-dev/planq/gate"
+	"github.com/planq-dev/planq/hooks/conffile"
+	"github.com/planq-dev/planq/hooks/session"
+)
+
+// Adapter is Codex CLI for the host registry (package hosts).
+type Adapter struct{}
+
+// Host names Codex CLI.
+func (Adapter) Host() session.Host { return Host }
+
+// Protocol is Codex's hook protocol.
+func (Adapter) Protocol() session.Protocol { return Protocol{} }
+
+// Tool says what one of Codex's tools does, for the gate (GateTool).
+func (Adapter) Tool(name string) gate.Tool { return GateTool(name) }
+
+// Command is Codex's CLI.
+func (Adapter) Command() string { return "codex" }
+
+// Scopes are the install scopes, the default first:
+//
+//	local    .codex/config.toml and .codex/hooks.json, which jj and git
+//	         ignore (the repo's info/exclude)
+//	project  the same files, shared with the team once pushed
+//	user     $CODEX_HOME/config.toml and hooks.json (~/.codex)
+//
+// Codex reads a project's .codex/ only when the user trusts the project.
+func (Adapter) Scopes() []string {
+	return []string{conffile.ScopeLocal, conffile.ScopeProject, conffile.ScopeUser}
+}
+
+// Detect reports whether Codex is on this machine: its CLI on PATH, or its
+// config directory in home.
+func (a Adapter) Detect(home string, lookPath func(string) (string, error)) bool {
+	if _, err := lookPath(a.Command()); err == nil {
+		return true
+	}
+	_, err := os.Stat(filepath.Join(home, ".codex"))
+	return err == nil
+}
+
+// Launch returns the arguments after codex that start its TUI with prompt,
+// or resume the session (thread) resume.
+func (Adapter) Launch(prompt, resume string) []string {
+	if resume != "" {
+		return []string{"resume", resume}
+	}
+	return []string{prompt}
+}
+
+// Installed reports planq's wiring in every scope, for planq doctor, with
+// findings for the trust Codex needs first: planq's hooks trusted (by hash,
+// in $CODEX_HOME/config.toml) and, for project and local scope, the project.
+func (Adapter) Installed(where conffile.Options) []conffile.Status {
+	projectDir := where.ProjectDir
+	if real, err := filepath.EvalSymlinks(projectDir); err == nil {
+		projectDir = real
+	}
+	var out []conffile.Status
+	scopes := []string{conffile.ScopeUser}
+	if projectDir != "" {
+		// Local and project scope are the same files in .codex/: local
+		// when jj and git ignore them.
+		scope := conffile.ScopeProject
+		if excluded(projectDir) {
+			scope = conffile.ScopeLocal
+		}
+		scopes = []string{scope, conffile.ScopeUser}
+	}
+	for _, scope := range scopes {
+		o := conffile.Options{Scope: scope, ProjectDir: projectDir, Home: where.Home, Getenv: where.Getenv, JJBin: where.JJBin}
+		st := conffile.Status{Host: Host.Name, Scope: scope}
+		st.ServerFile, st.HooksFile = paths(o)
+		if data, err := conffile.ReadOrNil(st.ServerFile); err == nil && data != nil {
+			if m := serverExeRE.FindSubmatch(data); m != nil && containsBlock(data) {
+				st.Server = true
+				var exe string
+				if _, err := decodeTOML([]byte("x = "+string(m[1])), &struct {
+					X *string `toml:"x"`
+				}{&exe}); err == nil {
+					st.ServerExe = exe
+				}
+			}
+		}
+		var handlers []handler
+		if _, doc, err := conffile.LoadJSON(st.HooksFile, 0o644); err == nil {
+			handlers = planqHandlers(st.HooksFile, doc)
+		}
+		have := map[string]bool{}
+		for _, h := range handlers {
+			have[h.Event] = true
+		}
+		for _, h := range Hooks {
+			if have[h.Event] {
+				st.Hooks = append(st.Hooks, eventOf(h.Event))
+			} else {
+				st.Missing = append(st.Missing, eventOf(h.Event))
+			}
+		}
+		for _, h := range Hooks {
+			if h.Tool && have[h.Event] {
+				st.ToolHookExes = append(st.ToolHookExes, toolHookExes(st.HooksFile)...)
+				break
+			}
+		}
+		if st.Wired() {
+			st.Findings = trustFindings(o, handlers)
+		}
+		out = append(out, st)
+	}
+	return out
+}
+
+// serverExeRE finds the command line of planq's block.
+var serverExeRE = regexp.MustCompile(`(?m)^command = ("(?:[^"\\]|\\.)*")$`)
+
+// excluded reports whether the repo's info/exclude keeps both of .codex/'s
+// files out of jj and git.
+func excluded(projectDir string) bool {
+	e, err := conffile.ExcludeEdit(context.Background(), projectDir, "", "", "/.codex/config.toml", "/.codex/hooks.json")
+	return err == nil && e.Path != "" && !e.Changed()
+}
+
+func containsBlock(data []byte) bool {
+	_, at, err := splitBlock("", data)
+	return err == nil && at >= 0
+}
+
+// eventOf is planq's name of Codex's event.
+func eventOf(codexEvent string) string {
+	for k, v := range eventNames {
+		if v == codexEvent {
+			return k
+		}
+	}
+	return codexEvent
+}
+
+// toolHookExes returns the binaries planq's tool hooks in hooksFile run.
+func toolHookExes(hooksFile string) []string {
+	_, doc, err := conffile.LoadJSON(hooksFile, 0o644)
+	if err != nil {
+		return nil
+	}
+	events, _ := doc.Path(hooksFile, false, "hooks")
+	if events == nil {
+		return nil
+	}
+	var out []string
+	for _, h := range Hooks {
+		if !h.Tool {
+			continue
+		}
+		v, _ := events.Get(h.Event)
+		groups, _ := v.([]any)
+		for _, g := range groups {
+			gobj, _ := g.(*conffile.Object)
+			if gobj == nil {
+				continue
+			}
+			hv, _ := gobj.Get("hooks")
+			hs, _ := hv.([]any)
+			for _, hd := range hs {
+				hobj, _ := hd.(*conffile.Object)
+				if hobj == nil {
+					continue
+				}
+				c, _ := hobj.Get("command")
+				s, _ := c.(string)
+				if isPlanqCommand(s, h.Subcommand) {
+					if f := conffile.Fields(s); len(f) > 0 && !contains(out, f[0]) {
+						out = append(out, f[0])
+					}
+				}
+			}
+		}
+	}
+	return out
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
