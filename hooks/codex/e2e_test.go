@@ -1,0 +1,210 @@
+package codex_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/planq-dev/planq/internal/fakemodel"
+	"github.com/planq-dev/planq/internal/testenv"
+)
+
+// TestEndToEndInCodex drives the real Codex CLI (`codex exec`) against a
+// scripted model speaking the Responses API, in a fresh jj repo wired with
+// `planq mcp install --host codex` (local scope) and trusted the way planq
+// doctor tells a user to: an apply_patch is denied naming
+// mcp__planq__jj_init, jj_init (a namespace call) unlocks the gate, a patch
+// and a shell append land in the change, the turn's end is met by the
+// summary nudge as a new turn in which the model calls jj_describe, and a
+// second session gets the change's context as a developer message and reads
+// the first session's transcript back with query_ancestor.
+func TestEndToEndInCodex(t *testing.T) {
+	bin := fakemodel.EnsureCodex(t)
+	testenv.RequireJJ(t)
+	planq := testenv.BuildPlanqWithHook(t, "../..")
+	testenv.Isolate(t)
+	repo := testenv.JJRepo(t)
+	if real, err := filepath.EvalSymlinks(repo); err == nil {
+		repo = real
+	}
+	home := os.Getenv("HOME")
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+
+	install := exec.CommandContext(ctx, planq, "mcp", "install", "--host", "codex")
+	install.Dir = repo
+	out, err := install.CombinedOutput()
+	if err != nil {
+		t.Fatalf("planq mcp install --host codex: %v\n%s", err, out)
+	}
+	if !strings.Contains(string(out), "trust_level") {
+		t.Fatalf("install did not say how to trust the project:\n%s", out)
+	}
+	// Trust the project as planq's note says (the run bypasses hook trust).
+	cfg := filepath.Join(home, ".codex", "config.toml")
+	if err := os.MkdirAll(filepath.Dir(cfg), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(cfg, []byte(fmt.Sprintf("[projects.%q]\ntrust_level = \"trusted\"\n", repo)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+
+	hello := filepath.Join(repo, "hello.txt")
+	patch := func(content string) string {
+		return "*** Begin Patch\n*** Add File: hello.txt\n+" + content + "\n*** End Patch\n"
+	}
+	summary := "Add a greeting file\n\nDone:\n- hello.txt with a greeting\n\nKey decisions:\n- plain text (zebra-decision)\n\nLeft to do:\n- nothing\n\nOpen questions:\n- none"
+	var nudged string
+	m, err := fakemodel.Start(
+		fakemodel.Turn{Text: "Writing the file.", Tools: []fakemodel.ToolUse{{Name: "apply_patch", Input: patch("too early")}}},
+		fakemodel.Turn{Text: "Declaring the change.", Tools: []fakemodel.ToolUse{{Name: "mcp__planq__jj_init", Input: map[string]any{"description": "Add a greeting file"}}}},
+		fakemodel.Turn{Text: "Writing the okapi file again.", Tools: []fakemodel.ToolUse{{Name: "apply_patch", Input: patch("hello")}}},
+		fakemodel.Turn{Text: "Appending with the shell.", Tools: []fakemodel.ToolUse{{Name: "exec_command", Input: map[string]any{"cmd": "echo more >> hello.txt"}}}},
+		fakemodel.Turn{Text: "All done."},
+		fakemodel.Turn{Func: func(r *fakemodel.Request) fakemodel.Turn {
+			nudged = r.LastUserText()
+			return fakemodel.Turn{Text: "Summarising.", Tools: []fakemodel.ToolUse{{Name: "mcp__planq__jj_describe", Input: map[string]any{"description": summary}}}}
+		}},
+		fakemodel.Turn{Text: "Summary written."},
+	)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	env := []string{"PLANQ_HOME=" + os.Getenv("PLANQ_HOME"), "JJ_CONFIG=" + os.Getenv("JJ_CONFIG"), "JJ_USER=Test User", "JJ_EMAIL=test@example.com"}
+	run := fakemodel.HostRun{Bin: bin, Dir: repo, Home: home, Model: m, Prompt: "Add a greeting file", Env: env,
+		Args: patchModel(t, bin, home)}
+	res, err := run.Codex(ctx)
+	loop := m.LoopRequests()
+	for i, r := range loop {
+		t.Logf("session 1 request %d (turn %d): %s", i, r.Turn, trunc(r.LastUserText(), 400))
+	}
+	if len(loop) > 0 {
+		t.Logf("tools offered: %v", loop[0].ToolNames())
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	if unused, extra := m.Remaining(); unused != 0 || extra != 0 {
+		t.Fatalf("script: %d turns unused, %d requests after it ended\nstdout: %s\nstderr: %s", unused, extra, trunc(res.Stdout, 3000), trunc(res.Stderr, 3000))
+	}
+	if !contains(loop[0].ToolNames(), "apply_patch") || !contains(loop[0].ToolNames(), "mcp__planq__jj_init") {
+		t.Fatalf("Codex offered %v, want apply_patch and planq's tools", loop[0].ToolNames())
+	}
+	// The first patch was denied, the model told to call planq's init tool.
+	trs := loop[1].ToolResults()
+	if len(trs) != 1 || !strings.Contains(trs[0].Text, "planq gate: blocked") || !strings.Contains(trs[0].Text, "mcp__planq__jj_init") {
+		t.Fatalf("after the first patch the model got %+v, want the gate's denial naming mcp__planq__jj_init", trs)
+	}
+	// The patch and the shell append landed in the declared change.
+	if got, err := os.ReadFile(hello); err != nil || string(got) != "hello\nmore\n" {
+		t.Fatalf("hello.txt = %q, %v; want the patch and the shell append", got, err)
+	}
+	if d := jjOut(t, repo, "diff", "--summary"); !strings.Contains(d, "A hello.txt") || strings.Contains(d, ".codex") {
+		t.Fatalf("jj diff --summary = %q, want hello.txt added and the local wiring left out", d)
+	}
+	// The turn's end was met by the nudge, a new user turn naming jj_describe.
+	if !strings.Contains(nudged, "mcp__planq__jj_describe") || !strings.Contains(nudged, "living summary") {
+		t.Fatalf("the model's turn after the stop = %q, want planq's nudge", trunc(nudged, 2000))
+	}
+	desc := jjOut(t, repo, "log", "-r", "@", "--no-graph", "-T", "description")
+	if !strings.Contains(desc, "zebra-decision") || !strings.HasPrefix(desc, "Add a greeting file") {
+		t.Fatalf("the change's description = %q, want the summary", desc)
+	}
+
+	// A second session starts with the change's context, and reads the first
+	// session's transcript through query_ancestor.
+	m2, err := fakemodel.Start(
+		fakemodel.Turn{Text: "Looking back.", Tools: []fakemodel.ToolUse{{Name: "mcp__planq__query_ancestor", Input: map[string]any{
+			"change_id": "@", "include": []string{"transcript"}, "transcript_filter": map[string]any{"search": "okapi"}}}}},
+		fakemodel.Turn{Text: "Found it."},
+	)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m2.Close()
+	run.Model, run.Prompt = m2, "What did the last session do?"
+	res, err = run.Codex(ctx)
+	loop2 := m2.LoopRequests()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(loop2) != 2 {
+		t.Fatalf("session 2: %d agent-loop requests, want 2\nstdout: %s", len(loop2), trunc(res.Stdout, 3000))
+	}
+	sys := loop2[0].System() // developer messages are part of it
+	if !strings.Contains(sys, "planq: this session works in jj change") || !strings.Contains(sys, "zebra-decision") || !strings.Contains(sys, "mcp__planq__query_ancestor") {
+		t.Fatalf("session 2's developer context lacks planq's context:\n%s", trunc(sys, 6000))
+	}
+	trs = loop2[1].ToolResults()
+	if len(trs) != 1 || trs[0].IsError {
+		t.Fatalf("query_ancestor: %+v", trs)
+	}
+	// Codex hands the model the tool's structured result (JSON).
+	if got := trs[0].Text; !strings.Contains(got, `"transcript"`) || !strings.Contains(got, "assistant: Writing the okapi file again.") {
+		t.Fatalf("query_ancestor = %s\nwant the first session's transcript lines about the okapi file", trunc(got, 3000))
+	}
+}
+
+// patchModel returns the arguments that make Codex run a model it offers
+// apply_patch to (a GPT-5 slug) with its MCP tools offered directly, not
+// behind tool_search: gpt-5.5 from Codex's own catalog with
+// supports_search_tool off, as a catalog file under home.
+func patchModel(t *testing.T, bin, home string) []string {
+	t.Helper()
+	cmd := exec.Command(bin, "debug", "models")
+	cmd.Env = append(os.Environ(), "HOME="+home, "CODEX_HOME="+filepath.Join(home, ".codex"))
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("codex debug models: %v", err)
+	}
+	var cat map[string]any
+	if err := json.Unmarshal(out, &cat); err != nil {
+		t.Fatalf("codex debug models: %v", err)
+	}
+	models, _ := cat["models"].([]any)
+	var keep []any
+	for _, m := range models {
+		if mm, ok := m.(map[string]any); ok && mm["slug"] == "gpt-5.5" {
+			mm["slug"], mm["supports_search_tool"] = "gpt-5.5-planq-test", false
+			keep = append(keep, mm)
+		}
+	}
+	if len(keep) != 1 {
+		t.Fatalf("Codex's model catalog has no gpt-5.5")
+	}
+	cat["models"] = keep
+	data, _ := json.Marshal(cat)
+	path := filepath.Join(home, "model-catalog.json")
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return []string{"-c", fmt.Sprintf("model_catalog_json=%q", path), "-c", `model="gpt-5.5-planq-test"`}
+}
+
+func jjOut(t *testing.T, dir string, args ...string) string {
+	t.Helper()
+	return testenv.Run(t, dir, "jj", append([]string{"--no-pager", "--color", "never"}, args...)...)
+}
+
+func trunc(s string, n int) string {
+	if len(s) > n {
+		return s[:n] + "…"
+	}
+	return s
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
