@@ -11,7 +11,6 @@ import (
 	"context"
 	"os"
 	"path/filepath"
-	"regexp"
 
 	"github.com/planq-dev/planq/gate"
 	"github.com/planq-dev/planq/hooks/conffile"
@@ -87,17 +86,7 @@ func (Adapter) Installed(where conffile.Options) []conffile.Status {
 		o := conffile.Options{Scope: scope, ProjectDir: projectDir, Home: where.Home, Getenv: where.Getenv, JJBin: where.JJBin}
 		st := conffile.Status{Host: Host.Name, Scope: scope}
 		st.ServerFile, st.HooksFile = paths(o)
-		if data, err := conffile.ReadOrNil(st.ServerFile); err == nil && data != nil {
-			if m := serverExeRE.FindSubmatch(data); m != nil && containsBlock(data) {
-				st.Server = true
-				var exe string
-				if _, err := decodeTOML([]byte("x = "+string(m[1])), &struct {
-					X *string `toml:"x"`
-				}{&exe}); err == nil {
-					st.ServerExe = exe
-				}
-			}
-		}
+		st.Server, st.ServerExe = blockServer(st.ServerFile)
 		var handlers []handler
 		if _, doc, err := conffile.LoadJSON(st.HooksFile, 0o644); err == nil {
 			handlers = planqHandlers(st.HooksFile, doc)
@@ -127,9 +116,6 @@ func (Adapter) Installed(where conffile.Options) []conffile.Status {
 	return out
 }
 
-// serverExeRE finds the command line of planq's block.
-var serverExeRE = regexp.MustCompile(`(?m)^command = ("(?:[^"\\]|\\.)*")$`)
-
 // excluded reports whether the repo's info/exclude keeps both of .codex/'s
 // files out of jj and git.
 func excluded(projectDir string) bool {
@@ -137,9 +123,28 @@ func excluded(projectDir string) bool {
 	return err == nil && e.Path != "" && !e.Changed()
 }
 
-func containsBlock(data []byte) bool {
-	_, at, err := splitBlock("", data)
-	return err == nil && at >= 0
+// blockServer reports whether config.toml at path holds planq's block with
+// its server, and the command the server runs.
+func blockServer(path string) (bool, string) {
+	data, err := conffile.ReadOrNil(path)
+	if err != nil || data == nil {
+		return false, ""
+	}
+	rest, at, err := splitBlock(path, data)
+	if err != nil || at < 0 {
+		return false, ""
+	}
+	block := data[at : at+len(data)-len(rest)]
+	var doc struct {
+		MCPServers map[string]struct {
+			Command string `toml:"command"`
+		} `toml:"mcp_servers"`
+	}
+	if _, err := decodeTOML(block, &doc); err != nil {
+		return false, ""
+	}
+	s, ok := doc.MCPServers[ServerName]
+	return ok, s.Command
 }
 
 // eventOf is planq's name of Codex's event.

@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"regexp"
 	"strings"
 
 	"github.com/BurntSushi/toml"
@@ -222,11 +223,17 @@ func configEdit(o conffile.Options, path string) (conffile.FileEdit, error) {
 		if at < 0 {
 			return e, nil
 		}
+		if at == len(rest) && bytes.HasSuffix(rest, []byte("\n\n")) {
+			rest = rest[:len(rest)-1] // the blank line install put before the block
+		}
 		e.After = rest
 		if len(bytes.TrimSpace(rest)) == 0 && o.Scope != conffile.ScopeUser {
 			e.After, e.PruneDir = nil, true
 		}
 		return e, nil
+	}
+	if inlineServers(rest) {
+		return e, fmt.Errorf("%s cannot take planq's [mcp_servers.%s] table: its mcp_servers is an inline table; write it as [mcp_servers.NAME] tables, then rerun", path, ServerName)
 	}
 	block := serverBlock(o)
 	var out []byte
@@ -247,6 +254,25 @@ func configEdit(o conffile.Options, path string) (conffile.FileEdit, error) {
 	}
 	e.After = out
 	return e, nil
+}
+
+// inlineRE matches a root-level key assigning mcp_servers a value.
+var inlineRE = regexp.MustCompile(`^\s*(mcp_servers|"mcp_servers"|'mcp_servers')\s*=`)
+
+// inlineServers reports whether data assigns mcp_servers an inline table
+// before its first table header, which TOML does not let a
+// [mcp_servers.planq] table extend.
+func inlineServers(data []byte) bool {
+	for _, l := range strings.Split(string(data), "\n") {
+		t := strings.TrimSpace(l)
+		if strings.HasPrefix(t, "[") {
+			return false
+		}
+		if inlineRE.MatchString(t) {
+			return true
+		}
+	}
+	return false
 }
 
 // hookEntry is planq's handler for h.
