@@ -121,7 +121,7 @@ func (Adapter) Install(ctx context.Context, o conffile.Options) (conffile.Result
 			}
 			for _, f := range st.Findings {
 				if !f.OK {
-					res.Notes = append(res.Notes, "Codex: "+f.Detail+"; "+f.Fix)
+					res.Notes = append(res.Notes, f.Detail+"; "+f.Fix)
 				}
 			}
 		}
