@@ -86,8 +86,10 @@ func (Protocol) Host() session.Host { return Host }
 
 // Read decodes Codex's input for event. Codex gives a hook the session's
 // directory as cwd, but a Bash call's cwd is the command's workdir; the
-// session's project is the cwd its rollout (transcript_path) starts with,
-// where a subagent's rollout also names its parent thread.
+// session's project is the cwd its rollout (transcript_path) starts with.
+// A subagent's hooks carry its own rollout but the session it belongs to as
+// session_id: the event is then the subagent's thread (the rollout's id)
+// with that session as its parent, whose lineage it shares.
 func (Protocol) Read(event string, data []byte, getenv func(string) string) (session.Event, error) {
 	ev := session.Event{Name: event, Host: Host}
 	name, ok := eventNames[event]
@@ -114,7 +116,15 @@ func (Protocol) Read(event string, data []byte, getenv func(string) string) (ses
 		if err != nil {
 			return ev, err
 		}
-		ev.ProjectDir, ev.ParentID = meta.Cwd, meta.Parent
+		ev.ProjectDir = meta.Cwd
+		switch {
+		case meta.ID != "" && meta.ID != in.SessionID:
+			// A subagent's thread: Codex reports the session it belongs
+			// to, whose lineage it shares, as session_id.
+			ev.SessionID, ev.ParentID = meta.ID, in.SessionID
+		case meta.Parent != "" && meta.Parent != in.SessionID:
+			ev.ParentID = meta.Parent
+		}
 	} else {
 		ev.ProjectDir = getenv("PLANQ_PROJECT_DIR")
 	}
@@ -130,6 +140,7 @@ const maxMetaLine = 4 << 20
 
 // sessionMeta is what planq reads of a rollout's session_meta record.
 type sessionMeta struct {
+	ID     string // the thread the rollout records
 	Cwd    string // the session's directory: its project
 	Parent string // a subagent thread's parent thread
 }
@@ -148,6 +159,7 @@ func readMeta(path string) (sessionMeta, error) {
 	var rec struct {
 		Type    string `json:"type"`
 		Payload struct {
+			ID     string          `json:"id"`
 			Cwd    string          `json:"cwd"`
 			Source json.RawMessage `json:"source"`
 		} `json:"payload"`
@@ -158,7 +170,7 @@ func readMeta(path string) (sessionMeta, error) {
 	if !filepath.IsAbs(rec.Payload.Cwd) {
 		return sessionMeta{}, fmt.Errorf("Codex's rollout %s names no absolute session directory", path)
 	}
-	return sessionMeta{Cwd: rec.Payload.Cwd, Parent: parentThread(rec.Payload.Source)}, nil
+	return sessionMeta{ID: rec.Payload.ID, Cwd: rec.Payload.Cwd, Parent: parentThread(rec.Payload.Source)}, nil
 }
 
 // parentThread finds parent_thread_id in a session_meta source (a string

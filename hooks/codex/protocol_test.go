@@ -118,8 +118,19 @@ func TestReadFindsProjectAndParent(t *testing.T) {
 	if ev, err = (Protocol{}).Read(session.EventStop, fixture(t, "Stop", project, sub), os.Getenv); err != nil || ev.ParentID != "01a2-parent" {
 		t.Fatalf("subagent event %+v, %v", ev, err)
 	}
+	// Codex 0.169.0's SubagentStart (captured): session_id is the parent
+	// session, transcript_path the subagent's rollout, whose id is the
+	// subagent's thread. A tool call there is the subagent's, parented.
+	data, _ := os.ReadFile(filepath.Join("testdata", "subagent-rollout.jsonl"))
+	subRollout := filepath.Join(t.TempDir(), "rollout.jsonl")
+	_ = os.WriteFile(subRollout, []byte(strings.ReplaceAll(string(data), "/tmp/TestCaptureSubagent1753751749/001", project)), 0o600)
+	in := fixture(t, "PreToolUse-Bash", project, subRollout)
+	in = []byte(strings.Replace(string(in), "01a211ad-ca6a-7c42-b475-bc0d81f98231", "01a211b7-404e-7860-a944-d31946c6635f", 1))
+	if ev, err = (Protocol{}).Read(session.EventPreToolUse, in, os.Getenv); err != nil || ev.SessionID != "01a211b7-472e-7831-98f8-4244785c01df" || ev.ParentID != "01a211b7-404e-7860-a944-d31946c6635f" || ev.ProjectDir != project {
+		t.Fatalf("subagent's tool call %+v, %v", ev, err)
+	}
 	// An ephemeral session has no rollout: the project is PLANQ_PROJECT_DIR, else the cwd.
-	in := fixture(t, "Stop", project, "")
+	in = fixture(t, "Stop", project, "")
 	if ev, err = (Protocol{}).Read(session.EventStop, in, func(k string) string { return map[string]string{"PLANQ_PROJECT_DIR": "/p"}[k] }); err != nil || ev.ProjectDir != "/p" {
 		t.Fatalf("ephemeral event %+v, %v", ev, err)
 	}
