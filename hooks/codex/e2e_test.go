@@ -150,6 +150,29 @@ func TestEndToEndInCodex(t *testing.T) {
 	if got := trs[0].Text; !strings.Contains(got, `"transcript"`) || !strings.Contains(got, "assistant: Writing the okapi file again.") {
 		t.Fatalf("query_ancestor = %s\nwant the first session's transcript lines about the okapi file", trunc(got, 3000))
 	}
+
+	// Compaction: a tiny auto-compact limit makes Codex compact after the
+	// first reply; PreCompact logs it and SessionStart (source compact) gives
+	// the compacted conversation the summary back.
+	m3, err := fakemodel.Start(
+		fakemodel.Turn{Text: "Looking around.", Tools: []fakemodel.ToolUse{{Name: "exec_command", Input: map[string]any{"cmd": "ls"}}}},
+		fakemodel.Turn{Text: "Nothing to do."},
+	)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m3.Close()
+	run.Model, run.Prompt, run.Args = m3, "Look around.", []string{"-c", "model_auto_compact_token_limit=15"}
+	if _, err = run.Codex(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if log := testenv.Run(t, repo, planq, "log", "-n", "5"); !strings.Contains(log, "Context compacted (auto) in Codex CLI session") {
+		t.Errorf("planq log after Codex compacted lacks the compaction:\n%s", log)
+	}
+	loop3 := m3.LoopRequests()
+	if sys := loop3[len(loop3)-1].System(); !strings.Contains(sys, "just compacted") || !strings.Contains(sys, "zebra-decision") {
+		t.Errorf("the request after compaction lacks planq's compact context:\n%s", trunc(sys, 6000))
+	}
 }
 
 // patchModel returns the arguments that make Codex run a model it offers
