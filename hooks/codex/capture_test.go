@@ -13,8 +13,12 @@ import (
 	"github.com/planq-dev/planq/internal/fakemodel"
 )
 
-// TestCapturePayloads runs the real codex exec with a hook that logs every
-// event's stdin into $CAPTURE_DIR, for testdata (go test -tags capture).
+// TestCapturePayloads runs the real codex exec with a hook that saves every
+// event's stdin into $CAPTURE_DIR (and, for PreToolUse, a copy of the
+// rollout), for testdata: go test -tags capture -run TestCapturePayloads
+// with CAPTURE_MODEL=gpt-5.5 (a model Codex offers apply_patch) and,
+// optionally, CAPTURE_WORKDIR for the shell call's workdir. It is a tool,
+// not a test: it asserts nothing.
 func TestCapturePayloads(t *testing.T) {
 	out := os.Getenv("CAPTURE_DIR")
 	if out == "" {
@@ -34,9 +38,13 @@ func TestCapturePayloads(t *testing.T) {
 	}
 	b, _ := json.Marshal(map[string]any{"hooks": hooks})
 	os.WriteFile(filepath.Join(codexHome, "hooks.json"), b, 0o644)
+	shell := map[string]any{"cmd": "echo hi > a.txt"}
+	if wd := os.Getenv("CAPTURE_WORKDIR"); wd != "" {
+		shell["workdir"] = wd
+	}
 	patch := "*** Begin Patch\n*** Add File: p.txt\n+patched\n*** End Patch\n"
 	m, err := fakemodel.Start(
-		fakemodel.Turn{Text: "shell", Tools: []fakemodel.ToolUse{{Name: "exec_command", Input: map[string]any{"cmd": "echo hi > a.txt", "workdir": os.Getenv("CAPTURE_WORKDIR")}}}},
+		fakemodel.Turn{Text: "shell", Tools: []fakemodel.ToolUse{{Name: "exec_command", Input: shell}}},
 		fakemodel.Turn{Func: func(r *fakemodel.Request) fakemodel.Turn {
 			t.Logf("tools offered: %v", r.ToolNames())
 			return fakemodel.Turn{Text: "patch", Tools: []fakemodel.ToolUse{{Name: "apply_patch", Input: patch}}}
