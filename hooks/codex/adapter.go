@@ -11,6 +11,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/planq-dev/planq/gate"
 	"github.com/planq-dev/planq/hooks/conffile"
@@ -109,11 +110,35 @@ func (Adapter) Installed(where conffile.Options) []conffile.Status {
 			}
 		}
 		if st.Wired() {
-			st.Findings = trustFindings(o, handlers)
+			st.Findings = append(trustFindings(o, handlers), failOpen(st.ToolHookExes, have[EventPreToolUse]))
 		}
 		out = append(out, st)
 	}
 	return out
+}
+
+// failOpen is the finding on what Codex does when the gate's hook cannot
+// run: it lets the call through (a hook that fails to start, exits with
+// anything but 0 or 2, or times out fails open), so the binary it runs
+// must be there.
+func failOpen(exes []string, gated bool) conffile.Finding {
+	f := conffile.Finding{Check: "fail-open", OK: gated && len(exes) > 0}
+	for _, exe := range exes {
+		if st, err := os.Stat(exe); err != nil || !st.Mode().IsRegular() || st.Mode().Perm()&0o111 == 0 {
+			f.OK = false
+			f.Detail = "Codex lets every tool call through when its PreToolUse hook cannot run, and " + exe + " is not an executable"
+		}
+	}
+	switch {
+	case !gated:
+		f.Detail = "planq's PreToolUse hook is not wired, so Codex runs every tool call ungated"
+	case f.OK:
+		f.Detail = "Codex lets a tool call through when its PreToolUse hook fails to run or times out; planq's runs " + strings.Join(exes, ", ") + " and answers within its deadline"
+	}
+	if !f.OK {
+		f.Fix = "planq mcp install --host codex   (re-run to point the hooks at this planq)"
+	}
+	return f
 }
 
 // excluded reports whether the repo's info/exclude keeps both of .codex/'s

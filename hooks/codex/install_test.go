@@ -277,6 +277,22 @@ func TestInstalledFindings(t *testing.T) {
 	if f := finding(status(t, o), "trust"); f == nil || f.OK || !strings.Contains(f.Detail, "cannot read") {
 		t.Fatalf("trust with a broken config %+v", status(t, o).Findings)
 	}
+	// Codex fails open when the gate's hook cannot run: doctor says so
+	// when the binary is missing, and that it is there otherwise.
+	if f := finding(st, "fail-open"); f == nil || f.OK || !strings.Contains(f.Detail, "/usr/bin/planq is not an executable") {
+		t.Fatalf("fail-open with a missing binary %+v", f)
+	}
+	exe := filepath.Join(t.TempDir(), "planq")
+	testenv.WriteFile(t, filepath.Dir(exe), "planq", "#!/bin/sh\n")
+	_ = os.Chmod(exe, 0o755)
+	there := o
+	there.Exe = exe
+	if _, err := (Adapter{}).Install(context.Background(), there); err != nil {
+		t.Fatal(err)
+	}
+	if f := finding(status(t, o), "fail-open"); f == nil || !f.OK {
+		t.Fatalf("fail-open with the binary there %+v", f)
+	}
 	// Nothing wired: no findings.
 	if st := status(t, conffile.Options{Scope: conffile.ScopeUser, Home: t.TempDir()}); st.Wired() || len(st.Findings) != 0 {
 		t.Fatalf("unwired status %+v", st)

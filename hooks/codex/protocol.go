@@ -59,6 +59,11 @@ type Input struct {
 	LastAssistantMessage string `json:"last_assistant_message,omitempty"` // Stop
 	Reason               string `json:"reason,omitempty"`                 // SessionEnd
 	Prompt               string `json:"prompt,omitempty"`                 // UserPromptSubmit
+
+	// A subagent's events: its thread, and its kind; session_id is then
+	// the session it belongs to.
+	AgentID   string `json:"agent_id,omitempty"`
+	AgentType string `json:"agent_type,omitempty"`
 }
 
 // parseInput decodes data strictly (session.DecodeObject), with errors that
@@ -87,9 +92,10 @@ func (Protocol) Host() session.Host { return Host }
 // Read decodes Codex's input for event. Codex gives a hook the session's
 // directory as cwd, but a Bash call's cwd is the command's workdir; the
 // session's project is the cwd its rollout (transcript_path) starts with.
-// A subagent's hooks carry its own rollout but the session it belongs to as
-// session_id: the event is then the subagent's thread (the rollout's id)
-// with that session as its parent, whose lineage it shares.
+// A subagent's hooks carry its thread as agent_id and its own rollout, but
+// the session it belongs to as session_id: the event is then the
+// subagent's thread with that session as its parent, whose lineage it
+// shares.
 func (Protocol) Read(event string, data []byte, getenv func(string) string) (session.Event, error) {
 	ev := session.Event{Name: event, Host: Host}
 	name, ok := eventNames[event]
@@ -118,6 +124,8 @@ func (Protocol) Read(event string, data []byte, getenv func(string) string) (ses
 		}
 		ev.ProjectDir = meta.Cwd
 		switch {
+		case in.AgentID != "" && in.AgentID != in.SessionID:
+			ev.SessionID, ev.ParentID = in.AgentID, in.SessionID
 		case meta.ID != "" && meta.ID != in.SessionID:
 			// A subagent's thread: Codex reports the session it belongs
 			// to, whose lineage it shares, as session_id.
@@ -127,6 +135,9 @@ func (Protocol) Read(event string, data []byte, getenv func(string) string) (ses
 		}
 	} else {
 		ev.ProjectDir = getenv("PLANQ_PROJECT_DIR")
+		if in.AgentID != "" && in.AgentID != in.SessionID {
+			ev.SessionID, ev.ParentID = in.AgentID, in.SessionID
+		}
 	}
 	if in.ToolName != "" {
 		ev.Call = &session.Call{Name: in.ToolName, Tool: GateTool(in.ToolName), Input: in.ToolInput, Failed: responseIsError(in.ToolResponse)}

@@ -129,6 +129,11 @@ func TestReadFindsProjectAndParent(t *testing.T) {
 	if ev, err = (Protocol{}).Read(session.EventPreToolUse, in, os.Getenv); err != nil || ev.SessionID != "01a211b7-472e-7831-98f8-4244785c01df" || ev.ParentID != "01a211b7-404e-7860-a944-d31946c6635f" || ev.ProjectDir != project {
 		t.Fatalf("subagent's tool call %+v, %v", ev, err)
 	}
+	// agent_id names the subagent's thread directly.
+	in = []byte(strings.Replace(string(fixture(t, "PreToolUse-Bash", project, rollout(t, project, ""))), `"tool_name"`, `"agent_id":"01a2-sub","agent_type":"default","tool_name"`, 1))
+	if ev, err = (Protocol{}).Read(session.EventPreToolUse, in, os.Getenv); err != nil || ev.SessionID != "01a2-sub" || ev.ParentID != "01a211ad-ca6a-7c42-b475-bc0d81f98231" {
+		t.Fatalf("agent_id event %+v, %v", ev, err)
+	}
 	// An ephemeral session has no rollout: the project is PLANQ_PROJECT_DIR, else the cwd.
 	in = fixture(t, "Stop", project, "")
 	if ev, err = (Protocol{}).Read(session.EventStop, in, func(k string) string { return map[string]string{"PLANQ_PROJECT_DIR": "/p"}[k] }); err != nil || ev.ProjectDir != "/p" {
