@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/planq-dev/planq/hooks/codex"
 	"github.com/planq-dev/planq/internal/fakemodel"
 	"github.com/planq-dev/planq/internal/testenv"
 )
@@ -231,3 +232,89 @@ func contains(list []string, s string) bool {
 	}
 	return false
 }
+
+// TestTrustInCodex runs codex exec without --dangerously-bypass-hook-trust:
+// with planq's hooks untrusted Codex silently skips them and a write goes
+// through, which is why planq doctor fails codex-hook-trust; once the user
+// adds the lines doctor prints, the same write is denied and doctor passes.
+func TestTrustInCodex(t *testing.T) {
+	bin := fakemodel.EnsureCodex(t)
+	testenv.RequireJJ(t)
+	planq := testenv.BuildPlanqWithHook(t, "../..")
+	testenv.Isolate(t)
+	repo := testenv.JJRepo(t)
+	if real, err := filepath.EvalSymlinks(repo); err == nil {
+		repo = real
+	}
+	home := os.Getenv("HOME")
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	if out, err := exec.CommandContext(ctx, planq, "mcp", "install", "--host", "codex", "--scope", "user").CombinedOutput(); err != nil {
+		t.Fatalf("planq mcp install: %v\n%s", err, out)
+	}
+	env := []string{"PLANQ_HOME=" + os.Getenv("PLANQ_HOME"), "JJ_CONFIG=" + os.Getenv("JJ_CONFIG"), "JJ_USER=Test User", "JJ_EMAIL=test@example.com"}
+	write := func(name string) (*fakemodel.Server, string) {
+		m, err := fakemodel.Start(
+			fakemodel.Turn{Text: "Writing.", Tools: []fakemodel.ToolUse{{Name: "exec_command", Input: map[string]any{"cmd": "echo hi > " + name}}}},
+			fakemodel.Turn{Text: "Done."},
+		)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer m.Close()
+		run := fakemodel.HostRun{Bin: bin, Dir: repo, Home: home, Model: m, Prompt: "write", Env: env, KeepHookTrust: true}
+		if res, err := run.Codex(ctx); err != nil {
+			t.Fatalf("%v\n%s", err, res.Stderr)
+		}
+		return m, m.LoopRequests()[1].ToolResults()[0].Text
+	}
+	doctor := func() string {
+		cmd := exec.CommandContext(ctx, planq, "doctor")
+		cmd.Dir = repo
+		out, _ := cmd.CombinedOutput()
+		return string(out)
+	}
+
+	if _, got := write("untrusted.txt"); strings.Contains(got, "planq gate") {
+		t.Fatalf("with planq's hooks untrusted Codex still ran the gate: %s", got)
+	}
+	if _, err := os.Stat(filepath.Join(repo, "untrusted.txt")); err != nil {
+		t.Fatalf("the ungated write did not land: %v", err)
+	}
+	out := doctor()
+	i := strings.Index(out, "FAIL codex-hook-trust")
+	if i < 0 {
+		t.Fatalf("doctor does not fail codex-hook-trust:\n%s", out)
+	}
+	// The fix's TOML lines, as a user copies them into config.toml.
+	_, fix, _ := strings.Cut(out[i:], "config.toml:\n")
+	var lines []string
+	for _, l := range strings.Split(fix, "\n") {
+		if !strings.HasPrefix(l, "[hooks.state.") && !strings.HasPrefix(l, "trusted_hash = ") {
+			break
+		}
+		lines = append(lines, l)
+	}
+	if len(lines) != 2*len(codexHooksWired) {
+		t.Fatalf("doctor's fix has %d lines:\n%s", len(lines), out)
+	}
+	f, err := os.OpenFile(filepath.Join(home, ".codex", "config.toml"), os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _ = f.WriteString("\n" + strings.Join(lines, "\n") + "\n")
+	f.Close()
+
+	if _, got := write("trusted.txt"); !strings.Contains(got, "planq gate: blocked") || !strings.Contains(got, "mcp__planq__jj_init") {
+		t.Fatalf("with planq's hooks trusted the write got %q, want the gate's denial", got)
+	}
+	if _, err := os.Stat(filepath.Join(repo, "trusted.txt")); !os.IsNotExist(err) {
+		t.Fatalf("the gated write landed (%v)", err)
+	}
+	if out := doctor(); !strings.Contains(out, "ok   codex-hook-trust") || strings.Contains(out, "FAIL codex-") {
+		t.Fatalf("doctor after trusting:\n%s", out)
+	}
+}
+
+// codexHooksWired is the number of hooks planq wires into Codex.
+var codexHooksWired = codex.Hooks
