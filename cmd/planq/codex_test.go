@@ -29,7 +29,7 @@ func TestCodexThroughTheCLI(t *testing.T) {
 		}
 	}
 	out, _, _ = runIn(t, repo, "doctor")
-	for _, want := range []string{"ok   codex-server", "ok   codex-hooks 6 of 6 Codex CLI hooks wired", "FAIL codex-project-trust", "FAIL codex-hook-trust", "trust_level = \"trusted\"", "trusted_hash = \"sha256:"} {
+	for _, want := range []string{"ok   codex-server", "ok   codex-hooks 7 of 7 Codex CLI hooks wired", "FAIL codex-project-trust", "FAIL codex-hook-trust", "trust_level = \"trusted\"", "trusted_hash = \"sha256:"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("doctor lacks %q:\n%s", want, out)
 		}

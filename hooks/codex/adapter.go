@@ -172,8 +172,12 @@ func blockServer(path string) (bool, string) {
 	return ok, s.Command
 }
 
-// eventOf is planq's name of Codex's event.
+// eventOf is planq's name of Codex's event (subagent-stop for
+// SubagentStop, which planq's stop serves).
 func eventOf(codexEvent string) string {
+	if codexEvent == EventSubagentStop {
+		return "subagent-stop"
+	}
 	for k, v := range eventNames {
 		if v == codexEvent {
 			return k

@@ -26,7 +26,8 @@ type Hook struct {
 	Tool                       bool
 }
 
-// Hooks are the hooks install wires, in order. PreToolUse has no matcher,
+// Hooks are the hooks install wires, in order. SubagentStop runs planq's
+// stop for a subagent's turn (its transcript, never a nudge). PreToolUse has no matcher,
 // so a tool planq does not know still meets the gate (a Codex matcher is a
 // Rust regex, which cannot say "all but the read-only tools"). Codex clamps
 // a SessionEnd timeout to 3 seconds.
@@ -36,6 +37,7 @@ var Hooks = []Hook{
 	{EventPostToolUse, "post-tool-use", "^(Bash|apply_patch|mcp__planq__.*)$", 10, true},
 	{EventPreCompact, "pre-compact", "", 30, false},
 	{EventStop, "stop", "", 30, false},
+	{EventSubagentStop, "stop", "", 30, false},
 	{EventSessionEnd, "session-end", "", 3, false},
 }
 

@@ -24,6 +24,7 @@ const (
 	EventPreCompact   = "PreCompact"
 	EventStop         = "Stop"
 	EventSessionEnd   = "SessionEnd"
+	EventSubagentStop = "SubagentStop" // served as planq's stop: a subagent's turn ended
 )
 
 // eventNames maps planq's events to Codex's hook_event_name.
@@ -59,6 +60,7 @@ type Input struct {
 	LastAssistantMessage string `json:"last_assistant_message,omitempty"` // Stop
 	Reason               string `json:"reason,omitempty"`                 // SessionEnd
 	Prompt               string `json:"prompt,omitempty"`                 // UserPromptSubmit
+	AgentTranscriptPath  string `json:"agent_transcript_path,omitempty"`  // SubagentStop: the subagent's rollout
 
 	// A subagent's events: its thread, and its kind; session_id is then
 	// the session it belongs to.
@@ -105,6 +107,10 @@ func (Protocol) Read(event string, data []byte, getenv func(string) string) (ses
 	in, err := parseInput(data)
 	if err != nil {
 		return ev, err
+	}
+	if event == session.EventStop && in.HookEventName == EventSubagentStop {
+		// A subagent's stop: its transcript is agent_transcript_path.
+		name, in.TranscriptPath = EventSubagentStop, in.AgentTranscriptPath
 	}
 	if in.HookEventName != "" && in.HookEventName != name {
 		return ev, fmt.Errorf("hook input is for %s, not %s; check the hook wiring (planq mcp install --host codex)", in.HookEventName, name)

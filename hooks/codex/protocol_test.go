@@ -129,6 +129,19 @@ func TestReadFindsProjectAndParent(t *testing.T) {
 	if ev, err = (Protocol{}).Read(session.EventPreToolUse, in, os.Getenv); err != nil || ev.SessionID != "01a211b7-472e-7831-98f8-4244785c01df" || ev.ParentID != "01a211b7-404e-7860-a944-d31946c6635f" || ev.ProjectDir != project {
 		t.Fatalf("subagent's tool call %+v, %v", ev, err)
 	}
+	// Codex 0.169.0's PreToolUse inside a subagent (captured): agent_id is
+	// its thread, session_id the parent, transcript_path its own rollout.
+	if ev, err = (Protocol{}).Read(session.EventPreToolUse, fixture(t, "PreToolUse-subagent-Bash", project, subRollout), os.Getenv); err != nil ||
+		ev.SessionID != "01a211c1-01aa-7011-8a44-c023ece1249e" || ev.ParentID != "01a211c0-ff8c-7032-9119-b1db1c822ffe" || ev.Call.Tool.Kind != gate.KindShell {
+		t.Fatalf("captured subagent tool call %+v, %v", ev, err)
+	}
+	// Codex 0.169.0's SubagentStop (captured) is served as planq's stop for
+	// the subagent: its own rollout, its thread, parented.
+	stop := strings.Replace(string(fixture(t, "SubagentStop", project, "")), `"agent_transcript_path":"/tmp/TestCaptureSubagent231860195/002/.codex/sessions/2026/11/25/rollout-2026-11-25T08-09-51-01a211c1-01aa-7011-8a44-c023ece1249e.jsonl"`, `"agent_transcript_path":`+quote(subRollout), 1)
+	if ev, err = (Protocol{}).Read(session.EventStop, []byte(stop), os.Getenv); err != nil || ev.TranscriptPath != subRollout ||
+		ev.SessionID != "01a211c1-01aa-7011-8a44-c023ece1249e" || ev.ParentID != "01a211c0-ff8c-7032-9119-b1db1c822ffe" || ev.ProjectDir != project {
+		t.Fatalf("captured SubagentStop %+v, %v", ev, err)
+	}
 	// agent_id names the subagent's thread directly.
 	in = []byte(strings.Replace(string(fixture(t, "PreToolUse-Bash", project, rollout(t, project, ""))), `"tool_name"`, `"agent_id":"01a2-sub","agent_type":"default","tool_name"`, 1))
 	if ev, err = (Protocol{}).Read(session.EventPreToolUse, in, os.Getenv); err != nil || ev.SessionID != "01a2-sub" || ev.ParentID != "01a211ad-ca6a-7c42-b475-bc0d81f98231" {
@@ -199,6 +212,8 @@ func TestGateTool(t *testing.T) {
 		"mcp__planq__jj_init":       {Kind: gate.KindMCP, Server: "planq", MCPTool: "jj_init"},
 		"mcp__github__create_issue": {Kind: gate.KindMCP, Server: "github", MCPTool: "create_issue"},
 		"view_image":                {Kind: gate.KindReadOnly},
+		"spawn_agent":               {Kind: gate.KindReadOnly},
+		"multi_agent_v1wait_agent":  {Kind: gate.KindReadOnly},
 		"update_plan":               {Kind: gate.KindReadOnly},
 		"mcp__":                     {},
 		"mcp__planq":                {},

@@ -22,6 +22,9 @@ var readOnlyTools = map[string]bool{
 	"web_search": true, "tool_search": true,
 	"get_goal": true, "create_goal": true, "update_goal": true,
 	"spawn_agent": true, "send_input": true, "resume_agent": true, "wait_agent": true, "close_agent": true,
+	// Codex 0.169 names the multi_agent_v1 namespace's other tools without a
+	// separator in hooks (seen: multi_agent_v1wait_agent).
+	"multi_agent_v1send_input": true, "multi_agent_v1resume_agent": true, "multi_agent_v1wait_agent": true, "multi_agent_v1close_agent": true,
 	"list_mcp_resources": true, "list_mcp_resource_templates": true, "read_mcp_resource": true,
 }
 

@@ -37,7 +37,7 @@ func HookKey(hooksFile, event string, group, handler int) string {
 func HookHash(event, matcher, command string, timeout int, async bool) string {
 	switch event {
 	case "Stop", "PreCompact", "PostCompact", "UserPromptSubmit":
-		matcher = ""
+		matcher = "" // SubagentStop keeps its matcher (the agent type)
 	}
 	if event == "SessionEnd" {
 		if timeout <= 0 {
