@@ -318,3 +318,108 @@ func TestTrustInCodex(t *testing.T) {
 
 // codexHooksWired is the number of hooks planq wires into Codex.
 var codexHooksWired = codex.Hooks
+
+// TestSubagentInCodex runs a Codex subagent under planq: its shell write is
+// gated like the parent's (allowed once the parent declared the change), its
+// stop is never nudged, and its own rollout is copied into the parent's
+// lineage (SubagentStop), so query_ancestor finds what only the subagent said.
+func TestSubagentInCodex(t *testing.T) {
+	bin := fakemodel.EnsureCodex(t)
+	testenv.RequireJJ(t)
+	planq := testenv.BuildPlanqWithHook(t, "../..")
+	testenv.Isolate(t)
+	repo := testenv.JJRepo(t)
+	if real, err := filepath.EvalSymlinks(repo); err == nil {
+		repo = real
+	}
+	home := os.Getenv("HOME")
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	install := exec.CommandContext(ctx, planq, "mcp", "install", "--host", "codex", "--scope", "user")
+	install.Dir = repo
+	if out, err := install.CombinedOutput(); err != nil {
+		t.Fatalf("planq mcp install: %v\n%s", err, out)
+	}
+	summary := "Add a greeting file\n\nDone:\n- hello.txt, written by a subagent\n\nKey decisions:\n- none\n\nLeft to do:\n- nothing\n\nOpen questions:\n- none"
+	var denied, nudgedSub string
+	turn := func(r *fakemodel.Request) fakemodel.Turn {
+		txt, last := r.Text(), r.LastUserText()
+		if strings.Contains(txt, "SUBTASK") && !strings.Contains(txt, "spawn_agent") { // the subagent
+			switch {
+			case strings.Contains(last, "living summary"):
+				nudgedSub = last
+				return fakemodel.Turn{Text: "Sub nudged."}
+			case len(r.ToolResults()) == 0:
+				return fakemodel.Turn{Text: "narwhal-sub-step: writing.", Tools: []fakemodel.ToolUse{{Name: "exec_command", Input: map[string]any{"cmd": "echo hello > hello.txt"}}}}
+			}
+			return fakemodel.Turn{Text: "Sub done."}
+		}
+		trs := r.ToolResults()
+		switch {
+		case len(trs) == 0 && !strings.Contains(txt, "jj_init"):
+			return fakemodel.Turn{Text: "Writing first.", Tools: []fakemodel.ToolUse{{Name: "exec_command", Input: map[string]any{"cmd": "echo early > hello.txt"}}}}
+		case len(trs) == 1 && strings.Contains(trs[0].Text, "planq gate: blocked"):
+			denied = trs[0].Text
+			return fakemodel.Turn{Text: "Declaring.", Tools: []fakemodel.ToolUse{{Name: "mcp__planq__jj_init", Input: map[string]any{"description": "Add a greeting file"}}}}
+		case strings.Contains(last, "living summary"):
+			return fakemodel.Turn{Text: "Summarising.", Tools: []fakemodel.ToolUse{{Name: "mcp__planq__jj_describe", Input: map[string]any{"description": summary}}}}
+		case len(trs) == 1 && strings.Contains(trs[0].Text, `"agent_id"`):
+			var v struct {
+				AgentID string `json:"agent_id"`
+			}
+			_ = json.Unmarshal([]byte(trs[0].Text), &v)
+			return fakemodel.Turn{Text: "Waiting.", Tools: []fakemodel.ToolUse{{Name: "multi_agent_v1__wait_agent", Input: map[string]any{"targets": []string{v.AgentID}, "timeout_ms": 60000}}}}
+		case len(trs) == 1 && strings.Contains(txt, "Declaring.") && !strings.Contains(txt, "Spawning."):
+			return fakemodel.Turn{Text: "Spawning.", Tools: []fakemodel.ToolUse{{Name: "multi_agent_v1__spawn_agent", Input: map[string]any{"message": "SUBTASK: write hello.txt"}}}}
+		}
+		return fakemodel.Turn{Text: "Parent done."}
+	}
+	script := make([]fakemodel.Turn, 12)
+	for i := range script {
+		script[i] = fakemodel.Turn{Func: turn}
+	}
+	m, err := fakemodel.Start(script...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	env := []string{"PLANQ_HOME=" + os.Getenv("PLANQ_HOME"), "JJ_CONFIG=" + os.Getenv("JJ_CONFIG"), "JJ_USER=Test User", "JJ_EMAIL=test@example.com"}
+	res, err := fakemodel.HostRun{Bin: bin, Dir: repo, Home: home, Model: m, Prompt: "Add a greeting file", Env: env}.Codex(ctx)
+	for i, r := range m.LoopRequests() {
+		t.Logf("request %d: %s", i, trunc(r.LastUserText(), 300))
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(denied, "mcp__planq__jj_init") {
+		t.Fatalf("the parent's first write was not denied naming mcp__planq__jj_init: %q\n%s", denied, trunc(res.Stderr, 2000))
+	}
+	if got, err := os.ReadFile(filepath.Join(repo, "hello.txt")); err != nil || string(got) != "hello\n" {
+		t.Fatalf("hello.txt = %q, %v; want the subagent's write", got, err)
+	}
+	if nudgedSub != "" {
+		t.Errorf("the subagent was nudged: %s", trunc(nudgedSub, 500))
+	}
+	if desc := jjOut(t, repo, "log", "-r", "@", "--no-graph", "-T", "description"); !strings.Contains(desc, "written by a subagent") {
+		t.Fatalf("the parent was not nudged into the summary: %q", desc)
+	}
+	// The subagent's own words, which the parent's rollout does not hold,
+	// are in the lineage's stored transcript: its rollout was copied.
+	parent, _ := filepath.Glob(filepath.Join(home, ".codex", "sessions", "*", "*", "*", "rollout-*-"+res.SessionID+".jsonl"))
+	if len(parent) != 1 {
+		t.Fatalf("parent rollout: %v", parent)
+	}
+	if data, _ := os.ReadFile(parent[0]); strings.Contains(string(data), "narwhal-sub-step") {
+		t.Fatalf("the parent's rollout holds the subagent's words; the test cannot tell the copies apart")
+	}
+	stores, _ := filepath.Glob(filepath.Join(os.Getenv("PLANQ_HOME"), "sessions", "*", "*", "transcript.jsonl"))
+	found := false
+	for _, st := range stores {
+		if data, _ := os.ReadFile(st); strings.Contains(string(data), "narwhal-sub-step") && strings.Contains(string(data), "SUBTASK") {
+			found = true
+		}
+	}
+	if !found {
+		t.Fatalf("no lineage transcript (%v) holds the subagent's words", stores)
+	}
+}
