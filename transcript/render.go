@@ -6,14 +6,16 @@ import (
 	"strings"
 )
 
-// Render turns one Claude Code transcript line (JSON) into a compact line for
-// a model to read: who said what, which tool was called with what, and what
-// it returned, without the ids, timestamps and usage counters around them. A
+// Render turns one transcript line (JSON) into a compact line for a model to
+// read: who said what, which tool was called with what, and what it
+// returned, without the ids, timestamps and usage counters around them. It
+// reads Claude Code's lines and Codex's rollout lines (response_item). A
 // line it cannot read is returned as it is.
 func Render(line []byte) string {
 	var l struct {
-		Type    string `json:"type"`
-		Summary string `json:"summary"`
+		Type    string          `json:"type"`
+		Payload json.RawMessage `json:"payload"`
+		Summary string          `json:"summary"`
 		Message struct {
 			Role    string          `json:"role"`
 			Content json.RawMessage `json:"content"`
@@ -40,6 +42,15 @@ func Render(line []byte) string {
 		return strings.Join(parts, " | ")
 	case "summary":
 		return "summary: " + l.Summary
+	case "response_item":
+		return renderResponseItem(l.Payload)
+	case "event_msg", "session_meta", "turn_context":
+		var p struct {
+			Type string `json:"type"`
+		}
+		if json.Unmarshal(l.Payload, &p) == nil && p.Type != "" {
+			return "[" + l.Type + " " + p.Type + "]"
+		}
 	case "attachment":
 		if l.Attachment.Type == "hook_additional_context" {
 			var texts []string
@@ -123,4 +134,65 @@ func contentText(raw json.RawMessage) string {
 		}
 	}
 	return strings.Join(parts, " ")
+}
+
+// renderResponseItem renders the payload of a Codex rollout line of type
+// response_item: a message, a tool call or a tool's output (the Responses
+// API's items).
+func renderResponseItem(raw json.RawMessage) string {
+	var it struct {
+		Type      string          `json:"type"`
+		Role      string          `json:"role"`
+		Content   json.RawMessage `json:"content"`
+		Name      string          `json:"name"`
+		Namespace string          `json:"namespace"`
+		Arguments string          `json:"arguments"`
+		Input     string          `json:"input"`
+		Output    json.RawMessage `json:"output"`
+	}
+	if json.Unmarshal(raw, &it) != nil {
+		return "[response_item]"
+	}
+	name := it.Name
+	if it.Namespace != "" {
+		name = it.Namespace + "__" + it.Name
+	}
+	switch it.Type {
+	case "message":
+		var parts []struct {
+			Text string `json:"text"`
+		}
+		if json.Unmarshal(it.Content, &parts) != nil {
+			return "[" + it.Role + " message]"
+		}
+		var texts []string
+		for _, p := range parts {
+			if p.Text != "" {
+				texts = append(texts, p.Text)
+			}
+		}
+		return it.Role + ": " + strings.Join(texts, " ")
+	case "function_call":
+		return "assistant calls " + name + " " + it.Arguments
+	case "custom_tool_call":
+		return "assistant calls " + name + " " + it.Input
+	case "function_call_output", "custom_tool_call_output":
+		return "tool result: " + outputText(it.Output)
+	case "reasoning":
+		return "[reasoning]" // private reasoning is not part of what happened
+	}
+	return "[response_item " + it.Type + "]"
+}
+
+// outputText is a Codex tool output's text: a string, an object with
+// content, or a list of content parts.
+func outputText(raw json.RawMessage) string {
+	raw = bytes.TrimSpace(raw)
+	var o struct {
+		Content json.RawMessage `json:"content"`
+	}
+	if len(raw) > 0 && raw[0] == '{' && json.Unmarshal(raw, &o) == nil && len(o.Content) > 0 {
+		return contentText(o.Content)
+	}
+	return contentText(raw)
 }

@@ -30,3 +30,20 @@ func TestRender(t *testing.T) {
 		t.Fatalf("Search with Render = %+v, %v", res, err)
 	}
 }
+
+func TestRenderCodexRollout(t *testing.T) {
+	for _, tc := range []struct{ line, want string }{
+		{`{"timestamp":"t","type":"response_item","payload":{"type":"message","role":"assistant","content":[{"type":"output_text","text":"Writing the okapi file."}]}}`, "assistant: Writing the okapi file."},
+		{`{"type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"Add a file"}]}}`, "user: Add a file"},
+		{`{"type":"response_item","payload":{"type":"function_call","namespace":"mcp__planq","name":"jj_init","arguments":"{\"description\":\"x\"}","call_id":"c"}}`, `assistant calls mcp__planq__jj_init {"description":"x"}`},
+		{`{"type":"response_item","payload":{"type":"custom_tool_call","name":"apply_patch","input":"*** Begin Patch","call_id":"c"}}`, "assistant calls apply_patch *** Begin Patch"},
+		{`{"type":"response_item","payload":{"type":"function_call_output","call_id":"c","output":"done"}}`, "tool result: done"},
+		{`{"type":"response_item","payload":{"type":"reasoning","summary":[]}}`, "[reasoning]"},
+		{`{"type":"event_msg","payload":{"type":"task_started"}}`, "[event_msg task_started]"},
+		{`{"type":"world_state","payload":{}}`, "[world_state]"},
+	} {
+		if got := Render([]byte(tc.line)); got != tc.want {
+			t.Errorf("Render(%s) = %q, want %q", tc.line, got, tc.want)
+		}
+	}
+}

@@ -144,7 +144,10 @@ type conversation struct {
 	// namespaced maps a flattened tool name "NS__fn" to its namespace and
 	// function, for the Responses wire's namespace tools.
 	namespaced map[string][2]string
-	messages   []message
+	// custom holds the Responses wire's freeform tools (Codex's apply_patch),
+	// whose calls carry their input as a string, not JSON arguments.
+	custom   map[string]bool
+	messages []message
 }
 
 // message is one message of the conversation; role is "user", "assistant"

@@ -49,6 +49,9 @@ type HostRun struct {
 	Prompt string   // the user's prompt
 	Args   []string // extra arguments before the prompt
 	Env    []string // extra environment, KEY=VALUE
+	// KeepHookTrust runs Codex without --dangerously-bypass-hook-trust, so
+	// only the hooks its config trusts run.
+	KeepHookTrust bool
 }
 
 func (r HostRun) exec(ctx context.Context, label string, args []string, env []string) (Result, error) {
@@ -118,19 +121,22 @@ func (r HostRun) OpenCode(ctx context.Context) (Result, error) {
 
 // Codex runs `codex exec --json` with a model provider "fake" that speaks the
 // Responses API to the fake model, given with -c so $CODEX_HOME/config.toml
-// stays the user's (planq's) own. Hooks are trusted for the run, plugins,
+// stays the user's (planq's) own. Hooks are trusted for the run (unless
+// KeepHookTrust), plugins,
 // apps, analytics and metrics are off. SessionID is the thread id.
 func (r HostRun) Codex(ctx context.Context) (Result, error) {
 	codexHome := filepath.Join(r.Home, ".codex")
 	if err := os.MkdirAll(codexHome, 0o755); err != nil {
 		return Result{}, err
 	}
-	args := []string{"exec", "--json", "--skip-git-repo-check",
-		"--dangerously-bypass-hook-trust", "--dangerously-bypass-approvals-and-sandbox",
+	args := []string{"exec", "--json", "--skip-git-repo-check", "--dangerously-bypass-approvals-and-sandbox",
 		"--disable", "plugins", "--disable", "remote_plugin", "--disable", "apps",
 		"-c", "analytics.enabled=false", "-c", `otel.metrics_exporter="none"`,
 		"-c", `model="gpt-fake"`, "-c", `model_provider="fake"`,
 		"-c", fmt.Sprintf(`model_providers.fake={name="fake",base_url=%q,wire_api="responses"}`, r.Model.URL+"/v1"),
+	}
+	if !r.KeepHookTrust {
+		args = append(args, "--dangerously-bypass-hook-trust")
 	}
 	args = append(append(args, r.Args...), r.Prompt)
 	res, err := r.exec(ctx, "codex", args, []string{"CODEX_HOME=" + codexHome, "OPENAI_API_KEY=x"})

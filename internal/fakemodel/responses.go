@@ -40,7 +40,7 @@ func parseResponses(body []byte) (conversation, error) {
 	if err := json.Unmarshal(body, &req); err != nil {
 		return conversation{}, err
 	}
-	c := conversation{model: req.Model, stream: req.Stream, namespaced: map[string][2]string{}}
+	c := conversation{model: req.Model, stream: req.Stream, namespaced: map[string][2]string{}, custom: map[string]bool{}}
 	for _, t := range req.Tools {
 		switch {
 		case t.Type == "namespace":
@@ -51,6 +51,7 @@ func parseResponses(body []byte) (conversation, error) {
 			}
 		case t.Name != "":
 			c.tools = append(c.tools, t.Name)
+			c.custom[t.Name] = t.Type == "custom"
 		default:
 			c.tools = append(c.tools, t.Type) // web_search and other built-ins
 		}
@@ -105,6 +106,16 @@ func writeResponses(w http.ResponseWriter, id int, req *Request, t Turn, calls [
 			"arguments": string(c.input), "status": "completed"}
 		if ns, ok := req.conv.namespaced[c.name]; ok {
 			item["namespace"], item["name"] = ns[0], ns[1]
+		}
+		if req.conv.custom[c.name] {
+			// A freeform tool's input is its text: a scripted string input
+			// is sent as is.
+			var text string
+			if json.Unmarshal(c.input, &text) != nil {
+				text = string(c.input)
+			}
+			item = map[string]any{"type": "custom_tool_call", "id": "ctc_" + c.id, "call_id": c.id, "name": c.name,
+				"input": text, "status": "completed"}
 		}
 		items = append(items, item)
 	}

@@ -1,0 +1,238 @@
+// Package codex is planq's adapter for OpenAI's Codex CLI: its hook
+// protocol (Claude Code's shape, with the session's project read from the
+// rollout Codex names in transcript_path), which of its tools modify files,
+// how its config.toml and hooks.json wire planq in (install, uninstall, dry
+// run, and status for planq doctor with the trust Codex needs before it
+// runs planq's hooks or reads a project's config), and how to launch and
+// resume it. The session logic is the host-neutral core.
+package codex
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/planq-dev/planq/gate"
+	"github.com/planq-dev/planq/hooks/conffile"
+	"github.com/planq-dev/planq/hooks/session"
+)
+
+// Adapter is Codex CLI for the host registry (package hosts).
+type Adapter struct{}
+
+// Host names Codex CLI.
+func (Adapter) Host() session.Host { return Host }
+
+// Protocol is Codex's hook protocol.
+func (Adapter) Protocol() session.Protocol { return Protocol{} }
+
+// Tool says what one of Codex's tools does, for the gate (GateTool).
+func (Adapter) Tool(name string) gate.Tool { return GateTool(name) }
+
+// Command is Codex's CLI.
+func (Adapter) Command() string { return "codex" }
+
+// Scopes are the install scopes, the default first:
+//
+//	local    .codex/config.toml and .codex/hooks.json, which jj and git
+//	         ignore (the repo's info/exclude)
+//	project  the same files, shared with the team once pushed
+//	user     $CODEX_HOME/config.toml and hooks.json (~/.codex)
+//
+// Codex reads a project's .codex/ only when the user trusts the project.
+func (Adapter) Scopes() []string {
+	return []string{conffile.ScopeLocal, conffile.ScopeProject, conffile.ScopeUser}
+}
+
+// Detect reports whether Codex is on this machine: its CLI on PATH, or its
+// config directory in home.
+func (a Adapter) Detect(home string, lookPath func(string) (string, error)) bool {
+	if _, err := lookPath(a.Command()); err == nil {
+		return true
+	}
+	_, err := os.Stat(filepath.Join(home, ".codex"))
+	return err == nil
+}
+
+// Launch returns the arguments after codex that start its TUI with prompt,
+// or resume the session (thread) resume.
+func (Adapter) Launch(prompt, resume string) []string {
+	if resume != "" {
+		return []string{"resume", resume}
+	}
+	return []string{prompt}
+}
+
+// Installed reports planq's wiring in every scope, for planq doctor, with
+// findings for the trust Codex needs first: planq's hooks trusted (by hash,
+// in $CODEX_HOME/config.toml) and, for project and local scope, the project.
+func (Adapter) Installed(where conffile.Options) []conffile.Status {
+	projectDir := where.ProjectDir
+	if real, err := filepath.EvalSymlinks(projectDir); err == nil {
+		projectDir = real
+	}
+	var out []conffile.Status
+	scopes := []string{conffile.ScopeUser}
+	if projectDir != "" {
+		// Local and project scope are the same files in .codex/: local
+		// when jj and git ignore them.
+		scope := conffile.ScopeProject
+		if excluded(projectDir) {
+			scope = conffile.ScopeLocal
+		}
+		scopes = []string{scope, conffile.ScopeUser}
+	}
+	for _, scope := range scopes {
+		o := conffile.Options{Scope: scope, ProjectDir: projectDir, Home: where.Home, Getenv: where.Getenv, JJBin: where.JJBin}
+		st := conffile.Status{Host: Host.Name, Scope: scope}
+		st.ServerFile, st.HooksFile = paths(o)
+		st.Server, st.ServerExe = blockServer(st.ServerFile)
+		var handlers []handler
+		if _, doc, err := conffile.LoadJSON(st.HooksFile, 0o644); err == nil {
+			handlers = planqHandlers(st.HooksFile, doc)
+		}
+		have := map[string]bool{}
+		for _, h := range handlers {
+			have[h.Event] = true
+		}
+		for _, h := range Hooks {
+			if have[h.Event] {
+				st.Hooks = append(st.Hooks, eventOf(h.Event))
+			} else {
+				st.Missing = append(st.Missing, eventOf(h.Event))
+			}
+		}
+		for _, h := range Hooks {
+			if h.Tool && have[h.Event] {
+				st.ToolHookExes = append(st.ToolHookExes, toolHookExes(st.HooksFile)...)
+				break
+			}
+		}
+		if st.Wired() {
+			st.Findings = append(trustFindings(o, handlers), failOpen(st.ToolHookExes, have[EventPreToolUse]))
+		}
+		out = append(out, st)
+	}
+	return out
+}
+
+// failOpen is the finding on what Codex does when the gate's hook cannot
+// run: it lets the call through (a hook that fails to start, exits with
+// anything but 0 or 2, or times out fails open), so the binary it runs
+// must be there.
+func failOpen(exes []string, gated bool) conffile.Finding {
+	f := conffile.Finding{Check: "fail-open", OK: gated && len(exes) > 0}
+	for _, exe := range exes {
+		if st, err := os.Stat(exe); err != nil || !st.Mode().IsRegular() || st.Mode().Perm()&0o111 == 0 {
+			f.OK = false
+			f.Detail = "Codex lets every tool call through when its PreToolUse hook cannot run, and " + exe + " is not an executable"
+		}
+	}
+	switch {
+	case !gated:
+		f.Detail = "planq's PreToolUse hook is not wired, so Codex runs every tool call ungated"
+	case f.OK:
+		f.Detail = "Codex lets a tool call through when its PreToolUse hook fails to run or times out; planq's runs " + strings.Join(exes, ", ") + " and answers within its deadline"
+	}
+	if !f.OK {
+		f.Fix = "planq mcp install --host codex   (re-run to point the hooks at this planq)"
+	}
+	return f
+}
+
+// excluded reports whether the repo's info/exclude keeps both of .codex/'s
+// files out of jj and git.
+func excluded(projectDir string) bool {
+	e, err := conffile.ExcludeEdit(context.Background(), projectDir, "", "", "/.codex/config.toml", "/.codex/hooks.json")
+	return err == nil && e.Path != "" && !e.Changed()
+}
+
+// blockServer reports whether config.toml at path holds planq's block with
+// its server, and the command the server runs.
+func blockServer(path string) (bool, string) {
+	data, err := conffile.ReadOrNil(path)
+	if err != nil || data == nil {
+		return false, ""
+	}
+	rest, at, err := splitBlock(path, data)
+	if err != nil || at < 0 {
+		return false, ""
+	}
+	block := data[at : at+len(data)-len(rest)]
+	var doc struct {
+		MCPServers map[string]struct {
+			Command string `toml:"command"`
+		} `toml:"mcp_servers"`
+	}
+	if _, err := decodeTOML(block, &doc); err != nil {
+		return false, ""
+	}
+	s, ok := doc.MCPServers[ServerName]
+	return ok, s.Command
+}
+
+// eventOf is planq's name of Codex's event (subagent-stop for
+// SubagentStop, which planq's stop serves).
+func eventOf(codexEvent string) string {
+	if codexEvent == EventSubagentStop {
+		return "subagent-stop"
+	}
+	for k, v := range eventNames {
+		if v == codexEvent {
+			return k
+		}
+	}
+	return codexEvent
+}
+
+// toolHookExes returns the binaries planq's tool hooks in hooksFile run.
+func toolHookExes(hooksFile string) []string {
+	_, doc, err := conffile.LoadJSON(hooksFile, 0o644)
+	if err != nil {
+		return nil
+	}
+	events, _ := doc.Path(hooksFile, false, "hooks")
+	if events == nil {
+		return nil
+	}
+	var out []string
+	for _, h := range Hooks {
+		if !h.Tool {
+			continue
+		}
+		v, _ := events.Get(h.Event)
+		groups, _ := v.([]any)
+		for _, g := range groups {
+			gobj, _ := g.(*conffile.Object)
+			if gobj == nil {
+				continue
+			}
+			hv, _ := gobj.Get("hooks")
+			hs, _ := hv.([]any)
+			for _, hd := range hs {
+				hobj, _ := hd.(*conffile.Object)
+				if hobj == nil {
+					continue
+				}
+				c, _ := hobj.Get("command")
+				s, _ := c.(string)
+				if isPlanqCommand(s, h.Subcommand) {
+					if f := conffile.Fields(s); len(f) > 0 && !contains(out, f[0]) {
+						out = append(out, f[0])
+					}
+				}
+			}
+		}
+	}
+	return out
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,440 @@
+package codex
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"path/filepath"
+	"regexp"
+	"strings"
+
+	"github.com/BurntSushi/toml"
+
+	"github.com/planq-dev/planq/hooks/conffile"
+)
+
+// ServerName is the name planq's MCP server is registered under, so the
+// model sees its tools in namespace mcp__planq.
+const ServerName = "planq"
+
+// Hook is one Codex hook planq wires: the event, planq's subcommand, the
+// matcher (empty: every tool or source), the timeout in seconds, and
+// whether it is a tool hook (served by planq-hook when installed).
+type Hook struct {
+	Event, Subcommand, Matcher string
+	Timeout                    int
+	Tool                       bool
+}
+
+// Hooks are the hooks install wires, in order. SubagentStop runs planq's
+// stop for a subagent's turn (its transcript, never a nudge). PreToolUse has no matcher,
+// so a tool planq does not know still meets the gate (a Codex matcher is a
+// Rust regex, which cannot say "all but the read-only tools"). Codex clamps
+// a SessionEnd timeout to 3 seconds.
+var Hooks = []Hook{
+	{EventSessionStart, "session-start", "", 30, false},
+	{EventPreToolUse, "pre-tool-use", "", 10, true},
+	{EventPostToolUse, "post-tool-use", "^(Bash|apply_patch|mcp__planq__.*)$", 10, true},
+	{EventPreCompact, "pre-compact", "", 30, false},
+	{EventStop, "stop", "", 30, false},
+	{EventSubagentStop, "stop", "", 30, false},
+	{EventSessionEnd, "session-end", "", 3, false},
+}
+
+// Block markers around planq's part of a config.toml.
+const (
+	blockBegin = "# >>> planq (managed by planq mcp install; edits here are replaced) >>>"
+	blockEnd   = "# <<< planq <<<"
+)
+
+// codexHome is Codex's user config directory: $CODEX_HOME, else ~/.codex.
+func codexHome(o conffile.Options) string {
+	if d := o.Env("CODEX_HOME"); d != "" {
+		return d
+	}
+	return filepath.Join(o.Home, ".codex")
+}
+
+// paths returns the config.toml holding the MCP server and the hooks.json
+// of o's scope: $CODEX_HOME's for user scope, the project's .codex/ for
+// project and local scope (local keeps them out of jj and git).
+func paths(o conffile.Options) (config, hooks string) {
+	d := codexHome(o)
+	if o.Scope != conffile.ScopeUser {
+		d = filepath.Join(o.ProjectDir, ".codex")
+	}
+	return filepath.Join(d, "config.toml"), filepath.Join(d, "hooks.json")
+}
+
+// Install wires planq into Codex, or out of it with Uninstall: the MCP
+// server in a marked block of config.toml (the user's settings and comments
+// kept byte for byte), the hooks in hooks.json (every other hook kept), and
+// in local scope the info/exclude lines that keep both out of jj and git.
+// It is idempotent. It neither trusts the project nor planq's hooks for
+// Codex: the notes (and planq doctor) say how.
+func (Adapter) Install(ctx context.Context, o conffile.Options) (conffile.Result, error) {
+	res := conffile.Result{Host: Host.Name, Scope: o.Scope}
+	if err := o.Validate(); err != nil {
+		return res, err
+	}
+	configFile, hooksFile := paths(o)
+	res.ServerFile, res.HooksFile = configFile, hooksFile
+	cfgEdit, err := configEdit(o, configFile)
+	if err != nil {
+		return res, err
+	}
+	hkEdit, err := hooksEdit(o, hooksFile)
+	if err != nil {
+		return res, err
+	}
+	var ignoreEdit conffile.FileEdit
+	if o.Scope == conffile.ScopeLocal && !o.Uninstall {
+		rel := func(p string) string { r, _ := filepath.Rel(o.ProjectDir, p); return "/" + filepath.ToSlash(r) }
+		if ignoreEdit, err = conffile.ExcludeEdit(ctx, o.ProjectDir, o.JJBin,
+			"Codex's local planq wiring, written by `planq mcp install --host codex`", rel(configFile), rel(hooksFile)); err != nil {
+			return res, err
+		}
+	}
+	for _, e := range []conffile.FileEdit{ignoreEdit, cfgEdit, hkEdit} {
+		if e.Path != "" && e.Changed() {
+			res.Edits = append(res.Edits, e)
+		}
+	}
+	if o.DryRun {
+		return res, nil
+	}
+	for _, e := range res.Edits {
+		if err := conffile.Apply(e); err != nil {
+			return res, err
+		}
+		switch e.Path {
+		case ignoreEdit.Path:
+			res.Notes = append(res.Notes, "jj and git ignore the local wiring ("+e.Path+")")
+		case configFile:
+			res.Notes = append(res.Notes, fmt.Sprintf("MCP server %q %s %s", ServerName, o.Verb("removed from", "registered in"), configFile))
+		case hooksFile:
+			res.Notes = append(res.Notes, fmt.Sprintf("hooks %s %s", o.Verb("removed from", "written to"), hooksFile))
+		}
+	}
+	if !o.Uninstall {
+		for _, st := range (Adapter{}).Installed(o) {
+			if st.Scope != o.Scope {
+				continue
+			}
+			for _, f := range st.Findings {
+				if !f.OK {
+					res.Notes = append(res.Notes, f.Detail+"; "+f.Fix)
+				}
+			}
+		}
+	}
+	return res, nil
+}
+
+// serverBlock is planq's block for config.toml.
+func serverBlock(o conffile.Options) []byte {
+	var b bytes.Buffer
+	b.WriteString(blockBegin + "\n[mcp_servers." + ServerName + "]\n")
+	fmt.Fprintf(&b, "command = %s\n", tomlString(o.Exe))
+	b.WriteString(`args = ["mcp", "serve"]` + "\n")
+	b.WriteString(`env = { PLANQ_HOST = "codex" }` + "\n")
+	b.WriteString(blockEnd + "\n")
+	return b.Bytes()
+}
+
+// tomlString quotes s as a TOML basic string.
+func tomlString(s string) string {
+	var b strings.Builder
+	b.WriteByte('"')
+	for _, r := range s {
+		switch {
+		case r == '"' || r == '\\':
+			b.WriteByte('\\')
+			b.WriteRune(r)
+		case r < 0x20 || r == 0x7f:
+			fmt.Fprintf(&b, `\u%04X`, r)
+		default:
+			b.WriteRune(r)
+		}
+	}
+	b.WriteByte('"')
+	return b.String()
+}
+
+// splitBlock returns data without planq's block and where the block was
+// (-1: none). A begin marker without its end is an error.
+func splitBlock(path string, data []byte) (rest []byte, at int, err error) {
+	i := bytes.Index(data, []byte(blockBegin))
+	if i < 0 {
+		return data, -1, nil
+	}
+	if i > 0 && data[i-1] != '\n' {
+		return nil, 0, fmt.Errorf("%s: planq's block marker is not at the start of a line; fix the file by hand", path)
+	}
+	j := bytes.Index(data[i:], []byte(blockEnd))
+	if j < 0 {
+		return nil, 0, fmt.Errorf("%s: planq's block has no end marker %q; fix the file by hand", path, blockEnd)
+	}
+	end := i + j + len(blockEnd)
+	if end < len(data) && data[end] == '\n' {
+		end++
+	}
+	if bytes.Contains(data[end:], []byte(blockBegin)) {
+		return nil, 0, fmt.Errorf("%s has two planq blocks; remove one by hand", path)
+	}
+	return append(append([]byte(nil), data[:i]...), data[end:]...), i, nil
+}
+
+// parseTOML decodes a config.toml for checking.
+func parseTOML(path string, data []byte) (map[string]any, error) {
+	var v map[string]any
+	if _, err := toml.Decode(string(data), &v); err != nil {
+		return nil, fmt.Errorf("%s is not valid TOML (%s); fix it, then rerun", path, oneLine(err.Error()))
+	}
+	return v, nil
+}
+
+// configEdit puts planq's block into config.toml (or takes it out): the
+// rest of the file is kept byte for byte. It refuses a file that does not
+// parse, or that registers its own planq server outside the block.
+func configEdit(o conffile.Options, path string) (conffile.FileEdit, error) {
+	e := conffile.FileEdit{Path: path, Mode: 0o600}
+	before, err := conffile.ReadOrNil(path)
+	if err != nil {
+		return e, err
+	}
+	e.Before, e.After = before, before
+	if before == nil && o.Uninstall {
+		return e, nil
+	}
+	if _, err := parseTOML(path, before); err != nil {
+		return e, err
+	}
+	rest, at, err := splitBlock(path, before)
+	if err != nil {
+		return e, err
+	}
+	doc, err := parseTOML(path, rest)
+	if err != nil {
+		return e, fmt.Errorf("%s does not parse without planq's block; fix it by hand: %w", path, err)
+	}
+	if servers, ok := doc["mcp_servers"].(map[string]any); ok && servers[ServerName] != nil {
+		return e, fmt.Errorf("%s already has its own [mcp_servers.%s] outside planq's block; remove it (or rename it), then rerun", path, ServerName)
+	}
+	if o.Uninstall {
+		if at < 0 {
+			return e, nil
+		}
+		if at == len(rest) && bytes.HasSuffix(rest, []byte("\n\n")) {
+			rest = rest[:len(rest)-1] // the blank line install put before the block
+		}
+		e.After = rest
+		if len(bytes.TrimSpace(rest)) == 0 && o.Scope != conffile.ScopeUser {
+			e.After, e.PruneDir = nil, true
+		}
+		return e, nil
+	}
+	if inlineServers(rest) {
+		return e, fmt.Errorf("%s cannot take planq's [mcp_servers.%s] table: its mcp_servers is an inline table; write it as [mcp_servers.NAME] tables, then rerun", path, ServerName)
+	}
+	block := serverBlock(o)
+	var out []byte
+	if at >= 0 {
+		out = append(append(append([]byte(nil), rest[:at]...), block...), rest[at:]...)
+	} else {
+		out = append([]byte(nil), rest...)
+		if len(out) > 0 && !bytes.HasSuffix(out, []byte("\n")) {
+			out = append(out, '\n')
+		}
+		if len(out) > 0 {
+			out = append(out, '\n')
+		}
+		out = append(out, block...)
+	}
+	if _, err := parseTOML(path, out); err != nil {
+		return e, fmt.Errorf("%s cannot take planq's [mcp_servers.%s] table (%v); define mcp_servers as [mcp_servers.NAME] tables, then rerun", path, ServerName, err)
+	}
+	e.After = out
+	return e, nil
+}
+
+// inlineRE matches a root-level key assigning mcp_servers a value.
+var inlineRE = regexp.MustCompile(`^\s*(mcp_servers|"mcp_servers"|'mcp_servers')\s*=`)
+
+// inlineServers reports whether data assigns mcp_servers an inline table
+// before its first table header, which TOML does not let a
+// [mcp_servers.planq] table extend.
+func inlineServers(data []byte) bool {
+	for _, l := range strings.Split(string(data), "\n") {
+		t := strings.TrimSpace(l)
+		if strings.HasPrefix(t, "[") {
+			return false
+		}
+		if inlineRE.MatchString(t) {
+			return true
+		}
+	}
+	return false
+}
+
+// hookEntry is planq's handler for h.
+func hookEntry(o conffile.Options, h Hook) *conffile.Object {
+	e := conffile.NewObject()
+	e.Set("type", "command")
+	e.Set("command", hookCommand(o, h))
+	e.Set("timeout", conffile.Int(h.Timeout))
+	return e
+}
+
+// hookCommand is the command line of planq's hook h: planq-hook for the
+// tool hooks when it is installed, else `planq hook`.
+func hookCommand(o conffile.Options, h Hook) string {
+	if h.Tool && o.HookExe != "" {
+		return conffile.Line(o.HookExe, h.Subcommand, "--host", Host.Name)
+	}
+	return conffile.Line(o.Exe, "hook", h.Subcommand, "--host", Host.Name)
+}
+
+// hookGroup is planq's matcher group for h.
+func hookGroup(o conffile.Options, h Hook) *conffile.Object {
+	g := conffile.NewObject()
+	if h.Matcher != "" {
+		g.Set("matcher", h.Matcher)
+	}
+	g.Set("hooks", []any{hookEntry(o, h)})
+	return g
+}
+
+// isPlanqCommand reports whether a hook command runs planq's hook sub for
+// Codex: "<planq*> hook <sub> --host codex" or "<planq-hook> <sub> --host codex".
+func isPlanqCommand(cmd, sub string) bool {
+	f := conffile.Fields(cmd)
+	if len(f) < 2 {
+		return false
+	}
+	base := f[0][strings.LastIndexAny(f[0], `/\`)+1:]
+	if !strings.HasPrefix(base, "planq") {
+		return false
+	}
+	args := f[1:]
+	if args[0] == "hook" {
+		args = args[1:]
+	} else if !strings.HasPrefix(base, conffile.HookBinary) {
+		return false
+	}
+	return len(args) == 3 && args[0] == sub && args[1] == "--host" && args[2] == Host.Name
+}
+
+// hooksEdit merges planq's hooks into hooks.json (or removes them): every
+// planq handler is taken out of its group (a group left empty goes), then
+// planq's group is appended, unless the file already has exactly it.
+func hooksEdit(o conffile.Options, path string) (conffile.FileEdit, error) {
+	e, doc, err := conffile.LoadJSON(path, 0o644)
+	if err != nil {
+		return e, err
+	}
+	e.PruneDir = o.Scope != conffile.ScopeUser
+	if o.Uninstall && e.Before == nil {
+		return e, nil
+	}
+	events, err := doc.Path(path, !o.Uninstall, "hooks")
+	if err != nil || events == nil {
+		return e, err
+	}
+	for _, h := range Hooks {
+		var groups []any
+		if v, ok := events.Get(h.Event); ok && v != nil {
+			if groups, ok = v.([]any); !ok {
+				return e, fmt.Errorf("%s: hooks.%s is not a list; fix the file by hand", path, h.Event)
+			}
+		}
+		want := hookGroup(o, h)
+		if !o.Uninstall && planqOnlyIn(groups, h.Subcommand, want) {
+			continue
+		}
+		var kept []any
+		for _, g := range groups {
+			gobj, ok := g.(*conffile.Object)
+			if !ok {
+				kept = append(kept, g)
+				continue
+			}
+			hv, _ := gobj.Get("hooks")
+			handlers, ok := hv.([]any)
+			if !ok {
+				kept = append(kept, g)
+				continue
+			}
+			var others []any
+			for _, hd := range handlers {
+				if hobj, ok := hd.(*conffile.Object); ok {
+					if c, ok := hobj.Get("command"); ok {
+						if s, ok := c.(string); ok && isPlanqCommand(s, h.Subcommand) {
+							continue
+						}
+					}
+				}
+				others = append(others, hd)
+			}
+			if len(others) == 0 {
+				continue
+			}
+			if len(others) != len(handlers) {
+				gobj.Set("hooks", others)
+			}
+			kept = append(kept, gobj)
+		}
+		if !o.Uninstall {
+			kept = append(kept, want)
+		}
+		if len(kept) == 0 {
+			events.Del(h.Event)
+		} else {
+			events.Set(h.Event, kept)
+		}
+	}
+	if o.Uninstall {
+		if events.Len() == 0 {
+			doc.Del("hooks")
+		}
+		if doc.Len() == 0 && o.Scope != conffile.ScopeUser {
+			e.After = nil
+			return e, nil
+		}
+	}
+	e.After = conffile.Render(doc, e.Before)
+	return e, nil
+}
+
+// planqOnlyIn reports whether groups hold planq's handler for sub exactly
+// once, as the group want.
+func planqOnlyIn(groups []any, sub string, want *conffile.Object) bool {
+	found := 0
+	exact := false
+	for _, g := range groups {
+		gobj, ok := g.(*conffile.Object)
+		if !ok {
+			continue
+		}
+		hv, _ := gobj.Get("hooks")
+		handlers, _ := hv.([]any)
+		for _, hd := range handlers {
+			hobj, ok := hd.(*conffile.Object)
+			if !ok {
+				continue
+			}
+			if c, _ := hobj.Get("command"); c != nil {
+				if s, ok := c.(string); ok && isPlanqCommand(s, sub) {
+					found++
+					exact = conffile.Same(gobj, want)
+				}
+			}
+		}
+	}
+	return found == 1 && exact
+}
+
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// decodeTOML decodes TOML data into v.
+func decodeTOML(data []byte, v any) (toml.MetaData, error) { return toml.Decode(string(data), v) }

@@ -1,0 +1,282 @@
+package codex
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/planq-dev/planq/hooks/session"
+)
+
+// Host is Codex CLI, as the session core knows it.
+var Host = session.Host{Name: "codex", Display: "Codex CLI", ToolPrefix: ToolPrefix}
+
+// Hook event names, as Codex spells them in hook_event_name and hooks.json.
+const (
+	EventPreToolUse   = "PreToolUse"
+	EventPostToolUse  = "PostToolUse"
+	EventSessionStart = "SessionStart"
+	EventPreCompact   = "PreCompact"
+	EventStop         = "Stop"
+	EventSessionEnd   = "SessionEnd"
+	EventSubagentStop = "SubagentStop" // served as planq's stop: a subagent's turn ended
+)
+
+// eventNames maps planq's events to Codex's hook_event_name.
+var eventNames = map[string]string{
+	session.EventSessionStart: EventSessionStart,
+	session.EventPreToolUse:   EventPreToolUse,
+	session.EventPostToolUse:  EventPostToolUse,
+	session.EventPreCompact:   EventPreCompact,
+	session.EventStop:         EventStop,
+	session.EventSessionEnd:   EventSessionEnd,
+}
+
+// Input is the JSON Codex 0.169 gives a command hook on stdin (Claude
+// Code's shape plus turn_id and model); fields an event does not carry stay
+// zero, fields Codex adds later are ignored.
+type Input struct {
+	SessionID      string `json:"session_id"`
+	TurnID         string `json:"turn_id,omitempty"`
+	TranscriptPath string `json:"transcript_path,omitempty"` // the session's rollout, JSON Lines; null for an ephemeral session
+	Cwd            string `json:"cwd"`                       // the session's directory; for Bash, the command's workdir
+	HookEventName  string `json:"hook_event_name"`
+	Model          string `json:"model,omitempty"`
+	PermissionMode string `json:"permission_mode,omitempty"`
+
+	ToolName     string          `json:"tool_name,omitempty"`     // PreToolUse, PostToolUse
+	ToolInput    json.RawMessage `json:"tool_input,omitempty"`    // {"command": …} for Bash and apply_patch
+	ToolUseID    string          `json:"tool_use_id,omitempty"`   // the model's call id
+	ToolResponse json.RawMessage `json:"tool_response,omitempty"` // PostToolUse: a string (Bash, apply_patch) or an MCP result
+
+	Source               string `json:"source,omitempty"`                 // SessionStart: startup, resume, clear, compact
+	Trigger              string `json:"trigger,omitempty"`                // PreCompact: manual, auto
+	StopHookActive       bool   `json:"stop_hook_active,omitempty"`       // Stop: this turn continues because a Stop hook asked
+	LastAssistantMessage string `json:"last_assistant_message,omitempty"` // Stop
+	Reason               string `json:"reason,omitempty"`                 // SessionEnd
+	Prompt               string `json:"prompt,omitempty"`                 // UserPromptSubmit
+	AgentTranscriptPath  string `json:"agent_transcript_path,omitempty"`  // SubagentStop: the subagent's rollout
+
+	// A subagent's events: its thread, and its kind; session_id is then
+	// the session it belongs to.
+	AgentID   string `json:"agent_id,omitempty"`
+	AgentType string `json:"agent_type,omitempty"`
+}
+
+// parseInput decodes data strictly (session.DecodeObject), with errors that
+// say it was Codex's input.
+func parseInput(data []byte) (Input, error) {
+	var in Input
+	var malformed *session.MalformedError
+	switch err := session.DecodeObject(data, &in); {
+	case err == nil:
+		return in, nil
+	case errors.Is(err, session.ErrNoInput):
+		return Input{}, errors.New("no hook input on stdin; Codex sends the hook's JSON there")
+	case errors.As(err, &malformed):
+		return Input{}, fmt.Errorf("hook input is not the JSON Codex sends: %s", malformed.Detail)
+	default:
+		return Input{}, fmt.Errorf("hook input %w", err)
+	}
+}
+
+// Protocol is Codex's hook protocol (session.Protocol).
+type Protocol struct{}
+
+// Host names Codex CLI.
+func (Protocol) Host() session.Host { return Host }
+
+// Read decodes Codex's input for event. Codex gives a hook the session's
+// directory as cwd, but a Bash call's cwd is the command's workdir; the
+// session's project is the cwd its rollout (transcript_path) starts with.
+// A subagent's hooks carry its thread as agent_id and its own rollout, but
+// the session it belongs to as session_id: the event is then the
+// subagent's thread with that session as its parent, whose lineage it
+// shares.
+func (Protocol) Read(event string, data []byte, getenv func(string) string) (session.Event, error) {
+	ev := session.Event{Name: event, Host: Host}
+	name, ok := eventNames[event]
+	if !ok {
+		return ev, fmt.Errorf("planq has no %s hook for Codex", event)
+	}
+	in, err := parseInput(data)
+	if err != nil {
+		return ev, err
+	}
+	if event == session.EventStop && in.HookEventName == EventSubagentStop {
+		// A subagent's stop: its transcript is agent_transcript_path.
+		name, in.TranscriptPath = EventSubagentStop, in.AgentTranscriptPath
+	}
+	if in.HookEventName != "" && in.HookEventName != name {
+		return ev, fmt.Errorf("hook input is for %s, not %s; check the hook wiring (planq mcp install --host codex)", in.HookEventName, name)
+	}
+	if in.SessionID == "" {
+		return ev, errors.New("Codex's hook input has no session_id")
+	}
+	if in.Cwd == "" || !filepath.IsAbs(in.Cwd) {
+		return ev, fmt.Errorf("Codex's hook input cwd %q is not an absolute path", in.Cwd)
+	}
+	ev.SessionID, ev.TranscriptPath, ev.Cwd = in.SessionID, in.TranscriptPath, in.Cwd
+	ev.Source, ev.Trigger, ev.Reason, ev.StopHookActive = in.Source, in.Trigger, in.Reason, in.StopHookActive
+	if in.TranscriptPath != "" {
+		meta, err := readMeta(in.TranscriptPath)
+		if err != nil {
+			return ev, err
+		}
+		ev.ProjectDir = meta.Cwd
+		switch {
+		case in.AgentID != "" && in.AgentID != in.SessionID:
+			ev.SessionID, ev.ParentID = in.AgentID, in.SessionID
+		case meta.ID != "" && meta.ID != in.SessionID:
+			// A subagent's thread: Codex reports the session it belongs
+			// to, whose lineage it shares, as session_id.
+			ev.SessionID, ev.ParentID = meta.ID, in.SessionID
+		case meta.Parent != "" && meta.Parent != in.SessionID:
+			ev.ParentID = meta.Parent
+		}
+	} else {
+		ev.ProjectDir = getenv("PLANQ_PROJECT_DIR")
+		if in.AgentID != "" && in.AgentID != in.SessionID {
+			ev.SessionID, ev.ParentID = in.AgentID, in.SessionID
+		}
+	}
+	if in.ToolName != "" {
+		ev.Call = &session.Call{Name: in.ToolName, Tool: GateTool(in.ToolName), Input: in.ToolInput, Failed: responseIsError(in.ToolResponse)}
+	}
+	return ev, nil
+}
+
+// maxMetaLine bounds the rollout's first line, the session_meta record
+// (about 20 KiB: it holds the base instructions).
+const maxMetaLine = 4 << 20
+
+// sessionMeta is what planq reads of a rollout's session_meta record.
+type sessionMeta struct {
+	ID     string // the thread the rollout records
+	Cwd    string // the session's directory: its project
+	Parent string // a subagent thread's parent thread
+}
+
+// readMeta reads the session_meta record a Codex rollout file starts with.
+func readMeta(path string) (sessionMeta, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return sessionMeta{}, fmt.Errorf("read Codex's session record %s: %w", path, err)
+	}
+	defer f.Close()
+	line, err := bufio.NewReaderSize(io.LimitReader(f, maxMetaLine), 64<<10).ReadBytes('\n')
+	if err != nil && !errors.Is(err, io.EOF) {
+		return sessionMeta{}, fmt.Errorf("read Codex's session record %s: %w", path, err)
+	}
+	var rec struct {
+		Type    string `json:"type"`
+		Payload struct {
+			ID     string          `json:"id"`
+			Cwd    string          `json:"cwd"`
+			Source json.RawMessage `json:"source"`
+		} `json:"payload"`
+	}
+	if err := json.Unmarshal(bytes.TrimSpace(line), &rec); err != nil || rec.Type != "session_meta" {
+		return sessionMeta{}, fmt.Errorf("Codex's rollout %s does not start with its session record", path)
+	}
+	if !filepath.IsAbs(rec.Payload.Cwd) {
+		return sessionMeta{}, fmt.Errorf("Codex's rollout %s names no absolute session directory", path)
+	}
+	return sessionMeta{ID: rec.Payload.ID, Cwd: rec.Payload.Cwd, Parent: parentThread(rec.Payload.Source)}, nil
+}
+
+// parentThread finds parent_thread_id in a session_meta source (a string
+// such as "exec", or {"subagent": {"thread_spawn": {"parent_thread_id": …}}}).
+func parentThread(raw json.RawMessage) string {
+	var v any
+	if json.Unmarshal(raw, &v) != nil {
+		return ""
+	}
+	var find func(any) string
+	find = func(v any) string {
+		m, ok := v.(map[string]any)
+		if !ok {
+			return ""
+		}
+		if s, ok := m["parent_thread_id"].(string); ok {
+			return s
+		}
+		for _, x := range m {
+			if s := find(x); s != "" {
+				return s
+			}
+		}
+		return ""
+	}
+	return find(v)
+}
+
+// responseIsError reports an MCP tool response that says the call failed.
+func responseIsError(resp json.RawMessage) bool {
+	var r struct {
+		IsError bool `json:"isError"`
+	}
+	return len(resp) > 0 && resp[0] == '{' && json.Unmarshal(resp, &r) == nil && r.IsError
+}
+
+// Response is what a hook prints on stdout for Codex.
+type Response struct {
+	Decision string            `json:"decision,omitempty"` // Stop: "block" continues the turn with Reason as a prompt
+	Reason   string            `json:"reason,omitempty"`
+	Specific *SpecificResponse `json:"hookSpecificOutput,omitempty"`
+	// SystemMessage is a warning shown to the user.
+	SystemMessage string `json:"systemMessage,omitempty"`
+}
+
+// SpecificResponse is the hookSpecificOutput object.
+type SpecificResponse struct {
+	HookEventName            string `json:"hookEventName"`
+	PermissionDecision       string `json:"permissionDecision,omitempty"`       // PreToolUse: "deny"
+	PermissionDecisionReason string `json:"permissionDecisionReason,omitempty"` // what the model is told
+	AdditionalContext        string `json:"additionalContext,omitempty"`        // SessionStart: a developer message; PreToolUse: model context
+}
+
+// Respond is Codex's response to event carrying r; nil says nothing. A
+// warning goes to the user (systemMessage) and to the model
+// (additionalContext); PreCompact takes no context.
+func Respond(event string, r session.Reply) *Response {
+	switch event {
+	case session.EventPreToolUse:
+		switch {
+		case r.Deny:
+			return &Response{Specific: &SpecificResponse{HookEventName: EventPreToolUse, PermissionDecision: "deny", PermissionDecisionReason: r.Reason}}
+		case r.Warn:
+			return &Response{SystemMessage: r.Reason, Specific: &SpecificResponse{HookEventName: EventPreToolUse, AdditionalContext: r.Reason}}
+		}
+	case session.EventSessionStart:
+		if r.Context != "" {
+			return &Response{Specific: &SpecificResponse{HookEventName: EventSessionStart, AdditionalContext: r.Context}}
+		}
+	case session.EventStop:
+		if r.Nudge != "" {
+			return &Response{Decision: "block", Reason: r.Nudge}
+		}
+	}
+	return nil
+}
+
+// Write answers ev with r as Codex reads it; it always exits 0.
+func (Protocol) Write(w io.Writer, ev session.Event, r session.Reply) (int, error) {
+	resp := Respond(ev.Name, r)
+	if resp == nil {
+		return 0, nil
+	}
+	data, err := json.Marshal(resp)
+	if err != nil {
+		return 0, fmt.Errorf("encode hook output: %w", err)
+	}
+	if _, err := w.Write(append(data, '\n')); err != nil {
+		return 0, fmt.Errorf("write hook output: %w", err)
+	}
+	return 0, nil
+}
