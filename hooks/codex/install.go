@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 
 	"github.com/BurntSushi/toml"
@@ -87,34 +88,16 @@ func (Adapter) Install(ctx context.Context, o conffile.Options) (conffile.Result
 	if err != nil {
 		return res, err
 	}
-	var ignoreEdit conffile.FileEdit
-	if o.Scope == conffile.ScopeLocal && !o.Uninstall {
-		rel := func(p string) string { r, _ := filepath.Rel(o.ProjectDir, p); return "/" + filepath.ToSlash(r) }
-		if ignoreEdit, err = conffile.ExcludeEdit(ctx, o.ProjectDir, o.JJBin,
-			"Codex's local planq wiring, written by `planq mcp install --host codex`", rel(configFile), rel(hooksFile)); err != nil {
-			return res, err
-		}
+	ignoreEdit, err := o.LocalExclude(ctx, Host.Display, Host.Name, configFile, hooksFile)
+	if err != nil {
+		return res, err
 	}
-	for _, e := range []conffile.FileEdit{ignoreEdit, cfgEdit, hkEdit} {
-		if e.Path != "" && e.Changed() {
-			res.Edits = append(res.Edits, e)
-		}
-	}
-	if o.DryRun {
-		return res, nil
-	}
-	for _, e := range res.Edits {
-		if err := conffile.Apply(e); err != nil {
-			return res, err
-		}
-		switch e.Path {
-		case ignoreEdit.Path:
-			res.Notes = append(res.Notes, "jj and git ignore the local wiring ("+e.Path+")")
-		case configFile:
-			res.Notes = append(res.Notes, fmt.Sprintf("MCP server %q %s %s", ServerName, o.Verb("removed from", "registered in"), configFile))
-		case hooksFile:
-			res.Notes = append(res.Notes, fmt.Sprintf("hooks %s %s", o.Verb("removed from", "written to"), hooksFile))
-		}
+	err = o.Apply(&res,
+		conffile.Step{Edit: ignoreEdit, Note: conffile.ExcludeNote(ignoreEdit)},
+		conffile.Step{Edit: cfgEdit, Note: fmt.Sprintf("MCP server %q %s %s", ServerName, o.Verb("removed from", "registered in"), configFile)},
+		conffile.Step{Edit: hkEdit, Note: fmt.Sprintf("hooks %s %s", o.Verb("removed from", "written to"), hooksFile)})
+	if err != nil || o.DryRun {
+		return res, err
 	}
 	if !o.Uninstall {
 		for _, st := range (Adapter{}).Installed(o) {
@@ -142,23 +125,14 @@ func serverBlock(o conffile.Options) []byte {
 	return b.Bytes()
 }
 
-// tomlString quotes s as a TOML basic string.
+// tomlString quotes s as a TOML basic string (also a quoted key), the way
+// the TOML library writes one.
 func tomlString(s string) string {
 	var b strings.Builder
-	b.WriteByte('"')
-	for _, r := range s {
-		switch {
-		case r == '"' || r == '\\':
-			b.WriteByte('\\')
-			b.WriteRune(r)
-		case r < 0x20 || r == 0x7f:
-			fmt.Fprintf(&b, `\u%04X`, r)
-		default:
-			b.WriteRune(r)
-		}
+	if err := toml.NewEncoder(&b).Encode(map[string]string{"v": s}); err != nil {
+		return strconv.Quote(s) // not reached: every Go string encodes
 	}
-	b.WriteByte('"')
-	return b.String()
+	return strings.TrimSpace(strings.TrimPrefix(b.String(), "v = "))
 }
 
 // splitBlock returns data without planq's block and where the block was

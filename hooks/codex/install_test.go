@@ -339,3 +339,12 @@ func TestLaunchAndDetect(t *testing.T) {
 		t.Error("~/.codex not detected")
 	}
 }
+
+func TestTOMLStringRoundTrips(t *testing.T) {
+	for _, s := range []string{`/plain/path`, `C:\Users\me\planq.exe`, `a "quoted" name`, "tab\there", "ünï ✓", "ctl\x01\x7f"} {
+		var v struct{ K string }
+		if _, err := toml.Decode("K = "+tomlString(s), &v); err != nil || v.K != s {
+			t.Errorf("tomlString(%q) = %s decodes to %q, %v", s, tomlString(s), v.K, err)
+		}
+	}
+}

@@ -1,6 +1,7 @@
 package conffile
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -144,3 +145,56 @@ func HookBinaryBeside(exe string) string {
 	}
 	return ""
 }
+
+// LocalExclude is the edit that keeps a host's local-scope files out of jj
+// and git (ExcludeEdit, under a comment naming the host); outside local
+// scope, and when uninstalling, it is no edit.
+func (o Options) LocalExclude(ctx context.Context, display, name string, files ...string) (FileEdit, error) {
+	if o.Scope != ScopeLocal || o.Uninstall {
+		return FileEdit{}, nil
+	}
+	var patterns []string
+	for _, f := range files {
+		rel, err := filepath.Rel(o.ProjectDir, f)
+		if err != nil || strings.HasPrefix(rel, "..") {
+			return FileEdit{}, fmt.Errorf("%s is not in the project %s", f, o.ProjectDir)
+		}
+		patterns = append(patterns, "/"+filepath.ToSlash(rel))
+	}
+	return ExcludeEdit(ctx, o.ProjectDir, o.JJBin,
+		fmt.Sprintf("%s's local planq wiring, written by `planq mcp install --host %s`", display, name), patterns...)
+}
+
+// Step is one file an install edits and what to say once it is done.
+type Step struct {
+	Edit FileEdit
+	Note string
+}
+
+// Apply records the steps that change something in res, in order, and
+// (unless DryRun) applies them, noting each; it stops at the first
+// failure.
+func (o Options) Apply(res *Result, steps ...Step) error {
+	var todo []Step
+	for _, s := range steps {
+		if s.Edit.Path != "" && s.Edit.Changed() {
+			res.Edits = append(res.Edits, s.Edit)
+			todo = append(todo, s)
+		}
+	}
+	if o.DryRun {
+		return nil
+	}
+	for _, s := range todo {
+		if err := Apply(s.Edit); err != nil {
+			return err
+		}
+		if s.Note != "" {
+			res.Notes = append(res.Notes, s.Note)
+		}
+	}
+	return nil
+}
+
+// ExcludeNote is what an install says after applying a LocalExclude edit.
+func ExcludeNote(e FileEdit) string { return "jj and git ignore the local wiring (" + e.Path + ")" }

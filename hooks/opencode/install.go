@@ -108,35 +108,17 @@ func (Adapter) Install(ctx context.Context, o conffile.Options) (conffile.Result
 	if err != nil {
 		return res, err
 	}
-	var ignoreEdit conffile.FileEdit
-	if o.Scope == conffile.ScopeLocal && !o.Uninstall {
-		rel := func(p string) string { r, _ := filepath.Rel(o.ProjectDir, p); return "/" + filepath.ToSlash(r) }
-		if ignoreEdit, err = conffile.ExcludeEdit(ctx, o.ProjectDir, o.JJBin,
-			"OpenCode's local planq wiring, written by `planq mcp install --host opencode`", rel(serverFile), rel(pluginFile)); err != nil {
-			return res, err
-		}
+	ignoreEdit, err := o.LocalExclude(ctx, Host.Display, Host.Name, serverFile, pluginFile)
+	if err != nil {
+		return res, err
 	}
 	// The exclude lines first, so no jj snapshot ever takes the files.
-	for _, e := range []conffile.FileEdit{ignoreEdit, serverEdit, pluginEdit} {
-		if e.Path != "" && e.Changed() {
-			res.Edits = append(res.Edits, e)
-		}
-	}
-	if o.DryRun {
-		return res, nil
-	}
-	for _, e := range res.Edits {
-		if err := conffile.Apply(e); err != nil {
-			return res, err
-		}
-		switch e.Path {
-		case ignoreEdit.Path:
-			res.Notes = append(res.Notes, "jj and git ignore the local wiring ("+e.Path+")")
-		case serverFile:
-			res.Notes = append(res.Notes, fmt.Sprintf("MCP server %q %s %s", ServerName, o.Verb("removed from", "registered in"), serverFile))
-		case pluginFile:
-			res.Notes = append(res.Notes, fmt.Sprintf("plugin %s %s", pluginFile, o.Verb("removed", "written (the gate and the session hooks)")))
-		}
+	err = o.Apply(&res,
+		conffile.Step{Edit: ignoreEdit, Note: conffile.ExcludeNote(ignoreEdit)},
+		conffile.Step{Edit: serverEdit, Note: fmt.Sprintf("MCP server %q %s %s", ServerName, o.Verb("removed from", "registered in"), serverFile)},
+		conffile.Step{Edit: pluginEdit, Note: fmt.Sprintf("plugin %s %s", pluginFile, o.Verb("removed", "written (the gate and the session hooks)"))})
+	if err != nil {
+		return res, err
 	}
 	return res, nil
 }
