@@ -113,6 +113,9 @@ func setStopBlocked(sess *transcript.Session, id string, v bool) {
 // context, the living summary first; the others give it to the compacted
 // session when it starts again.
 func (r *Runner) PreCompact(ctx context.Context, ev session.Event) (session.Reply, error) {
+	if ev.Host.CompactEveryTurn {
+		return session.Reply{}, r.keepTranscript(ctx, ev)
+	}
 	s, ok, err := r.openRepo(ev)
 	if !ok || err != nil {
 		return session.Reply{}, err
@@ -143,6 +146,30 @@ func (r *Runner) PreCompact(ctx context.Context, ev session.Event) (session.Repl
 	ev.Source = "compact"
 	text, err := r.sessionContext(ctx, ev)
 	return session.Reply{Context: text}, errors.Join(copyErr, err)
+}
+
+// keepTranscript is pre-compact for a host that fires it on every turn
+// (Host.CompactEveryTurn): it appends the transcript's new complete lines to
+// the session's lineage, and does nothing else. It opens neither the state
+// repo nor jj, and a transcript that has not grown since the last copy
+// copies nothing (transcript.Store.Copy never copies a line twice).
+func (r *Runner) keepTranscript(ctx context.Context, ev session.Event) error {
+	if ev.TranscriptPath == "" {
+		return nil
+	}
+	s, err := session.Open(r.env(), ev)
+	if errors.Is(err, ErrNotJJRepo) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	root, ok := s.SessionRoot(ev)
+	if !ok {
+		return nil // no declared change in this session yet: stop and session-end copy it later
+	}
+	_, err = r.copyTranscript(ctx, &scope{Scope: s}, root, ev, 4*r.copyBudget())
+	return err
 }
 
 // SessionEnd makes the final transcript copy, marks the session ended and

@@ -9,9 +9,13 @@ import (
 // Render turns one transcript line (JSON) into a compact line for a model to
 // read: who said what, which tool was called with what, and what it
 // returned, without the ids, timestamps and usage counters around them. It
-// reads Claude Code's lines and Codex's rollout lines (response_item). A
+// reads Claude Code's lines (and the Claude-shaped lines of planq's mirrors),
+// Codex's rollout lines (response_item) and Gemini CLI's (RenderGemini). A
 // line it cannot read is returned as it is.
 func Render(line []byte) string {
+	if s, ok := RenderGemini(line); ok {
+		return s
+	}
 	var l struct {
 		Type    string          `json:"type"`
 		Payload json.RawMessage `json:"payload"`
@@ -195,4 +199,95 @@ func outputText(raw json.RawMessage) string {
 		return contentText(o.Content)
 	}
 	return contentText(raw)
+}
+
+// RenderGemini renders one line of a Gemini CLI session file
+// (~/.gemini/tmp/<project>/chats/session-*.jsonl), an append-only log: a
+// first line of session metadata, then messages {id, type, content,
+// toolCalls} (a message is written again, under the same id, once its tool
+// calls are known), and {"$set": …} or {"$rewindTo": id} updates. ok is
+// false for a line of another shape.
+func RenderGemini(line []byte) (string, bool) {
+	var l struct {
+		Type      string          `json:"type"`
+		Content   json.RawMessage `json:"content"`
+		Message   json.RawMessage `json:"message"`
+		ToolCalls []struct {
+			Name string          `json:"name"`
+			Args json.RawMessage `json:"args"`
+		} `json:"toolCalls"`
+		SessionID   string          `json:"sessionId"`
+		ProjectHash string          `json:"projectHash"`
+		Set         json.RawMessage `json:"$set"`
+		RewindTo    *string         `json:"$rewindTo"`
+	}
+	if json.Unmarshal(line, &l) != nil {
+		return "", false
+	}
+	switch {
+	case l.Type == "" && l.SessionID != "" && l.ProjectHash != "":
+		return "[Gemini CLI session " + l.SessionID + "]", true
+	case l.Type == "" && len(l.Set) > 0:
+		return "[session update]", true
+	case l.Type == "" && l.RewindTo != nil:
+		return "[rewound to message " + *l.RewindTo + "]", true
+	case l.Type == "" || len(l.Message) > 0 || len(l.Content) == 0:
+		return "", false
+	}
+	role := l.Type
+	if role == "gemini" {
+		role = "assistant"
+	}
+	var out []string
+	raw := bytes.TrimSpace(l.Content)
+	var text string
+	var parts []struct {
+		Text             *string `json:"text"`
+		FunctionResponse *struct {
+			Name     string `json:"name"`
+			Response struct {
+				Output json.RawMessage `json:"output"`
+				Error  json.RawMessage `json:"error"`
+			} `json:"response"`
+		} `json:"functionResponse"`
+	}
+	switch {
+	case json.Unmarshal(raw, &text) == nil:
+		if text != "" {
+			out = append(out, role+": "+text)
+		}
+	case json.Unmarshal(raw, &parts) == nil:
+		for _, p := range parts {
+			switch {
+			case p.Text != nil:
+				out = append(out, role+": "+*p.Text)
+			case p.FunctionResponse != nil:
+				if r := p.FunctionResponse.Response; len(r.Error) > 0 && string(r.Error) != "null" {
+					out = append(out, "tool error: "+jsonText(r.Error))
+				} else {
+					out = append(out, "tool result: "+jsonText(r.Output))
+				}
+			default:
+				out = append(out, "[part]")
+			}
+		}
+	default:
+		return "", false
+	}
+	for _, c := range l.ToolCalls {
+		out = append(out, role+" calls "+c.Name+" "+string(c.Args))
+	}
+	if len(out) == 0 {
+		return "[" + l.Type + "]", true
+	}
+	return strings.Join(out, " | "), true
+}
+
+// jsonText is a JSON string's text, or the JSON itself.
+func jsonText(raw json.RawMessage) string {
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return s
+	}
+	return string(raw)
 }

@@ -18,6 +18,16 @@ func TestRender(t *testing.T) {
 		{`{"type":"attachment","attachment":{"type":"hook_additional_context","content":["planq: change x"]}}`, "context from a hook: planq: change x"},
 		{`{"type":"queue-operation","operation":"enqueue"}`, "[queue-operation]"},
 		{`not json`, "not json"},
+		// Gemini CLI 0.61.0 session lines (captured from gemini -p).
+		{`{"sessionId":"7893f873","projectHash":"c061","startTime":"t","lastUpdated":"t","kind":"main"}`, "[Gemini CLI session 7893f873]"},
+		{`{"id":"e7","timestamp":"t","type":"user","content":[{"text":"<hook_context>CTX</hook_context>\n\ndo it"}]}`, "user: <hook_context>CTX</hook_context>\n\ndo it"},
+		{`{"$set":{"lastUpdated":"t"}}`, "[session update]"},
+		{`{"$rewindTo":"e7"}`, "[rewound to message e7]"},
+		{`{"id":"7a","type":"gemini","content":"Writing.","thoughts":[],"model":"gemini-2.5-flash","toolCalls":[{"id":"w","name":"write_file","args":{"file_path":"/r/hello.txt"},"result":[],"status":"success"}]}`,
+			`assistant: Writing. | assistant calls write_file {"file_path":"/r/hello.txt"}`},
+		{`{"id":"50","type":"user","content":[{"functionResponse":{"id":"w","name":"write_file","response":{"output":"Successfully wrote"}}}]}`, "tool result: Successfully wrote"},
+		{`{"id":"51","type":"user","content":[{"functionResponse":{"id":"w","name":"write_file","response":{"error":"Tool execution blocked: planq gate"}}}]}`, "tool error: Tool execution blocked: planq gate"},
+		{`{"id":"52","type":"info","content":"Request cancelled."}`, "info: Request cancelled."},
 	}
 	for _, tt := range tests {
 		if got := Render([]byte(tt.line)); got != tt.want {

@@ -46,6 +46,11 @@ type Host struct {
 	// CompactContext says the host takes context into its compaction
 	// (OpenCode), so pre-compact answers with the session's context.
 	CompactContext bool
+	// CompactEveryTurn says the host fires pre-compact before every model
+	// request, whether it then compacts or not, and waits for it (Gemini
+	// CLI's PreCompress): pre-compact then only copies the transcript's new
+	// lines, cheaply and idempotently, and logs no compaction.
+	CompactEveryTurn bool
 }
 
 // Tool spells planq's MCP tool name the way the host shows it to the model.

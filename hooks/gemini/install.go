@@ -1,0 +1,369 @@
+package gemini
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/planq-dev/planq/gate"
+	"github.com/planq-dev/planq/hooks/conffile"
+	"github.com/planq-dev/planq/hooks/session"
+	"github.com/planq-dev/planq/jj"
+)
+
+// ServerName is the name planq's MCP server is registered under, so its
+// tools are mcp_planq_<tool>.
+const ServerName = "planq"
+
+// Hook is one Gemini CLI hook planq wires: Gemini CLI's event, planq's
+// event, the tool matcher (empty: none) and the timeout in milliseconds.
+// Tool hooks run on every tool call, and are served by the planq-hook
+// binary when it is installed beside planq.
+type Hook struct {
+	Event, Subcommand, Matcher string
+	Timeout                    int
+	Tool                       bool
+}
+
+// Hooks are the hooks `planq mcp install --host gemini` wires, in the order
+// it writes them. The tool hooks answer well within their timeouts
+// (session.PreToolUseDeadline); a hook that times out counts as failed,
+// which Gemini CLI lets through.
+var Hooks = []Hook{
+	{EventSessionStart, session.EventSessionStart, "", 30000, false},
+	{EventBeforeTool, session.EventPreToolUse, GatedTools, 10000, true},
+	{EventAfterTool, session.EventPostToolUse, GatedTools, 10000, true},
+	{EventPreCompress, session.EventPreCompact, "", 30000, false},
+	{EventAfterAgent, session.EventStop, "", 30000, false},
+	{EventSessionEnd, session.EventSessionEnd, "", 30000, false},
+}
+
+// Adapter is Gemini CLI for the host registry (package hosts).
+type Adapter struct{}
+
+// Host names Gemini CLI.
+func (Adapter) Host() session.Host { return Host }
+
+// Protocol is Gemini CLI's hook protocol.
+func (Adapter) Protocol() session.Protocol { return Protocol{} }
+
+// Tool says what one of Gemini CLI's tools does, for the gate (Tool).
+func (Adapter) Tool(name string) gate.Tool { return Tool(name) }
+
+// Command is Gemini CLI's CLI.
+func (Adapter) Command() string { return "gemini" }
+
+// Scopes are the install scopes, the default first:
+//
+//	local    .gemini/settings.json, which jj and git ignore (the repo's info/exclude)
+//	project  .gemini/settings.json, shared through the repo
+//	user     ~/.gemini/settings.json ($GEMINI_CLI_HOME/.gemini), for every project
+//
+// Gemini CLI reads one settings file per project, so local and project
+// scope are the same file; local scope keeps it out of the repo.
+func (Adapter) Scopes() []string {
+	return []string{conffile.ScopeLocal, conffile.ScopeProject, conffile.ScopeUser}
+}
+
+// Detect reports whether Gemini CLI is on this machine: its CLI on PATH, or
+// its user directory.
+func (a Adapter) Detect(home string, lookPath func(string) (string, error)) bool {
+	if _, err := lookPath(a.Command()); err == nil {
+		return true
+	}
+	_, err := os.Stat(userDir(conffile.Options{Home: home}))
+	return err == nil
+}
+
+// Launch returns the arguments after gemini that start an interactive
+// session with prompt, or resume session resume (a session id, which
+// gemini --resume takes as well as "latest" or an index).
+func (Adapter) Launch(prompt, resume string) []string {
+	if resume != "" {
+		return []string{"--resume", resume}
+	}
+	return []string{"--prompt-interactive=" + prompt}
+}
+
+// userDir is Gemini CLI's user directory: $GEMINI_CLI_HOME/.gemini, else
+// ~/.gemini.
+func userDir(o conffile.Options) string {
+	home := o.Env("GEMINI_CLI_HOME")
+	if home == "" {
+		home = o.Home
+	}
+	return filepath.Join(home, ".gemini")
+}
+
+// settingsPath is the settings file of o's scope.
+func settingsPath(o conffile.Options) string {
+	if o.Scope == conffile.ScopeUser {
+		return filepath.Join(userDir(o), "settings.json")
+	}
+	return filepath.Join(o.ProjectDir, ".gemini", "settings.json")
+}
+
+// Install wires planq into Gemini CLI, or out of it with Uninstall: the MCP
+// server (mcpServers.planq) and the hooks in the scope's settings.json,
+// merged with everything else the file holds, plus, in local scope, the
+// repo's info/exclude line that keeps the file out of jj's and git's view.
+// It is idempotent.
+func (Adapter) Install(ctx context.Context, o conffile.Options) (conffile.Result, error) {
+	res := conffile.Result{Host: Host.Name, Scope: o.Scope}
+	if err := o.Validate(); err != nil {
+		return res, err
+	}
+	path := settingsPath(o)
+	res.ServerFile, res.HooksFile = path, path
+	edit, err := settingsEdit(o, path)
+	if err != nil {
+		return res, err
+	}
+	var ignoreEdit conffile.FileEdit
+	if o.Scope == conffile.ScopeLocal && !o.Uninstall {
+		if err := checkUntracked(ctx, o, edit); err != nil {
+			return res, err
+		}
+		if ignoreEdit, err = conffile.ExcludeEdit(ctx, o.ProjectDir, o.JJBin,
+			"Gemini CLI's local planq wiring, written by `planq mcp install --host gemini`", "/.gemini/settings.json"); err != nil {
+			return res, err
+		}
+	}
+	// The exclude line first, so no jj snapshot ever takes the file.
+	for _, e := range []conffile.FileEdit{ignoreEdit, edit} {
+		if e.Path != "" && e.Changed() {
+			res.Edits = append(res.Edits, e)
+		}
+	}
+	if o.DryRun {
+		return res, nil
+	}
+	for _, e := range res.Edits {
+		if err := conffile.Apply(e); err != nil {
+			return res, err
+		}
+		if e.Path == ignoreEdit.Path {
+			res.Notes = append(res.Notes, "jj and git ignore the local wiring ("+e.Path+")")
+			continue
+		}
+		res.Notes = append(res.Notes, fmt.Sprintf("MCP server %q and hooks %s %s", ServerName, o.Verb("removed from", "wired in"), path))
+	}
+	if !o.Uninstall && o.Scope != conffile.ScopeUser {
+		if f, ok := trustFinding(o, o.ProjectDir); ok && !f.OK {
+			res.Notes = append(res.Notes, f.Detail+"; "+f.Fix)
+		}
+	}
+	return res, nil
+}
+
+// checkUntracked refuses local scope when the project's settings file is
+// already in the repo: jj and git would go on tracking it whatever
+// info/exclude says, so planq's wiring would be shared after all.
+func checkUntracked(ctx context.Context, o conffile.Options, e conffile.FileEdit) error {
+	if e.Before == nil {
+		return nil
+	}
+	root, ok := jj.FindRoot(o.ProjectDir)
+	if !ok {
+		return nil
+	}
+	c := jj.New(root)
+	if o.JJBin != "" {
+		c.Bin = o.JJBin
+	}
+	rel, err := filepath.Rel(root, e.Path)
+	if err != nil {
+		return err
+	}
+	out, err := c.Run(ctx, "file", "list", "-r", "@", "--", "root-file:"+strconv.Quote(filepath.ToSlash(rel)))
+	if err != nil {
+		return fmt.Errorf("ask jj whether %s is tracked: %w", e.Path, err)
+	}
+	if strings.TrimSpace(string(out)) != "" {
+		return fmt.Errorf("%s is part of the repo (jj tracks it), so local scope cannot keep planq's wiring out of it: use --scope project to share it, or --scope user", e.Path)
+	}
+	return nil
+}
+
+// serverEntry is the MCP server definition planq registers; PLANQ_HOST
+// tells planq which host it serves.
+func serverEntry(o conffile.Options) *conffile.Object {
+	e := conffile.NewObject()
+	e.Set("command", o.Exe)
+	e.Set("args", []any{"mcp", "serve"})
+	env := conffile.NewObject()
+	env.Set("PLANQ_HOST", Host.Name)
+	e.Set("env", env)
+	return e
+}
+
+// settingsEdit merges planq's server and hooks into (or out of) the
+// settings file at path, keeping every other key.
+func settingsEdit(o conffile.Options, path string) (conffile.FileEdit, error) {
+	e, doc, err := conffile.LoadJSON(path, 0o644)
+	if err != nil {
+		return e, err
+	}
+	e.PruneDir = o.Scope != conffile.ScopeUser
+	if o.Uninstall && e.Before == nil {
+		return e, nil
+	}
+	hadServers, hadHooks := doc.Has("mcpServers"), doc.Has("hooks")
+	servers, err := doc.Path(path, !o.Uninstall, "mcpServers")
+	if err != nil {
+		return e, err
+	}
+	if servers != nil {
+		if o.Uninstall {
+			servers.Del(ServerName)
+		} else if cur, _ := servers.Get(ServerName); !conffile.Same(cur, serverEntry(o)) {
+			servers.Set(ServerName, serverEntry(o))
+		}
+		if servers.Len() == 0 && (o.Uninstall || !hadServers) {
+			doc.Del("mcpServers")
+		}
+	}
+	hooksObj, ok := doc.Child("hooks")
+	if !ok {
+		return e, fmt.Errorf("%s: \"hooks\" is not an object; fix the file by hand", path)
+	}
+	for _, h := range Hooks {
+		if err := mergeHook(o, hooksObj, h, path); err != nil {
+			return e, err
+		}
+	}
+	if hooksObj.Len() == 0 && (o.Uninstall || !hadHooks) {
+		doc.Del("hooks")
+	}
+	e.After = conffile.Render(doc, e.Before)
+	if o.Uninstall && doc.Len() == 0 && o.Scope != conffile.ScopeUser && !bytes.Equal(e.After, e.Before) {
+		e.After = nil // the file held only planq's wiring: remove it
+	}
+	return e, nil
+}
+
+// mergeHook makes hooksObj[h.Event] hold exactly one planq hook for h (none
+// with Uninstall), leaving every other hook where it is. An outdated planq
+// hook (another binary, another timeout) is updated in place.
+func mergeHook(o conffile.Options, hooksObj *conffile.Object, h Hook, path string) error {
+	v, exists := hooksObj.Get(h.Event)
+	groups, ok := v.([]any)
+	if exists && v != nil && !ok {
+		return fmt.Errorf("%s: hooks.%s is not a list; fix the file by hand", path, h.Event)
+	}
+	want := hookEntry(o, h)
+	found := false
+	var out []any
+	for _, g := range groups {
+		group, ok := g.(*conffile.Object)
+		if !ok {
+			out = append(out, g)
+			continue
+		}
+		hv, _ := group.Get("hooks")
+		list, ok := hv.([]any)
+		if !ok {
+			out = append(out, g)
+			continue
+		}
+		var kept []any
+		for _, item := range list {
+			entry, ok := item.(*conffile.Object)
+			if !ok || !IsPlanqHook(entryCommand(entry), h.Subcommand) {
+				kept = append(kept, item)
+				continue
+			}
+			if !o.Uninstall && !found && matcherOK(group, h) {
+				found = true
+				kept = append(kept, want)
+			}
+		}
+		if len(kept) == 0 {
+			continue // the group held only planq's hook
+		}
+		group.Set("hooks", kept)
+		out = append(out, group)
+	}
+	if !o.Uninstall && !found {
+		g := conffile.NewObject()
+		if h.Matcher != "" {
+			g.Set("matcher", h.Matcher)
+		}
+		g.Set("hooks", []any{want})
+		out = append(out, g)
+	}
+	if len(out) == 0 {
+		hooksObj.Del(h.Event)
+		return nil
+	}
+	hooksObj.Set(h.Event, out)
+	return nil
+}
+
+// matcherOK reports whether a group's matcher lets planq's hook see what it
+// must: exactly planq's tool matcher, or none for the lifecycle events.
+func matcherOK(group *conffile.Object, h Hook) bool {
+	m, _ := group.Get("matcher")
+	s, _ := m.(string)
+	if h.Matcher == "" {
+		return s == "" || s == "*"
+	}
+	return s == h.Matcher
+}
+
+// hookEntry is planq's hook configuration for h.
+func hookEntry(o conffile.Options, h Hook) *conffile.Object {
+	e := conffile.NewObject()
+	e.Set("name", "planq-"+h.Subcommand)
+	e.Set("type", "command")
+	e.Set("command", HookCommand(o.Exe, o.HookExe, h))
+	e.Set("timeout", conffile.Int(h.Timeout))
+	return e
+}
+
+// HookCommand is the shell command line of planq's hook h: planq-hook for
+// the tool hooks when hookExe is set, else `planq hook`, with --host gemini.
+func HookCommand(exe, hookExe string, h Hook) string {
+	if h.Tool && hookExe != "" {
+		return conffile.Quote(hookExe) + " " + h.Subcommand + " --host " + Host.Name
+	}
+	return conffile.Quote(exe) + " hook " + h.Subcommand + " --host " + Host.Name
+}
+
+func entryCommand(entry *conffile.Object) string {
+	if entry == nil {
+		return ""
+	}
+	v, _ := entry.Get("command")
+	s, _ := v.(string)
+	return s
+}
+
+// IsPlanqHook reports whether a hook command line runs planq's hook sub:
+// "<planq*> hook <sub> [--host gemini]" or "<planq-hook*> <sub> [--host
+// gemini]", wherever the binary lives.
+func IsPlanqHook(cmd, sub string) bool {
+	f := conffile.Fields(cmd)
+	if len(f) == 0 {
+		return false
+	}
+	// Either separator: a settings file may come from another platform.
+	base := f[0][strings.LastIndexAny(f[0], `/\`)+1:]
+	args := f[1:]
+	if n := len(args); n >= 2 && args[n-2] == "--host" {
+		args = args[:n-2]
+	} else if n >= 1 && strings.HasPrefix(args[n-1], "--host=") {
+		args = args[:n-1]
+	}
+	switch {
+	case strings.HasPrefix(base, conffile.HookBinary):
+		return len(args) == 1 && args[0] == sub
+	case strings.HasPrefix(base, "planq"):
+		return len(args) == 2 && args[0] == "hook" && args[1] == sub
+	}
+	return false
+}
