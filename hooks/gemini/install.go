@@ -123,34 +123,21 @@ func (Adapter) Install(ctx context.Context, o conffile.Options) (conffile.Result
 	if err != nil {
 		return res, err
 	}
-	var ignoreEdit conffile.FileEdit
 	if o.Scope == conffile.ScopeLocal && !o.Uninstall {
 		if err := checkUntracked(ctx, o, edit); err != nil {
 			return res, err
 		}
-		if ignoreEdit, err = conffile.ExcludeEdit(ctx, o.ProjectDir, o.JJBin,
-			"Gemini CLI's local planq wiring, written by `planq mcp install --host gemini`", "/.gemini/settings.json"); err != nil {
-			return res, err
-		}
+	}
+	ignoreEdit, err := o.LocalExclude(ctx, Host.Display, Host.Name, path)
+	if err != nil {
+		return res, err
 	}
 	// The exclude line first, so no jj snapshot ever takes the file.
-	for _, e := range []conffile.FileEdit{ignoreEdit, edit} {
-		if e.Path != "" && e.Changed() {
-			res.Edits = append(res.Edits, e)
-		}
-	}
-	if o.DryRun {
-		return res, nil
-	}
-	for _, e := range res.Edits {
-		if err := conffile.Apply(e); err != nil {
-			return res, err
-		}
-		if e.Path == ignoreEdit.Path {
-			res.Notes = append(res.Notes, "jj and git ignore the local wiring ("+e.Path+")")
-			continue
-		}
-		res.Notes = append(res.Notes, fmt.Sprintf("MCP server %q and hooks %s %s", ServerName, o.Verb("removed from", "wired in"), path))
+	err = o.Apply(&res,
+		conffile.Step{Edit: ignoreEdit, Note: conffile.ExcludeNote(ignoreEdit)},
+		conffile.Step{Edit: edit, Note: fmt.Sprintf("MCP server %q and hooks %s %s", ServerName, o.Verb("removed from", "wired in"), path)})
+	if err != nil || o.DryRun {
+		return res, err
 	}
 	if !o.Uninstall && o.Scope != conffile.ScopeUser {
 		if f, ok := trustFinding(o, o.ProjectDir); ok && !f.OK {
