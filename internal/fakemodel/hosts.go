@@ -36,6 +36,13 @@ func EnsureGemini(tb testing.TB) string {
 	return ensureCLI(tb, "Gemini CLI", "install-host.sh", "gemini")
 }
 
+// EnsureCopilot returns the path of the pinned Copilot CLI, installing it
+// when missing.
+func EnsureCopilot(tb testing.TB) string {
+	tb.Helper()
+	return ensureCLI(tb, "Copilot CLI", "install-host.sh", "copilot")
+}
+
 // HostRun describes one headless run of an agent CLI other than Claude Code
 // against a fake model: OpenCode (`opencode run`), Codex (`codex exec`) or
 // Gemini CLI (`gemini -p`). Each Exec method points the host at the fake
@@ -78,7 +85,8 @@ func hostEnv() []string {
 	for _, kv := range baseEnv() {
 		k, _, _ := strings.Cut(kv, "=")
 		if strings.HasPrefix(k, "OPENAI_") || strings.HasPrefix(k, "CODEX_") || strings.HasPrefix(k, "GEMINI_") ||
-			strings.HasPrefix(k, "OPENCODE") || strings.HasPrefix(k, "XDG_") || k == "PWD" {
+			strings.HasPrefix(k, "OPENCODE") ||
+			strings.HasPrefix(k, "COPILOT_") || strings.HasPrefix(k, "GITHUB_") || k == "GH_TOKEN" || k == "GH_HOST" || strings.HasPrefix(k, "XDG_") || k == "PWD" {
 			continue
 		}
 		out = append(out, kv)
@@ -166,6 +174,27 @@ func (r HostRun) Gemini(ctx context.Context) (Result, error) {
 			res.SessionID, _ = res.JSON["session_id"].(string)
 		}
 	}
+	return res, err
+}
+
+// Copilot runs `copilot -p … --allow-all --output-format json` against the
+// fake model through Copilot's BYOK provider settings (Chat Completions at
+// Model.URL/v1, offline: no GitHub login, telemetry or update check), with
+// its state in Home/.copilot. The working directory is trusted for this one
+// run (--trust-folder) and workspace MCP servers load in -p
+// (GITHUB_COPILOT_PROMPT_MODE_WORKSPACE_MCP). SessionID is the session id.
+func (r HostRun) Copilot(ctx context.Context) (Result, error) {
+	copilotHome := filepath.Join(r.Home, ".copilot")
+	args := append([]string{"-p", r.Prompt, "--allow-all", "--trust-folder", "--no-ask-user", "--no-auto-update",
+		"--disable-client-telemetry", "--output-format", "json", "--log-dir", filepath.Join(copilotHome, "logs")}, r.Args...)
+	res, err := r.exec(ctx, "copilot", args, []string{
+		"COPILOT_HOME=" + copilotHome, "XDG_CONFIG_HOME=" + filepath.Join(r.Home, ".config"),
+		"XDG_STATE_HOME=" + filepath.Join(r.Home, ".local", "state"), "XDG_CACHE_HOME=" + filepath.Join(r.Home, ".cache"),
+		"COPILOT_PROVIDER_BASE_URL=" + r.Model.URL + "/v1", "COPILOT_PROVIDER_TYPE=openai", "COPILOT_PROVIDER_API_KEY=x",
+		"COPILOT_MODEL=m", "COPILOT_OFFLINE=true", "COPILOT_AUTO_UPDATE=false",
+		"GITHUB_COPILOT_PROMPT_MODE_WORKSPACE_MCP=true", "NO_COLOR=1",
+	})
+	res.SessionID = firstJSONField(res.Stdout, "sessionId")
 	return res, err
 }
 
