@@ -56,9 +56,15 @@ type HostRun struct {
 	Prompt string   // the user's prompt
 	Args   []string // extra arguments before the prompt
 	Env    []string // extra environment, KEY=VALUE
-	// KeepHookTrust runs Codex without --dangerously-bypass-hook-trust, so
-	// only the hooks its config trusts run.
+	// KeepHookTrust runs the host without overriding its trust, so only the
+	// hooks (and project config) its own config trusts are used: Codex
+	// without --dangerously-bypass-hook-trust, Copilot CLI without
+	// --trust-folder.
 	KeepHookTrust bool
+	// NoWorkspaceMCP runs Copilot CLI without
+	// GITHUB_COPILOT_PROMPT_MODE_WORKSPACE_MCP, so -p skips the project's
+	// MCP servers.
+	NoWorkspaceMCP bool
 }
 
 func (r HostRun) exec(ctx context.Context, label string, args []string, env []string) (Result, error) {
@@ -181,19 +187,28 @@ func (r HostRun) Gemini(ctx context.Context) (Result, error) {
 // fake model through Copilot's BYOK provider settings (Chat Completions at
 // Model.URL/v1, offline: no GitHub login, telemetry or update check), with
 // its state in Home/.copilot. The working directory is trusted for this one
-// run (--trust-folder) and workspace MCP servers load in -p
-// (GITHUB_COPILOT_PROMPT_MODE_WORKSPACE_MCP). SessionID is the session id.
+// run (--trust-folder, unless KeepHookTrust) and the project's MCP servers
+// load in -p (GITHUB_COPILOT_PROMPT_MODE_WORKSPACE_MCP, unless
+// NoWorkspaceMCP). SessionID is the session id.
 func (r HostRun) Copilot(ctx context.Context) (Result, error) {
 	copilotHome := filepath.Join(r.Home, ".copilot")
-	args := append([]string{"-p", r.Prompt, "--allow-all", "--trust-folder", "--no-ask-user", "--no-auto-update",
-		"--disable-client-telemetry", "--output-format", "json", "--log-dir", filepath.Join(copilotHome, "logs")}, r.Args...)
-	res, err := r.exec(ctx, "copilot", args, []string{
+	args := []string{"-p", r.Prompt, "--allow-all", "--no-ask-user", "--no-auto-update",
+		"--disable-client-telemetry", "--output-format", "json", "--log-dir", filepath.Join(copilotHome, "logs")}
+	if !r.KeepHookTrust {
+		args = append(args, "--trust-folder")
+	}
+	args = append(args, r.Args...)
+	env := []string{
 		"COPILOT_HOME=" + copilotHome, "XDG_CONFIG_HOME=" + filepath.Join(r.Home, ".config"),
 		"XDG_STATE_HOME=" + filepath.Join(r.Home, ".local", "state"), "XDG_CACHE_HOME=" + filepath.Join(r.Home, ".cache"),
-		"COPILOT_PROVIDER_BASE_URL=" + r.Model.URL + "/v1", "COPILOT_PROVIDER_TYPE=openai", "COPILOT_PROVIDER_API_KEY=x",
+		"COPILOT_PROVIDER_BASE_URL=" + r.Model.URL + "/v1", "COPILOT_PROVIDER_TYPE=openai", "COPILOT_PROVIDER_API_KEY=fake-model-key",
 		"COPILOT_MODEL=m", "COPILOT_OFFLINE=true", "COPILOT_AUTO_UPDATE=false",
-		"GITHUB_COPILOT_PROMPT_MODE_WORKSPACE_MCP=true", "NO_COLOR=1",
-	})
+		"NO_COLOR=1",
+	}
+	if !r.NoWorkspaceMCP {
+		env = append(env, "GITHUB_COPILOT_PROMPT_MODE_WORKSPACE_MCP=true")
+	}
+	res, err := r.exec(ctx, "copilot", args, env)
 	res.SessionID = firstJSONField(res.Stdout, "sessionId")
 	return res, err
 }
