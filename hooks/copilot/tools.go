@@ -47,8 +47,14 @@ func GateTool(name string) gate.Tool {
 	if readOnlyTools[name] {
 		return gate.Tool{Kind: gate.KindReadOnly}
 	}
-	if rest, ok := strings.CutPrefix(name, ToolPrefix); ok && planqToolName(rest) {
-		return gate.Tool{Kind: gate.KindMCP, Server: ServerName, MCPTool: rest}
+	if rest, ok := strings.CutPrefix(name, ToolPrefix); ok {
+		if planqToolName(rest) {
+			return gate.Tool{Kind: gate.KindMCP, Server: ServerName, MCPTool: rest}
+		}
+		if i := strings.LastIndex(name, "-"); i > len(ToolPrefix) && i < len(name)-1 {
+			// Another server whose name starts with planq-: never planq's.
+			return gate.Tool{Kind: gate.KindMCP, Server: name[:i], MCPTool: name[i+1:]}
+		}
 	}
 	// Copilot's own tools are snake_case words; an MCP tool is
 	// <server>-<tool>. A server name with a dash is split at its first dash:
