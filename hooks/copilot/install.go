@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -114,6 +115,11 @@ func (Adapter) Install(ctx context.Context, o conffile.Options) (conffile.Result
 		conffile.Step{Edit: insEdit, Note: fmt.Sprintf("planq's instructions %s %s", o.Verb("removed from", "written to"), f.Instructions)})
 	if err != nil || o.DryRun {
 		return res, err
+	}
+	if o.Uninstall && o.Scope != conffile.ScopeUser {
+		// .github/hooks and .github/instructions went when they were left
+		// empty; so does .github (os.Remove takes only an empty one).
+		_ = os.Remove(filepath.Join(o.ProjectDir, ".github"))
 	}
 	if !o.Uninstall {
 		for _, st := range (Adapter{}).Installed(o) {
