@@ -1,8 +1,8 @@
 // Package copilot is planq's adapter for GitHub Copilot CLI: its hook
 // protocol (the VS Code-compatible payloads Copilot sends hooks wired by
 // PascalCase event names, Claude Code's shape), which of its tools modify
-// files, how .github/hooks/planq.json, .mcp.json and planq's instructions
-// file wire planq in (install, uninstall, dry run, and status for planq
+// files, how .github/hooks/planq.json, .github/mcp.json and planq's
+// instructions file wire planq in (install, uninstall, dry run, and status for planq
 // doctor with the folder trust Copilot needs and the risk that a gate which
 // cannot run lets every call through), and how to launch and resume it.
 // Copilot ignores a session-start hook's output, so the main session's
@@ -41,7 +41,7 @@ func (Adapter) Command() string { return "copilot" }
 
 // Scopes are the install scopes, the default first:
 //
-//	local    .github/hooks/planq.json, .mcp.json and
+//	local    .github/hooks/planq.json, .github/mcp.json and
 //	         .github/instructions/planq.instructions.md, which jj and git
 //	         ignore (the repo's info/exclude)
 //	project  the same files, shared with the team once pushed
@@ -157,11 +157,11 @@ func planqServer(path string) (bool, string) {
 	if err != nil {
 		return false, ""
 	}
-	servers, _ := doc.Child("mcpServers")
+	servers := object(doc, "mcpServers")
 	if servers == nil {
 		return false, ""
 	}
-	s, _ := servers.Child(ServerName)
+	s := object(servers, ServerName)
 	if s == nil {
 		return false, ""
 	}
@@ -178,7 +178,7 @@ func planqHooks(path string) map[string]string {
 	if err != nil {
 		return out
 	}
-	events, _ := doc.Child("hooks")
+	events := object(doc, "hooks")
 	if events == nil {
 		return out
 	}
@@ -316,6 +316,13 @@ func hooksOff(o conffile.Options) []conffile.Finding {
 		}
 	}
 	return nil
+}
+
+// object is the Object at key k of o, or nil (Child would create it).
+func object(o *conffile.Object, k string) *conffile.Object {
+	v, _ := o.Get(k)
+	c, _ := v.(*conffile.Object)
+	return c
 }
 
 func contains(list []string, s string) bool {

@@ -80,7 +80,7 @@ func TestEndToEndInCopilot(t *testing.T) {
 	if got, err := os.ReadFile(hello); err != nil || string(got) != "hello\nmore\n" {
 		t.Fatalf("hello.txt = %q, %v; want the create and the bash append", got, err)
 	}
-	if d := jjOut(t, repo, "diff", "--summary"); !strings.Contains(d, "A hello.txt") || strings.Contains(d, ".github") || strings.Contains(d, ".mcp.json") {
+	if d := jjOut(t, repo, "diff", "--summary"); !strings.Contains(d, "A hello.txt") || strings.Contains(d, ".github") {
 		t.Fatalf("jj diff --summary = %q, want hello.txt added and the local wiring left out", d)
 	}
 	// The Stop hook's nudge came back as a new turn naming planq-jj_describe,

@@ -65,16 +65,17 @@ type files struct {
 
 // paths returns o's scope's files: for user scope, the hooks key of
 // $COPILOT_HOME/settings.json, mcp-config.json and copilot-instructions.md;
-// for project and local scope, .github/hooks/planq.json, .mcp.json and
-// .github/instructions/planq.instructions.md (local keeps them out of jj
-// and git).
+// for project and local scope, .github/hooks/planq.json, .github/mcp.json
+// and .github/instructions/planq.instructions.md (local keeps them out of
+// jj and git). Copilot also reads the project's .mcp.json, but that is
+// Claude Code's file too: planq leaves it to Claude Code's adapter.
 func paths(o conffile.Options) files {
 	if o.Scope == conffile.ScopeUser {
 		d := home(o)
 		return files{filepath.Join(d, "settings.json"), filepath.Join(d, "mcp-config.json"), filepath.Join(d, "copilot-instructions.md")}
 	}
 	p := o.ProjectDir
-	return files{filepath.Join(p, ".github", "hooks", "planq.json"), filepath.Join(p, ".mcp.json"),
+	return files{filepath.Join(p, ".github", "hooks", "planq.json"), filepath.Join(p, ".github", "mcp.json"),
 		filepath.Join(p, ".github", "instructions", "planq.instructions.md")}
 }
 

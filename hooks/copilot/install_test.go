@@ -173,7 +173,7 @@ func TestInstallScopes(t *testing.T) {
 
 			// Local scope: jj and git ignore all three files.
 			st := jjStatus(t, repo)
-			for _, p := range []string{".mcp.json", ".github"} {
+			for _, p := range []string{".github/mcp.json", ".github/hooks/planq.json", ".github/instructions/planq.instructions.md"} {
 				if shown := strings.Contains(st, p); shown != (scope == conffile.ScopeProject) {
 					t.Fatalf("%s scope: jj status shows %s = %v:\n%s", scope, p, shown, st)
 				}
@@ -380,5 +380,23 @@ func TestLaunchAndDetect(t *testing.T) {
 	os.Mkdir(filepath.Join(home, ".copilot"), 0o755)
 	if !a.Detect(home, none) {
 		t.Error("not detected with ~/.copilot")
+	}
+}
+
+// A project without planq's wiring is not wired, whatever other
+// servers and hooks it has (Claude Code's .mcp.json is not Copilot's).
+func TestInstalledNothing(t *testing.T) {
+	testenv.Isolate(t)
+	repo := testenv.JJRepo(t)
+	testenv.WriteFile(t, repo, ".mcp.json", `{"mcpServers":{"planq":{"command":"planq","args":["mcp","serve"]}}}`)
+	testenv.WriteFile(t, repo, ".github/hooks/other.json", userHooksFile)
+	o := installOpts(t, repo, conffile.ScopeProject, nil)
+	for _, st := range (Adapter{}).Installed(o) {
+		if st.Wired() || len(st.Findings) != 0 || len(st.Missing) != len(Hooks) {
+			t.Fatalf("%s scope: %+v", st.Scope, st)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(repo, ".github", "mcp.json")); !os.IsNotExist(err) {
+		t.Fatalf("Installed wrote a file (%v)", err)
 	}
 }
