@@ -142,3 +142,57 @@ func trunc(s string, n int) string {
 	}
 	return s
 }
+
+// TestSubagentInCopilot: a subagent Copilot starts with the task tool gets
+// planq's context through subagentStart (prepended to its prompt), and its
+// own write is gated, denied naming planq-jj_init, like its parent's.
+func TestSubagentInCopilot(t *testing.T) {
+	bin := fakemodel.EnsureCopilot(t)
+	testenv.RequireJJ(t)
+	planq := testenv.BuildPlanqWithHook(t, "../..")
+	testenv.Isolate(t)
+	repo := testenv.JJRepo(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	install := exec.CommandContext(ctx, planq, "mcp", "install", "--host", "copilot")
+	install.Dir = repo
+	if out, err := install.CombinedOutput(); err != nil {
+		t.Fatalf("planq mcp install --host copilot: %v\n%s", err, out)
+	}
+	var subPrompt string
+	m, err := fakemodel.Start(
+		fakemodel.Turn{Text: "Delegating.", Tools: []fakemodel.ToolUse{{Name: "task", Input: map[string]any{
+			"name": "helper", "description": "write sub.txt", "prompt": "write sub.txt", "agent_type": "general-purpose", "mode": "sync"}}}},
+		fakemodel.Turn{Func: func(r *fakemodel.Request) fakemodel.Turn {
+			subPrompt = r.LastUserText()
+			return fakemodel.Turn{Text: "Writing.", Tools: []fakemodel.ToolUse{{Name: "create", Input: map[string]any{"path": filepath.Join(repo, "sub.txt"), "file_text": "sub\n"}}}}
+		}},
+		fakemodel.Turn{Text: "Could not write."},
+		fakemodel.Turn{Text: "Done."},
+	)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	env := []string{"PLANQ_HOME=" + os.Getenv("PLANQ_HOME"), "JJ_CONFIG=" + os.Getenv("JJ_CONFIG"), "JJ_USER=Test User", "JJ_EMAIL=test@example.com"}
+	res, err := fakemodel.HostRun{Bin: bin, Dir: repo, Home: os.Getenv("HOME"), Model: m, Prompt: "Delegate it", Env: env}.Copilot(ctx)
+	loop := m.LoopRequests()
+	for i, r := range loop {
+		t.Logf("request %d (turn %d): %s", i, r.Turn, trunc(r.LastUserText(), 300))
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	if unused, extra := m.Remaining(); unused != 0 || extra != 0 {
+		t.Fatalf("script: %d turns unused, %d after it\nstdout: %s", unused, extra, trunc(res.Stdout, 3000))
+	}
+	if !strings.Contains(subPrompt, "write sub.txt") || !strings.Contains(subPrompt, "planq: this session works in jj change") || !strings.Contains(subPrompt, "planq-jj_init") {
+		t.Fatalf("the subagent's prompt lacks planq's context:\n%s", trunc(subPrompt, 3000))
+	}
+	if trs := loop[2].ToolResults(); len(trs) != 1 || !strings.Contains(trs[0].Text, "planq gate: blocked") || !strings.Contains(trs[0].Text, "planq-jj_init") {
+		t.Fatalf("the subagent's create got %+v, want the gate's denial", trs)
+	}
+	if _, err := os.Stat(filepath.Join(repo, "sub.txt")); !os.IsNotExist(err) {
+		t.Fatalf("the subagent's denied create landed (%v)", err)
+	}
+}
