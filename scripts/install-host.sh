@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # install-host.sh: make an agent host's CLI available for planq's end-to-end tests.
 #
-# Usage: scripts/install-host.sh opencode|codex|gemini
+# Usage: scripts/install-host.sh opencode|codex|gemini|copilot
 #
 # Idempotent. Uses a working CLI on PATH when there is one; otherwise installs the
 # host's npm package, at the version pinned below, into a project-local prefix
@@ -15,6 +15,7 @@
 #   PLANQ_OPENCODE_VERSION     opencode-ai version      (default: pinned below)
 #   PLANQ_CODEX_VERSION        @openai/codex version    (default: pinned below)
 #   PLANQ_GEMINI_VERSION       @google/gemini-cli version (default: pinned below)
+#   PLANQ_COPILOT_VERSION      @github/copilot version  (default: pinned below)
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -27,8 +28,9 @@ case $host in
 opencode) bin=opencode pkg=opencode-ai version=${PLANQ_OPENCODE_VERSION:-1.18.33} label=OpenCode ;;
 codex) bin=codex pkg=@openai/codex version=${PLANQ_CODEX_VERSION:-0.169.0} label="Codex CLI" ;;
 gemini) bin=gemini pkg=@google/gemini-cli version=${PLANQ_GEMINI_VERSION:-0.61.0} label="Gemini CLI" ;;
+copilot) bin=copilot pkg=@github/copilot version=${PLANQ_COPILOT_VERSION:-1.0.102} label="Copilot CLI" ;;
 *)
-	echo "usage: $0 opencode|codex|gemini" >&2
+	echo "usage: $0 opencode|codex|gemini|copilot" >&2
 	exit 1
 	;;
 esac

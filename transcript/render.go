@@ -10,7 +10,8 @@ import (
 // read: who said what, which tool was called with what, and what it
 // returned, without the ids, timestamps and usage counters around them. It
 // reads Claude Code's lines (and the Claude-shaped lines of planq's mirrors),
-// Codex's rollout lines (response_item) and Gemini CLI's (RenderGemini). A
+// Codex's rollout lines (response_item), Gemini CLI's (RenderGemini) and
+// Copilot CLI's session events (type.subtype with data). A
 // line it cannot read is returned as it is.
 func Render(line []byte) string {
 	if s, ok := RenderGemini(line); ok {
@@ -28,10 +29,14 @@ func Render(line []byte) string {
 			Type    string          `json:"type"`
 			Content json.RawMessage `json:"content"`
 		} `json:"attachment"`
-		IsMeta bool `json:"isMeta"`
+		IsMeta bool            `json:"isMeta"`
+		Data   json.RawMessage `json:"data"`
 	}
 	if err := json.Unmarshal(line, &l); err != nil || l.Type == "" {
 		return string(line)
+	}
+	if s, ok := renderCopilot(l.Type, l.Data); ok {
+		return s
 	}
 	switch l.Type {
 	case "user", "assistant":

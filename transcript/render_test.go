@@ -57,3 +57,23 @@ func TestRenderCodexRollout(t *testing.T) {
 		}
 	}
 }
+
+// TestRenderCopilotEvents renders lines of Copilot CLI 1.0.102's
+// events.jsonl, shortened from a captured session (ids and telemetry cut).
+func TestRenderCopilotEvents(t *testing.T) {
+	for _, tc := range []struct{ line, want string }{
+		{`{"type":"user.message","data":{"content":"go","transformedContent":"<current_datetime>t</current_datetime>\n\ngo","messageId":"m"},"id":"i","timestamp":"t","parentId":"p"}`, "user: go"},
+		{`{"type":"assistant.message","data":{"messageId":"m","model":"m","content":"Creating the okapi file.","toolRequests":[{"toolCallId":"c","name":"create","arguments":{"path":"/r/hello.txt","file_text":"hello\n"},"type":"function"}],"turnId":"2"},"id":"i"}`,
+			`assistant: Creating the okapi file. | assistant calls create {"path":"/r/hello.txt","file_text":"hello\n"}`},
+		{`{"type":"assistant.message","data":{"content":"done","toolRequests":[]}}`, "assistant: done"},
+		{`{"type":"tool.execution_complete","data":{"toolCallId":"c","success":true,"result":{"content":"No matches found."}}}`, "tool result: No matches found."},
+		{`{"type":"tool.execution_complete","data":{"toolCallId":"c","success":false,"result":{"content":"Denied by preToolUse hook: planq gate: blocked"}}}`, "tool error: Denied by preToolUse hook: planq gate: blocked"},
+		{`{"type":"hook.end","data":{"hookInvocationId":"h","hookType":"agentStop","success":true,"output":{"decision":"block","reason":"planq: write the summary"}}}`, `hook agentStop answered: {"decision":"block","reason":"planq: write the summary"}`},
+		{`{"type":"hook.end","data":{"hookInvocationId":"h","hookType":"agentStop","success":true}}`, "[hook.end]"},
+		{`{"type":"assistant.turn_start","data":{"turnId":"0"}}`, "[assistant.turn_start]"},
+	} {
+		if got := Render([]byte(tc.line)); got != tc.want {
+			t.Errorf("Render(%s)\n got %q\nwant %q", tc.line, got, tc.want)
+		}
+	}
+}

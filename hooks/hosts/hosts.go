@@ -14,6 +14,7 @@ import (
 	"github.com/planq-dev/planq/hooks/claude"
 	"github.com/planq-dev/planq/hooks/codex"
 	"github.com/planq-dev/planq/hooks/conffile"
+	"github.com/planq-dev/planq/hooks/copilot"
 	"github.com/planq-dev/planq/hooks/gemini"
 	"github.com/planq-dev/planq/hooks/opencode"
 	"github.com/planq-dev/planq/hooks/session"
@@ -59,7 +60,7 @@ const Default = "claude"
 
 // All returns every adapter, in the order planq documents them.
 func All() []Adapter {
-	return []Adapter{claude.Adapter{}, opencode.Adapter{}, codex.Adapter{}, gemini.Adapter{}}
+	return []Adapter{claude.Adapter{}, opencode.Adapter{}, codex.Adapter{}, gemini.Adapter{}, copilot.Adapter{}}
 }
 
 // Names returns the names of all hosts.

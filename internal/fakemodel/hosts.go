@@ -36,6 +36,13 @@ func EnsureGemini(tb testing.TB) string {
 	return ensureCLI(tb, "Gemini CLI", "install-host.sh", "gemini")
 }
 
+// EnsureCopilot returns the path of the pinned Copilot CLI, installing it
+// when missing.
+func EnsureCopilot(tb testing.TB) string {
+	tb.Helper()
+	return ensureCLI(tb, "Copilot CLI", "install-host.sh", "copilot")
+}
+
 // HostRun describes one headless run of an agent CLI other than Claude Code
 // against a fake model: OpenCode (`opencode run`), Codex (`codex exec`) or
 // Gemini CLI (`gemini -p`). Each Exec method points the host at the fake
@@ -49,9 +56,15 @@ type HostRun struct {
 	Prompt string   // the user's prompt
 	Args   []string // extra arguments before the prompt
 	Env    []string // extra environment, KEY=VALUE
-	// KeepHookTrust runs Codex without --dangerously-bypass-hook-trust, so
-	// only the hooks its config trusts run.
+	// KeepHookTrust runs the host without overriding its trust, so only the
+	// hooks (and project config) its own config trusts are used: Codex
+	// without --dangerously-bypass-hook-trust, Copilot CLI without
+	// --trust-folder.
 	KeepHookTrust bool
+	// NoWorkspaceMCP runs Copilot CLI without
+	// GITHUB_COPILOT_PROMPT_MODE_WORKSPACE_MCP, so -p skips the project's
+	// MCP servers.
+	NoWorkspaceMCP bool
 }
 
 func (r HostRun) exec(ctx context.Context, label string, args []string, env []string) (Result, error) {
@@ -78,7 +91,8 @@ func hostEnv() []string {
 	for _, kv := range baseEnv() {
 		k, _, _ := strings.Cut(kv, "=")
 		if strings.HasPrefix(k, "OPENAI_") || strings.HasPrefix(k, "CODEX_") || strings.HasPrefix(k, "GEMINI_") ||
-			strings.HasPrefix(k, "OPENCODE") || strings.HasPrefix(k, "XDG_") || k == "PWD" {
+			strings.HasPrefix(k, "OPENCODE") ||
+			strings.HasPrefix(k, "COPILOT_") || strings.HasPrefix(k, "GITHUB_") || k == "GH_TOKEN" || k == "GH_HOST" || strings.HasPrefix(k, "XDG_") || k == "PWD" {
 			continue
 		}
 		out = append(out, kv)
@@ -166,6 +180,36 @@ func (r HostRun) Gemini(ctx context.Context) (Result, error) {
 			res.SessionID, _ = res.JSON["session_id"].(string)
 		}
 	}
+	return res, err
+}
+
+// Copilot runs `copilot -p … --allow-all --output-format json` against the
+// fake model through Copilot's BYOK provider settings (Chat Completions at
+// Model.URL/v1, offline: no GitHub login, telemetry or update check), with
+// its state in Home/.copilot. The working directory is trusted for this one
+// run (--trust-folder, unless KeepHookTrust) and the project's MCP servers
+// load in -p (GITHUB_COPILOT_PROMPT_MODE_WORKSPACE_MCP, unless
+// NoWorkspaceMCP). SessionID is the session id.
+func (r HostRun) Copilot(ctx context.Context) (Result, error) {
+	copilotHome := filepath.Join(r.Home, ".copilot")
+	args := []string{"-p", r.Prompt, "--allow-all", "--no-ask-user", "--no-auto-update",
+		"--disable-client-telemetry", "--output-format", "json", "--log-dir", filepath.Join(copilotHome, "logs")}
+	if !r.KeepHookTrust {
+		args = append(args, "--trust-folder")
+	}
+	args = append(args, r.Args...)
+	env := []string{
+		"COPILOT_HOME=" + copilotHome, "XDG_CONFIG_HOME=" + filepath.Join(r.Home, ".config"),
+		"XDG_STATE_HOME=" + filepath.Join(r.Home, ".local", "state"), "XDG_CACHE_HOME=" + filepath.Join(r.Home, ".cache"),
+		"COPILOT_PROVIDER_BASE_URL=" + r.Model.URL + "/v1", "COPILOT_PROVIDER_TYPE=openai", "COPILOT_PROVIDER_API_KEY=fake-model-key",
+		"COPILOT_MODEL=m", "COPILOT_OFFLINE=true", "COPILOT_AUTO_UPDATE=false",
+		"NO_COLOR=1",
+	}
+	if !r.NoWorkspaceMCP {
+		env = append(env, "GITHUB_COPILOT_PROMPT_MODE_WORKSPACE_MCP=true")
+	}
+	res, err := r.exec(ctx, "copilot", args, env)
+	res.SessionID = firstJSONField(res.Stdout, "sessionId")
 	return res, err
 }
 

@@ -24,6 +24,7 @@ func TestHostsRunScriptedShell(t *testing.T) {
 	}{
 		{"opencode", EnsureOpenCode, ToolUse{Name: "bash", Input: map[string]any{"command": cmd, "description": "say hi"}}, WireChat, HostRun.OpenCode},
 		{"codex", EnsureCodex, ToolUse{Name: "exec_command", Input: map[string]any{"cmd": cmd}}, WireResponses, HostRun.Codex},
+		{"copilot", EnsureCopilot, ToolUse{Name: "bash", Input: map[string]any{"command": cmd, "description": "say hi"}}, WireChat, HostRun.Copilot},
 		{"gemini", EnsureGemini, ToolUse{Name: "run_shell_command", Input: map[string]any{"command": cmd, "description": "say hi"}}, WireGemini, HostRun.Gemini},
 	}
 	for _, h := range hosts {
