@@ -94,7 +94,7 @@ Exit status: 0 when the hook would allow the call, 3 when it would deny it.`,
 	}
 	f := cmd.Flags()
 	f.StringVar(&bash, "bash", "", "a Bash command to judge")
-	f.StringVar(&tool, "tool", "", "a tool name to judge, as --host names it (Write, Edit, mcp__server__tool, …; OpenCode: write, edit, apply_patch, …)")
+	f.StringVar(&tool, "tool", "", "a tool name to judge, as --host names it (Claude Code: Write, Bash, mcp__server__tool; OpenCode: write, apply_patch; Gemini CLI: write_file, run_shell_command; …)")
 	f.StringVar(&host, "host", hosts.Default, "the agent host whose tool names --tool uses: "+strings.Join(hosts.Names(), ", "))
 	f.StringVar(&input, "input", "", "the tool's input as a JSON object (with --tool)")
 	f.StringVar(&repo, "project", "", "the session's project directory (default: CLAUDE_PROJECT_DIR, else the working directory)")

@@ -38,32 +38,45 @@ func newMCPInstallLikeCmd(a *app, uninstall bool) *cobra.Command {
 		Use:   "install",
 		Short: "Wire planq's MCP server, gate and session hooks into your agent hosts",
 		Long: `Register planq's MCP server with each agent host and wire its gate and session
-hooks through the host's own config (Claude Code: settings hooks; OpenCode: a
-plugin), using the absolute path of this planq binary. The tool hooks, which
-run on every tool call, use the planq-hook binary beside planq when it is
-there (make install puts it there). Existing servers, hooks and settings are
-kept; running it twice changes nothing.
+hooks through the host's own config, using the absolute path of this planq
+binary. The tool hooks, which run on every tool call, use the planq-hook binary
+beside planq when it is there (make install puts it there). Existing servers,
+hooks and settings are kept; running it twice changes nothing.
 
-Hosts: --host names them (several, comma-separated: claude,opencode). Without
-it, planq wires every host it finds on this machine (its CLI on PATH or its
-config in your home) and says which; when it finds none, Claude Code.
+Hosts: --host names them (several, comma-separated: claude,opencode,codex,
+gemini,copilot). Without it, planq wires every host it finds on this machine
+(its CLI on PATH or its config in your home) and says which; when it finds
+none, Claude Code.
 
 Scopes (default: local):
   local    this repo only, in files jj and git ignore (the repo's info/exclude):
-           the wiring is in no change, so it stays whatever change the agent is on.
-           Claude Code: ~/.claude.json for this repo and .claude/settings.local.json.
-           OpenCode: .opencode/plugin/planq.js and .opencode/opencode.json.
-  project  files in the repo, shared with the team once pushed (Claude Code:
-           .mcp.json and .claude/settings.json; OpenCode: opencode.json and
-           .opencode/plugin/planq.js); in a jj repo they are part of the
-           working-copy change until you commit them on their own
-  user     your own config, for every repo (Claude Code: ~/.claude.json and
-           ~/.claude/settings.json; OpenCode: ~/.config/opencode/)
+           the wiring is in no change, so it stays whatever change the agent is on
+  project  files in the repo, shared with the team once pushed; in a jj repo they
+           are part of the working-copy change until you commit them on their own
+  user     your own config, for every repo
+
+Files (local | project | user):
+  claude    ~/.claude.json + .claude/settings.local.json | .mcp.json +
+            .claude/settings.json | ~/.claude.json + ~/.claude/settings.json
+  opencode  .opencode/opencode.json + .opencode/plugin/planq.js | opencode.json +
+            .opencode/plugin/planq.js | ~/.config/opencode/
+  codex     .codex/config.toml (a marked planq block) + .codex/hooks.json, in both
+            local and project scope | $CODEX_HOME/config.toml + hooks.json
+  gemini    .gemini/settings.json, in both local and project scope |
+            ~/.gemini/settings.json
+  copilot   .github/hooks/planq.json + .github/mcp.json +
+            .github/instructions/planq.instructions.md, in both local and project
+            scope | ~/.copilot/mcp-config.json + $COPILOT_HOME/settings.json
+
+Codex CLI, Gemini CLI and Copilot CLI use a project's wiring only once you
+trust the project (Codex: its hooks too); install says so, and planq doctor
+prints how.
 
 --dry-run prints the diff of every file it would touch and changes nothing.`,
 		Example: `  planq mcp install
   planq mcp install --host opencode
-  planq mcp install --host claude,opencode --scope project --dry-run`,
+  planq mcp install --host claude,opencode --scope project --dry-run
+  planq mcp install --host codex --scope user`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return runMCPInstall(cmd.Context(), a, opts, uninstall)

@@ -26,7 +26,7 @@ type sessionOptions struct {
 func (o *sessionOptions) flags(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&o.Repo, "repo", "", "code repository (default: $CLAUDE_PROJECT_DIR, else the current directory)")
 	cmd.Flags().StringVar(&o.Agent, "agent", "", "agent host to launch: "+strings.Join(hosts.Names(), ", ")+" (default: claude; resume: the session's own)")
-	cmd.Flags().StringVar(&o.AgentCmd, "agent-cmd", "", "command that runs the agent, split into words (no shell; default: the host's CLI, claude or opencode); \"none\" only prints what to run")
+	cmd.Flags().StringVar(&o.AgentCmd, "agent-cmd", "", "command that runs the agent, split into words (no shell; default: the host's CLI); \"none\" only prints what to run")
 }
 
 // agent returns the host to launch: --agent, else recorded (the host a
@@ -60,8 +60,8 @@ fetch, then jj new on trunk() (or @ when there is no trunk). Undescribed work
 in the working copy is carried into the change (described in place, or rebased
 onto trunk() first), never dropped; work left behind is named with the command
 that brings it along. The change is recorded as the root of a new session
-lineage, and the agent (Claude Code by default, --agent opencode for OpenCode)
-is launched with TASK as its first prompt.
+lineage, and the agent (Claude Code by default; --agent opencode, codex, gemini
+or copilot for another host) is launched with TASK as its first prompt.
 
 With -w NAME the agent gets a jj workspace of its own (.planq/workspaces/NAME,
 on trunk()), wired like the main working copy, so several agents can work on
