@@ -155,7 +155,7 @@ func blockServer(path string) (bool, string) {
 	if err != nil || data == nil {
 		return false, ""
 	}
-	rest, at, err := splitBlock(path, data)
+	rest, at, err := conffile.SplitBlock(path, data, blockBegin, blockEnd)
 	if err != nil || at < 0 {
 		return false, ""
 	}

@@ -135,30 +135,6 @@ func tomlString(s string) string {
 	return strings.TrimSpace(strings.TrimPrefix(b.String(), "v = "))
 }
 
-// splitBlock returns data without planq's block and where the block was
-// (-1: none). A begin marker without its end is an error.
-func splitBlock(path string, data []byte) (rest []byte, at int, err error) {
-	i := bytes.Index(data, []byte(blockBegin))
-	if i < 0 {
-		return data, -1, nil
-	}
-	if i > 0 && data[i-1] != '\n' {
-		return nil, 0, fmt.Errorf("%s: planq's block marker is not at the start of a line; fix the file by hand", path)
-	}
-	j := bytes.Index(data[i:], []byte(blockEnd))
-	if j < 0 {
-		return nil, 0, fmt.Errorf("%s: planq's block has no end marker %q; fix the file by hand", path, blockEnd)
-	}
-	end := i + j + len(blockEnd)
-	if end < len(data) && data[end] == '\n' {
-		end++
-	}
-	if bytes.Contains(data[end:], []byte(blockBegin)) {
-		return nil, 0, fmt.Errorf("%s has two planq blocks; remove one by hand", path)
-	}
-	return append(append([]byte(nil), data[:i]...), data[end:]...), i, nil
-}
-
 // parseTOML decodes a config.toml for checking.
 func parseTOML(path string, data []byte) (map[string]any, error) {
 	var v map[string]any
@@ -184,7 +160,7 @@ func configEdit(o conffile.Options, path string) (conffile.FileEdit, error) {
 	if _, err := parseTOML(path, before); err != nil {
 		return e, err
 	}
-	rest, at, err := splitBlock(path, before)
+	rest, at, err := conffile.SplitBlock(path, before, blockBegin, blockEnd)
 	if err != nil {
 		return e, err
 	}

@@ -315,30 +315,6 @@ func instructionsBlock() string {
 		blockEnd + "\n"
 }
 
-// splitBlock returns data without planq's block and where the block was
-// (-1: none). A begin marker without its end is an error.
-func splitBlock(path string, data []byte) (rest []byte, at int, err error) {
-	i := bytes.Index(data, []byte(blockBegin))
-	if i < 0 {
-		return data, -1, nil
-	}
-	if i > 0 && data[i-1] != '\n' {
-		return nil, 0, fmt.Errorf("%s: planq's block marker is not at the start of a line; fix the file by hand", path)
-	}
-	j := bytes.Index(data[i:], []byte(blockEnd))
-	if j < 0 {
-		return nil, 0, fmt.Errorf("%s: planq's block has no end marker %q; fix the file by hand", path, blockEnd)
-	}
-	end := i + j + len(blockEnd)
-	if end < len(data) && data[end] == '\n' {
-		end++
-	}
-	if bytes.Contains(data[end:], []byte(blockBegin)) {
-		return nil, 0, fmt.Errorf("%s has two planq blocks; remove one by hand", path)
-	}
-	return append(append([]byte(nil), data[:i]...), data[end:]...), i, nil
-}
-
 // instructionsEdit puts planq's block into the instructions file (or
 // takes it out), keeping the rest byte for byte. A project's file is
 // planq's own (with front matter for every file) unless the user wrote
@@ -353,7 +329,7 @@ func instructionsEdit(o conffile.Options, path string) (conffile.FileEdit, error
 	if before == nil && o.Uninstall {
 		return e, nil
 	}
-	rest, at, err := splitBlock(path, before)
+	rest, at, err := conffile.SplitBlock(path, before, blockBegin, blockEnd)
 	if err != nil {
 		return e, err
 	}

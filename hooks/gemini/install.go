@@ -219,7 +219,9 @@ func settingsEdit(o conffile.Options, path string) (conffile.FileEdit, error) {
 		return e, fmt.Errorf("%s: \"hooks\" is not an object; fix the file by hand", path)
 	}
 	for _, h := range Hooks {
-		if err := mergeHook(o, hooksObj, h, path); err != nil {
+		spec := conffile.HookSpec{Event: h.Event, Matcher: h.Matcher, Entry: hookEntry(o, h),
+			IsPlanq: func(e *conffile.Object) bool { return IsPlanqHook(entryCommand(e), h.Subcommand) }}
+		if err := conffile.MergeHook(hooksObj, spec, o.Uninstall, path); err != nil {
 			return e, err
 		}
 	}
@@ -231,75 +233,6 @@ func settingsEdit(o conffile.Options, path string) (conffile.FileEdit, error) {
 		e.After = nil // the file held only planq's wiring: remove it
 	}
 	return e, nil
-}
-
-// mergeHook makes hooksObj[h.Event] hold exactly one planq hook for h (none
-// with Uninstall), leaving every other hook where it is. An outdated planq
-// hook (another binary, another timeout) is updated in place.
-func mergeHook(o conffile.Options, hooksObj *conffile.Object, h Hook, path string) error {
-	v, exists := hooksObj.Get(h.Event)
-	groups, ok := v.([]any)
-	if exists && v != nil && !ok {
-		return fmt.Errorf("%s: hooks.%s is not a list; fix the file by hand", path, h.Event)
-	}
-	want := hookEntry(o, h)
-	found := false
-	var out []any
-	for _, g := range groups {
-		group, ok := g.(*conffile.Object)
-		if !ok {
-			out = append(out, g)
-			continue
-		}
-		hv, _ := group.Get("hooks")
-		list, ok := hv.([]any)
-		if !ok {
-			out = append(out, g)
-			continue
-		}
-		var kept []any
-		for _, item := range list {
-			entry, ok := item.(*conffile.Object)
-			if !ok || !IsPlanqHook(entryCommand(entry), h.Subcommand) {
-				kept = append(kept, item)
-				continue
-			}
-			if !o.Uninstall && !found && matcherOK(group, h) {
-				found = true
-				kept = append(kept, want)
-			}
-		}
-		if len(kept) == 0 {
-			continue // the group held only planq's hook
-		}
-		group.Set("hooks", kept)
-		out = append(out, group)
-	}
-	if !o.Uninstall && !found {
-		g := conffile.NewObject()
-		if h.Matcher != "" {
-			g.Set("matcher", h.Matcher)
-		}
-		g.Set("hooks", []any{want})
-		out = append(out, g)
-	}
-	if len(out) == 0 {
-		hooksObj.Del(h.Event)
-		return nil
-	}
-	hooksObj.Set(h.Event, out)
-	return nil
-}
-
-// matcherOK reports whether a group's matcher lets planq's hook see what it
-// must: exactly planq's tool matcher, or none for the lifecycle events.
-func matcherOK(group *conffile.Object, h Hook) bool {
-	m, _ := group.Get("matcher")
-	s, _ := m.(string)
-	if h.Matcher == "" {
-		return s == "" || s == "*"
-	}
-	return s == h.Matcher
 }
 
 // hookEntry is planq's hook configuration for h.

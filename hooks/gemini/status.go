@@ -92,26 +92,12 @@ func status(o conffile.Options) conffile.Status {
 // planqHook returns the command of planq's hook for h in the hooks object,
 // in a group whose matcher lets it see what it must.
 func planqHook(hooksObj *conffile.Object, h Hook) (string, bool) {
-	if hooksObj == nil {
+	entry, ok := conffile.FindHook(hooksObj, conffile.HookSpec{Event: h.Event, Matcher: h.Matcher,
+		IsPlanq: func(e *conffile.Object) bool { return IsPlanqHook(entryCommand(e), h.Subcommand) }})
+	if !ok {
 		return "", false
 	}
-	v, _ := hooksObj.Get(h.Event)
-	groups, _ := v.([]any)
-	for _, g := range groups {
-		group, ok := g.(*conffile.Object)
-		if !ok || !matcherOK(group, h) {
-			continue
-		}
-		hv, _ := group.Get("hooks")
-		list, _ := hv.([]any)
-		for _, item := range list {
-			entry, _ := item.(*conffile.Object)
-			if cmd := entryCommand(entry); IsPlanqHook(cmd, h.Subcommand) {
-				return cmd, true
-			}
-		}
-	}
-	return "", false
+	return entryCommand(entry), true
 }
 
 // excluded reports whether the repo at dir keeps .gemini/settings.json out

@@ -1,0 +1,136 @@
+package conffile
+
+import (
+	"bytes"
+	"fmt"
+)
+
+// HookSpec is planq's hook for one event in a hooks object of Claude Code's
+// shape ({"Event": [{"matcher": m, "hooks": [entry, …]}, …]}), which Gemini
+// CLI's settings share.
+type HookSpec struct {
+	Event   string
+	Matcher string  // the group's matcher; "" for a lifecycle event
+	Entry   *Object // planq's entry as it should be
+	// IsPlanq reports whether an entry already there is planq's hook for
+	// the event (another binary path or timeout included).
+	IsPlanq func(entry *Object) bool
+}
+
+// MergeHook makes hooksObj[spec.Event] hold exactly one planq entry (none
+// with remove), leaving every other hook where it is; an outdated planq
+// entry is updated in place, in a group whose matcher suits it.
+func MergeHook(hooksObj *Object, spec HookSpec, remove bool, path string) error {
+	v, exists := hooksObj.Get(spec.Event)
+	groups, ok := v.([]any)
+	if exists && v != nil && !ok {
+		return fmt.Errorf("%s: hooks.%s is not a list; fix the file by hand", path, spec.Event)
+	}
+	found := false
+	var out []any
+	for _, g := range groups {
+		group, ok := g.(*Object)
+		if !ok {
+			out = append(out, g)
+			continue
+		}
+		hv, _ := group.Get("hooks")
+		list, ok := hv.([]any)
+		if !ok {
+			out = append(out, g)
+			continue
+		}
+		var kept []any
+		for _, item := range list {
+			entry, ok := item.(*Object)
+			if !ok || !spec.IsPlanq(entry) {
+				kept = append(kept, item)
+				continue
+			}
+			if !remove && !found && matcherSuits(group, spec.Matcher) {
+				found = true
+				kept = append(kept, spec.Entry) // in place, updated if outdated
+			}
+		}
+		if len(kept) == 0 {
+			continue // the group held only planq's hook
+		}
+		group.Set("hooks", kept)
+		out = append(out, group)
+	}
+	if !remove && !found {
+		g := NewObject()
+		if spec.Matcher != "" {
+			g.Set("matcher", spec.Matcher)
+		}
+		g.Set("hooks", []any{spec.Entry})
+		out = append(out, g)
+	}
+	if len(out) == 0 {
+		hooksObj.Del(spec.Event)
+		return nil
+	}
+	hooksObj.Set(spec.Event, out)
+	return nil
+}
+
+// matcherSuits reports whether a group's matcher lets planq's hook see what
+// it must: exactly planq's tool matcher, or none for a lifecycle event.
+func matcherSuits(group *Object, matcher string) bool {
+	m, _ := group.Get("matcher")
+	s, _ := m.(string)
+	if matcher == "" {
+		return s == "" || s == "*"
+	}
+	return s == matcher
+}
+
+// SplitBlock returns data without planq's marked block (from the line
+// begin to the line end) and where the block was (-1: none). A block
+// marker not at a line's start, a begin without its end, or two blocks,
+// are errors: the user edited the file, and is told to fix it by hand.
+func SplitBlock(path string, data []byte, begin, end string) (rest []byte, at int, err error) {
+	i := bytes.Index(data, []byte(begin))
+	if i < 0 {
+		return data, -1, nil
+	}
+	if i > 0 && data[i-1] != '\n' {
+		return nil, 0, fmt.Errorf("%s: planq's block marker is not at the start of a line; fix the file by hand", path)
+	}
+	j := bytes.Index(data[i:], []byte(end))
+	if j < 0 {
+		return nil, 0, fmt.Errorf("%s: planq's block has no end marker %q; fix the file by hand", path, end)
+	}
+	stop := i + j + len(end)
+	if stop < len(data) && data[stop] == '\n' {
+		stop++
+	}
+	if bytes.Contains(data[stop:], []byte(begin)) {
+		return nil, 0, fmt.Errorf("%s has two planq blocks; remove one by hand", path)
+	}
+	return append(append([]byte(nil), data[:i]...), data[stop:]...), i, nil
+}
+
+// FindHook returns planq's entry for spec.Event in a group whose matcher
+// suits it (spec.Entry is not read).
+func FindHook(hooksObj *Object, spec HookSpec) (*Object, bool) {
+	if hooksObj == nil {
+		return nil, false
+	}
+	v, _ := hooksObj.Get(spec.Event)
+	groups, _ := v.([]any)
+	for _, g := range groups {
+		group, ok := g.(*Object)
+		if !ok || !matcherSuits(group, spec.Matcher) {
+			continue
+		}
+		hv, _ := group.Get("hooks")
+		list, _ := hv.([]any)
+		for _, item := range list {
+			if entry, ok := item.(*Object); ok && spec.IsPlanq(entry) {
+				return entry, true
+			}
+		}
+	}
+	return nil, false
+}
