@@ -240,7 +240,7 @@ func (o *InstallOptions) settingsEdit(path string) (conffile.FileEdit, error) {
 	for _, h := range Hooks {
 		spec := conffile.HookSpec{Event: h.Event, Matcher: h.Matcher, Entry: o.hookEntry(h), IsPlanq: func(e *conffile.Object) bool {
 			cmd, _ := entryCommand(e)
-			return isPlanqHook(cmd, h.Subcommand, o.Exe)
+			return conffile.IsPlanqHook(cmd, h.Subcommand, "", o.Exe)
 		}}
 		if err := conffile.MergeHook(hooksObj, spec, o.Uninstall, path); err != nil {
 			return e, err
@@ -280,25 +280,6 @@ func entryCommand(entry *conffile.Object) (string, bool) {
 // HookCommand is the shell command line of planq's hook subcommand.
 func HookCommand(exe, sub string) string {
 	return conffile.Quote(exe) + " hook " + sub
-}
-
-// isPlanqHook reports whether a hook command line runs planq's hook sub:
-// "<binary> hook <sub>" where the binary is exe or named planq* (planq,
-// planq.test, planq-dev), wherever it lives, or "<planq-hook> <sub>".
-func isPlanqHook(cmd, sub, exe string) bool {
-	f := conffile.Fields(cmd)
-	if len(f) == 0 {
-		return false
-	}
-	// Either separator: a settings file may come from another platform.
-	base := f[0][strings.LastIndexAny(f[0], `/\`)+1:]
-	if len(f) == 2 && f[1] == sub && strings.HasPrefix(base, conffile.HookBinary) {
-		return true
-	}
-	if len(f) != 3 || f[1] != "hook" || f[2] != sub {
-		return false
-	}
-	return strings.HasPrefix(base, "planq") || f[0] == exe || (exe != "" && base == filepath.Base(exe))
 }
 
 // loadJSON reads one of Claude Code's JSON files for editing; a new
@@ -427,7 +408,7 @@ func planqHookExe(hooksObj *conffile.Object, h Hook) (string, bool) {
 		for _, item := range list {
 			e, _ := item.(*conffile.Object)
 			cmd, _ := entryCommand(e)
-			if isPlanqHook(cmd, h.Subcommand, "") {
+			if conffile.IsPlanqHook(cmd, h.Subcommand, "", "") {
 				if f := conffile.Fields(cmd); len(f) > 0 {
 					return f[0], true
 				}

@@ -396,7 +396,7 @@ func TestShellQuoteRoundTrips(t *testing.T) {
 	for _, p := range []string{"/usr/bin/planq", "/a b/planq", "/it's/planq", `/x"y/planq`, "/tmp/go-build1/b001/planq.test",
 		`C:\Users\Ann Lee\AppData\Local\planq\planq.exe`, "/$HOME/`x`/planq", "/tab\there/planq"} {
 		cmd := HookCommand(p, "stop")
-		if f := conffile.Fields(cmd); len(f) != 3 || f[0] != p || !isPlanqHook(cmd, "stop", "") {
+		if f := conffile.Fields(cmd); len(f) != 3 || f[0] != p || !conffile.IsPlanqHook(cmd, "stop", "", "") {
 			t.Errorf("%q -> %q -> %q", p, cmd, f)
 		}
 		// A real shell reads the quoted path back as one word, unchanged.
@@ -405,7 +405,7 @@ func TestShellQuoteRoundTrips(t *testing.T) {
 		}
 	}
 	for _, cmd := range []string{"/usr/bin/notify hook stop", "planq hook stop now", "planq stop", "planq hook other"} {
-		if isPlanqHook(cmd, "stop", "") {
+		if conffile.IsPlanqHook(cmd, "stop", "", "") {
 			t.Errorf("%q taken for planq's stop hook", cmd)
 		}
 	}

@@ -217,7 +217,7 @@ func toolHookExes(hooksFile string) []string {
 				}
 				c, _ := hobj.Get("command")
 				s, _ := c.(string)
-				if isPlanqCommand(s, h.Subcommand) {
+				if conffile.IsPlanqHook(s, h.Subcommand, Host.Name, "") {
 					if f := conffile.Fields(s); len(f) > 0 && !contains(out, f[0]) {
 						out = append(out, f[0])
 					}

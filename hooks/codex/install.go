@@ -255,26 +255,6 @@ func hookGroup(o conffile.Options, h Hook) *conffile.Object {
 	return g
 }
 
-// isPlanqCommand reports whether a hook command runs planq's hook sub for
-// Codex: "<planq*> hook <sub> --host codex" or "<planq-hook> <sub> --host codex".
-func isPlanqCommand(cmd, sub string) bool {
-	f := conffile.Fields(cmd)
-	if len(f) < 2 {
-		return false
-	}
-	base := f[0][strings.LastIndexAny(f[0], `/\`)+1:]
-	if !strings.HasPrefix(base, "planq") {
-		return false
-	}
-	args := f[1:]
-	if args[0] == "hook" {
-		args = args[1:]
-	} else if !strings.HasPrefix(base, conffile.HookBinary) {
-		return false
-	}
-	return len(args) == 3 && args[0] == sub && args[1] == "--host" && args[2] == Host.Name
-}
-
 // hooksEdit merges planq's hooks into hooks.json (or removes them): every
 // planq handler is taken out of its group (a group left empty goes), then
 // planq's group is appended, unless the file already has exactly it.
@@ -319,7 +299,7 @@ func hooksEdit(o conffile.Options, path string) (conffile.FileEdit, error) {
 			for _, hd := range handlers {
 				if hobj, ok := hd.(*conffile.Object); ok {
 					if c, ok := hobj.Get("command"); ok {
-						if s, ok := c.(string); ok && isPlanqCommand(s, h.Subcommand) {
+						if s, ok := c.(string); ok && conffile.IsPlanqHook(s, h.Subcommand, Host.Name, "") {
 							continue
 						}
 					}
@@ -374,7 +354,7 @@ func planqOnlyIn(groups []any, sub string, want *conffile.Object) bool {
 				continue
 			}
 			if c, _ := hobj.Get("command"); c != nil {
-				if s, ok := c.(string); ok && isPlanqCommand(s, sub) {
+				if s, ok := c.(string); ok && conffile.IsPlanqHook(s, sub, Host.Name, "") {
 					found++
 					exact = conffile.Same(gobj, want)
 				}

@@ -127,7 +127,7 @@ func TestInstallScopes(t *testing.T) {
 			for _, h := range Hooks {
 				groups := hk.Hooks[h.Event]
 				last := groups[len(groups)-1]
-				if len(last.Hooks) != 1 || !isPlanqCommand(last.Hooks[0].Command, h.Subcommand) || last.Hooks[0].Timeout != h.Timeout || (last.Matcher != nil) != (h.Matcher != "") {
+				if len(last.Hooks) != 1 || !conffile.IsPlanqHook(last.Hooks[0].Command, h.Subcommand, Host.Name, "") || last.Hooks[0].Timeout != h.Timeout || (last.Matcher != nil) != (h.Matcher != "") {
 					t.Errorf("%s: planq's group %+v", h.Event, last)
 				}
 				if h.Tool && !strings.HasPrefix(last.Hooks[0].Command, conffile.Quote(o.HookExe)+" ") {

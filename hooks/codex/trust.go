@@ -96,7 +96,7 @@ func planqHandlers(path string, doc *conffile.Object) []handler {
 				continue
 			}
 			for hi, hd := range group.Hooks {
-				if hd.Type != "command" || !isPlanqCommand(hd.Command, h.Subcommand) {
+				if hd.Type != "command" || !conffile.IsPlanqHook(hd.Command, h.Subcommand, Host.Name, "") {
 					continue
 				}
 				m := ""

@@ -40,3 +40,34 @@ func Fields(s string) []string {
 	}
 	return f
 }
+
+// IsPlanqHook reports whether the hook command line cmd runs planq's hook
+// sub: "<planq…> hook SUB" or "<planq-hook…> SUB" (wherever the binary is,
+// with either path separator: a settings file may come from another
+// platform), or the same with exe, when set, as the binary whatever its
+// name. A trailing "--host H" or "--host=H" must name host; without host
+// set, there must be none.
+func IsPlanqHook(cmd, sub, host, exe string) bool {
+	f := Fields(cmd)
+	if len(f) == 0 {
+		return false
+	}
+	base := f[0][strings.LastIndexAny(f[0], `/\`)+1:]
+	args := f[1:]
+	named := ""
+	if n := len(args); n >= 2 && args[n-2] == "--host" {
+		named, args = args[n-1], args[:n-2]
+	} else if n >= 1 && strings.HasPrefix(args[n-1], "--host=") {
+		named, args = strings.TrimPrefix(args[n-1], "--host="), args[:n-1]
+	}
+	if named != "" && named != host {
+		return false
+	}
+	switch {
+	case strings.HasPrefix(base, HookBinary):
+		return len(args) == 1 && args[0] == sub
+	case strings.HasPrefix(base, "planq"), exe != "" && (f[0] == exe || base == exe[strings.LastIndexAny(exe, `/\`)+1:]):
+		return len(args) == 2 && args[0] == "hook" && args[1] == sub
+	}
+	return false
+}

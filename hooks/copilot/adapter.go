@@ -186,7 +186,7 @@ func planqHooks(path string) map[string]string {
 		v, _ := events.Get(h.Event)
 		list, _ := v.([]any)
 		for _, hd := range list {
-			if c := handlerCommand(hd); isPlanqCommand(c, h.Subcommand) {
+			if c := handlerCommand(hd); conffile.IsPlanqHook(c, h.Subcommand, Host.Name, "") {
 				exe := ""
 				if f := conffile.Fields(c); len(f) > 0 {
 					exe = f[0]

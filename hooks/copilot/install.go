@@ -203,27 +203,6 @@ func hookCommand(o conffile.Options, h Hook) string {
 	return conffile.Line(o.Exe, "hook", h.Subcommand, "--host", Host.Name)
 }
 
-// isPlanqCommand reports whether a hook command runs planq's hook sub for
-// Copilot: "<planq*> hook <sub> --host copilot" or "<planq-hook> <sub>
-// --host copilot".
-func isPlanqCommand(cmd, sub string) bool {
-	f := conffile.Fields(cmd)
-	if len(f) < 2 {
-		return false
-	}
-	base := f[0][strings.LastIndexAny(f[0], `/\`)+1:]
-	if !strings.HasPrefix(base, "planq") {
-		return false
-	}
-	args := f[1:]
-	if args[0] == "hook" {
-		args = args[1:]
-	} else if !strings.HasPrefix(base, conffile.HookBinary) {
-		return false
-	}
-	return len(args) == 3 && args[0] == sub && args[1] == "--host" && args[2] == Host.Name
-}
-
 // handlerCommand is a hook handler's bash command, or "".
 func handlerCommand(v any) string {
 	h, ok := v.(*conffile.Object)
@@ -266,7 +245,7 @@ func hooksEdit(o conffile.Options, path string) (conffile.FileEdit, error) {
 		var kept []any
 		found, exact := 0, false
 		for _, hd := range list {
-			if isPlanqCommand(handlerCommand(hd), h.Subcommand) {
+			if conffile.IsPlanqHook(handlerCommand(hd), h.Subcommand, Host.Name, "") {
 				found++
 				exact = conffile.Same(hd, want)
 				continue

@@ -220,7 +220,9 @@ func settingsEdit(o conffile.Options, path string) (conffile.FileEdit, error) {
 	}
 	for _, h := range Hooks {
 		spec := conffile.HookSpec{Event: h.Event, Matcher: h.Matcher, Entry: hookEntry(o, h),
-			IsPlanq: func(e *conffile.Object) bool { return IsPlanqHook(entryCommand(e), h.Subcommand) }}
+			IsPlanq: func(e *conffile.Object) bool {
+				return conffile.IsPlanqHook(entryCommand(e), h.Subcommand, Host.Name, "")
+			}}
 		if err := conffile.MergeHook(hooksObj, spec, o.Uninstall, path); err != nil {
 			return e, err
 		}
@@ -261,29 +263,4 @@ func entryCommand(entry *conffile.Object) string {
 	v, _ := entry.Get("command")
 	s, _ := v.(string)
 	return s
-}
-
-// IsPlanqHook reports whether a hook command line runs planq's hook sub:
-// "<planq*> hook <sub> [--host gemini]" or "<planq-hook*> <sub> [--host
-// gemini]", wherever the binary lives.
-func IsPlanqHook(cmd, sub string) bool {
-	f := conffile.Fields(cmd)
-	if len(f) == 0 {
-		return false
-	}
-	// Either separator: a settings file may come from another platform.
-	base := f[0][strings.LastIndexAny(f[0], `/\`)+1:]
-	args := f[1:]
-	if n := len(args); n >= 2 && args[n-2] == "--host" {
-		args = args[:n-2]
-	} else if n >= 1 && strings.HasPrefix(args[n-1], "--host=") {
-		args = args[:n-1]
-	}
-	switch {
-	case strings.HasPrefix(base, conffile.HookBinary):
-		return len(args) == 1 && args[0] == sub
-	case strings.HasPrefix(base, "planq"):
-		return len(args) == 2 && args[0] == "hook" && args[1] == sub
-	}
-	return false
 }

@@ -218,10 +218,11 @@ func TestIsPlanqHook(t *testing.T) {
 		{"/x/planq-hook post-tool-use --host gemini", "pre-tool-use", false},
 		{"./lint.sh hook stop", "stop", false},
 		{"planq hook stop extra", "stop", false},
+		{"/x/planq hook stop --host codex", "stop", false},
 		{"", "stop", false},
 	}
 	for _, tt := range tests {
-		if got := IsPlanqHook(tt.cmd, tt.sub); got != tt.want {
+		if got := conffile.IsPlanqHook(tt.cmd, tt.sub, Host.Name, ""); got != tt.want {
 			t.Errorf("IsPlanqHook(%q, %q) = %v", tt.cmd, tt.sub, got)
 		}
 	}

@@ -93,7 +93,9 @@ func status(o conffile.Options) conffile.Status {
 // in a group whose matcher lets it see what it must.
 func planqHook(hooksObj *conffile.Object, h Hook) (string, bool) {
 	entry, ok := conffile.FindHook(hooksObj, conffile.HookSpec{Event: h.Event, Matcher: h.Matcher,
-		IsPlanq: func(e *conffile.Object) bool { return IsPlanqHook(entryCommand(e), h.Subcommand) }})
+		IsPlanq: func(e *conffile.Object) bool {
+			return conffile.IsPlanqHook(entryCommand(e), h.Subcommand, Host.Name, "")
+		}})
 	if !ok {
 		return "", false
 	}
