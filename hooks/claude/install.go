@@ -259,11 +259,7 @@ func (o *InstallOptions) settingsEdit(path string) (conffile.FileEdit, error) {
 func (o *InstallOptions) hookEntry(h Hook) *conffile.Object {
 	e := conffile.NewObject()
 	e.Set("type", "command")
-	if h.Tool && o.HookExe != "" {
-		e.Set("command", conffile.Quote(o.HookExe)+" "+h.Subcommand)
-	} else {
-		e.Set("command", HookCommand(o.Exe, h.Subcommand))
-	}
+	e.Set("command", conffile.HookLine(conffile.Options(*o), h.Subcommand, "", h.Tool))
 	e.Set("timeout", conffile.Int(h.Timeout))
 	return e
 }
@@ -279,7 +275,7 @@ func entryCommand(entry *conffile.Object) (string, bool) {
 
 // HookCommand is the shell command line of planq's hook subcommand.
 func HookCommand(exe, sub string) string {
-	return conffile.Quote(exe) + " hook " + sub
+	return conffile.HookLine(conffile.Options{Exe: exe}, sub, "", false)
 }
 
 // loadJSON reads one of Claude Code's JSON files for editing; a new

@@ -95,17 +95,10 @@ func ReadInput(r io.Reader) (Input, error) {
 // errors that say it was Claude Code's input.
 func parseInput(data []byte) (Input, error) {
 	var in Input
-	var malformed *session.MalformedError
-	switch err := session.DecodeObject(data, &in); {
-	case err == nil:
-		return in, nil
-	case errors.Is(err, session.ErrNoInput):
-		return Input{}, errors.New("no hook input on stdin; Claude Code sends the hook's JSON there")
-	case errors.As(err, &malformed):
-		return Input{}, fmt.Errorf("hook input is not the JSON Claude Code sends: %s", malformed.Detail)
-	default:
-		return Input{}, fmt.Errorf("hook input %w", err)
+	if err := session.DecodeInput(data, &in, Host.Display); err != nil {
+		return Input{}, err
 	}
+	return in, nil
 }
 
 // Expect checks that the input is for event: it is an error when

@@ -231,18 +231,9 @@ func inlineServers(data []byte) bool {
 func hookEntry(o conffile.Options, h Hook) *conffile.Object {
 	e := conffile.NewObject()
 	e.Set("type", "command")
-	e.Set("command", hookCommand(o, h))
+	e.Set("command", conffile.HookLine(o, h.Subcommand, Host.Name, h.Tool))
 	e.Set("timeout", conffile.Int(h.Timeout))
 	return e
-}
-
-// hookCommand is the command line of planq's hook h: planq-hook for the
-// tool hooks when it is installed, else `planq hook`.
-func hookCommand(o conffile.Options, h Hook) string {
-	if h.Tool && o.HookExe != "" {
-		return conffile.Line(o.HookExe, h.Subcommand, "--host", Host.Name)
-	}
-	return conffile.Line(o.Exe, "hook", h.Subcommand, "--host", Host.Name)
 }
 
 // hookGroup is planq's matcher group for h.

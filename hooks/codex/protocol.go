@@ -72,17 +72,10 @@ type Input struct {
 // say it was Codex's input.
 func parseInput(data []byte) (Input, error) {
 	var in Input
-	var malformed *session.MalformedError
-	switch err := session.DecodeObject(data, &in); {
-	case err == nil:
-		return in, nil
-	case errors.Is(err, session.ErrNoInput):
-		return Input{}, errors.New("no hook input on stdin; Codex sends the hook's JSON there")
-	case errors.As(err, &malformed):
-		return Input{}, fmt.Errorf("hook input is not the JSON Codex sends: %s", malformed.Detail)
-	default:
-		return Input{}, fmt.Errorf("hook input %w", err)
+	if err := session.DecodeInput(data, &in, Host.Display); err != nil {
+		return Input{}, err
 	}
+	return in, nil
 }
 
 // Protocol is Codex's hook protocol (session.Protocol).

@@ -71,3 +71,18 @@ func IsPlanqHook(cmd, sub, host, exe string) bool {
 	}
 	return false
 }
+
+// HookLine is the command line a host runs for planq's hook sub: the
+// planq-hook binary (o.HookExe) for a tool hook when it is installed, else
+// `planq hook`; with --host host when host is set (every host but Claude
+// Code, planq's default). IsPlanqHook recognises it.
+func HookLine(o Options, sub, host string, tool bool) string {
+	argv := []string{o.Exe, "hook", sub}
+	if tool && o.HookExe != "" {
+		argv = []string{o.HookExe, sub}
+	}
+	if host != "" {
+		argv = append(argv, "--host", host)
+	}
+	return Line(argv...)
+}

@@ -189,18 +189,9 @@ func serverEdit(o conffile.Options, path string) (conffile.FileEdit, error) {
 func hookEntry(o conffile.Options, h Hook) *conffile.Object {
 	e := conffile.NewObject()
 	e.Set("type", "command")
-	e.Set("bash", hookCommand(o, h))
+	e.Set("bash", conffile.HookLine(o, h.Subcommand, Host.Name, h.Tool))
 	e.Set("timeoutSec", conffile.Int(h.Timeout))
 	return e
-}
-
-// hookCommand is the command line of planq's hook h: planq-hook for the
-// tool hooks when it is installed, else `planq hook`.
-func hookCommand(o conffile.Options, h Hook) string {
-	if h.Tool && o.HookExe != "" {
-		return conffile.Line(o.HookExe, h.Subcommand, "--host", Host.Name)
-	}
-	return conffile.Line(o.Exe, "hook", h.Subcommand, "--host", Host.Name)
 }
 
 // handlerCommand is a hook handler's bash command, or "".

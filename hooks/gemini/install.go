@@ -242,18 +242,9 @@ func hookEntry(o conffile.Options, h Hook) *conffile.Object {
 	e := conffile.NewObject()
 	e.Set("name", "planq-"+h.Subcommand)
 	e.Set("type", "command")
-	e.Set("command", HookCommand(o.Exe, o.HookExe, h))
+	e.Set("command", conffile.HookLine(o, h.Subcommand, Host.Name, h.Tool))
 	e.Set("timeout", conffile.Int(h.Timeout))
 	return e
-}
-
-// HookCommand is the shell command line of planq's hook h: planq-hook for
-// the tool hooks when hookExe is set, else `planq hook`, with --host gemini.
-func HookCommand(exe, hookExe string, h Hook) string {
-	if h.Tool && hookExe != "" {
-		return conffile.Quote(hookExe) + " " + h.Subcommand + " --host " + Host.Name
-	}
-	return conffile.Quote(exe) + " hook " + h.Subcommand + " --host " + Host.Name
 }
 
 func entryCommand(entry *conffile.Object) string {

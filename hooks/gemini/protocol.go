@@ -77,17 +77,10 @@ type Input struct {
 // errors that say it was Gemini CLI's.
 func ParseInput(data []byte) (Input, error) {
 	var in Input
-	var malformed *session.MalformedError
-	switch err := session.DecodeObject(data, &in); {
-	case err == nil:
-		return in, nil
-	case errors.Is(err, session.ErrNoInput):
-		return Input{}, errors.New("no hook input on stdin; Gemini CLI sends the hook's JSON there")
-	case errors.As(err, &malformed):
-		return Input{}, fmt.Errorf("hook input is not the JSON Gemini CLI sends: %s", malformed.Detail)
-	default:
-		return Input{}, fmt.Errorf("hook input %w", err)
+	if err := session.DecodeInput(data, &in, Host.Display); err != nil {
+		return Input{}, err
 	}
+	return in, nil
 }
 
 // Protocol is Gemini CLI's hook protocol (session.Protocol).

@@ -63,3 +63,19 @@ func jsonKeys(t reflect.Type) []string {
 	}
 	return keys
 }
+
+// DecodeInput is DecodeObject for a host's hook input, with errors that
+// name the host (display: "Claude Code"), for the hook's one-line message.
+func DecodeInput(data []byte, v any, display string) error {
+	var malformed *MalformedError
+	switch err := DecodeObject(data, v); {
+	case err == nil:
+		return nil
+	case errors.Is(err, ErrNoInput):
+		return fmt.Errorf("no hook input on stdin; %s sends the hook's JSON there", display)
+	case errors.As(err, &malformed):
+		return fmt.Errorf("hook input is not the JSON %s sends: %s", display, malformed.Detail)
+	default:
+		return fmt.Errorf("hook input %w", err)
+	}
+}
