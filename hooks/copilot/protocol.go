@@ -87,21 +87,8 @@ type SubagentInput struct {
 	ParentAgentID    string `json:"parentAgentId,omitempty"`
 }
 
-// decode reads data strictly (session.DecodeObject) into v, with errors
-// that say it was Copilot's input.
-func decode(data []byte, v any) error {
-	var malformed *session.MalformedError
-	switch err := session.DecodeObject(data, v); {
-	case err == nil:
-		return nil
-	case errors.Is(err, session.ErrNoInput):
-		return errors.New("no hook input on stdin; Copilot CLI sends the hook's JSON there")
-	case errors.As(err, &malformed):
-		return fmt.Errorf("hook input is not the JSON Copilot CLI sends: %s", malformed.Detail)
-	default:
-		return fmt.Errorf("hook input %w", err)
-	}
-}
+// decode reads data strictly into v (session.DecodeInput).
+func decode(data []byte, v any) error { return session.DecodeInput(data, v, Host.Display) }
 
 // Protocol is Copilot CLI's hook protocol (session.Protocol).
 type Protocol struct{}
