@@ -143,12 +143,7 @@ func WriteResponse(w io.Writer, r *Response) error {
 	if r == nil {
 		return nil
 	}
-	data, err := json.Marshal(r)
-	if err != nil {
-		return fmt.Errorf("encode hook output: %w", err)
-	}
-	_, err = w.Write(append(data, '\n'))
-	return err
+	return session.WriteLine(w, r)
 }
 
 // DenyToolUse is a PreToolUse response that denies the call; reason goes to

@@ -262,12 +262,5 @@ func (Protocol) Write(w io.Writer, ev session.Event, r session.Reply) (int, erro
 	if resp == nil {
 		return 0, nil
 	}
-	data, err := json.Marshal(resp)
-	if err != nil {
-		return 0, fmt.Errorf("encode hook output: %w", err)
-	}
-	if _, err := w.Write(append(data, '\n')); err != nil {
-		return 0, fmt.Errorf("write hook output: %w", err)
-	}
-	return 0, nil
+	return 0, session.WriteLine(w, resp)
 }

@@ -130,12 +130,8 @@ func WriteReply(w io.Writer, r Reply) error {
 	if r == (Reply{}) {
 		return nil
 	}
-	data, err := json.Marshal(r)
-	if err != nil {
-		return fmt.Errorf("encode the reply to the OpenCode plugin: %w", err)
-	}
-	if _, err := w.Write(append(data, '\n')); err != nil {
-		return fmt.Errorf("write the reply to the OpenCode plugin: %w", err)
+	if err := session.WriteLine(w, r); err != nil {
+		return fmt.Errorf("reply to the OpenCode plugin: %w", err)
 	}
 	return nil
 }

@@ -12,6 +12,7 @@ package session
 
 import (
 	"encoding/json"
+	"fmt"
 	"io"
 
 	"github.com/planq-dev/planq/gate"
@@ -139,4 +140,17 @@ type Protocol interface {
 	// Write answers ev with r the way the host reads it and returns the
 	// hook process's exit status.
 	Write(w io.Writer, ev Event, r Reply) (int, error)
+}
+
+// WriteLine writes v to w as one line of JSON: how every host's hook
+// answer is printed.
+func WriteLine(w io.Writer, v any) error {
+	data, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Errorf("encode hook output: %w", err)
+	}
+	if _, err := w.Write(append(data, '\n')); err != nil {
+		return fmt.Errorf("write hook output: %w", err)
+	}
+	return nil
 }
