@@ -2,7 +2,6 @@ package claude
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 
 	"github.com/planq-dev/planq/gate"
@@ -31,15 +30,7 @@ func (Adapter) Scopes() []string { return []string{ScopeLocal, ScopeProject, Sco
 // Detect reports whether Claude Code is on this machine: its CLI on PATH,
 // or its config in home.
 func (a Adapter) Detect(home string, lookPath func(string) (string, error)) bool {
-	if _, err := lookPath(a.Command()); err == nil {
-		return true
-	}
-	for _, p := range []string{".claude.json", ".claude"} {
-		if _, err := os.Stat(filepath.Join(home, p)); err == nil {
-			return true
-		}
-	}
-	return false
+	return conffile.Installed(a.Command(), lookPath, filepath.Join(home, ".claude.json"), filepath.Join(home, ".claude"))
 }
 
 // Install wires planq into Claude Code (Install).

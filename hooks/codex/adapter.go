@@ -48,11 +48,7 @@ func (Adapter) Scopes() []string {
 // Detect reports whether Codex is on this machine: its CLI on PATH, or its
 // config directory in home.
 func (a Adapter) Detect(home string, lookPath func(string) (string, error)) bool {
-	if _, err := lookPath(a.Command()); err == nil {
-		return true
-	}
-	_, err := os.Stat(filepath.Join(home, ".codex"))
-	return err == nil
+	return conffile.Installed(a.Command(), lookPath, filepath.Join(home, ".codex"))
 }
 
 // Launch returns the arguments after codex that start its TUI with prompt,

@@ -198,3 +198,17 @@ func (o Options) Apply(res *Result, steps ...Step) error {
 
 // ExcludeNote is what an install says after applying a LocalExclude edit.
 func ExcludeNote(e FileEdit) string { return "jj and git ignore the local wiring (" + e.Path + ")" }
+
+// Installed reports whether a host is on this machine: its CLI command on
+// PATH (lookPath), or one of its config paths.
+func Installed(command string, lookPath func(string) (string, error), paths ...string) bool {
+	if _, err := lookPath(command); err == nil {
+		return true
+	}
+	for _, p := range paths {
+		if _, err := os.Stat(p); err == nil {
+			return true
+		}
+	}
+	return false
+}

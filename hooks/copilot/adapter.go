@@ -57,11 +57,7 @@ func (Adapter) Scopes() []string {
 // Detect reports whether Copilot CLI is on this machine: its CLI on PATH,
 // or its directory in home.
 func (a Adapter) Detect(home string, lookPath func(string) (string, error)) bool {
-	if _, err := lookPath(a.Command()); err == nil {
-		return true
-	}
-	_, err := os.Stat(filepath.Join(home, ".copilot"))
-	return err == nil
+	return conffile.Installed(a.Command(), lookPath, filepath.Join(home, ".copilot"))
 }
 
 // Launch returns the arguments after copilot that start an interactive

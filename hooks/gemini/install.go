@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -72,11 +71,7 @@ func (Adapter) Scopes() []string {
 // Detect reports whether Gemini CLI is on this machine: its CLI on PATH, or
 // its user directory.
 func (a Adapter) Detect(home string, lookPath func(string) (string, error)) bool {
-	if _, err := lookPath(a.Command()); err == nil {
-		return true
-	}
-	_, err := os.Stat(userDir(conffile.Options{Home: home}))
-	return err == nil
+	return conffile.Installed(a.Command(), lookPath, userDir(conffile.Options{Home: home}))
 }
 
 // Launch returns the arguments after gemini that start an interactive

@@ -50,11 +50,7 @@ func (Adapter) Scopes() []string {
 // Detect reports whether OpenCode is on this machine: its CLI on PATH, or
 // its user config.
 func (a Adapter) Detect(home string, lookPath func(string) (string, error)) bool {
-	if _, err := lookPath(a.Command()); err == nil {
-		return true
-	}
-	_, err := os.Stat(configDir(conffile.Options{Home: home}))
-	return err == nil
+	return conffile.Installed(a.Command(), lookPath, configDir(conffile.Options{Home: home}))
 }
 
 // Launch returns the arguments after opencode that start its TUI with
