@@ -32,22 +32,18 @@ const ServerName = "planq"
 // for it, the matcher (empty: none) and the timeout in seconds. Tool hooks
 // run on every tool call, and are served by the planq-hook binary when it
 // is installed beside planq.
-type Hook struct {
-	Event, Subcommand, Matcher string
-	Timeout                    int
-	Tool                       bool
-}
+type Hook = conffile.Hook
 
 // Hooks are the hooks `planq mcp install` wires, in the order it writes them.
 var Hooks = []Hook{
-	{"SessionStart", "session-start", "", 30, false},
-	{"PreToolUse", "pre-tool-use", GatedTools, 10, true},
-	{"PostToolUse", "post-tool-use", AfterTools, 10, true},
-	{"PreCompact", "pre-compact", "", 30, false},
-	{"Stop", "stop", "", 30, false},
-	{"SessionEnd", "session-end", "", 30, false},
-	{"WorktreeCreate", "worktree-create", "", 120, false},
-	{"WorktreeRemove", "worktree-remove", "", 60, false},
+	{Event: "SessionStart", Subcommand: "session-start", Timeout: 30},
+	{Event: "PreToolUse", Subcommand: "pre-tool-use", Matcher: GatedTools, Timeout: 10, Tool: true},
+	{Event: "PostToolUse", Subcommand: "post-tool-use", Matcher: AfterTools, Timeout: 10, Tool: true},
+	{Event: "PreCompact", Subcommand: "pre-compact", Timeout: 30},
+	{Event: "Stop", Subcommand: "stop", Timeout: 30},
+	{Event: "SessionEnd", Subcommand: "session-end", Timeout: 30},
+	{Event: "WorktreeCreate", Subcommand: "worktree-create", Timeout: 120},
+	{Event: "WorktreeRemove", Subcommand: "worktree-remove", Timeout: 60},
 }
 
 // InstallOptions says what to install where (HostCLI: the claude CLI to

@@ -21,11 +21,7 @@ const ServerName = "planq"
 // Hook is one Codex hook planq wires: the event, planq's subcommand, the
 // matcher (empty: every tool or source), the timeout in seconds, and
 // whether it is a tool hook (served by planq-hook when installed).
-type Hook struct {
-	Event, Subcommand, Matcher string
-	Timeout                    int
-	Tool                       bool
-}
+type Hook = conffile.Hook
 
 // Hooks are the hooks install wires, in order. SubagentStop runs planq's
 // stop for a subagent's turn (its transcript, never a nudge). PreToolUse has no matcher,
@@ -33,13 +29,13 @@ type Hook struct {
 // Rust regex, which cannot say "all but the read-only tools"). Codex clamps
 // a SessionEnd timeout to 3 seconds.
 var Hooks = []Hook{
-	{EventSessionStart, "session-start", "", 30, false},
-	{EventPreToolUse, "pre-tool-use", "", 10, true},
-	{EventPostToolUse, "post-tool-use", "^(Bash|apply_patch|mcp__planq__.*)$", 10, true},
-	{EventPreCompact, "pre-compact", "", 30, false},
-	{EventStop, "stop", "", 30, false},
-	{EventSubagentStop, "stop", "", 30, false},
-	{EventSessionEnd, "session-end", "", 3, false},
+	{Event: EventSessionStart, Subcommand: "session-start", Timeout: 30},
+	{Event: EventPreToolUse, Subcommand: "pre-tool-use", Timeout: 10, Tool: true},
+	{Event: EventPostToolUse, Subcommand: "post-tool-use", Matcher: "^(Bash|apply_patch|mcp__planq__.*)$", Timeout: 10, Tool: true},
+	{Event: EventPreCompact, Subcommand: "pre-compact", Timeout: 30},
+	{Event: EventStop, Subcommand: "stop", Timeout: 30},
+	{Event: EventSubagentStop, Subcommand: "stop", Timeout: 30},
+	{Event: EventSessionEnd, Subcommand: "session-end", Timeout: 3},
 }
 
 // Block markers around planq's part of a config.toml.

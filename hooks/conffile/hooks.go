@@ -134,3 +134,13 @@ func FindHook(hooksObj *Object, spec HookSpec) (*Object, bool) {
 	}
 	return nil, false
 }
+
+// Hook is one hook planq wires into a host: the host's event, planq's hook
+// subcommand for it, the tool matcher (empty: none), the timeout in the
+// host's unit, and whether it is a tool hook, which runs on every tool call
+// and is served by the planq-hook binary when that is installed (HookLine).
+type Hook struct {
+	Event, Subcommand, Matcher string
+	Timeout                    int
+	Tool                       bool
+}

@@ -15,14 +15,10 @@ import (
 // model sees its tools as planq-<tool>.
 const ServerName = "planq"
 
-// Hook is one Copilot hook planq wires: the event, planq's subcommand, the
-// timeout in seconds, and whether it is a tool hook (served by planq-hook
-// when installed).
-type Hook struct {
-	Event, Subcommand string
-	Timeout           int
-	Tool              bool
-}
+// Hook is one Copilot hook planq wires: the event, planq's subcommand, no
+// matcher (Copilot's hooks have none), the timeout in seconds, and whether
+// it is a tool hook (served by planq-hook when installed).
+type Hook = conffile.Hook
 
 // Hooks are the hooks install wires, in order. subagentStart runs planq's
 // session-start for a subagent, whose answer Copilot prepends to the
@@ -30,13 +26,13 @@ type Hook struct {
 // there, which for the gate means the call runs: PreToolUse gets two
 // minutes, far more than the gate takes.
 var Hooks = []Hook{
-	{EventSessionStart, "session-start", 60, false},
-	{EventSubagentStart, "session-start", 60, false},
-	{EventPreToolUse, "pre-tool-use", 120, true},
-	{EventPostToolUse, "post-tool-use", 60, true},
-	{EventPreCompact, "pre-compact", 60, false},
-	{EventStop, "stop", 60, false},
-	{EventSessionEnd, "session-end", 60, false},
+	{Event: EventSessionStart, Subcommand: "session-start", Timeout: 60},
+	{Event: EventSubagentStart, Subcommand: "session-start", Timeout: 60},
+	{Event: EventPreToolUse, Subcommand: "pre-tool-use", Timeout: 120, Tool: true},
+	{Event: EventPostToolUse, Subcommand: "post-tool-use", Timeout: 60, Tool: true},
+	{Event: EventPreCompact, Subcommand: "pre-compact", Timeout: 60},
+	{Event: EventStop, Subcommand: "stop", Timeout: 60},
+	{Event: EventSessionEnd, Subcommand: "session-end", Timeout: 60},
 }
 
 // Markers around planq's block in an instructions file.

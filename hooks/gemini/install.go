@@ -22,23 +22,19 @@ const ServerName = "planq"
 // event, the tool matcher (empty: none) and the timeout in milliseconds.
 // Tool hooks run on every tool call, and are served by the planq-hook
 // binary when it is installed beside planq.
-type Hook struct {
-	Event, Subcommand, Matcher string
-	Timeout                    int
-	Tool                       bool
-}
+type Hook = conffile.Hook
 
 // Hooks are the hooks `planq mcp install --host gemini` wires, in the order
 // it writes them. The tool hooks answer well within their timeouts
 // (session.PreToolUseDeadline); a hook that times out counts as failed,
 // which Gemini CLI lets through.
 var Hooks = []Hook{
-	{EventSessionStart, session.EventSessionStart, "", 30000, false},
-	{EventBeforeTool, session.EventPreToolUse, GatedTools, 10000, true},
-	{EventAfterTool, session.EventPostToolUse, GatedTools, 10000, true},
-	{EventPreCompress, session.EventPreCompact, "", 30000, false},
-	{EventAfterAgent, session.EventStop, "", 30000, false},
-	{EventSessionEnd, session.EventSessionEnd, "", 30000, false},
+	{Event: EventSessionStart, Subcommand: session.EventSessionStart, Timeout: 30000},
+	{Event: EventBeforeTool, Subcommand: session.EventPreToolUse, Matcher: GatedTools, Timeout: 10000, Tool: true},
+	{Event: EventAfterTool, Subcommand: session.EventPostToolUse, Matcher: GatedTools, Timeout: 10000, Tool: true},
+	{Event: EventPreCompress, Subcommand: session.EventPreCompact, Timeout: 30000},
+	{Event: EventAfterAgent, Subcommand: session.EventStop, Timeout: 30000},
+	{Event: EventSessionEnd, Subcommand: session.EventSessionEnd, Timeout: 30000},
 }
 
 // Adapter is Gemini CLI for the host registry (package hosts).
