@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/planq-dev/planq/config"
+	"github.com/planq-dev/planq/jj"
 )
 
 // Decision is what the gate does with one tool call.
@@ -66,14 +67,13 @@ func Decide(tool string, v Verdict, st Status, stateErr error, pol Policy, planq
 	return Decision{Message: msg}
 }
 
+// shortID names the working-copy change by its short id, or "@" when the
+// state does not know it.
 func shortID(id string) string {
 	if id == "" {
 		return "@"
 	}
-	if len(id) > 12 {
-		id = id[:12]
-	}
-	return id
+	return jj.ShortID(id)
 }
 
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }

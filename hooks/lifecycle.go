@@ -76,7 +76,7 @@ func stopReason(h session.Host, cur jj.Change) string {
 	task := jj.TaskLine(cur.Description)
 	return fmt.Sprintf("planq: the diff of change %s has moved since its description was written, and the description is not a living summary yet. "+
 		"Before you stop, call %s with the whole description in this form (keep the task line; say what is done, why, and what is left):\n\n%s\n\n"+
-		"Then end your turn.", short(cur.ChangeID), h.Tool("jj_describe"), jj.SummaryTemplate(task))
+		"Then end your turn.", jj.ShortID(cur.ChangeID), h.Tool("jj_describe"), jj.SummaryTemplate(task))
 }
 
 // lastStopBlocked reports whether this session's previous stop
@@ -135,7 +135,7 @@ func (r *Runner) PreCompact(ctx context.Context, ev session.Event) (session.Repl
 	}
 	msg := fmt.Sprintf("Context compacted (%s) in %s session %s.", trigger, ev.Host.Display, ev.SessionID)
 	if ok {
-		msg += fmt.Sprintf(" The transcript so far (%d lines) is kept for lineage %s; query it with query_ancestor.", lines, short(root))
+		msg += fmt.Sprintf(" The transcript so far (%d lines) is kept for lineage %s; query it with query_ancestor.", lines, jj.ShortID(root))
 	}
 	if _, err := s.state.Log(ctx, msg, changelog.TypeEnd, changelog.StatusInProgress); err != nil {
 		return session.Reply{}, errors.Join(copyErr, fmt.Errorf("changelog: %w", err))
@@ -202,7 +202,7 @@ func (r *Runner) SessionEnd(ctx context.Context, ev session.Event) (session.Repl
 	}
 	msg := fmt.Sprintf("%s session %s ended (%s).", ev.Host.Display, ev.SessionID, reason)
 	if sess != nil {
-		msg += fmt.Sprintf(" Lineage %s", short(root))
+		msg += fmt.Sprintf(" Lineage %s", jj.ShortID(root))
 		if sess.Task != "" {
 			msg += fmt.Sprintf(" (%q)", sess.Task)
 		}
@@ -210,7 +210,7 @@ func (r *Runner) SessionEnd(ctx context.Context, ev session.Event) (session.Repl
 		if len(sess.Files) > 0 {
 			msg += fmt.Sprintf(", files touched: %s", strings.Join(firstN(sess.Files, 10), ", "))
 		}
-		msg += fmt.Sprintf(". Resume with `planq resume %s`.", short(sess.Changes[len(sess.Changes)-1]))
+		msg += fmt.Sprintf(". Resume with `planq resume %s`.", jj.ShortID(sess.Changes[len(sess.Changes)-1]))
 	}
 	if _, err := s.state.Log(ctx, msg, changelog.TypeEnd, ""); err != nil {
 		return session.Reply{}, errors.Join(copyErr, fmt.Errorf("changelog: %w", err))

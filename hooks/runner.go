@@ -123,11 +123,3 @@ func (r *Runner) copyTranscript(ctx context.Context, s *scope, root string, ev s
 	defer cancel()
 	return s.TS.Copy(ctx, root, ev.TranscriptPath, transcript.CopyOptions{})
 }
-
-// short abbreviates a change id as jj shows it.
-func short(id string) string {
-	if len(id) > 12 {
-		return id[:12]
-	}
-	return id
-}

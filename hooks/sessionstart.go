@@ -97,7 +97,7 @@ func (r *Runner) sessionContext(ctx context.Context, ev session.Event) (string, 
 		desc += "\n\n(This description is not a living summary yet: when you finish a step, call " + tool("jj_describe") + " with the task line, then Done:, Key decisions:, Left to do:, Open questions: lists.)"
 	}
 	blocks = append(blocks, block{
-		title: fmt.Sprintf("## Current change %s: description (the living summary)", short(cur.ChangeID)),
+		title: fmt.Sprintf("## Current change %s: description (the living summary)", jj.ShortID(cur.ChangeID)),
 		text:  desc, cap: currentDescCap, more: "`jj show @` has the rest",
 	})
 	if parent.ChangeID != "" && !isRootCommit(parent) {
@@ -106,7 +106,7 @@ func (r *Runner) sessionContext(ctx context.Context, ev session.Event) (string, 
 			pdesc = "(no description)"
 		}
 		blocks = append(blocks, block{
-			title: fmt.Sprintf("## Parent change %s: description (the handoff)", short(parent.ChangeID)),
+			title: fmt.Sprintf("## Parent change %s: description (the handoff)", jj.ShortID(parent.ChangeID)),
 			text:  pdesc, cap: parentDescCap, more: tool("query_ancestor") + " with change_id \"@-\" has the rest",
 		})
 	}
@@ -123,7 +123,7 @@ func (r *Runner) sessionContext(ctx context.Context, ev session.Event) (string, 
 		blocks = append(blocks, block{title: "## Earlier conversation", text: fmt.Sprintf(
 			"The lineage's full transcript (%d lines) is kept by planq. To look something up, call %s "+
 				"with change_id %q, include [\"transcript\"] and transcript_filter {\"search\": \"words\"} or {\"range\": [from, to]}.",
-			tlines, tool("query_ancestor"), short(root))})
+			tlines, tool("query_ancestor"), jj.ShortID(root))})
 	}
 	wg.Wait()
 	if stateErr == nil {
@@ -186,7 +186,7 @@ func isRootCommit(c jj.Change) bool {
 
 func headline(cur jj.Change, root string, sess *transcript.Session, source string) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "planq: this session works in jj change %s", short(cur.ChangeID))
+	fmt.Fprintf(&b, "planq: this session works in jj change %s", jj.ShortID(cur.ChangeID))
 	if t := jj.TaskLine(cur.Description); t != "" {
 		fmt.Fprintf(&b, " (%q)", t)
 	}
@@ -194,7 +194,7 @@ func headline(cur jj.Change, root string, sess *transcript.Session, source strin
 		if root == cur.ChangeID {
 			b.WriteString(", the root of its session lineage")
 		} else {
-			fmt.Fprintf(&b, ", a checkpoint of the session lineage rooted at %s", short(root))
+			fmt.Fprintf(&b, ", a checkpoint of the session lineage rooted at %s", jj.ShortID(root))
 			if sess != nil && sess.Task != "" {
 				fmt.Fprintf(&b, " (%q)", sess.Task)
 			}

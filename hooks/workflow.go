@@ -146,20 +146,20 @@ func Resume(ctx context.Context, o WorkflowOptions, change string) (Started, err
 		rch, rerr := s.JJ.Show(ctx, root)
 		if rerr != nil {
 			markGone(ctx, s, root)
-			return Started{}, fmt.Errorf("change %s no longer exists, and neither does its session's root %s (abandoned): the session is %w; start a new one with planq start \"task\"", change, short(root), ErrNotResumable)
+			return Started{}, fmt.Errorf("change %s no longer exists, and neither does its session's root %s (abandoned): the session is %w; start a new one with planq start \"task\"", change, jj.ShortID(root), ErrNotResumable)
 		}
-		warning = fmt.Sprintf("change %s no longer exists (squashed or abandoned); its session lineage lives on in %s, resuming there", change, short(root))
+		warning = fmt.Sprintf("change %s no longer exists (squashed or abandoned); its session lineage lives on in %s, resuming there", change, jj.ShortID(root))
 		ch = rch
 	} else if err != nil {
 		return Started{}, fmt.Errorf("jj: %w", err)
 	}
 	root, ok := s.LineageOf(ch)
 	if !ok {
-		return Started{}, fmt.Errorf("planq recorded no session for change %s; work in it with `jj edit %s` and start your agent, or start a session with planq start \"task\"", short(ch.ChangeID), short(ch.ChangeID))
+		return Started{}, fmt.Errorf("planq recorded no session for change %s; work in it with `jj edit %s` and start your agent, or start a session with planq start \"task\"", jj.ShortID(ch.ChangeID), jj.ShortID(ch.ChangeID))
 	}
 	sess, err := s.TS.Load(root)
 	if err != nil {
-		return Started{}, fmt.Errorf("change %s names session %s, but planq has no record of it: %w", short(ch.ChangeID), short(root), err)
+		return Started{}, fmt.Errorf("change %s names session %s, but planq has no record of it: %w", jj.ShortID(ch.ChangeID), jj.ShortID(root), err)
 	}
 	rootExists := true
 	if root != ch.ChangeID {
@@ -179,14 +179,14 @@ func Resume(ctx context.Context, o WorkflowOptions, change string) (Started, err
 		if reason == "" {
 			reason = "its root change was abandoned"
 		}
-		return Started{}, fmt.Errorf("the session of change %s is %w: %s; start a new one with planq start \"task\" (its transcript stays readable with query_ancestor)", short(ch.ChangeID), ErrNotResumable, reason)
+		return Started{}, fmt.Errorf("the session of change %s is %w: %s; start a new one with planq start \"task\" (its transcript stays readable with query_ancestor)", jj.ShortID(ch.ChangeID), ErrNotResumable, reason)
 	}
 	agent, ok := sess.AgentFor(ch.ChangeID)
 	if !ok {
 		agent, ok = sess.LastAgent()
 	}
 	if !ok {
-		return Started{}, fmt.Errorf("no agent session was recorded in lineage %s yet; run `jj edit %s` and start your agent there", short(root), short(ch.ChangeID))
+		return Started{}, fmt.Errorf("no agent session was recorded in lineage %s yet; run `jj edit %s` and start your agent there", jj.ShortID(root), jj.ShortID(ch.ChangeID))
 	}
 	if agent.Transcript != "" {
 		if _, err := os.Stat(agent.Transcript); err != nil {
@@ -211,12 +211,12 @@ func Resume(ctx context.Context, o WorkflowOptions, change string) (Started, err
 		if len(cur.Parents) == 1 && cur.Parents[0] == ch.ChangeID && cur.Empty && s.inLineageOrBlank(cur, root) {
 			out.Change = cur
 		} else if out.Change, err = s.JJ.New(ctx, "", ch.ChangeID); err != nil {
-			return Started{}, fmt.Errorf("jj new on %s: %w", short(ch.ChangeID), err)
+			return Started{}, fmt.Errorf("jj new on %s: %w", jj.ShortID(ch.ChangeID), err)
 		}
-		out.Notes = append(out.Notes, fmt.Sprintf("change %s is immutable (pushed, or part of trunk), so the session goes on in change %s on top of it, in the same lineage (Session: %s)", short(ch.ChangeID), short(out.Change.ChangeID), short(root)))
+		out.Notes = append(out.Notes, fmt.Sprintf("change %s is immutable (pushed, or part of trunk), so the session goes on in change %s on top of it, in the same lineage (Session: %s)", jj.ShortID(ch.ChangeID), jj.ShortID(out.Change.ChangeID), jj.ShortID(root)))
 	case cur.ChangeID != ch.ChangeID:
 		if err := s.JJ.Edit(ctx, ch.ChangeID); err != nil {
-			return Started{}, fmt.Errorf("jj edit %s: %w", short(ch.ChangeID), err)
+			return Started{}, fmt.Errorf("jj edit %s: %w", jj.ShortID(ch.ChangeID), err)
 		}
 	}
 	if !out.Change.Declared() {
@@ -247,7 +247,7 @@ func (s *scope) inLineageOrBlank(ch jj.Change, root string) bool {
 func markGone(ctx context.Context, s *scope, root string) {
 	_, _ = s.TS.Update(ctx, root, func(sess *transcript.Session) error {
 		sess.NonResumable = true
-		sess.Reason = fmt.Sprintf("its root change %s was abandoned", short(root))
+		sess.Reason = fmt.Sprintf("its root change %s was abandoned", jj.ShortID(root))
 		return nil
 	})
 }

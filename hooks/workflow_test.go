@@ -59,13 +59,13 @@ func TestStartContinueResume(t *testing.T) {
 		t.Fatal(err)
 	}
 	c := contextOf(t, out)
-	if !strings.Contains(c, "a checkpoint of the session lineage rooted at "+short(st.Root)) || !strings.Contains(c, "(the handoff)\nAdd a greeting file\n\nDone:\n- hello.txt (zebra)") {
+	if !strings.Contains(c, "a checkpoint of the session lineage rooted at "+jj.ShortID(st.Root)) || !strings.Contains(c, "(the handoff)\nAdd a greeting file\n\nDone:\n- hello.txt (zebra)") {
 		t.Fatalf("the continued session's context lacks the handoff:\n%s", c)
 	}
 
 	// Move away, then resume the first change: jj edit + its Claude session.
 	w.jj("new", "root()", "-m", "unrelated")
-	res, err := Resume(ctx, o, short(st.Root))
+	res, err := Resume(ctx, o, jj.ShortID(st.Root))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -80,7 +80,7 @@ func TestStartContinueResume(t *testing.T) {
 
 	// Squashed into its parent: the lineage's root survives, so resume goes there.
 	w.jj("squash", "-r", next.Change.ChangeID, "--use-destination-message")
-	res, err = Resume(ctx, o, short(next.Change.ChangeID))
+	res, err = Resume(ctx, o, jj.ShortID(next.Change.ChangeID))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -162,10 +162,10 @@ func TestResumeAfterPush(t *testing.T) {
 		t.Fatalf("origin's main is %q after the push", got)
 	}
 	if root, _ := c.Show(ctx, st.Root); !root.Immutable {
-		t.Fatalf("the pushed root %s is not immutable", short(st.Root))
+		t.Fatalf("the pushed root %s is not immutable", jj.ShortID(st.Root))
 	}
 
-	res, err := Resume(ctx, o, short(st.Root))
+	res, err := Resume(ctx, o, jj.ShortID(st.Root))
 	if err != nil {
 		t.Fatalf("resume of the pushed root: %v", err)
 	}
@@ -177,22 +177,22 @@ func TestResumeAfterPush(t *testing.T) {
 		t.Errorf("@ = %+v; want a mutable change on top of the root", cur)
 	}
 	if root, ok := jj.SessionRoot(cur.Description); !ok || root != st.Root || !strings.HasPrefix(cur.Description, "Resume: Add a greeting file") {
-		t.Errorf("@'s description %q does not continue the lineage of %s", cur.Description, short(st.Root))
+		t.Errorf("@'s description %q does not continue the lineage of %s", cur.Description, jj.ShortID(st.Root))
 	}
-	if n := strings.Join(res.Notes, " "); !strings.Contains(n, "immutable") || !strings.Contains(n, short(cur.ChangeID)) {
+	if n := strings.Join(res.Notes, " "); !strings.Contains(n, "immutable") || !strings.Contains(n, jj.ShortID(cur.ChangeID)) {
 		t.Errorf("notes = %q; want them to say why and where", n)
 	}
 	if sess, _ := w.store().Load(st.Root); !slices.Contains(sess.Changes, cur.ChangeID) {
-		t.Errorf("the lineage does not record %s: %v", short(cur.ChangeID), sess.Changes)
+		t.Errorf("the lineage does not record %s: %v", jj.ShortID(cur.ChangeID), sess.Changes)
 	}
 	// The gate is open there: the change is declared.
 	if !cur.Declared() {
 		t.Error("the resumed change is not declared")
 	}
 	// Resuming again stays in that change rather than stacking another.
-	again, err := Resume(ctx, o, short(st.Root))
+	again, err := Resume(ctx, o, jj.ShortID(st.Root))
 	if err != nil || again.Change.ChangeID != cur.ChangeID {
-		t.Errorf("second resume: %+v, %v; want %s again", again.Change, err, short(cur.ChangeID))
+		t.Errorf("second resume: %+v, %v; want %s again", again.Change, err, jj.ShortID(cur.ChangeID))
 	}
 }
 
@@ -206,14 +206,14 @@ func TestResumeAfterTheRootWasRebased(t *testing.T) {
 	w.jj("rebase", "-s", st.Root, "-d", "main@origin")
 	w.jj("new", "root()", "-m", "elsewhere")
 
-	res, err := Resume(ctx, o, short(st.Root))
+	res, err := Resume(ctx, o, jj.ShortID(st.Root))
 	if err != nil {
 		t.Fatalf("resume of the rebased root: %v", err)
 	}
 	cur := w.current()
 	parent, _ := jj.New(w.repo).Show(ctx, "@-")
 	if cur.ChangeID != st.Root || parent.CommitID != newer || res.SessionID != "1a4e73b2-ccbc-4831-9aec-5ab717a5a90e" || len(res.Notes) != 0 {
-		t.Errorf("resume: %+v; @ %s on %s, want the root itself on %s", res, short(cur.ChangeID), parent.CommitID, newer)
+		t.Errorf("resume: %+v; @ %s on %s, want the root itself on %s", res, jj.ShortID(cur.ChangeID), parent.CommitID, newer)
 	}
 	if b, err := os.ReadFile(filepath.Join(w.repo, "hello.txt")); err != nil || string(b) != "hello\n" {
 		t.Errorf("hello.txt = %q, %v", b, err)
@@ -228,7 +228,7 @@ func TestResumeAfterTheRootWasRebased(t *testing.T) {
 	if _, err := jj.Push(ctx, c, plan); err != nil {
 		t.Fatal(err)
 	}
-	res, err = Resume(ctx, o, short(st.Root))
+	res, err = Resume(ctx, o, jj.ShortID(st.Root))
 	if err != nil {
 		t.Fatalf("resume of the rebased, pushed root: %v", err)
 	}

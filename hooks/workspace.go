@@ -300,7 +300,7 @@ func (r *Runner) recordWorkspace(ctx context.Context, dir, lineage string, w tra
 func subagentDescription(name string, parent jj.Change, lineage string) string {
 	task := parent.Title()
 	if task == "" {
-		task = "the parent session's change " + short(parent.ChangeID)
+		task = "the parent session's change " + jj.ShortID(parent.ChangeID)
 	}
 	desc := fmt.Sprintf("Subagent %s for: %s", name, task)
 	if lineage != "" {

@@ -96,7 +96,11 @@ type Change struct {
 }
 
 // ShortID returns the first 12 characters of the change id.
-func (c Change) ShortID() string { return short(c.ChangeID, 12) }
+func (c Change) ShortID() string { return ShortID(c.ChangeID) }
+
+// ShortID returns the first 12 characters of a change or commit id, as planq
+// shows ids to people and models.
+func ShortID(id string) string { return short(id, 12) }
 
 // Title returns the first line of the description.
 func (c Change) Title() string {

@@ -32,7 +32,7 @@ type InitOutput struct {
 // Text renders the result for the model.
 func (o InitOutput) Text() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "Change %s created on %s: %s\nThe gate is unlocked: you may edit files now. Keep the description current with jj_describe; checkpoint with jj_new; push with jj_push.", short(o.ChangeID), o.Base, firstLine(o.Description))
+	fmt.Fprintf(&b, "Change %s created on %s: %s\nThe gate is unlocked: you may edit files now. Keep the description current with jj_describe; checkpoint with jj_new; push with jj_push.", jj.ShortID(o.ChangeID), o.Base, firstLine(o.Description))
 	if o.InPlace && len(o.Notes) == 0 {
 		b.WriteString("\n(@ was empty and undescribed, so it was described in place.)")
 	}
@@ -88,13 +88,6 @@ func requireDescription(s string) (string, error) {
 		return "", userError{"description contains a NUL byte; remove it"}
 	}
 	return s, nil
-}
-
-func short(id string) string {
-	if len(id) > 12 {
-		return id[:12]
-	}
-	return id
 }
 
 func firstLine(s string) string {

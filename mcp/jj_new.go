@@ -25,7 +25,7 @@ type NewOutput struct {
 
 // Text renders the result for the model.
 func (o NewOutput) Text() string {
-	return fmt.Sprintf("Checkpoint: %s is done; new change %s: %s (session root %s)", short(o.Parent), short(o.ChangeID), firstLine(o.Description), short(o.SessionRoot))
+	return fmt.Sprintf("Checkpoint: %s is done; new change %s: %s (session root %s)", jj.ShortID(o.Parent), jj.ShortID(o.ChangeID), firstLine(o.Description), jj.ShortID(o.SessionRoot))
 }
 
 func jjNewTool(d *deps) server.ServerTool {

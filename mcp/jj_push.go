@@ -38,13 +38,13 @@ func (o PushOutput) Text() string {
 		b.WriteString("Nothing to push: every change from trunk() to @ is empty.")
 		return b.String()
 	case o.DryRun:
-		fmt.Fprintf(&b, "Dry run: would move %s to %s and push it to %s.", o.Bookmark, short(o.Target), o.Remote)
+		fmt.Fprintf(&b, "Dry run: would move %s to %s and push it to %s.", o.Bookmark, jj.ShortID(o.Target), o.Remote)
 	default:
-		fmt.Fprintf(&b, "Pushed %s (%s) to %s.", o.Bookmark, short(o.Target), o.Remote)
+		fmt.Fprintf(&b, "Pushed %s (%s) to %s.", o.Bookmark, jj.ShortID(o.Target), o.Remote)
 	}
 	fmt.Fprintf(&b, "\nStack (%d changes, newest first):", len(o.Stack))
 	for _, c := range o.Stack {
-		fmt.Fprintf(&b, "\n  %s %s (%d files)", short(c.ChangeID), c.Title, len(c.Files))
+		fmt.Fprintf(&b, "\n  %s %s (%d files)", jj.ShortID(c.ChangeID), c.Title, len(c.Files))
 	}
 	for _, w := range o.Warnings {
 		b.WriteString("\nWarning: " + w)

@@ -28,7 +28,7 @@ type SquashOutput struct {
 // Text renders the result for the model.
 func (o SquashOutput) Text() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "Folded %s (%q, %d files) into %s.", short(o.From), o.FromTitle, len(o.Files), short(o.Into))
+	fmt.Fprintf(&b, "Folded %s (%q, %d files) into %s.", jj.ShortID(o.From), o.FromTitle, len(o.Files), jj.ShortID(o.Into))
 	if o.Conflicts {
 		b.WriteString(" The result has conflicts: resolve them (jj_status lists the files) before jj_push.")
 	}
@@ -69,11 +69,11 @@ func jjSquashTool(d *deps) server.ServerTool {
 			return SquashOutput{}, err
 		}
 		if src.ChangeID == dst.ChangeID {
-			return SquashOutput{}, userErrorf("from and into are the same change (%s): name another change to fold in", short(src.ChangeID))
+			return SquashOutput{}, userErrorf("from and into are the same change (%s): name another change to fold in", jj.ShortID(src.ChangeID))
 		}
 		for _, ch := range []jj.Change{src, dst} {
 			if ch.Immutable {
-				return SquashOutput{}, userErrorf("%s is immutable (pushed or on trunk): only changes not yet pushed can be folded", short(ch.ChangeID))
+				return SquashOutput{}, userErrorf("%s is immutable (pushed or on trunk): only changes not yet pushed can be folded", jj.ShortID(ch.ChangeID))
 			}
 		}
 		files, err := d.jj.DiffSummary(ctx, src.CommitID)

@@ -37,12 +37,12 @@ func (o StatusOutput) Text() string {
 	if desc == "" {
 		desc = "(no description)"
 	}
-	fmt.Fprintf(&b, "@ %s: %s\n", short(o.ChangeID), desc)
+	fmt.Fprintf(&b, "@ %s: %s\n", jj.ShortID(o.ChangeID), desc)
 	if o.ParentChangeID != "" {
-		fmt.Fprintf(&b, "parent %s: %s\n", short(o.ParentChangeID), firstLine(o.ParentDescription))
+		fmt.Fprintf(&b, "parent %s: %s\n", jj.ShortID(o.ParentChangeID), firstLine(o.ParentDescription))
 	}
 	if o.SessionRoot != "" {
-		fmt.Fprintf(&b, "session root %s\n", short(o.SessionRoot))
+		fmt.Fprintf(&b, "session root %s\n", jj.ShortID(o.SessionRoot))
 	}
 	fmt.Fprintf(&b, "%d files changed", len(o.Files))
 	for i, f := range o.Files {

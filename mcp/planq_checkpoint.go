@@ -8,6 +8,8 @@ import (
 
 	"github.com/mark3labs/mcp-go/server"
 
+	"github.com/planq-dev/planq/jj"
+
 	"github.com/planq-dev/planq/staterepo"
 )
 
@@ -29,7 +31,7 @@ type CheckpointOutput struct {
 func (o CheckpointOutput) Text() string {
 	switch o.Action {
 	case "create":
-		return fmt.Sprintf("Checkpoint %s saved (state %s, jj op %s). planq_checkpoint restore brings back notes and code.", o.Checkpoint.Name, short(o.Checkpoint.StateCommit), orNone(short(o.Checkpoint.JJOp)))
+		return fmt.Sprintf("Checkpoint %s saved (state %s, jj op %s). planq_checkpoint restore brings back notes and code.", o.Checkpoint.Name, jj.ShortID(o.Checkpoint.StateCommit), orNone(jj.ShortID(o.Checkpoint.JJOp)))
 	case "restore":
 		r := o.Restore
 		msg := fmt.Sprintf("Restored %s: %d state files changed; code %s. The previous state is checkpoint %s.", r.Restored.Name, len(r.Changed), r.JJ, r.Auto.Name)

@@ -64,7 +64,7 @@ type AncestorOutput struct {
 // Text renders the result for the model.
 func (o AncestorOutput) Text() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "Change %s (commit %s)", short(o.ChangeID), short(o.CommitID))
+	fmt.Fprintf(&b, "Change %s (commit %s)", jj.ShortID(o.ChangeID), jj.ShortID(o.CommitID))
 	if o.Warning != "" {
 		b.WriteString("\nWarning: " + o.Warning)
 	}
@@ -155,13 +155,13 @@ func queryAncestorTool(d *deps) server.ServerTool {
 func (d *deps) discontinuity(ctx context.Context, ch jj.Change) string {
 	var notes []string
 	if ok, err := d.jj.Resolves(ctx, ch.CommitID+" & ::@"); err == nil && !ok {
-		notes = append(notes, fmt.Sprintf("%s is not an ancestor of @: it was rebased onto an unrelated parent or belongs to another line of work, so what it did may not be in the current change", short(ch.ChangeID)))
+		notes = append(notes, fmt.Sprintf("%s is not an ancestor of @: it was rebased onto an unrelated parent or belongs to another line of work, so what it did may not be in the current change", jj.ShortID(ch.ChangeID)))
 	}
 	if root, ok := jj.SessionRoot(ch.Description); ok && root != ch.ChangeID {
 		if exists, err := d.jj.Resolves(ctx, root); err != nil || !exists {
-			notes = append(notes, fmt.Sprintf("its session root %s no longer exists (abandoned); the session cannot be resumed", short(root)))
+			notes = append(notes, fmt.Sprintf("its session root %s no longer exists (abandoned); the session cannot be resumed", jj.ShortID(root)))
 		} else if anc, err := d.jj.Resolves(ctx, root+" & ::"+ch.CommitID); err == nil && !anc {
-			notes = append(notes, fmt.Sprintf("it was rebased away from its session root %s", short(root)))
+			notes = append(notes, fmt.Sprintf("it was rebased away from its session root %s", jj.ShortID(root)))
 		}
 	}
 	return strings.Join(notes, "; ")

@@ -343,19 +343,19 @@ func (s *Store) RestoreCheckpoint(ctx context.Context, name string, by Owner) (R
 	case cp.JJOp == "" || op == "":
 		res.JJ = "not a jj repo (or no operation recorded); code unchanged"
 	case strings.HasPrefix(op, cp.JJOp) || strings.HasPrefix(cp.JJOp, op):
-		res.JJ = "unchanged (already at operation " + short12(cp.JJOp) + ")"
+		res.JJ = "unchanged (already at operation " + jj.ShortID(cp.JJOp) + ")"
 	default:
 		if err := jj.New(s.Root).OpRestore(ctx, cp.JJOp); err != nil {
-			return res, fmt.Errorf("jj op restore %s: %w (nothing was changed)", short12(cp.JJOp), err)
+			return res, fmt.Errorf("jj op restore %s: %w (nothing was changed)", jj.ShortID(cp.JJOp), err)
 		}
-		res.JJ = "restored to operation " + short12(cp.JJOp)
+		res.JJ = "restored to operation " + jj.ShortID(cp.JJOp)
 	}
 	tx.wts = wts
-	tx.SetMessage(fmt.Sprintf("checkpoint: restore %q (state of %s; saved the previous state as %q)", name, short12(cp.StateCommit), autoName))
+	tx.SetMessage(fmt.Sprintf("checkpoint: restore %q (state of %s; saved the previous state as %q)", name, jj.ShortID(cp.StateCommit), autoName))
 	h, err := tx.commit(ctx, "")
 	if err != nil {
 		if res.JJ != "" && strings.HasPrefix(res.JJ, "restored") {
-			return res, fmt.Errorf("the code was restored but the state was not: %w; `jj op restore %s` undoes the code", err, short12(op))
+			return res, fmt.Errorf("the code was restored but the state was not: %w; `jj op restore %s` undoes the code", err, jj.ShortID(op))
 		}
 		return res, err
 	}
@@ -370,11 +370,4 @@ func uniqueName(base, stamp string, taken func(string) bool) string {
 		n = fmt.Sprintf("%s-%s-%d", base, stamp, i)
 	}
 	return n
-}
-
-func short12(s string) string {
-	if len(s) > 12 {
-		return s[:12]
-	}
-	return s
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/planq-dev/planq/hooks"
+	"github.com/planq-dev/planq/jj"
 )
 
 // agentsOptions are `planq agents`' flags.
@@ -80,7 +81,7 @@ func runAgents(ctx context.Context, a *app, o *agentsOptions) error {
 		if ag.Main {
 			name += " (main)"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", name, short12(ag.Change), gate, cut(summary, 50),
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", name, jj.ShortID(ag.Change), gate, cut(summary, 50),
 			compactStat(ag.DiffStat), conflicts, ago(time.Now(), ag.Updated), ag.Path)
 	}
 	return tw.Flush()
@@ -124,7 +125,7 @@ func runAgentsRemove(ctx context.Context, a *app, o *agentsRemoveOptions) error 
 	if title == "" {
 		title = "(no description)"
 	}
-	fmt.Fprintf(a.Stdout, "Forgot workspace %s. Its change %s stays: %s (jj log -r %s)\n", r.Name, short12(r.Change.ChangeID), title, short12(r.Change.ChangeID))
+	fmt.Fprintf(a.Stdout, "Forgot workspace %s. Its change %s stays: %s (jj log -r %s)\n", r.Name, jj.ShortID(r.Change.ChangeID), title, jj.ShortID(r.Change.ChangeID))
 	if r.KeptDir {
 		fmt.Fprintf(a.Stdout, "Its directory stays (%s).\n", r.Why)
 	}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/planq-dev/planq/jj"
 	"github.com/planq-dev/planq/staterepo"
 )
 
@@ -46,9 +47,9 @@ func newCheckpointCreateCmd(a *app) *cobra.Command {
 			}
 			jjOp := "no jj operation (not a jj repo)"
 			if cp.JJOp != "" {
-				jjOp = "jj operation " + shortID(cp.JJOp)
+				jjOp = "jj operation " + jj.ShortID(cp.JJOp)
 			}
-			fmt.Fprintf(a.Stdout, "Checkpoint %s: state %s, %s\n", cp.Name, shortID(cp.StateCommit), jjOp)
+			fmt.Fprintf(a.Stdout, "Checkpoint %s: state %s, %s\n", cp.Name, jj.ShortID(cp.StateCommit), jjOp)
 			return nil
 		},
 	}
@@ -83,7 +84,7 @@ func newCheckpointListCmd(a *app) *cobra.Command {
 				return nil
 			}
 			for _, cp := range list {
-				fmt.Fprintf(a.Stdout, "%-32s %-5s %s  state %s  jj %s\n", cp.Name, cp.Owner, cp.Created.Local().Format("2006-01-02 15:04:05"), shortID(cp.StateCommit), orDash(shortID(cp.JJOp)))
+				fmt.Fprintf(a.Stdout, "%-32s %-5s %s  state %s  jj %s\n", cp.Name, cp.Owner, cp.Created.Local().Format("2006-01-02 15:04:05"), jj.ShortID(cp.StateCommit), orDash(jj.ShortID(cp.JJOp)))
 			}
 			return nil
 		},
@@ -156,13 +157,6 @@ func newCheckpointDeleteCmd(a *app) *cobra.Command {
 	f.addRepo(cmd)
 	f.addJSON(cmd)
 	return cmd
-}
-
-func shortID(s string) string {
-	if len(s) > 12 {
-		return s[:12]
-	}
-	return s
 }
 
 func orDash(s string) string {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/planq-dev/planq/gate"
 	"github.com/planq-dev/planq/hooks/hosts"
+	"github.com/planq-dev/planq/jj"
 )
 
 // exitGateDeny is `planq gate check`'s exit status when the gate would deny.
@@ -175,10 +176,10 @@ func gateStateText(ev gate.Evaluation, assumed bool) string {
 	case !ev.State.IsJJRepo:
 		return "locked (not a jj repository)"
 	case ev.State.Locked:
-		return "locked (@ " + shortChange(ev.State.ChangeID) + " has no description)"
+		return "locked (@ " + jj.ShortID(ev.State.ChangeID) + " has no description)"
 	}
 	title, _, _ := strings.Cut(ev.State.Description, "\n")
-	return fmt.Sprintf("unlocked (@ %s: %s)", shortChange(ev.State.ChangeID), title)
+	return fmt.Sprintf("unlocked (@ %s: %s)", jj.ShortID(ev.State.ChangeID), title)
 }
 
 func writeGateJSON(a *app, ev gate.Evaluation) error {
@@ -204,13 +205,6 @@ func writeGateJSON(a *app, ev gate.Evaluation) error {
 	enc := json.NewEncoder(a.Stdout)
 	enc.SetIndent("", "  ")
 	return enc.Encode(out)
-}
-
-func shortChange(id string) string {
-	if len(id) > 12 {
-		return id[:12]
-	}
-	return id
 }
 
 func oneLineText(s string) string { return strings.Join(strings.Fields(s), " ") }

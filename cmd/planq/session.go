@@ -89,7 +89,7 @@ through planq's worktree hook). 'planq agents' lists the workspaces.`,
 			if err != nil {
 				return err
 			}
-			a.sayStarted(st, fmt.Sprintf("Started change %s: %s", short12(st.Change.ChangeID), st.Task))
+			a.sayStarted(st, fmt.Sprintf("Started change %s: %s", jj.ShortID(st.Change.ChangeID), st.Task))
 			return a.launch(cmd.Context(), ad, o.AgentCmd, st.Repo, ad.Launch(args[0], ""))
 		},
 	}
@@ -116,7 +116,7 @@ func (a *app) startInWorkspace(ctx context.Context, o *sessionOptions, wo hooks.
 	if err != nil {
 		return err
 	}
-	a.sayStarted(st, fmt.Sprintf("Started change %s in workspace %s: %s", short12(st.Change.ChangeID), ws.Name, st.Task))
+	a.sayStarted(st, fmt.Sprintf("Started change %s in workspace %s: %s", jj.ShortID(st.Change.ChangeID), ws.Name, st.Task))
 	if wl, ok := ad.(hosts.WorktreeLauncher); ok {
 		main, err := jj.MainRoot(ws.Path)
 		if err != nil {
@@ -155,7 +155,7 @@ DESCRIPTION defaults to "Continue: <task>".`,
 			if err != nil {
 				return err
 			}
-			a.sayStarted(st, fmt.Sprintf("Checkpointed: new change %s in the session of %s (%s)", short12(st.Change.ChangeID), short12(st.Root), st.Task))
+			a.sayStarted(st, fmt.Sprintf("Checkpointed: new change %s in the session of %s (%s)", jj.ShortID(st.Change.ChangeID), jj.ShortID(st.Root), st.Task))
 			prompt := "Continue the task: " + st.Task + ". The parent change's description, in your context, is the handoff from the previous session."
 			return a.launch(cmd.Context(), ad, o.AgentCmd, st.Repo, ad.Launch(prompt, ""))
 		},
@@ -196,9 +196,9 @@ root was abandoned is not resumable.`,
 				return err
 			}
 			if ad.Host().Name != st.Host {
-				return fmt.Errorf("the session of %s ran in %s, so %s cannot resume it; run planq resume %s (without --agent), or planq continue --agent %s for a fresh session on top", short12(st.Change.ChangeID), hostDisplay(st.Host), ad.Host().Display, args[0], ad.Host().Name)
+				return fmt.Errorf("the session of %s ran in %s, so %s cannot resume it; run planq resume %s (without --agent), or planq continue --agent %s for a fresh session on top", jj.ShortID(st.Change.ChangeID), hostDisplay(st.Host), ad.Host().Display, args[0], ad.Host().Name)
 			}
-			a.sayStarted(st, fmt.Sprintf("Working copy is now %s (%s); resuming %s session %s", short12(st.Change.ChangeID), st.Change.Title(), ad.Host().Display, st.SessionID))
+			a.sayStarted(st, fmt.Sprintf("Working copy is now %s (%s); resuming %s session %s", jj.ShortID(st.Change.ChangeID), st.Change.Title(), ad.Host().Display, st.SessionID))
 			return a.launch(cmd.Context(), ad, o.AgentCmd, st.Repo, ad.Launch("", st.SessionID))
 		},
 	}

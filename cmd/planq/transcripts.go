@@ -53,12 +53,12 @@ func (t *sessionTranscripts) Transcript(ctx context.Context, ch jj.Change, f mcp
 	sess, _ := ts.Load(root)
 	if root != ch.ChangeID {
 		if exists, err := c.Resolves(ctx, root); err == nil && !exists {
-			notes = append(notes, fmt.Sprintf("The lineage's root change %s no longer exists (it was abandoned), so the session cannot be resumed; its transcript is kept.", short12(root)))
+			notes = append(notes, fmt.Sprintf("The lineage's root change %s no longer exists (it was abandoned), so the session cannot be resumed; its transcript is kept.", jj.ShortID(root)))
 			markNonResumable(ctx, ts, root)
 		}
 		if sess != nil && !hasLineageAncestor(ctx, c, sess.Changes, ch) {
 			notes = append(notes, fmt.Sprintf("Discontinuity: change %s now sits on %s, which is not part of its session lineage (root %s): it was rebased onto an unrelated parent. The lines below are the lineage's, recorded before the rebase; the parent's own history is elsewhere.",
-				short12(ch.ChangeID), strings.Join(shortAll(ch.Parents), ", "), short12(root)))
+				jj.ShortID(ch.ChangeID), strings.Join(shortAll(ch.Parents), ", "), jj.ShortID(root)))
 		}
 	}
 	var res transcript.Result
@@ -82,7 +82,7 @@ func (t *sessionTranscripts) Transcript(ctx context.Context, ch jj.Change, f mcp
 		}
 	}
 	if errors.Is(err, transcript.ErrNoTranscript) {
-		notes = append(notes, fmt.Sprintf("The session lineage %s recorded no transcript yet (planq copies it at each stop, compaction and session end).", short12(root)))
+		notes = append(notes, fmt.Sprintf("The session lineage %s recorded no transcript yet (planq copies it at each stop, compaction and session end).", jj.ShortID(root)))
 		err = nil
 	}
 	if err != nil {
@@ -102,7 +102,7 @@ func (t *sessionTranscripts) Transcript(ctx context.Context, ch jj.Change, f mcp
 // markNonResumable records that a lineage's root is gone.
 func markNonResumable(ctx context.Context, ts *transcript.Store, root string) {
 	_, _ = ts.Update(ctx, root, func(s *transcript.Session) error {
-		s.NonResumable, s.Reason = true, fmt.Sprintf("its root change %s was abandoned", short12(root))
+		s.NonResumable, s.Reason = true, fmt.Sprintf("its root change %s was abandoned", jj.ShortID(root))
 		return nil
 	})
 }
@@ -123,17 +123,10 @@ func hasLineageAncestor(ctx context.Context, c *jj.Client, lineage []string, ch 
 	return ok || err != nil
 }
 
-func short12(id string) string {
-	if len(id) > 12 {
-		return id[:12]
-	}
-	return id
-}
-
 func shortAll(ids []string) []string {
 	out := make([]string, len(ids))
 	for i, id := range ids {
-		out[i] = short12(id)
+		out[i] = jj.ShortID(id)
 	}
 	return out
 }

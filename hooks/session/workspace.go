@@ -70,7 +70,7 @@ func describeWorkspace(ctx context.Context, e Env, repo *jj.Client, w transcript
 	}
 	ch, err := c.Show(ctx, w.Change)
 	if err != nil {
-		return fmt.Sprintf("- %s (workspace %s): not in the graph any more (%s)", shortID(w.Change), w.Name, oneLine(err.Error()))
+		return fmt.Sprintf("- %s (workspace %s): not in the graph any more (%s)", jj.ShortID(w.Change), w.Name, oneLine(err.Error()))
 	}
 	stat := "no changes"
 	if !ch.Empty {
@@ -79,7 +79,5 @@ func describeWorkspace(ctx context.Context, e Env, repo *jj.Client, w transcript
 			stat = strings.TrimSpace(lines[len(lines)-1])
 		}
 	}
-	return fmt.Sprintf("- %s (workspace %s at %s): %s; %s", shortID(ch.ChangeID), w.Name, w.Path, ch.Title(), stat)
+	return fmt.Sprintf("- %s (workspace %s at %s): %s; %s", jj.ShortID(ch.ChangeID), w.Name, w.Path, ch.Title(), stat)
 }
-
-func shortID(id string) string { return jj.Change{ChangeID: id}.ShortID() }
