@@ -159,7 +159,7 @@ func (r *Runner) CreateWorkspace(ctx context.Context, n NewWorkspace) (Workspace
 	dest := filepath.Join(mainRoot, filepath.FromSlash(WorkspacesDir), name)
 
 	if existing, err := main.WorkspaceNamed(ctx, name); err == nil {
-		if existing.Root != "" && sameDir(existing.Root, dest) {
+		if existing.Root != "" && jj.SamePath(existing.Root, dest) {
 			return Workspace{Name: name, Path: dest, Change: existing.Change, Existed: true}, r.wire(ctx, mainRoot, dest)
 		}
 		return Workspace{}, fmt.Errorf("jj already has a workspace named %q at %s; pick another name, or `planq agents remove %s`", name, existing.Root, name)
@@ -226,7 +226,7 @@ type Removed struct {
 // directory when planq made it and jj has everything in it.
 func (r *Runner) RemoveWorkspace(ctx context.Context, path string) (Removed, error) {
 	root, ok := jj.FindRoot(path)
-	if !ok || !sameDir(root, path) {
+	if !ok || !jj.SamePath(root, path) {
 		return Removed{}, fmt.Errorf("%s is not a jj workspace", path)
 	}
 	if !jj.IsSecondaryWorkspace(root) {
@@ -253,7 +253,7 @@ func (r *Runner) RemoveWorkspace(ctx context.Context, path string) (Removed, err
 	if err := r.jj(mainRoot).WorkspaceForget(ctx, ws.Name); err != nil {
 		return out, fmt.Errorf("jj workspace forget: %w", err)
 	}
-	planqMade := sameDir(filepath.Dir(root), filepath.Join(mainRoot, filepath.FromSlash(WorkspacesDir)))
+	planqMade := jj.SamePath(filepath.Dir(root), filepath.Join(mainRoot, filepath.FromSlash(WorkspacesDir)))
 	switch {
 	case out.KeptDir:
 	case !planqMade:
@@ -351,15 +351,6 @@ func validWorkspaceName(name string) error {
 	return nil
 }
 
-func sameDir(a, b string) bool {
-	if filepath.Clean(a) == filepath.Clean(b) {
-		return true
-	}
-	ra, err1 := filepath.EvalSymlinks(a)
-	rb, err2 := filepath.EvalSymlinks(b)
-	return err1 == nil && err2 == nil && ra == rb
-}
-
 // AgentStatus is one workspace of the repo, as `planq agents` shows it.
 type AgentStatus struct {
 	Name     string `json:"name"`
@@ -393,7 +384,7 @@ func Agents(ctx context.Context, o WorkflowOptions) ([]AgentStatus, error) {
 	}
 	var out []AgentStatus
 	for _, w := range all {
-		a := AgentStatus{Name: w.Name, Path: w.Root, Main: w.Root != "" && sameDir(w.Root, mainRoot),
+		a := AgentStatus{Name: w.Name, Path: w.Root, Main: w.Root != "" && jj.SamePath(w.Root, mainRoot),
 			Change: w.Change.ChangeID, Declared: w.Change.Declared(), Summary: w.Change.Title(),
 			DiffStat: statSummary(w.Stat), Conflicts: nonNilStrings(w.Change.ConflictedFiles), Updated: w.Updated}
 		out = append(out, a)
@@ -427,7 +418,7 @@ func RemoveAgent(ctx context.Context, o WorkflowOptions, name string) (Removed, 
 	if err != nil {
 		return Removed{}, fmt.Errorf("%w; `planq agents` lists them", err)
 	}
-	if ws.Root != "" && sameDir(ws.Root, mainRoot) {
+	if ws.Root != "" && jj.SamePath(ws.Root, mainRoot) {
 		return Removed{}, fmt.Errorf("%s is the repo's main working copy; only workspaces added for parallel agents can be removed", name)
 	}
 	if st, err := os.Stat(ws.Root); ws.Root == "" || err != nil || !st.IsDir() {

@@ -181,7 +181,7 @@ func (c *Client) CurrentWorkspace(ctx context.Context) (Workspace, error) {
 		return Workspace{}, err
 	}
 	for _, w := range all {
-		if w.Root != "" && samePath(w.Root, root) {
+		if w.Root != "" && SamePath(w.Root, root) {
 			return w, nil
 		}
 	}
@@ -209,8 +209,10 @@ func (c *Client) UpdateStale(ctx context.Context) error {
 	return err
 }
 
-func samePath(a, b string) bool {
-	if a == b {
+// SamePath reports whether a and b name the same path: equal once cleaned,
+// or once their symbolic links are resolved (macOS's /tmp is /private/tmp).
+func SamePath(a, b string) bool {
+	if filepath.Clean(a) == filepath.Clean(b) {
 		return true
 	}
 	ra, err1 := filepath.EvalSymlinks(a)

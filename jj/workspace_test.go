@@ -170,7 +170,5 @@ func TestStaleWorkingCopyUpdated(t *testing.T) {
 
 func samePath(t *testing.T, a, b string) bool {
 	t.Helper()
-	ra, err1 := filepath.EvalSymlinks(a)
-	rb, err2 := filepath.EvalSymlinks(b)
-	return err1 == nil && err2 == nil && ra == rb
+	return jj.SamePath(a, b)
 }
