@@ -176,7 +176,10 @@ func (r *Runner) CreateWorkspace(ctx context.Context, n NewWorkspace) (Workspace
 	}
 
 	opts := jj.WorkspaceAddOptions{Name: name, Colocate: r.colocate(ctx, main, mainRoot)}
-	var lineage string
+	var (
+		lineage string
+		ts      *transcript.Store
+	)
 	switch {
 	case n.Subagent || n.Base == session.BaseHead:
 		cur, err := r.jj(root).Current(ctx)
@@ -185,7 +188,7 @@ func (r *Runner) CreateWorkspace(ctx context.Context, n NewWorkspace) (Workspace
 		}
 		opts.Parents = []string{cur.CommitID}
 		if n.Subagent {
-			lineage = r.lineageOf(ctx, root, n.SessionID, cur)
+			lineage, ts = r.lineageOf(root, n.SessionID, cur)
 			opts.Message = subagentDescription(name, cur, lineage)
 		}
 	default:
@@ -205,8 +208,12 @@ func (r *Runner) CreateWorkspace(ctx context.Context, n NewWorkspace) (Workspace
 		return Workspace{}, errors.Join(fmt.Errorf("wire planq into the new workspace: %w", err), rerr)
 	}
 	if lineage != "" {
-		r.recordWorkspace(ctx, mainRoot, lineage, transcript.Workspace{Name: name, Path: dest, Change: ws.Change.ChangeID,
-			By: n.SessionID, Subagent: n.Subagent, Created: r.now().UTC()})
+		// A failure here only costs the report to the parent session.
+		_, _ = ts.Update(ctx, lineage, func(sess *transcript.Session) error {
+			sess.AddWorkspace(transcript.Workspace{Name: name, Path: dest, Change: ws.Change.ChangeID,
+				By: n.SessionID, Subagent: n.Subagent, Created: r.now().UTC()})
+			return nil
+		})
 	}
 	return out, nil
 }
@@ -266,33 +273,20 @@ func (r *Runner) RemoveWorkspace(ctx context.Context, path string) (Removed, err
 	return out, nil
 }
 
-// lineageOf returns the lineage root the creating session (or cur) is in,
-// or "".
-func (r *Runner) lineageOf(ctx context.Context, dir, sessionID string, cur jj.Change) string {
-	s, ok, err := r.openRepo(session.Event{Cwd: dir, SessionID: sessionID})
-	if !ok || err != nil {
-		return ""
+// lineageOf returns the lineage the creating session (or cur) is in, and
+// the transcript store that records it; "" and nil when there is none.
+func (r *Runner) lineageOf(dir, sessionID string, cur jj.Change) (string, *transcript.Store) {
+	s, err := session.Open(r.env(), session.Event{Cwd: dir})
+	if err != nil {
+		return "", nil
 	}
 	if root, ok := s.LineageOf(cur); ok {
-		return root
+		return root, s.TS
 	}
 	if root, ok := s.SessionRoot(session.Event{SessionID: sessionID}); ok {
-		return root
+		return root, s.TS
 	}
-	return ""
-}
-
-// recordWorkspace notes w in the lineage's record; a failure only costs
-// the report to the parent session, so it is not an error.
-func (r *Runner) recordWorkspace(ctx context.Context, dir, lineage string, w transcript.Workspace) {
-	s, ok, err := r.openRepo(session.Event{Cwd: dir})
-	if !ok || err != nil {
-		return
-	}
-	_, _ = s.TS.Update(ctx, lineage, func(sess *transcript.Session) error {
-		sess.AddWorkspace(w)
-		return nil
-	})
+	return "", nil
 }
 
 // subagentDescription declares a subagent's change as part of its parent's
