@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/mark3labs/mcp-go/server"
+	"github.com/planq-dev/planq/internal/text"
 	"github.com/planq-dev/planq/jj"
 )
 
@@ -23,7 +24,7 @@ type DescribeOutput struct {
 // Text renders the result for the model, naming the summary sections the
 // description still lacks (the stop hook asks for them).
 func (o DescribeOutput) Text() string {
-	text := fmt.Sprintf("Description of %s updated: %s", jj.ShortID(o.ChangeID), firstLine(o.Description))
+	text := fmt.Sprintf("Description of %s updated: %s", jj.ShortID(o.ChangeID), text.FirstLine(o.Description))
 	if missing := jj.MissingSections(o.Description); len(missing) > 0 {
 		text += fmt.Sprintf("\nA living summary also has %s lists (task line first); this one lacks them.", strings.Join(missing, ", "))
 	}

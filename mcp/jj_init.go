@@ -7,6 +7,7 @@ import (
 
 	"github.com/mark3labs/mcp-go/server"
 
+	"github.com/planq-dev/planq/internal/text"
 	"github.com/planq-dev/planq/jj"
 )
 
@@ -32,7 +33,7 @@ type InitOutput struct {
 // Text renders the result for the model.
 func (o InitOutput) Text() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "Change %s created on %s: %s\nThe gate is unlocked: you may edit files now. Keep the description current with jj_describe; checkpoint with jj_new; push with jj_push.", jj.ShortID(o.ChangeID), o.Base, firstLine(o.Description))
+	fmt.Fprintf(&b, "Change %s created on %s: %s\nThe gate is unlocked: you may edit files now. Keep the description current with jj_describe; checkpoint with jj_new; push with jj_push.", jj.ShortID(o.ChangeID), o.Base, text.FirstLine(o.Description))
 	if o.InPlace && len(o.Notes) == 0 {
 		b.WriteString("\n(@ was empty and undescribed, so it was described in place.)")
 	}
@@ -88,9 +89,4 @@ func requireDescription(s string) (string, error) {
 		return "", userError{"description contains a NUL byte; remove it"}
 	}
 	return s, nil
-}
-
-func firstLine(s string) string {
-	l, _, _ := strings.Cut(strings.TrimSpace(s), "\n")
-	return l
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/mark3labs/mcp-go/server"
 
+	"github.com/planq-dev/planq/internal/text"
 	"github.com/planq-dev/planq/jj"
 	"github.com/planq-dev/planq/transcript"
 )
@@ -118,7 +119,7 @@ func queryAncestorTool(d *deps) server.ServerTool {
 		}
 		ch, err := d.jj.Show(ctx, rev)
 		if errors.Is(err, jj.ErrNoSuchRevision) {
-			return AncestorOutput{}, userErrorf("No change %q exists in this repo (it may have been abandoned, or the id is mistyped): %s", rev, oneLine(jjMessage(err)))
+			return AncestorOutput{}, userErrorf("No change %q exists in this repo (it may have been abandoned, or the id is mistyped): %s", rev, text.OneLine(jjMessage(err)))
 		}
 		if err != nil {
 			return AncestorOutput{}, err
@@ -190,12 +191,9 @@ func transcriptPart(ctx context.Context, ts *transcript.Store, lin transcript.Li
 // capText cuts s to at most max bytes at a line boundary, appending a marker
 // saying how much was left out.
 func capText(s string, max int, what string) (string, bool) {
-	if len(s) <= max {
+	kept, cut := text.CutAtLine(s, max)
+	if !cut {
 		return s, false
 	}
-	cut := strings.LastIndexByte(s[:max], '\n') + 1
-	if cut == 0 {
-		cut = max
-	}
-	return s[:cut] + fmt.Sprintf("[… %s truncated: %d more bytes not shown; query a narrower change or read files directly]\n", what, len(s)-cut), true
+	return kept + fmt.Sprintf("[… %s truncated: %d more bytes not shown; query a narrower change or read files directly]\n", what, len(s)-len(kept)), true
 }

@@ -192,4 +192,3 @@ func (d *deps) requireRepo() error {
 }
 
 // oneLine returns s with runs of whitespace folded, for compact text output.
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/planq-dev/planq/gate"
 	"github.com/planq-dev/planq/hooks/hosts"
+	"github.com/planq-dev/planq/internal/text"
 	"github.com/planq-dev/planq/jj"
 )
 
@@ -140,7 +141,7 @@ func writeGateText(a *app, ev gate.Evaluation, assumed bool) error {
 	}
 	fmt.Fprintf(w, "verdict:\t%s\n", kind)
 	if v.Part != "" {
-		fmt.Fprintf(w, "part:\t%s\n", oneLineText(v.Part))
+		fmt.Fprintf(w, "part:\t%s\n", text.OneLine(v.Part))
 	}
 	fmt.Fprintf(w, "reason:\t%s\n", v.Reason)
 	if v.Git != nil {
@@ -166,11 +167,11 @@ func gateStateText(ev gate.Evaluation, assumed bool) string {
 	case ev.Mode == "off":
 		return "off (gate.mode: off)"
 	case ev.ConfigErr != nil:
-		return "configuration invalid: " + oneLineText(ev.ConfigErr.Error())
+		return "configuration invalid: " + text.OneLine(ev.ConfigErr.Error())
 	case ev.State == nil:
 		return "not consulted (the call does not modify)"
 	case ev.StateErr != nil:
-		return "unknown: " + oneLineText(ev.StateErr.Error())
+		return "unknown: " + text.OneLine(ev.StateErr.Error())
 	case assumed:
 		return "assumed locked (--locked)"
 	case !ev.State.IsJJRepo:
@@ -206,5 +207,3 @@ func writeGateJSON(a *app, ev gate.Evaluation) error {
 	enc.SetIndent("", "  ")
 	return enc.Encode(out)
 }
-
-func oneLineText(s string) string { return strings.Join(strings.Fields(s), " ") }
