@@ -25,6 +25,7 @@ var (
 // differing from a known key only in case. Detail is one line.
 type MalformedError struct{ Detail string }
 
+// Error says what is malformed.
 func (e *MalformedError) Error() string { return "is malformed: " + e.Detail }
 
 // DecodeObject decodes data, one JSON object and nothing after it, into v (a
