@@ -36,11 +36,8 @@ func jjDescribeTool(d *deps) server.ServerTool {
 		"Replace the current change's description (the living summary).",
 		hints{idempotent: true})
 	return server.ServerTool{Tool: tool, Handler: toolHandler(d, func(ctx context.Context, in DescribeInput) (DescribeOutput, error) {
-		desc, err := requireDescription(in.Description)
+		desc, err := d.describeHere(in.Description)
 		if err != nil {
-			return DescribeOutput{}, err
-		}
-		if err := d.requireRepo(); err != nil {
 			return DescribeOutput{}, err
 		}
 		cur, err := jj.Redescribe(ctx, d.jj, desc)

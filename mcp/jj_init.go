@@ -51,11 +51,8 @@ func jjInitTool(d *deps) server.ServerTool {
 		"Declare the change before editing: fetch, then jj new <base> -m description. Unlocks the gate.",
 		hints{openWorld: true})
 	return server.ServerTool{Tool: tool, Handler: toolHandler(d, func(ctx context.Context, in InitInput) (InitOutput, error) {
-		desc, err := requireDescription(in.Description)
+		desc, err := d.describeHere(in.Description)
 		if err != nil {
-			return InitOutput{}, err
-		}
-		if err := d.requireRepo(); err != nil {
 			return InitOutput{}, err
 		}
 		res, err := jj.Declare(ctx, d.jj, desc, strings.TrimSpace(in.Base))
@@ -76,6 +73,16 @@ func jjInitTool(d *deps) server.ServerTool {
 
 // maxDescription bounds a change description.
 const maxDescription = 64 << 10
+
+// describeHere validates a description given by the model for a change in
+// the server's repo, which must be a jj repo.
+func (d *deps) describeHere(s string) (string, error) {
+	desc, err := requireDescription(s)
+	if err != nil {
+		return "", err
+	}
+	return desc, d.requireRepo()
+}
 
 // requireDescription validates a description given by the model.
 func requireDescription(s string) (string, error) {

@@ -34,11 +34,8 @@ func jjNewTool(d *deps) server.ServerTool {
 		"Checkpoint: start a new change on top of @ in the same session.",
 		writes)
 	return server.ServerTool{Tool: tool, Handler: toolHandler(d, func(ctx context.Context, in NewInput) (NewOutput, error) {
-		desc, err := requireDescription(in.Description)
+		desc, err := d.describeHere(in.Description)
 		if err != nil {
-			return NewOutput{}, err
-		}
-		if err := d.requireRepo(); err != nil {
 			return NewOutput{}, err
 		}
 		ch, root, err := jj.Checkpoint(ctx, d.jj, desc)
