@@ -12,6 +12,7 @@ import (
 	"github.com/BurntSushi/toml"
 
 	"github.com/planq-dev/planq/hooks/conffile"
+	"github.com/planq-dev/planq/internal/text"
 )
 
 // ServerName is the name planq's MCP server is registered under, so the
@@ -135,7 +136,7 @@ func tomlString(s string) string {
 func parseTOML(path string, data []byte) (map[string]any, error) {
 	var v map[string]any
 	if _, err := toml.Decode(string(data), &v); err != nil {
-		return nil, fmt.Errorf("%s is not valid TOML (%s); fix it, then rerun", path, oneLine(err.Error()))
+		return nil, fmt.Errorf("%s is not valid TOML (%s); fix it, then rerun", path, text.OneLine(err.Error()))
 	}
 	return v, nil
 }
@@ -350,8 +351,6 @@ func planqOnlyIn(groups []any, sub string, want *conffile.Object) bool {
 	}
 	return found == 1 && exact
 }
-
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 // decodeTOML decodes TOML data into v.
 func decodeTOML(data []byte, v any) (toml.MetaData, error) { return toml.Decode(string(data), v) }
