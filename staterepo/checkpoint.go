@@ -17,6 +17,8 @@ import (
 	"github.com/planq-dev/planq/changelog"
 	"github.com/planq-dev/planq/config"
 	"github.com/planq-dev/planq/jj"
+
+	"github.com/planq-dev/planq/staterepo/internal/gitstore"
 )
 
 // Owner is who made a checkpoint, which decides who may delete it.
@@ -115,7 +117,7 @@ func (s *Store) Checkpoints(ctx context.Context) ([]Checkpoint, error) {
 	if err != nil {
 		return nil, err
 	}
-	files, err := r.branchFiles(s.Branch())
+	files, err := r.BranchFiles(s.Branch())
 	if err != nil {
 		return nil, err
 	}
@@ -125,7 +127,7 @@ func (s *Store) Checkpoints(ctx context.Context) ([]Checkpoint, error) {
 		if !ok || !strings.HasSuffix(name, ".yaml") || strings.Contains(name, "/") {
 			continue
 		}
-		data, err := r.blob(e.Hash)
+		data, err := r.Blob(e.Hash)
 		if err != nil {
 			return nil, err
 		}
@@ -225,15 +227,15 @@ func (s *Store) RestoreCheckpoint(ctx context.Context, name string, by Owner) (R
 		return res, err
 	}
 	branch := s.Branch()
-	head, err := r.head(branch)
+	head, err := r.Head(branch)
 	if err != nil {
 		return res, err
 	}
-	headTree, err := r.commitTree(head)
+	headTree, err := r.CommitTree(head)
 	if err != nil {
 		return res, err
 	}
-	data, ok, err := r.readFile(headTree, checkpointPath(name))
+	data, ok, err := r.ReadFile(headTree, checkpointPath(name))
 	if err != nil {
 		return res, err
 	}
@@ -245,18 +247,18 @@ func (s *Store) RestoreCheckpoint(ctx context.Context, name string, by Owner) (R
 		return res, err
 	}
 	res.Restored = cp
-	cpTree, err := r.commitTree(plumbing.NewHash(cp.StateCommit))
+	cpTree, err := r.CommitTree(plumbing.NewHash(cp.StateCommit))
 	if err != nil {
 		return res, fmt.Errorf("checkpoint %q points at a state commit this repo lacks (%s); pull first: %w", name, cp.StateCommit, err)
 	}
 	// Stage the checkpoint's files over the current tree, keeping checkpoints/.
 	tx := s.newTx(r, branch, head, headTree)
 	defer tx.close()
-	cur, err := r.treeFiles(headTree)
+	cur, err := r.TreeFiles(headTree)
 	if err != nil {
 		return res, err
 	}
-	old, err := r.treeFiles(cpTree)
+	old, err := r.TreeFiles(cpTree)
 	if err != nil {
 		return res, err
 	}
@@ -267,7 +269,7 @@ func (s *Store) RestoreCheckpoint(ctx context.Context, name string, by Owner) (R
 		if c, ok := cur[p]; ok && c.Hash == e.Hash {
 			continue
 		}
-		blob, err := r.blob(e.Hash)
+		blob, err := r.Blob(e.Hash)
 		if err != nil {
 			return res, err
 		}
@@ -282,12 +284,12 @@ func (s *Store) RestoreCheckpoint(ctx context.Context, name string, by Owner) (R
 	}
 	sort.Strings(res.Changed)
 	// Refuse before changing anything if a worktree has edits in the way.
-	wts, err := worktreesOn(s.Bare, branch)
+	wts, err := gitstore.WorktreesOn(s.Bare, branch)
 	if err != nil {
 		return res, err
 	}
 	for i := range wts {
-		dirty, stale, err := dirtyPaths(r, &wts[i], headTree)
+		dirty, stale, err := r.DirtyPaths(&wts[i], headTree)
 		if err != nil {
 			return res, err
 		}

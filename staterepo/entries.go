@@ -10,6 +10,8 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/planq-dev/planq/changelog"
+
+	"github.com/planq-dev/planq/staterepo/internal/gitstore"
 )
 
 // MaxScratchSize is the largest scratch.md planq writes (256 KiB); a larger
@@ -200,8 +202,8 @@ func (s *Store) appendEntry(ctx context.Context, file string, e changelog.Entry,
 }
 
 // globalTail returns the newest n entries of global's file, newest first.
-func (s *Store) globalTail(r *repo, file string, n int) ([]changelog.Entry, error) {
-	rd := &reader{s: s, r: r, trees: map[string]plumbing.Hash{}, roots: map[string]*wtRoot{}}
+func (s *Store) globalTail(r *gitstore.Repo, file string, n int) ([]changelog.Entry, error) {
+	rd := &reader{s: s, r: r, trees: map[string]plumbing.Hash{}, roots: map[string]*gitstore.Root{}}
 	es, _, err := rd.tailEntriesOf(GlobalBranch, file, n)
 	return es, err
 }

@@ -49,14 +49,14 @@ func (s *Store) promote(ctx context.Context) (PromoteResult, error) {
 	if err != nil {
 		return res, err
 	}
-	agentHead, err := r.head(s.Branch())
+	agentHead, err := r.Head(s.Branch())
 	if err != nil {
 		return res, err
 	}
 	if agentHead.IsZero() {
 		return res, fmt.Errorf("%w: %s has no branch yet; nothing to promote", ErrNoAgent, s.Agent)
 	}
-	agentTree, err := r.commitTree(agentHead)
+	agentTree, err := r.CommitTree(agentHead)
 	if err != nil {
 		return res, err
 	}
@@ -84,7 +84,7 @@ func (s *Store) promote(ctx context.Context) (PromoteResult, error) {
 			res.Added[fam] = len(added)
 			summary = append(summary, fmt.Sprintf("%d from %s", len(added), fam))
 		}
-		files, err := r.treeFiles(agentTree)
+		files, err := r.TreeFiles(agentTree)
 		if err != nil {
 			return err
 		}
@@ -92,12 +92,12 @@ func (s *Store) promote(ctx context.Context) (PromoteResult, error) {
 			if !strings.HasPrefix(p, BranchesDir+"/") || !strings.HasSuffix(p, ".md") {
 				continue
 			}
-			if ge, ok, err := r.fileEntry(tx.tree, p); err != nil {
+			if ge, ok, err := r.FileEntry(tx.tree, p); err != nil {
 				return err
 			} else if ok && ge.Hash == e.Hash {
 				continue
 			}
-			data, err := r.blob(e.Hash)
+			data, err := r.Blob(e.Hash)
 			if err != nil {
 				return err
 			}

@@ -11,6 +11,8 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/planq-dev/planq/changelog"
 	"github.com/planq-dev/planq/search"
+
+	"github.com/planq-dev/planq/staterepo/internal/gitstore"
 )
 
 // Search scopes: the current agent's branch, global, or every branch.
@@ -242,7 +244,7 @@ func readDocs(ctx context.Context, files []searchFile) ([][]search.Doc, error) {
 
 // searchFile is one indexable file of one branch.
 type searchFile struct {
-	r      *repo
+	r      *gitstore.Repo
 	source string
 	branch string
 	path   string
@@ -256,7 +258,7 @@ func (s *Store) searchFiles() ([]searchFile, error) {
 	if err != nil {
 		return nil, err
 	}
-	branches, err := r.branches()
+	branches, err := r.Branches()
 	if err != nil {
 		return nil, err
 	}
@@ -272,7 +274,7 @@ func (s *Store) searchFiles() ([]searchFile, error) {
 		default:
 			continue
 		}
-		files, err := r.branchFiles(b)
+		files, err := r.BranchFiles(b)
 		if err != nil {
 			return nil, err
 		}
@@ -304,7 +306,7 @@ func searchKind(p string) string {
 
 // docs reads and converts the file's documents.
 func (f searchFile) docs() ([]search.Doc, error) {
-	data, err := f.r.blob(f.hash)
+	data, err := f.r.Blob(f.hash)
 	if err != nil {
 		return nil, err
 	}
