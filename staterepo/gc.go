@@ -51,11 +51,7 @@ func (s *Store) GC(ctx context.Context, dryRun bool) ([]GCResult, error) {
 		}
 		checkedOut[w.Branch] = w.Path
 	}
-	globalHead, err := r.Head(GlobalBranch)
-	if err != nil {
-		return nil, err
-	}
-	globalTree, err := r.CommitTree(globalHead)
+	_, globalTree, err := r.HeadTree(GlobalBranch)
 	if err != nil {
 		return nil, err
 	}

@@ -193,11 +193,8 @@ func (s *Store) Create(ctx context.Context, name string, gitignore bool) (Create
 func checkClean(r *gitstore.Repo, w *gitstore.Worktree) error {
 	tree := gitstore.EmptyTree
 	if w.Branch != "" {
-		head, err := r.Head(w.Branch)
-		if err != nil {
-			return err
-		}
-		if tree, err = r.CommitTree(head); err != nil {
+		var err error
+		if _, tree, err = r.HeadTree(w.Branch); err != nil {
 			return err
 		}
 	}

@@ -49,16 +49,12 @@ func (s *Store) promote(ctx context.Context) (PromoteResult, error) {
 	if err != nil {
 		return res, err
 	}
-	agentHead, err := r.Head(s.Branch())
+	agentHead, agentTree, err := r.HeadTree(s.Branch())
 	if err != nil {
 		return res, err
 	}
 	if agentHead.IsZero() {
 		return res, fmt.Errorf("%w: %s has no branch yet; nothing to promote", ErrNoAgent, s.Agent)
-	}
-	agentTree, err := r.CommitTree(agentHead)
-	if err != nil {
-		return res, err
 	}
 	var summary []string
 	h, err := s.updateLocked(ctx, GlobalBranch, "promote: agent "+s.Agent, func(tx *Tx) error {

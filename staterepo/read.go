@@ -77,11 +77,7 @@ func (rd *reader) tree(branch string) (plumbing.Hash, error) {
 	if t, ok := rd.trees[branch]; ok {
 		return t, nil
 	}
-	h, err := rd.r.Head(branch)
-	if err != nil {
-		return plumbing.ZeroHash, err
-	}
-	t, err := rd.r.CommitTree(h)
+	_, t, err := rd.r.HeadTree(branch)
 	if err != nil {
 		return plumbing.ZeroHash, err
 	}

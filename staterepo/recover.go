@@ -181,12 +181,8 @@ func (s *Store) lockAndRecover(ctx context.Context) (*fileLock, error) {
 //
 // It returns the paths it changed.
 func (s *Store) repairWorktree(ctx context.Context, r *gitstore.Repo, w *gitstore.Worktree) ([]string, error) {
-	head, err := r.Head(w.Branch)
+	head, tree, err := r.HeadTree(w.Branch)
 	if err != nil || head.IsZero() {
-		return nil, err
-	}
-	tree, err := r.CommitTree(head)
-	if err != nil {
 		return nil, err
 	}
 	files, err := r.TreeFiles(tree)

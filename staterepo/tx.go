@@ -337,16 +337,12 @@ func (s *Store) updateLocked(ctx context.Context, branch, msg string, fn func(*T
 	if err != nil {
 		return plumbing.ZeroHash, err
 	}
-	head, err := r.Head(branch)
+	head, tree, err := r.HeadTree(branch)
 	if err != nil {
 		return plumbing.ZeroHash, err
 	}
 	if head.IsZero() {
 		return plumbing.ZeroHash, fmt.Errorf("%w: branch %s does not exist", ErrNoAgent, branch)
-	}
-	tree, err := r.CommitTree(head)
-	if err != nil {
-		return plumbing.ZeroHash, err
 	}
 	wts, err := gitstore.WorktreesOn(s.Bare, branch)
 	if err != nil {

@@ -378,11 +378,7 @@ func BlobHash(data []byte) plumbing.Hash {
 // BranchFiles lists every file of branch's head commit as path → entry;
 // a branch without commits has none.
 func (r *Repo) BranchFiles(branch string) (map[string]object.TreeEntry, error) {
-	head, err := r.Head(branch)
-	if err != nil {
-		return nil, err
-	}
-	tree, err := r.CommitTree(head)
+	_, tree, err := r.HeadTree(branch)
 	if err != nil {
 		return nil, err
 	}

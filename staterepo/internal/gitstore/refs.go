@@ -71,6 +71,16 @@ func (r *Repo) Head(branch string) (plumbing.Hash, error) {
 	return h, err
 }
 
+// HeadTree returns the commit a branch points to and that commit's tree,
+// both zero when the branch does not exist.
+func (r *Repo) HeadTree(branch string) (head, tree plumbing.Hash, err error) {
+	if head, err = r.Head(branch); err != nil {
+		return head, tree, err
+	}
+	tree, err = r.CommitTree(head)
+	return head, tree, err
+}
+
 // packedRefs parses packed-refs (missing: none).
 func (r *Repo) packedRefs() (map[string]plumbing.Hash, error) {
 	path := filepath.Join(r.path, "packed-refs")

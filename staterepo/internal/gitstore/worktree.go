@@ -232,19 +232,12 @@ func (r *Repo) AddWorktree(ctx context.Context, path, branch string) (*Worktree,
 func (r *Repo) SwitchWorktree(ctx context.Context, w *Worktree, branch string) error {
 	var from plumbing.Hash
 	if w.Branch != "" {
-		h, err := r.Head(w.Branch)
-		if err != nil {
-			return err
-		}
-		if from, err = r.CommitTree(h); err != nil {
+		var err error
+		if _, from, err = r.HeadTree(w.Branch); err != nil {
 			return err
 		}
 	}
-	h, err := r.Head(branch)
-	if err != nil {
-		return err
-	}
-	to, err := r.CommitTree(h)
+	_, to, err := r.HeadTree(branch)
 	if err != nil {
 		return err
 	}
