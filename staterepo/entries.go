@@ -65,7 +65,7 @@ func (s *Store) Decide(ctx context.Context, decision string, over []string, beca
 		}
 	}
 	d := strings.TrimSpace(decision)
-	e := changelog.Entry{Type: changelog.TypeDecision, Decision: oneLine(d), Alternatives: alts, Rationale: strings.TrimSpace(because)}
+	e := changelog.Entry{Type: changelog.TypeDecision, Decision: firstLine(d), Alternatives: alts, Rationale: strings.TrimSpace(because)}
 	if strings.Contains(d, "\n") {
 		e.Body = d // keep the full text; the field holds its first line
 	}
@@ -310,7 +310,7 @@ func requireText(name, v string) error {
 // quoteTitle returns the first line of s, cut to 60 characters, quoted, for
 // commit messages.
 func quoteTitle(s string) string {
-	t := oneLine(strings.TrimSpace(s))
+	t := firstLine(strings.TrimSpace(s))
 	t = strings.TrimLeft(t, "#>*- ")
 	if utf8.RuneCountInString(t) > 60 {
 		r := []rune(t)
@@ -319,8 +319,9 @@ func quoteTitle(s string) string {
 	return fmt.Sprintf("%q", t)
 }
 
-// oneLine returns s's first line.
-func oneLine(s string) string {
+// firstLine returns s's first line, trimmed, and drops the rest; s with no
+// newline is returned as it is.
+func firstLine(s string) string {
 	if i := strings.IndexByte(s, '\n'); i >= 0 {
 		return strings.TrimSpace(s[:i])
 	}

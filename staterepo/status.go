@@ -91,7 +91,7 @@ func (s *Store) Status(ctx context.Context) (Status, error) {
 		info := AgentInfo{Name: name, Branch: b, Head: h.String(), Remote: remoteState(r, b, h, st.Remote != "")}
 		if c, err := r.Commit(h); err == nil {
 			info.LastCommit = c.Committer.When
-			info.LastMessage = strings.TrimSpace(oneLine(c.Message))
+			info.LastMessage = strings.TrimSpace(firstLine(c.Message))
 		}
 		for _, w := range wts {
 			if w.Branch == b {

@@ -343,8 +343,8 @@ func appendReflog(path string, old, new plumbing.Hash, sig object.Signature, msg
 	if err != nil {
 		return fmt.Errorf("reflog %s: %w", path, err)
 	}
-	line := fmt.Sprintf("%s %s %s <%s> %d %s\t%s\n", old, new, firstLine(sig.Name), firstLine(sig.Email),
-		sig.When.Unix(), sig.When.Format("-0700"), firstLine(strings.TrimSpace(msg)))
+	line := fmt.Sprintf("%s %s %s <%s> %d %s\t%s\n", old, new, reflogField(sig.Name), reflogField(sig.Email),
+		sig.When.Unix(), sig.When.Format("-0700"), reflogField(strings.TrimSpace(msg)))
 	if _, err := f.WriteString(line); err != nil {
 		_ = f.Truncate(st.Size())
 		return fmt.Errorf("append to reflog %s: %w", path, err)
@@ -358,11 +358,11 @@ type ReflogEntry struct {
 	Msg      string        // what moved it
 }
 
-// firstLine keeps a reflog field on its line: s up to its first newline,
-// trimmed.
-func firstLine(s string) string {
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		return strings.TrimSpace(s[:i])
+// reflogField keeps a reflog entry on its one line: a field with a newline
+// is cut to what precedes it, trimmed.
+func reflogField(s string) string {
+	if before, _, cut := strings.Cut(s, "\n"); cut {
+		return strings.TrimSpace(before)
 	}
 	return s
 }
