@@ -158,13 +158,13 @@ func (o Options) admits(d *Doc) bool {
 
 // Hit is one search result.
 type Hit struct {
-	ID      string    `json:"id"`
-	Kind    Kind      `json:"kind"`
-	Source  string    `json:"source,omitempty"`
-	Title   string    `json:"title,omitempty"`
-	Snippet string    `json:"snippet"`
-	Date    time.Time `json:"date"`
-	Score   float64   `json:"score"`
+	ID      string    `json:"id"`               // the document's ID
+	Kind    Kind      `json:"kind"`             // its kind
+	Source  string    `json:"source,omitempty"` // where it lives
+	Title   string    `json:"title,omitempty"`  // its title, else its body's QuickTitle
+	Snippet string    `json:"snippet"`          // the text around the best match
+	Date    time.Time `json:"date"`             // when it was written
+	Score   float64   `json:"score"`            // its relevance, higher is better
 }
 
 // BM25 parameters.

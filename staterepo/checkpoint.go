@@ -28,8 +28,8 @@ type Owner string
 // The owners: checkpoints made from the CLI belong to the user, those made
 // through planq_checkpoint to the model.
 const (
-	OwnerUser  Owner = "user"
-	OwnerModel Owner = "model"
+	OwnerUser  Owner = "user"  // made from the CLI; the model may not delete it
+	OwnerModel Owner = "model" // made through planq_checkpoint
 )
 
 // Checkpoint is a named save point of an agent's state and of the code: the
@@ -37,9 +37,9 @@ const (
 // checkpoints/<name>.yaml on the agent's branch, so it has history, travels
 // with push and pull, and a person can read it.
 type Checkpoint struct {
-	Name        string    `yaml:"name" json:"name"`
-	Owner       Owner     `yaml:"owner" json:"owner"`
-	Agent       string    `yaml:"agent" json:"agent"`
+	Name        string    `yaml:"name" json:"name"`                     // its name, unique on the branch
+	Owner       Owner     `yaml:"owner" json:"owner"`                   // who made it
+	Agent       string    `yaml:"agent" json:"agent"`                   // whose state it saved
 	StateCommit string    `yaml:"state_commit" json:"state_commit"`     // the agent branch's commit when it was made
 	JJOp        string    `yaml:"jj_op,omitempty" json:"jj_op"`         // the code repo's jj operation id; empty outside jj repos
 	Created     time.Time `yaml:"created" json:"created"`               // when it was made
@@ -192,7 +192,7 @@ func (s *Store) DeleteCheckpoint(ctx context.Context, name string, by Owner) err
 
 // RestoreResult says what a restore did.
 type RestoreResult struct {
-	Restored Checkpoint `json:"restored"`
+	Restored Checkpoint `json:"restored"`          // the checkpoint brought back
 	Auto     Checkpoint `json:"auto"`              // the checkpoint of the state before the restore
 	Commit   string     `json:"commit"`            // the agent branch's new head
 	JJ       string     `json:"jj"`                // what happened to the code: restored, unchanged, or not a jj repo

@@ -45,41 +45,41 @@ func (o ContextOptions) withDefaults() ContextOptions {
 
 // Item is an entry as the context summary shows it, its text cut to fit.
 type Item struct {
-	ID           string           `json:"id"`
-	Type         changelog.Type   `json:"type"`
-	Time         time.Time        `json:"time"`
-	Agent        string           `json:"agent,omitempty"`
-	Source       string           `json:"source"` // "agent" or "global"
-	Status       changelog.Status `json:"status,omitempty"`
-	Text         string           `json:"text,omitempty"`
-	Decision     string           `json:"decision,omitempty"`
-	Alternatives []string         `json:"alternatives,omitempty"`
-	Rationale    string           `json:"rationale,omitempty"`
-	To           string           `json:"to,omitempty"`
-	NextSteps    []string         `json:"next_steps,omitempty"`
+	ID           string           `json:"id"`                     // the entry's id
+	Type         changelog.Type   `json:"type"`                   // the entry's type
+	Time         time.Time        `json:"time"`                   // when it was written, UTC
+	Agent        string           `json:"agent,omitempty"`        // who wrote it
+	Source       string           `json:"source"`                 // "agent" or "global"
+	Status       changelog.Status `json:"status,omitempty"`       // the entry's status, if any
+	Text         string           `json:"text,omitempty"`         // its body, cut to itemTextCap
+	Decision     string           `json:"decision,omitempty"`     // a decision: what was chosen
+	Alternatives []string         `json:"alternatives,omitempty"` // a decision: what it was chosen over
+	Rationale    string           `json:"rationale,omitempty"`    // a decision: why
+	To           string           `json:"to,omitempty"`           // a handoff: the agent meant to continue
+	NextSteps    []string         `json:"next_steps,omitempty"`   // a handoff: what to do next
 }
 
 // Summary is what an agent needs to know at the start of a session, newest
 // first and bounded by ContextOptions.Budget. planq_context, `planq context
 // show` and the session-start hook all render this one structure.
 type Summary struct {
-	Project       string   `json:"project"`
-	Agent         string   `json:"agent"`
-	StateBranch   string   `json:"state_branch"`
-	Worktree      string   `json:"worktree,omitempty"`    // set when this code repo has the agent checked out
-	CheckedOut    string   `json:"checked_out,omitempty"` // the agent the worktree holds, when it is another one
-	CodeBranch    string   `json:"code_branch,omitempty"`
-	Initialized   bool     `json:"initialized"`
-	Handoff       *Item    `json:"handoff,omitempty"` // the newest handoff not yet acted on
-	Scratch       string   `json:"scratch,omitempty"`
-	Focus         string   `json:"focus,omitempty"` // context.md
-	BranchContext string   `json:"branch_context,omitempty"`
+	Project       string   `json:"project"`                         // the project
+	Agent         string   `json:"agent"`                           // the current agent
+	StateBranch   string   `json:"state_branch"`                    // the agent's branch
+	Worktree      string   `json:"worktree,omitempty"`              // set when this code repo has the agent checked out
+	CheckedOut    string   `json:"checked_out,omitempty"`           // the agent the worktree holds, when it is another one
+	CodeBranch    string   `json:"code_branch,omitempty"`           // the code branch or jj bookmark
+	Initialized   bool     `json:"initialized"`                     // whether the state repo exists
+	Handoff       *Item    `json:"handoff,omitempty"`               // the newest handoff not yet acted on
+	Scratch       string   `json:"scratch,omitempty"`               // scratch.md, cut to fit
+	Focus         string   `json:"focus,omitempty"`                 // context.md, cut to fit
+	BranchContext string   `json:"branch_context,omitempty"`        // the code branch's context file, cut to fit
 	BranchSource  string   `json:"branch_context_source,omitempty"` // "agent" or "global"
-	Log           []Item   `json:"log"`
-	Decisions     []Item   `json:"decisions"`
-	Learnings     []Item   `json:"learnings"`
-	Omitted       []string `json:"omitted,omitempty"` // what the budget left out
-	Problems      []string `json:"problems,omitempty"`
+	Log           []Item   `json:"log"`                             // the newest log entries that fit
+	Decisions     []Item   `json:"decisions"`                       // the newest decisions that fit, agent and global
+	Learnings     []Item   `json:"learnings"`                       // the newest learnings that fit, agent and global
+	Omitted       []string `json:"omitted,omitempty"`               // what the budget left out
+	Problems      []string `json:"problems,omitempty"`              // what could not be read
 }
 
 // handoffWindow is how many of the newest changelog entries, the agent's

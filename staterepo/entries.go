@@ -115,8 +115,8 @@ type ScratchMode string
 
 // The scratch modes.
 const (
-	ScratchReplace ScratchMode = "replace"
-	ScratchAppend  ScratchMode = "append"
+	ScratchReplace ScratchMode = "replace" // the content replaces scratch.md
+	ScratchAppend  ScratchMode = "append"  // the content is added at its end
 )
 
 // Scratch replaces or appends to the agent's scratch.md and returns its new

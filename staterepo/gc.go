@@ -16,10 +16,10 @@ import (
 
 // GCResult is gc's verdict on one agent branch.
 type GCResult struct {
-	Agent   string `json:"agent"`
-	Branch  string `json:"branch"`
-	Deleted bool   `json:"deleted"`
-	Reason  string `json:"reason"`
+	Agent   string `json:"agent"`   // the agent
+	Branch  string `json:"branch"`  // its branch
+	Deleted bool   `json:"deleted"` // whether gc deleted it
+	Reason  string `json:"reason"`  // why it was deleted or kept
 }
 
 // GC deletes the branches of removed agents whose work is all in global:

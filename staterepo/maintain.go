@@ -151,10 +151,10 @@ type MaintainResult struct {
 	Skipped     string  `json:"skipped,omitempty"` // why nothing ran
 	LooseBefore int     `json:"loose_before"`      // loose objects before
 	LooseAfter  int     `json:"loose_after"`       // and after (objects written meanwhile)
-	PacksAfter  int     `json:"packs_after"`
-	TmpRemoved  int     `json:"tmp_removed"` // abandoned temporary files removed
-	Bytes       int64   `json:"bytes"`       // the objects' size on disk after
-	Seconds     float64 `json:"seconds"`
+	PacksAfter  int     `json:"packs_after"`       // packs after
+	TmpRemoved  int     `json:"tmp_removed"`       // abandoned temporary files removed
+	Bytes       int64   `json:"bytes"`             // the objects' size on disk after
+	Seconds     float64 `json:"seconds"`           // how long it took
 }
 
 // Maintain runs maintenance in the foreground: full packs everything

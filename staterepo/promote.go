@@ -10,13 +10,13 @@ import (
 
 // PromoteResult says what a promotion added to global.
 type PromoteResult struct {
-	Agent     string         `json:"agent"`
-	Commit    string         `json:"commit,omitempty"` // global's new head; empty when nothing was new
-	Added     map[string]int `json:"added"`            // file → entries added
-	Branches  []string       `json:"branches,omitempty"`
+	Agent     string         `json:"agent"`              // the agent promoted
+	Commit    string         `json:"commit,omitempty"`   // global's new head; empty when nothing was new
+	Added     map[string]int `json:"added"`              // file → entries added
+	Branches  []string       `json:"branches,omitempty"` // branch context files copied
 	Problems  []string       `json:"problems,omitempty"` // malformed entries that were not copied
-	UpToDate  bool           `json:"up_to_date"`
-	Committed bool           `json:"committed"`
+	UpToDate  bool           `json:"up_to_date"`         // global had everything already
+	Committed bool           `json:"committed"`          // a commit was made on global
 }
 
 // Promote merges the current agent's changelog (log entries and handoffs),

@@ -41,9 +41,9 @@ const (
 
 // SyncResult is what a push or pull did to one branch.
 type SyncResult struct {
-	Branch string `json:"branch"`
-	Action string `json:"action"` // created, fast-forward, merged, up-to-date, ahead, behind, pushed, refused
-	Detail string `json:"detail,omitempty"`
+	Branch string `json:"branch"`           // the branch
+	Action string `json:"action"`           // created, fast-forward, merged, up-to-date, ahead, behind, pushed, refused
+	Detail string `json:"detail,omitempty"` // what was merged, or why it was refused
 }
 
 var scpLike = regexp.MustCompile(`^[A-Za-z0-9_.-]+@[^:/]+:`)

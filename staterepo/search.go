@@ -17,22 +17,22 @@ import (
 
 // Search scopes: the current agent's branch, global, or every branch.
 const (
-	ScopeAgent  = "agent"
-	ScopeGlobal = "global"
-	ScopeAll    = "all"
+	ScopeAgent  = "agent"  // the current agent's branch
+	ScopeGlobal = "global" // the global branch
+	ScopeAll    = "all"    // every branch, other agents' too
 )
 
 // Sources name where a search document lives: SourceAgent for the current
 // agent's branch, SourceGlobal for global, and "agent:NAME" for other agents
 // (included in ScopeAll only).
 const (
-	SourceAgent  = "agent"
-	SourceGlobal = "global"
+	SourceAgent  = "agent"  // the current agent's branch
+	SourceGlobal = "global" // the global branch
 )
 
 // SearchQuery is one search request.
 type SearchQuery struct {
-	Query string
+	Query string        // the words to look for
 	Kinds []search.Kind // nil: every kind
 	Scope string        // agent, global or all (default all)
 	Limit int           // default 10

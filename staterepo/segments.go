@@ -30,8 +30,8 @@ import (
 // context summary reads. Repos written with bigger segments read the same;
 // their live file rolls over at the next append.
 const (
-	SegmentSize = 32 << 10
-	ArchiveDir  = "archive"
+	SegmentSize = 32 << 10  // the live file's size past which an append rolls it over
+	ArchiveDir  = "archive" // where rolled-over segments go
 )
 
 // segmentSize is SegmentSize; tests lower it.

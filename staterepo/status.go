@@ -16,40 +16,40 @@ import (
 
 // AgentInfo describes one agent branch.
 type AgentInfo struct {
-	Name         string    `json:"name"`
-	Branch       string    `json:"branch"`
-	Head         string    `json:"head"`
-	LastCommit   time.Time `json:"last_commit"`
-	LastMessage  string    `json:"last_message"`
+	Name         string    `json:"name"`                     // the agent
+	Branch       string    `json:"branch"`                   // its branch
+	Head         string    `json:"head"`                     // the branch's commit
+	LastCommit   time.Time `json:"last_commit"`              // when that commit was made
+	LastMessage  string    `json:"last_message"`             // that commit's first message line
 	CheckedOutAt string    `json:"checked_out_at,omitempty"` // the worktree holding it, if any
 	Remote       string    `json:"remote,omitempty"`         // vs the remote as last fetched: up to date, ahead, behind, diverged, not pushed
 }
 
 // Status is the state repo as `planq state status` shows it.
 type Status struct {
-	Project      string      `json:"project"`
-	Home         string      `json:"home"`
-	Bare         string      `json:"bare"`
-	Initialized  bool        `json:"initialized"`
-	Agent        string      `json:"agent"`
-	AgentSource  string      `json:"agent_source"`
-	Worktree     string      `json:"worktree"`
-	CheckedOut   string      `json:"checked_out,omitempty"` // the agent the worktree holds
-	Dirty        []string    `json:"dirty,omitempty"`       // uncommitted changes in the worktree
-	Remote       string      `json:"remote,omitempty"`
+	Project      string      `json:"project"`                 // the project
+	Home         string      `json:"home"`                    // PLANQ_HOME
+	Bare         string      `json:"bare"`                    // the bare repo's path
+	Initialized  bool        `json:"initialized"`             // whether the bare repo exists
+	Agent        string      `json:"agent"`                   // the current agent
+	AgentSource  string      `json:"agent_source"`            // where Agent came from (Store.AgentSource)
+	Worktree     string      `json:"worktree"`                // this code repo's worktree path
+	CheckedOut   string      `json:"checked_out,omitempty"`   // the agent the worktree holds
+	Dirty        []string    `json:"dirty,omitempty"`         // uncommitted changes in the worktree
+	Remote       string      `json:"remote,omitempty"`        // the configured remote
 	Global       string      `json:"global,omitempty"`        // global's head
 	GlobalRemote string      `json:"global_remote,omitempty"` // global vs the remote as last fetched
-	Agents       []AgentInfo `json:"agents"`
-	Notes        []string    `json:"notes,omitempty"` // things a person should act on
-	RemoteBehind []string    `json:"remote_behind,omitempty"`
-	Objects      *Objects    `json:"objects,omitempty"`
+	Agents       []AgentInfo `json:"agents"`                  // every agent branch, last written first
+	Notes        []string    `json:"notes,omitempty"`         // things a person should act on
+	RemoteBehind []string    `json:"remote_behind,omitempty"` // never set: AgentInfo.Remote and GlobalRemote say which branches are behind
+	Objects      *Objects    `json:"objects,omitempty"`       // what the objects take on disk
 }
 
 // Objects is what the repo's objects take on disk.
 type Objects struct {
-	Loose int   `json:"loose"`
-	Packs int   `json:"packs"`
-	Bytes int64 `json:"bytes"`
+	Loose int   `json:"loose"` // loose object files
+	Packs int   `json:"packs"` // pack files
+	Bytes int64 `json:"bytes"` // bytes under objects/
 }
 
 // Status reports the state repo's branches, worktree and remote.

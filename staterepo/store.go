@@ -95,14 +95,14 @@ const (
 
 // Files on an agent branch and on global.
 const (
-	ScratchFile   = "scratch.md"
-	ContextFile   = "context.md"
-	ChangelogFile = "changelog.md"
-	LearningsFile = "learnings.md"
-	DecisionsFile = "decisions.md"
-	PlanFile      = "plan.md"
-	BranchesDir   = "branches"
-	CheckpointDir = "checkpoints"
+	ScratchFile   = "scratch.md"   // the agent's working notes, replaced or appended to
+	ContextFile   = "context.md"   // the agent's current focus
+	ChangelogFile = "changelog.md" // log entries and handoffs, append-only
+	LearningsFile = "learnings.md" // learnings, append-only
+	DecisionsFile = "decisions.md" // decisions, append-only
+	PlanFile      = "plan.md"      // the project's plan, on global
+	BranchesDir   = "branches"     // branches/<code branch>.md: context per code branch or bookmark
+	CheckpointDir = "checkpoints"  // checkpoints/<name>.yaml, on an agent branch
 )
 
 // Where the current agent's name came from (Store.AgentSource), in order of
@@ -147,13 +147,13 @@ type Options struct {
 
 // Store is one code repo's view of its project's state repo.
 type Store struct {
-	Root     string // the code repo's root directory
-	Home     string // PLANQ_HOME
-	Project  string // the project name, naming the bare repo
-	Agent    string // the current agent's name (branch AgentPrefix+Agent)
-	Bare     string // the bare repo's path
-	Worktree string // Root/.planq/agent
-	Config   config.Config
+	Root     string        // the code repo's root directory
+	Home     string        // PLANQ_HOME
+	Project  string        // the project name, naming the bare repo
+	Agent    string        // the current agent's name (branch AgentPrefix+Agent)
+	Bare     string        // the bare repo's path
+	Worktree string        // Root/.planq/agent
+	Config   config.Config // the code repo's .planq/config.yaml
 	// AgentSource says where Agent came from: "--agent", "PLANQ_AGENT",
 	// the config file, the worktree's checked-out branch, or "default".
 	AgentSource string

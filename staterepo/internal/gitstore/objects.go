@@ -221,7 +221,7 @@ func (r *Repo) Tree(h plumbing.Hash) (*object.Tree, error) {
 	return t, nil
 }
 
-// commitTree returns the tree hash of a commit, or the zero hash for the
+// CommitTree returns the tree hash of a commit, or the zero hash for the
 // zero commit.
 func (r *Repo) CommitTree(h plumbing.Hash) (plumbing.Hash, error) {
 	if h.IsZero() {
@@ -543,7 +543,7 @@ func (o objStore) EncodedObject(t plumbing.ObjectType, h plumbing.Hash) (plumbin
 
 // IterEncodedObjects is not supported: planq never lists every object.
 func (o objStore) IterEncodedObjects(plumbing.ObjectType) (storer.EncodedObjectIter, error) {
-	return nil, errors.New("staterepo: listing every object is not supported")
+	return nil, errors.New("gitstore: listing every object is not supported")
 }
 
 // HasEncodedObject reports plumbing.ErrObjectNotFound unless h is stored.
@@ -562,5 +562,5 @@ func (o objStore) EncodedObjectSize(h plumbing.Hash) (int64, error) {
 
 // AddAlternate is not supported.
 func (o objStore) AddAlternate(string) error {
-	return errors.New("staterepo: alternates are not supported")
+	return errors.New("gitstore: alternates are not supported")
 }

@@ -108,7 +108,7 @@ func (r *Repo) packedRefs() (map[string]plumbing.Hash, error) {
 	return out, sc.Err()
 }
 
-// refsUnder lists the refs whose names start with prefix (e.g.
+// RefsUnder lists the refs whose names start with prefix (e.g.
 // "refs/heads/"), loose and packed, as name → commit.
 func (r *Repo) RefsUnder(prefix string) (map[string]plumbing.Hash, error) {
 	out := map[string]plumbing.Hash{}
