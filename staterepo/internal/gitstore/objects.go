@@ -2,9 +2,9 @@
 // objects, refs and linked worktrees, read and written by planq itself in
 // git's formats and with git's locking protocol, so that git's own commands
 // (fsck, log, worktree list, a hand commit in the worktree) keep working
-// beside it. It knows nothing of agents, entries or checkpoints; package
-// staterepo builds those on it, as go-git's porcelain builds on its
-// plumbing.
+// beside it. It knows nothing of log entries, checkpoints or the context
+// summary; package staterepo builds those on it, as go-git's porcelain
+// builds on its plumbing.
 //
 //   - objects.go: loose objects (written by hand, fsynced before a ref
 //     names them), trees and commits, and the object store go-git decodes
