@@ -18,7 +18,6 @@ import (
 	"github.com/planq-dev/planq/changelog"
 	"github.com/planq-dev/planq/config"
 	"github.com/planq-dev/planq/jj"
-
 	"github.com/planq-dev/planq/staterepo/internal/gitstore"
 )
 

@@ -9,8 +9,9 @@ import (
 	"unicode/utf8"
 
 	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/planq-dev/planq/changelog"
 
+	"github.com/planq-dev/planq/changelog"
+	"github.com/planq-dev/planq/internal/text"
 	"github.com/planq-dev/planq/staterepo/internal/gitstore"
 )
 
@@ -65,7 +66,7 @@ func (s *Store) Decide(ctx context.Context, decision string, over []string, beca
 		}
 	}
 	d := strings.TrimSpace(decision)
-	e := changelog.Entry{Type: changelog.TypeDecision, Decision: firstLine(d), Alternatives: alts, Rationale: strings.TrimSpace(because)}
+	e := changelog.Entry{Type: changelog.TypeDecision, Decision: text.FirstLine(d), Alternatives: alts, Rationale: strings.TrimSpace(because)}
 	if strings.Contains(d, "\n") {
 		e.Body = d // keep the full text; the field holds its first line
 	}
@@ -310,22 +311,13 @@ func requireText(name, v string) error {
 // quoteTitle returns the first line of s, cut to 60 characters, quoted, for
 // commit messages.
 func quoteTitle(s string) string {
-	t := firstLine(strings.TrimSpace(s))
+	t := text.FirstLine(s)
 	t = strings.TrimLeft(t, "#>*- ")
 	if utf8.RuneCountInString(t) > 60 {
 		r := []rune(t)
 		t = string(r[:59]) + "…"
 	}
 	return fmt.Sprintf("%q", t)
-}
-
-// firstLine returns s's first line, trimmed, and drops the rest; s with no
-// newline is returned as it is.
-func firstLine(s string) string {
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		return strings.TrimSpace(s[:i])
-	}
-	return s
 }
 
 // fileFor returns the file entries of type t live in.

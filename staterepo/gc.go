@@ -9,8 +9,8 @@ import (
 	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/planq-dev/planq/changelog"
 
+	"github.com/planq-dev/planq/changelog"
 	"github.com/planq-dev/planq/staterepo/internal/gitstore"
 )
 

@@ -8,8 +8,8 @@ import (
 	"path/filepath"
 
 	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/planq-dev/planq/changelog"
 
+	"github.com/planq-dev/planq/changelog"
 	"github.com/planq-dev/planq/staterepo/internal/gitstore"
 )
 

@@ -16,9 +16,9 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/go-git/go-git/v5/plumbing/transport"
+
 	"github.com/planq-dev/planq/changelog"
 	"github.com/planq-dev/planq/config"
-
 	"github.com/planq-dev/planq/staterepo/internal/gitstore"
 )
 

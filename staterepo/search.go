@@ -9,9 +9,9 @@ import (
 	"sync/atomic"
 
 	"github.com/go-git/go-git/v5/plumbing"
+
 	"github.com/planq-dev/planq/changelog"
 	"github.com/planq-dev/planq/search"
-
 	"github.com/planq-dev/planq/staterepo/internal/gitstore"
 )
 

@@ -9,8 +9,8 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
-	"github.com/planq-dev/planq/changelog"
 
+	"github.com/planq-dev/planq/changelog"
 	"github.com/planq-dev/planq/staterepo/internal/gitstore"
 )
 

@@ -9,8 +9,9 @@ import (
 	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/planq-dev/planq/changelog"
 
+	"github.com/planq-dev/planq/changelog"
+	"github.com/planq-dev/planq/internal/text"
 	"github.com/planq-dev/planq/staterepo/internal/gitstore"
 )
 
@@ -91,7 +92,7 @@ func (s *Store) Status(ctx context.Context) (Status, error) {
 		info := AgentInfo{Name: name, Branch: b, Head: h.String(), Remote: remoteState(r, b, h, st.Remote != "")}
 		if c, err := r.Commit(h); err == nil {
 			info.LastCommit = c.Committer.When
-			info.LastMessage = strings.TrimSpace(firstLine(c.Message))
+			info.LastMessage = text.FirstLine(c.Message)
 		}
 		for _, w := range wts {
 			if w.Branch == b {

@@ -73,14 +73,13 @@ package staterepo
 import (
 	"errors"
 	"fmt"
-	"github.com/planq-dev/planq/jj"
 	"os"
 	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/planq-dev/planq/config"
-
+	"github.com/planq-dev/planq/jj"
 	"github.com/planq-dev/planq/staterepo/internal/gitstore"
 )
 

@@ -14,9 +14,8 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/format/index"
 	"github.com/go-git/go-git/v5/plumbing/object"
 
-	"github.com/planq-dev/planq/staterepo/internal/gitstore"
-
 	"github.com/planq-dev/planq/staterepo/internal/crash"
+	"github.com/planq-dev/planq/staterepo/internal/gitstore"
 )
 
 // MaxFileSize is the largest state file planq writes (64 MiB). A write that

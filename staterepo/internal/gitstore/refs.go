@@ -16,6 +16,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
 
+	"github.com/planq-dev/planq/internal/text"
 	"github.com/planq-dev/planq/staterepo/internal/crash"
 )
 
@@ -343,8 +344,8 @@ func appendReflog(path string, old, new plumbing.Hash, sig object.Signature, msg
 	if err != nil {
 		return fmt.Errorf("reflog %s: %w", path, err)
 	}
-	line := fmt.Sprintf("%s %s %s <%s> %d %s\t%s\n", old, new, reflogField(sig.Name), reflogField(sig.Email),
-		sig.When.Unix(), sig.When.Format("-0700"), reflogField(strings.TrimSpace(msg)))
+	line := fmt.Sprintf("%s %s %s <%s> %d %s\t%s\n", old, new, text.FirstLine(sig.Name), text.FirstLine(sig.Email),
+		sig.When.Unix(), sig.When.Format("-0700"), text.FirstLine(msg))
 	if _, err := f.WriteString(line); err != nil {
 		_ = f.Truncate(st.Size())
 		return fmt.Errorf("append to reflog %s: %w", path, err)
@@ -356,15 +357,6 @@ func appendReflog(path string, old, new plumbing.Hash, sig object.Signature, msg
 type ReflogEntry struct {
 	Old, New plumbing.Hash // the ref before and after
 	Msg      string        // what moved it
-}
-
-// reflogField keeps a reflog entry on its one line: a field with a newline
-// is cut to what precedes it, trimmed.
-func reflogField(s string) string {
-	if before, _, cut := strings.Cut(s, "\n"); cut {
-		return strings.TrimSpace(before)
-	}
-	return s
 }
 
 // ReadReflog parses a reflog, oldest first; malformed lines are skipped.
