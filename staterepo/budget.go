@@ -57,7 +57,7 @@ const (
 	focusCap     = 2 << 10 // context.md
 	branchCtxCap = 3 << 10 // the code branch's context file
 
-	partReserve    = 64 // kept back when a text part is sized, for what follows it (the note on what was left out)
+	partReserve    = 64 // kept back when a text part is sized, so the parts after it and the closing notes keep some room
 	minPart        = 80 // the least room worth giving a text part: with less it is left out, not cut to a stub
 	partHeading    = 32 // a text part's heading and blank lines ("\n## Scratch\n\n" … "\n")
 	handoffHeading = 48 // the pending handoff's heading ("\n## Pending handoff (from AGENT, DATE)\n\n")

@@ -72,7 +72,9 @@ func (q SearchQuery) options() (search.Options, error) {
 // re-reads only the files whose blobs changed since the last one. It is safe
 // for concurrent use; the MCP server keeps one for its lifetime.
 type Searcher struct {
-	s       *Store
+	s *Store
+	// mu serialises refreshes and guards seen; idx has its own lock, so a
+	// search reads it without mu.
 	mu      sync.Mutex
 	filling atomic.Bool // the first fill of the index is under way
 	idx     *search.Index
