@@ -197,28 +197,28 @@ func memObject(typ plumbing.ObjectType, data []byte) *plumbing.MemoryObject {
 
 // Commit reads a commit object.
 func (r *Repo) Commit(h plumbing.Hash) (*object.Commit, error) {
-	data, err := r.typed(h, plumbing.CommitObject)
-	if err != nil {
-		return nil, fmt.Errorf("read commit %s: %w", Short(h), err)
-	}
-	c, err := object.DecodeCommit(r.objects(), memObject(plumbing.CommitObject, data))
-	if err != nil {
-		return nil, fmt.Errorf("decode commit %s: %w", h, err)
-	}
-	return c, nil
+	return decodeObject(r, h, plumbing.CommitObject, object.DecodeCommit)
 }
 
 // Tree reads a tree object.
 func (r *Repo) Tree(h plumbing.Hash) (*object.Tree, error) {
-	data, err := r.typed(h, plumbing.TreeObject)
+	return decodeObject(r, h, plumbing.TreeObject, object.DecodeTree)
+}
+
+// decodeObject reads h, which must be of type typ, and decodes it with
+// go-git's decoder for that type, on the repo's object store (so a decoded
+// commit can walk its history).
+func decodeObject[T any](r *Repo, h plumbing.Hash, typ plumbing.ObjectType, decode func(storer.EncodedObjectStorer, plumbing.EncodedObject) (T, error)) (T, error) {
+	var zero T
+	data, err := r.typed(h, typ)
 	if err != nil {
-		return nil, fmt.Errorf("read tree %s: %w", Short(h), err)
+		return zero, fmt.Errorf("read %s %s: %w", typ, Short(h), err)
 	}
-	t, err := object.DecodeTree(r.objects(), memObject(plumbing.TreeObject, data))
+	v, err := decode(r.objects(), memObject(typ, data))
 	if err != nil {
-		return nil, fmt.Errorf("decode tree %s: %w", h, err)
+		return zero, fmt.Errorf("decode %s %s: %w", typ, h, err)
 	}
-	return t, nil
+	return v, nil
 }
 
 // CommitTree returns the tree hash of a commit, or the zero hash for the
