@@ -51,6 +51,9 @@ func (m *callRecorder) middleware(next server.ToolHandlerFunc) server.ToolHandle
 
 func (m *callRecorder) record(req mcp.CallToolRequest, res *mcp.CallToolResult, err error) {
 	defer func() { _ = recover() }()
+	if metrics.Off(m.getenv) {
+		return
+	}
 	dir, derr := metrics.DirFor(m.dir, m.getenv)
 	if derr != nil {
 		return

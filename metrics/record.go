@@ -80,6 +80,16 @@ type Entry struct {
 	Title string `json:"title,omitempty"`
 }
 
+// Off reports whether the environment turns recording off
+// (PLANQ_METRICS=off); every writer asks it first. Reading what was
+// recorded stays possible.
+func Off(getenv func(string) string) bool {
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	return getenv("PLANQ_METRICS") == "off"
+}
+
 // Dir returns PLANQ_HOME/metrics/<project>.
 func Dir(home, project string) string { return filepath.Join(home, "metrics", project) }
 

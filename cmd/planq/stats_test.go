@@ -106,6 +106,14 @@ func TestStatsShowsWhatTheHooksRecorded(t *testing.T) {
 		t.Errorf("records %d, skipped %d", s.Records, s.Skipped)
 	}
 
+	// PLANQ_METRICS=off records nothing, and stats still reads.
+	t.Setenv("PLANQ_METRICS", "off")
+	pre(write, "allow")
+	if s := statsJSON(t, repo); s.Records != 5 || gateCount(s, "Write", "declared", "allow") != 1 {
+		t.Errorf("with PLANQ_METRICS=off: %d records, %+v", s.Records, s.Gate)
+	}
+	t.Setenv("PLANQ_METRICS", "")
+
 	out, errs, code := runIn(t, repo, "stats")
 	if code != 0 || errs != "" {
 		t.Fatalf("planq stats: exit %d, %s", code, errs)

@@ -23,7 +23,7 @@ const metricsBudget = 250 * time.Millisecond
 // the host declares read-only are not judged by the gate, and not
 // recorded: they cost nothing today and stay that way.
 func recordVerdict(ev Event, r Reply, acc account, getenv func(string) string) {
-	if ev.Call == nil || ev.Call.Tool.Kind == gate.KindReadOnly || ev.Dir() == "" {
+	if ev.Call == nil || ev.Call.Tool.Kind == gate.KindReadOnly || ev.Dir() == "" || metrics.Off(getenv) {
 		return
 	}
 	verdict := metrics.VerdictAllow
@@ -55,6 +55,9 @@ func recordVerdict(ev Event, r Reply, acc account, getenv func(string) string) {
 // was declared already, and the learnings and decisions its context
 // surfaced.
 func RecordStart(e Env, s *Scope, ev Event, declared bool, surfaced []metrics.Entry) {
+	if metrics.Off(e.Lookup) {
+		return
+	}
 	recs := []metrics.Record{{Time: e.Clock(), Kind: metrics.KindStart, Session: ev.SessionID, Host: ev.Host.Name, Declared: declared}}
 	if len(surfaced) > 0 {
 		recs = append(recs, metrics.Record{Time: e.Clock(), Kind: metrics.KindSurface, Session: ev.SessionID, Host: ev.Host.Name,
@@ -65,7 +68,7 @@ func RecordStart(e Env, s *Scope, ev Event, declared bool, surfaced []metrics.En
 
 // recordDeclared records that a hook saw ev's session's change declared.
 func recordDeclared(e Env, s *Scope, ev Event) {
-	if ev.SessionID == "" {
+	if ev.SessionID == "" || metrics.Off(e.Lookup) {
 		return
 	}
 	_ = metrics.Append(metrics.Dir(s.Home, s.Project), metrics.Record{Time: e.Clock(), Kind: metrics.KindDeclared,
