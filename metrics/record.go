@@ -9,9 +9,9 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/planq-dev/planq/config"
+	"github.com/planq-dev/planq/internal/text"
 	"github.com/planq-dev/planq/jj"
 )
 
@@ -212,11 +212,11 @@ func (r Record) line() ([]byte, error) {
 		*s = cut(*s, maxField)
 	}
 	r.Query = cut(strings.TrimSpace(r.Query), maxQuery)
-	r.Text = cut(fold(r.Text), maxText)
+	r.Text = cut(text.OneLine(r.Text), maxText)
 	if len(r.Entries) > 0 {
 		es := make([]Entry, len(r.Entries))
 		for i, e := range r.Entries {
-			es[i] = Entry{ID: cut(e.ID, maxField), Kind: cut(e.Kind, maxField), Title: cut(fold(e.Title), maxTitle)}
+			es[i] = Entry{ID: cut(e.ID, maxField), Kind: cut(e.Kind, maxField), Title: cut(text.OneLine(e.Title), maxTitle)}
 		}
 		r.Entries = es
 	}
@@ -254,18 +254,6 @@ func longestTitle(es []Entry) int {
 	return n
 }
 
-// fold returns s with runs of white space as one space.
-func fold(s string) string { return strings.Join(strings.Fields(s), " ") }
-
 // cut returns s as valid UTF-8 within n bytes, cut at a character
 // boundary.
-func cut(s string, n int) string {
-	s = strings.ToValidUTF8(s, "")
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n]
-}
+func cut(s string, n int) string { return text.Prefix(strings.ToValidUTF8(s, ""), n) }

@@ -14,6 +14,8 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/planq-dev/planq/internal/text"
 )
 
 // Summary is what the records of one project say, aggregated.
@@ -288,7 +290,7 @@ func (a *aggregate) add(r Record) {
 		}
 	case KindWrite:
 		if r.Text != "" {
-			a.writes = append(a.writes, written{t: r.Time, text: strings.ToLower(fold(r.Text))})
+			a.writes = append(a.writes, written{t: r.Time, text: strings.ToLower(text.OneLine(r.Text))})
 		}
 	}
 }
@@ -393,7 +395,7 @@ func (a *aggregate) memory() []MemoryRow {
 // cited reports whether a write after s.first names id or s's title.
 func (a *aggregate) cited(id string, s surfaced) bool {
 	id = strings.ToLower(id)
-	title := strings.ToLower(fold(strings.TrimSuffix(strings.TrimSpace(s.title), "…")))
+	title := strings.ToLower(text.OneLine(strings.TrimSuffix(strings.TrimSpace(s.title), "…")))
 	if utf8.RuneCountInString(title) < MinCiteTitle {
 		title = ""
 	}
