@@ -234,49 +234,46 @@ func (a *aggregate) init() {
 	a.surfaced = map[surfaceKey]surfaced{}
 }
 
-func (a *aggregate) session(id string) *sessionTimes {
-	s, ok := a.sessions[id]
+// sawDeclared reports whether r is a hook seeing its session's change
+// declared, after the session started: the rule that ends the time to
+// declare.
+func (r Record) sawDeclared() bool {
+	return r.Kind == KindDeclared || r.Kind == KindGate && r.Declared
+}
+
+// get returns m's entry for k, made by mk when there is none.
+func get[K comparable, V any](m map[K]*V, k K, mk func() *V) *V {
+	v, ok := m[k]
 	if !ok {
-		s = &sessionTimes{}
-		a.sessions[id] = s
+		v = mk()
+		m[k] = v
 	}
-	return s
+	return v
 }
 
 func (a *aggregate) add(r Record) {
+	if r.Session != "" && r.sawDeclared() {
+		s := get(a.sessions, r.Session, func() *sessionTimes { return &sessionTimes{} })
+		s.seen = append(s.seen, r.Time)
+	}
 	switch r.Kind {
 	case KindStart:
 		if r.Session != "" {
-			s := a.session(r.Session)
+			s := get(a.sessions, r.Session, func() *sessionTimes { return &sessionTimes{} })
 			if s.start.IsZero() || r.Time.Before(s.start) {
 				s.start, s.startDeclared = r.Time, r.Declared
 			}
 		}
 	case KindGate:
 		a.gate[GateRow{Tool: r.Tool, Rule: r.Rule, Verdict: r.Verdict}]++
-		if r.Declared && r.Session != "" {
-			a.session(r.Session).seen = append(a.session(r.Session).seen, r.Time)
-		}
-	case KindDeclared:
-		if r.Session != "" {
-			a.session(r.Session).seen = append(a.session(r.Session).seen, r.Time)
-		}
 	case KindTool:
-		t, ok := a.tools[r.Tool]
-		if !ok {
-			t = &ToolRow{Tool: r.Tool}
-			a.tools[r.Tool] = t
-		}
+		t := get(a.tools, r.Tool, func() *ToolRow { return &ToolRow{Tool: r.Tool} })
 		t.Calls++
 		if r.Err {
 			t.Errors++
 		}
 	case KindEmptySearch:
-		s, ok := a.searches[r.Query]
-		if !ok {
-			s = &SearchRow{Query: r.Query}
-			a.searches[r.Query] = s
-		}
+		s := get(a.searches, r.Query, func() *SearchRow { return &SearchRow{Query: r.Query} })
 		s.Count++
 		if s.Last.Before(r.Time) {
 			s.Last = r.Time
@@ -364,12 +361,7 @@ func rank(ds []time.Duration, p int) time.Duration {
 func (a *aggregate) memory() []MemoryRow {
 	rows := map[[2]string]*MemoryRow{}
 	for k, s := range a.surfaced {
-		key := [2]string{k.kind, k.where}
-		row, ok := rows[key]
-		if !ok {
-			row = &MemoryRow{Kind: k.kind, Where: k.where}
-			rows[key] = row
-		}
+		row := get(rows, [2]string{k.kind, k.where}, func() *MemoryRow { return &MemoryRow{Kind: k.kind, Where: k.where} })
 		row.Surfaced++
 		if a.cited(k.id, s) {
 			row.Cited++
