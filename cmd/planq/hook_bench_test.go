@@ -70,7 +70,9 @@ func BenchmarkPreToolUseHook(b *testing.B) {
 		}
 		return d
 	}
-	exe := func(stdin []byte, name string, args ...string) time.Duration { return exeEnv(env, stdin, name, args...) }
+	exe := func(stdin []byte, name string, args ...string) time.Duration {
+		return exeEnv(env, stdin, name, args...)
+	}
 	hook := func(stdin []byte) time.Duration { return exe(stdin, hookBin, "pre-tool-use") }
 	jjLog := func() time.Duration { return exe(nil, "jj", "log", "-r", "@") }
 	truePath, err := exec.LookPath("true")
