@@ -1,7 +1,8 @@
 // Package mcp serves planq's tools over the Model Context Protocol.
 //
 // The layer is thin: each tool validates its input and calls the jj, gate,
-// staterepo and changelog packages, which know nothing of MCP.
+// staterepo and changelog packages, which know nothing of MCP. One
+// middleware records every call in the local metrics (metrics.go).
 package mcp
 
 import (

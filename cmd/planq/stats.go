@@ -91,11 +91,15 @@ func runStats(ctx context.Context, o *statsOptions) error {
 
 // printStats writes the summary as aligned tables.
 func printStats(w io.Writer, dir string, s metrics.Summary) error {
+	const stamp = "2006-01-02 15:04"
 	if s.Records == 0 {
-		_, err := fmt.Fprintf(w, "No metrics recorded yet (%s). They stay on this machine.\n", dir)
+		when := "yet"
+		if !s.Since.IsZero() {
+			when = "since " + s.Since.Local().Format(stamp)
+		}
+		_, err := fmt.Fprintf(w, "No metrics recorded %s (%s). They stay on this machine.\n", when, dir)
 		return err
 	}
-	const stamp = "2006-01-02 15:04"
 	fmt.Fprintf(w, "Local metrics, %s to %s: %d records (%s; never sent anywhere).\n",
 		s.Since.Local().Format(stamp), s.Until.Local().Format(stamp), s.Records, dir)
 	if s.Skipped > 0 {

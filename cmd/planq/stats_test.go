@@ -264,6 +264,7 @@ func TestRunStats(t *testing.T) {
 		{name: "since a date, json", since: "2025-03-09", json: true, want: `"records": 2`},
 		{name: "bad since", since: "last week", err: `--since: "last week" is neither a duration (7d, 24h, 90m) nor a date (YYYY-MM-DD)`},
 		{name: "nothing recorded", repo: t.TempDir(), want: "No metrics recorded yet"},
+		{name: "nothing recorded since", since: "30m", want: "No metrics recorded since "},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
