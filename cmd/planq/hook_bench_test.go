@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -53,15 +52,9 @@ func BenchmarkPreToolUseHook(b *testing.B) {
 	env := append(os.Environ(), "CLAUDE_PROJECT_DIR="+repo)
 
 	exe := func(stdin []byte, name string, args ...string) time.Duration {
-		cmd := exec.Command(name, args...)
-		cmd.Dir, cmd.Env, cmd.Stdin = repo, env, bytes.NewReader(stdin)
-		var out bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &out, &out
-		start := time.Now()
-		err := cmd.Run()
-		d := time.Since(start)
-		if err != nil || out.Len() > 0 && name != "jj" {
-			b.Fatalf("%s %v: %v\n%s", name, args, err, out.String())
+		d, out, err := timedRun(repo, env, stdin, name, args...)
+		if err != nil || out != "" && name != "jj" {
+			b.Fatalf("%s %v: %v\n%s", name, args, err, out)
 		}
 		return d
 	}
