@@ -18,8 +18,9 @@ func newStatuslineCmd(a *app) *cobra.Command {
 		Short: "Print one status line for Claude Code: the change, the gate, the summary, what is left",
 		Long: `Print one line for Claude Code's statusLine setting: the working-copy change's
 short id, the gate's state, the first line of its living summary, and how many
-"Left to do" items remain, in that order of importance, cut to fit $COLUMNS
-(Claude Code sets it; default 80 columns).
+"Left to do" items remain, in that order of importance, fitted to $COLUMNS
+(Claude Code sets it) less the 4 columns of Claude Code's padding; 80 columns
+without $COLUMNS.
 
 It reads Claude Code's status JSON on stdin (the session's directory is
 workspace.current_dir); with no input it looks at the current directory. It
