@@ -23,7 +23,9 @@ func TestStatuslineCommand(t *testing.T) {
 	repo := testenv.JJRepo(t)
 	testenv.Run(t, repo, "jj", "describe", "-m", "Show the status\n\nLeft to do:\n- one\n")
 	other := t.TempDir()
-	payload := func(dir string) string { return `{"session_id":"s","cwd":"/elsewhere","workspace":{"current_dir":"` + dir + `"}}` }
+	payload := func(dir string) string {
+		return `{"session_id":"s","cwd":"/elsewhere","workspace":{"current_dir":"` + dir + `"}}`
+	}
 	t.Setenv("COLUMNS", "200")
 
 	tests := []struct {
