@@ -369,6 +369,7 @@ func Installed(projectDir, home string) []Status {
 			}
 		}
 		if _, doc, err := loadJSON(st.HooksFile); err == nil {
+			_, _, st.StatusLine = statusLineIn(doc, "")
 			hooksObj, _ := doc.Child("hooks")
 			for _, h := range Hooks {
 				if exe, ok := planqHookExe(hooksObj, h); ok {

@@ -98,6 +98,16 @@ func isPlanqStatusLine(cmd, exe string) bool {
 	return strings.HasPrefix(base, "planq") || exe != "" && f[0] == exe
 }
 
+// statusLineIn returns the settings document doc's statusLine: the object
+// (nil when absent or not an object), its command, and whether it is
+// planq's (exe, when set, is planq's binary whatever its name).
+func statusLineIn(doc *conffile.Object, exe string) (obj *conffile.Object, cmd string, ours bool) {
+	v, _ := doc.Get("statusLine")
+	obj, _ = v.(*conffile.Object)
+	cmd, _ = entryCommand(obj)
+	return obj, cmd, obj != nil && isPlanqStatusLine(cmd, exe)
+}
+
 // statusLineResult is what wiring the status line into one settings file
 // has to say: a note once it is done, a warning whatever happens.
 type statusLineResult struct{ note, warning string }
@@ -109,10 +119,7 @@ type statusLineResult struct{ note, warning string }
 // or in another settings file of the project, is never replaced: it gets a
 // warning saying how to show both.
 func (o *InstallOptions) statusLineEdit(doc *conffile.Object, path string) statusLineResult {
-	cur, _ := doc.Get("statusLine")
-	obj, _ := cur.(*conffile.Object)
-	cmd, _ := entryCommand(obj)
-	ours := obj != nil && isPlanqStatusLine(cmd, o.Exe)
+	obj, cmd, ours := statusLineIn(doc, o.Exe)
 	want := StatusLineCommand(o.Exe, o.HookExe)
 	switch {
 	case o.Uninstall:
@@ -127,7 +134,7 @@ func (o *InstallOptions) statusLineEdit(doc *conffile.Object, path string) statu
 	case !o.StatusLine:
 		return statusLineResult{}
 	}
-	if theirs, ok := o.userStatusLine(path, cur); ok {
+	if theirs, ok := o.userStatusLine(path, doc.Has("statusLine"), cmd); ok {
 		return statusLineResult{warning: combineAdvice(theirs, want)}
 	}
 	e := conffile.NewObject()
@@ -145,12 +152,10 @@ type statusLineSetting struct {
 }
 
 // userStatusLine finds a status line of the user's own that planq's in path
-// would replace or be hidden by: cur (path's own statusLine, already read),
+// would replace or be hidden by: path's own (has, with its command cmd),
 // else one in the project's other settings files.
-func (o *InstallOptions) userStatusLine(path string, cur any) (statusLineSetting, bool) {
-	if cur != nil {
-		obj, _ := cur.(*conffile.Object)
-		cmd, _ := entryCommand(obj)
+func (o *InstallOptions) userStatusLine(path string, has bool, cmd string) (statusLineSetting, bool) {
+	if has {
 		return statusLineSetting{File: path, Command: cmd}, true
 	}
 	for _, s := range statusLines(o.ProjectDir, o.Home) {
@@ -180,13 +185,11 @@ func statusLines(projectDir, home string) []statusLineSetting {
 		if err != nil {
 			continue
 		}
-		v, ok := doc.Get("statusLine")
-		if !ok || v == nil {
+		if v, ok := doc.Get("statusLine"); !ok || v == nil {
 			continue
 		}
-		obj, _ := v.(*conffile.Object)
-		cmd, _ := entryCommand(obj)
-		out = append(out, statusLineSetting{File: f, Command: cmd, Planq: isPlanqStatusLine(cmd, "")})
+		_, cmd, ours := statusLineIn(doc, "")
+		out = append(out, statusLineSetting{File: f, Command: cmd, Planq: ours})
 	}
 	return out
 }

@@ -118,6 +118,9 @@ type Status struct {
 	Missing    []string // events without one
 	// ToolHookExes are the binaries the tool hooks run (planq or planq-hook).
 	ToolHookExes []string
+	// StatusLine says planq's status line is wired in this scope (Claude
+	// Code's statusLine).
+	StatusLine bool
 	// Findings are what else doctor should say about this wiring: a trust
 	// the host still needs before it reads the files, a risk in how it runs
 	// them.
