@@ -1,28 +1,12 @@
 package main
 
 import (
-	"bytes"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/planq-dev/planq/internal/testenv"
 )
-
-// timedRun runs name with args in dir with env and stdin, and returns how
-// long it took and what it printed (stdout and stderr together).
-func timedRun(dir string, env []string, stdin []byte, name string, args ...string) (time.Duration, string, error) {
-	cmd := exec.Command(name, args...)
-	cmd.Dir, cmd.Env, cmd.Stdin = dir, env, bytes.NewReader(stdin)
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	start := time.Now()
-	err := cmd.Run()
-	return time.Since(start), out.String(), err
-}
 
 // BenchmarkStatusLine measures the status line as Claude Code runs it,
 // every few seconds, against one `jj log -r @` process measured in the
@@ -40,16 +24,7 @@ func timedRun(dir string, env []string, stdin []byte, name string, args ...strin
 //
 //	go test -run '^$' -bench StatusLine -benchtime 100x ./cmd/planq
 func BenchmarkStatusLine(b *testing.B) {
-	bin, err := planqBin() // before Isolate: the builds need the real caches
-	if err != nil {
-		b.Fatal(err)
-	}
-	hookBin := filepath.Join(filepath.Dir(bin), "planq-hook")
-	testenv.Isolate(b)
-	repo := testenv.JJRepo(b)
-	testenv.WriteFile(b, repo, "main.go", "package main\n")
-	testenv.Run(b, repo, "jj", "describe", "-m", "Benchmark the status line\n\nDone:\n- a\n\nLeft to do:\n- b\n- c\n")
-	cache := filepath.Join(repo, ".jj", "planq-gate.json")
+	bin, hookBin, repo, cache := benchRepo(b, "Benchmark the status line\n\nDone:\n- a\n\nLeft to do:\n- b\n- c\n")
 	payload := []byte(`{"session_id":"bench","cwd":"` + repo + `","model":{"id":"claude-opus-4-8","display_name":"Opus"},"workspace":{"current_dir":"` + repo + `","project_dir":"` + repo + `","added_dirs":[]},"version":"2.1.197"}`)
 	env := append(os.Environ(), "CLAUDE_PROJECT_DIR="+repo, "COLUMNS=120")
 	truePath, err := exec.LookPath("true")
@@ -94,13 +69,5 @@ func BenchmarkStatusLine(b *testing.B) {
 	}
 	b.StopTimer()
 
-	jj := median(times["jj"])
-	for _, n := range names {
-		p := median(times[n])
-		b.ReportMetric(p, n+"-p50-ms")
-		if n != "jj" {
-			b.ReportMetric(p/jj, n+"/jj")
-		}
-	}
-	b.ReportMetric(0, "ns/op") // the medians above are the result
+	reportMedians(b, names, times)
 }
