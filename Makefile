@@ -45,6 +45,8 @@ test: jj git
 bench: jj git
 	# The hook processes (planq-hook and planq hook) vs one `jj log -r @` process, measured in the same run.
 	$(GO) test -run '^$$' -bench PreToolUseHook -benchtime 100x -timeout 30m ./cmd/planq/
+	# The status line (planq-hook statusline, planq statusline) vs one `jj log -r @` process, in the same run.
+	$(GO) test -run '^$$' -bench StatusLine -benchtime 100x -timeout 30m ./cmd/planq/
 	# Search, context, log add, session-start on generated states of 10k and 100k entries; packed reads.
 	$(GO) test -run '^$$' -bench . -skip Growth -benchtime 20x -benchmem -timeout 60m ./search/ ./staterepo/ ./hooks/ ./gate/
 	# State repo growth: 100k entries written one at a time with automatic maintenance (disk use, write

@@ -2,6 +2,7 @@ package jj
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 )
@@ -36,6 +37,69 @@ func MissingSections(desc string) []string {
 // four sections. The stop hook, session-start and jj_describe share this rule.
 func IsSummary(desc string) bool {
 	return TaskLine(desc) != "" && len(MissingSections(desc)) == 0
+}
+
+// SectionItems returns the items of one of a living summary's sections
+// (section is one of SummarySections) in desc, in order, or ok false when
+// desc has no such section. An item is a line under the heading, up to the
+// next section heading: a list item ("- x", "* x", "1. x") without its
+// marker, or an unindented line of text; an indented line without a marker
+// continues the item before it. A placeholder ("none", "nothing", "n/a")
+// and a checked box ("- [x] y") are no items, so "Left to do:\n- nothing"
+// has none.
+func SectionItems(desc, section string) (items []string, ok bool) {
+	i := slices.Index(SummarySections, section)
+	if i < 0 {
+		return nil, false
+	}
+	res := sectionRes()
+	loc := res[i].FindStringIndex(desc)
+	if loc == nil {
+		return nil, false
+	}
+	for _, l := range strings.Split(desc[loc[1]:], "\n") {
+		if slices.ContainsFunc(res, func(re *regexp.Regexp) bool { return re.MatchString(l) }) {
+			break
+		}
+		item, marked, checked := listItem(l)
+		if item == "" || !marked && (l[0] == ' ' || l[0] == '\t') {
+			continue // blank, or a continuation line
+		}
+		if !checked && !isPlaceholder(item) {
+			items = append(items, item)
+		}
+	}
+	return items, true
+}
+
+// listItem returns line's text without its list marker, whether it had
+// one, and whether it is a checked task box ("- [x] done").
+func listItem(line string) (text string, marked, checked bool) {
+	s := strings.TrimSpace(line)
+	for _, m := range []string{"- ", "* ", "+ "} {
+		if strings.HasPrefix(s, m) || s == strings.TrimSpace(m) {
+			s, marked = strings.TrimSpace(strings.TrimPrefix(s, strings.TrimSpace(m))), true
+			break
+		}
+	}
+	if n := strings.IndexFunc(s, func(r rune) bool { return r < '0' || r > '9' }); !marked && n > 0 && n < len(s)-1 && (s[n] == '.' || s[n] == ')') && s[n+1] == ' ' {
+		s, marked = strings.TrimSpace(s[n+2:]), true
+	}
+	if marked && len(s) >= 3 && s[0] == '[' && s[2] == ']' {
+		checked = s[1] == 'x' || s[1] == 'X'
+		s = strings.TrimSpace(s[3:])
+	}
+	return s, marked, checked
+}
+
+// isPlaceholder reports whether a section item only says the section is
+// empty.
+func isPlaceholder(item string) bool {
+	switch strings.ToLower(strings.Trim(item, " .!")) {
+	case "none", "nothing", "n/a", "na", "-", "—", "(none)", "(nothing)", "none yet", "nothing yet", "nothing left", "nothing else":
+		return true
+	}
+	return false
 }
 
 // TaskLine returns the first non-empty line of desc, the original task.

@@ -34,3 +34,31 @@ func TestSummaryRule(t *testing.T) {
 		t.Fatalf("the template is not a summary:\n%s", tpl)
 	}
 }
+
+func TestSectionItems(t *testing.T) {
+	tests := []struct {
+		name, desc, section string
+		want                []string
+		ok                  bool
+	}{
+		{"two items", "Task\n\nDone:\n- a\n\nLeft to do:\n- b\n- c\n\nOpen questions:\n- d", "Left to do:", []string{"b", "c"}, true},
+		{"last section runs to the end", "Task\nLeft to do:\n- b\n", "Left to do:", []string{"b"}, true},
+		{"markdown heading and markers", "Task\n## Left to do\n* b\n+ c\n1. d\n2) e\n## Open questions\n- f", "Left to do:", []string{"b", "c", "d", "e"}, true},
+		{"placeholders are no items", "Task\nLeft to do:\n- nothing\n- None.\n- n/a\n\nOpen questions:\n- none", "Left to do:", nil, true},
+		{"checked boxes are done", "Task\nLeft to do:\n- [x] b\n- [ ] c\n- [X] d", "Left to do:", []string{"c"}, true},
+		{"continuation lines join the item before", "Task\nLeft to do:\n- b, which\n  spans two lines\nc as plain text", "Left to do:", []string{"b, which", "c as plain text"}, true},
+		{"empty section", "Task\nLeft to do:\n\nOpen questions:\n- x", "Left to do:", nil, true},
+		{"no such section", "Task\nDone:\n- a", "Left to do:", nil, false},
+		{"a sentence is no heading", "Task\nLeft to do: b and c", "Left to do:", nil, false},
+		{"unknown section name", "Task\nLeft to do:\n- b", "Later:", nil, false},
+		{"a bare marker is no item", "Task\nLeft to do:\n-\n- b", "Left to do:", []string{"b"}, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, ok := SectionItems(tt.desc, tt.section)
+			if ok != tt.ok || !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("SectionItems = %q, %v; want %q, %v", got, ok, tt.want, tt.ok)
+			}
+		})
+	}
+}

@@ -1,12 +1,14 @@
 // Command planq-hook serves agent hosts' tool hooks, pre-tool-use (the
-// gate) and post-tool-use, exactly as `planq hook pre-tool-use` and `planq
-// hook post-tool-use` do (the same code) in a binary that links only the
-// gate, the host adapters and the light half of the session core, so that
-// starting it costs a fraction of starting planq. `planq mcp install` wires
-// the tool hooks to it when it is installed beside planq.
+// gate) and post-tool-use, and Claude Code's status line, exactly as `planq
+// hook pre-tool-use`, `planq hook post-tool-use` and `planq statusline` do
+// (the same code) in a binary that links only the gate, the host adapters
+// and the light half of the session core, so that starting it costs a
+// fraction of starting planq. `planq mcp install` wires them to it when it
+// is installed beside planq.
 //
 //	planq-hook pre-tool-use  [--host HOST]  < hook input
 //	planq-hook post-tool-use [--host HOST]  < hook input
+//	planq-hook statusline                   < Claude Code's status input
 //	planq-hook version
 package main
 
@@ -19,8 +21,10 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/planq-dev/planq/hooks/claude"
 	"github.com/planq-dev/planq/hooks/hosts"
 	"github.com/planq-dev/planq/hooks/session"
+	"github.com/planq-dev/planq/hooks/statusline"
 )
 
 // version is set at build time with -ldflags "-X main.version=…", as
@@ -49,6 +53,11 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	case "-h", "--help", "help":
 		fmt.Fprint(stdout, helpText)
 		return 0
+	case "statusline":
+		if len(args) > 1 {
+			return usage(stderr)
+		}
+		return statusline.Serve(ctx, claude.DecodeStatusLine, stdin, stdout, statusline.Env{Getenv: getenv, Getwd: os.Getwd})
 	case session.EventPreToolUse, session.EventPostToolUse:
 	default:
 		return usage(stderr)
@@ -87,11 +96,12 @@ func hostFlag(args []string, getenv func(string) string) (string, bool) {
 	return host, true
 }
 
-const helpText = `planq-hook serves agent hosts' pre-tool-use and post-tool-use hooks for planq.
+const helpText = `planq-hook serves agent hosts' pre-tool-use and post-tool-use hooks, and Claude Code's status line, for planq.
 
 Usage:
   planq-hook pre-tool-use  [--host HOST]   the gate: read the hook input on stdin, deny file-modifying calls until the change is declared
   planq-hook post-tool-use [--host HOST]   record the files a call modified and the session's changes
+  planq-hook statusline                    Claude Code's status line: the change, the gate, the summary, what is left
   planq-hook version                       print the version (it must match planq's)
 
 HOST is the agent host whose protocol to speak (default $PLANQ_HOST, else claude).
@@ -101,6 +111,6 @@ HOST is the agent host whose protocol to speak (default $PLANQ_HOST, else claude
 // usage answers a call planq-hook does not understand: exit status 2, which
 // hosts take as blocking the tool call (fail closed when miswired).
 func usage(stderr io.Writer) int {
-	fmt.Fprint(stderr, "planq-hook: want pre-tool-use or post-tool-use [--host HOST], or version (see planq-hook --help)\n")
+	fmt.Fprint(stderr, "planq-hook: want pre-tool-use or post-tool-use [--host HOST], statusline, or version (see planq-hook --help)\n")
 	return 2
 }

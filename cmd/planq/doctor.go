@@ -342,13 +342,7 @@ func hookBinaryCheck(ctx context.Context, a *app, statuses []conffile.Status) ch
 
 // executable reports whether path is an executable file (on Windows, where
 // files carry no execute bits, any regular file).
-func executable(path string) bool {
-	st, err := os.Stat(path)
-	if err != nil || !st.Mode().IsRegular() {
-		return false
-	}
-	return runtime.GOOS == "windows" || st.Mode().Perm()&0o111 != 0
-}
+func executable(path string) bool { return conffile.Executable(path) }
 
 // repoKind classifies dir by walking up to the nearest .jj or .git.
 func repoKind(dir string) (kind, root string) {

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/planq-dev/planq/gate"
 	"github.com/planq-dev/planq/internal/testenv"
 )
 
@@ -34,16 +35,7 @@ import (
 //
 //	go test -run '^$' -bench PreToolUseHook -benchtime 100x ./cmd/planq
 func BenchmarkPreToolUseHook(b *testing.B) {
-	bin, err := planqBin() // before Isolate: the builds need the real caches
-	if err != nil {
-		b.Fatal(err)
-	}
-	hookBin := filepath.Join(filepath.Dir(bin), "planq-hook")
-	testenv.Isolate(b)
-	repo := testenv.JJRepo(b)
-	testenv.WriteFile(b, repo, "main.go", "package main\n")
-	testenv.Run(b, repo, "jj", "describe", "-m", "Benchmark change")
-	cache := filepath.Join(repo, ".jj", "planq-gate.json")
+	bin, hookBin, repo, cache := benchRepo(b, "Benchmark change")
 
 	payload := func(event, tool, input string) []byte {
 		return []byte(`{"session_id":"bench","transcript_path":"/tmp/bench.jsonl","cwd":"` + repo +
@@ -58,15 +50,9 @@ func BenchmarkPreToolUseHook(b *testing.B) {
 	noMetrics := append(slices.Clone(env), "PLANQ_METRICS=off")
 
 	exeEnv := func(env []string, stdin []byte, name string, args ...string) time.Duration {
-		cmd := exec.Command(name, args...)
-		cmd.Dir, cmd.Env, cmd.Stdin = repo, env, bytes.NewReader(stdin)
-		var out bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &out, &out
-		start := time.Now()
-		err := cmd.Run()
-		d := time.Since(start)
-		if err != nil || out.Len() > 0 && name != "jj" {
-			b.Fatalf("%s %v: %v\n%s", name, args, err, out.String())
+		d, out, err := timedRun(repo, env, stdin, name, args...)
+		if err != nil || out != "" && name != "jj" {
+			b.Fatalf("%s %v: %v\n%s", name, args, err, out)
 		}
 		return d
 	}
@@ -110,6 +96,39 @@ func BenchmarkPreToolUseHook(b *testing.B) {
 	}
 	b.StopTimer()
 
+	reportMedians(b, names, times)
+}
+
+// timedRun runs name with args in dir with env and stdin, and returns how
+// long it took and what it printed (stdout and stderr together).
+func timedRun(dir string, env []string, stdin []byte, name string, args ...string) (time.Duration, string, error) {
+	cmd := exec.Command(name, args...)
+	cmd.Dir, cmd.Env, cmd.Stdin = dir, env, bytes.NewReader(stdin)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	start := time.Now()
+	err := cmd.Run()
+	return time.Since(start), out.String(), err
+}
+
+// benchRepo builds planq and planq-hook, isolates the benchmark and makes
+// a jj repo whose change is described desc; it returns the binaries, the
+// repo and the gate cache's path.
+func benchRepo(b *testing.B, desc string) (bin, hookBin, repo, cache string) {
+	bin, err := planqBin() // before Isolate: the builds need the real caches
+	if err != nil {
+		b.Fatal(err)
+	}
+	testenv.Isolate(b)
+	repo = testenv.JJRepo(b)
+	testenv.WriteFile(b, repo, "main.go", "package main\n")
+	testenv.Run(b, repo, "jj", "describe", "-m", desc)
+	return bin, filepath.Join(filepath.Dir(bin), "planq-hook"), repo, filepath.Join(repo, ".jj", gate.CacheFile)
+}
+
+// reportMedians reports each scenario's median (NAME-p50-ms) and its ratio
+// to the "jj" scenario's (NAME/jj), which are the benchmark's result.
+func reportMedians(b *testing.B, names []string, times map[string][]time.Duration) {
 	jj := median(times["jj"])
 	for _, n := range names {
 		p := median(times[n])

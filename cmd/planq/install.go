@@ -22,6 +22,8 @@ type mcpInstallOptions struct {
 	Scope  string
 	DryRun bool
 	Claude string
+	// StatusLine also wires planq's status line (Claude Code).
+	StatusLine bool
 }
 
 func newMCPInstallCmd(a *app) *cobra.Command {
@@ -72,8 +74,14 @@ Codex CLI, Gemini CLI and Copilot CLI use a project's wiring only once you
 trust the project (Codex: its hooks too); install says so, and planq doctor
 prints how.
 
+--statusline also sets Claude Code's statusLine to 'planq statusline' (the
+change, the gate, the summary and what is left, under the prompt), in the
+scope's settings file. A status line of your own is never replaced: install
+says so, with a command that shows both.
+
 --dry-run prints the diff of every file it would touch and changes nothing.`,
 		Example: `  planq mcp install
+  planq mcp install --statusline
   planq mcp install --host opencode
   planq mcp install --host claude,opencode --scope project --dry-run
   planq mcp install --host codex --scope user`,
@@ -94,6 +102,9 @@ as it was. --dry-run prints the diff instead.`
 	cmd.Flags().StringVar(&opts.Hosts, "host", "", "agent hosts to wire, comma-separated: "+strings.Join(hosts.Names(), ", ")+" (default: those found on this machine)")
 	cmd.Flags().StringVar(&opts.Scope, "scope", conffile.ScopeLocal, "where to install: local, project or user")
 	cmd.Flags().BoolVar(&opts.DryRun, "dry-run", false, "print the diff of every file it would touch, change nothing")
+	if !uninstall {
+		cmd.Flags().BoolVar(&opts.StatusLine, "statusline", false, "also show planq's status line in Claude Code (statusLine: planq statusline); your own is kept")
+	}
 	cmd.Flags().StringVar(&opts.Claude, "claude", "", `Claude Code CLI to register the server with (default: claude on PATH; "none": edit the files directly); implies --host claude when --host is not given`)
 	return cmd
 }
@@ -137,7 +148,10 @@ func runMCPInstall(ctx context.Context, a *app, opts *mcpInstallOptions, uninsta
 	if why != "" {
 		fmt.Fprintf(a.Stderr, "planq: %s\n", why)
 	}
-	o := conffile.Options{Scope: opts.Scope, DryRun: opts.DryRun, Uninstall: uninstall, Home: home, Getenv: a.Getenv}
+	o := conffile.Options{Scope: opts.Scope, DryRun: opts.DryRun, Uninstall: uninstall, Home: home, Getenv: a.Getenv, StatusLine: opts.StatusLine}
+	if opts.StatusLine && !slices.ContainsFunc(ads, func(ad hosts.Adapter) bool { return ad.Host().Name == "claude" }) {
+		fmt.Fprintf(a.Stderr, "planq: note: --statusline is for Claude Code, which is not among the hosts wired here\n")
+	}
 	if o.Scope != conffile.ScopeUser || opts.Repo != "" {
 		dir, err := a.repoDir(opts.Repo)
 		if err != nil {
@@ -206,6 +220,9 @@ func (a *app) installOne(ctx context.Context, ad hosts.Adapter, o conffile.Optio
 	res, err := ad.Install(ctx, o)
 	if err != nil {
 		return err
+	}
+	for _, w := range res.Warnings {
+		fmt.Fprintf(a.Stderr, "planq: %s: %s\n", h.Display, w)
 	}
 	what := "installed"
 	if o.Uninstall {

@@ -130,6 +130,7 @@ Start here:
 		newResumeCmd(a),
 		newAgentsCmd(a),
 		newStatsCmd(a),
+		newStatuslineCmd(a),
 	)
 	return root
 }

@@ -75,9 +75,12 @@ func Install(ctx context.Context, o InstallOptions) (InstallResult, error) {
 			return res, err
 		}
 	}
-	settingsEdit, err := o.settingsEdit(settingsFile)
+	settingsEdit, statusLine, err := o.settingsEdit(settingsFile)
 	if err != nil {
 		return res, err
+	}
+	if statusLine.warning != "" {
+		res.Warnings = append(res.Warnings, statusLine.warning)
 	}
 	var ignoreEdit conffile.FileEdit // local scope: keep the hooks file out of jj's snapshots
 	if o.Scope == ScopeLocal && !o.Uninstall {
@@ -127,6 +130,9 @@ func Install(ctx context.Context, o InstallOptions) (InstallResult, error) {
 			return res, err
 		}
 		res.Notes = append(res.Notes, fmt.Sprintf("hooks %s %s", conffile.Options(o).Verb("removed from", "wired in"), settingsFile))
+		if statusLine.note != "" {
+			res.Notes = append(res.Notes, statusLine.note)
+		}
 	}
 	return res, nil
 }
@@ -220,18 +226,19 @@ func (o *InstallOptions) hadKey(before []byte, path ...string) bool {
 	return true
 }
 
-func (o *InstallOptions) settingsEdit(path string) (conffile.FileEdit, error) {
+func (o *InstallOptions) settingsEdit(path string) (conffile.FileEdit, statusLineResult, error) {
+	var sl statusLineResult
 	e, doc, err := loadJSON(path)
 	if err != nil {
-		return e, err
+		return e, sl, err
 	}
 	if o.Uninstall && e.Before == nil {
-		return e, nil
+		return e, sl, nil
 	}
 	hadHooks := o.hadKey(e.Before, "hooks")
 	hooksObj, ok := doc.Child("hooks")
 	if !ok {
-		return e, fmt.Errorf("%s: \"hooks\" is not an object; fix the file by hand", path)
+		return e, sl, fmt.Errorf("%s: \"hooks\" is not an object; fix the file by hand", path)
 	}
 	for _, h := range Hooks {
 		spec := conffile.HookSpec{Event: h.Event, Matcher: h.Matcher, Entry: o.hookEntry(h), IsPlanq: func(e *conffile.Object) bool {
@@ -239,17 +246,18 @@ func (o *InstallOptions) settingsEdit(path string) (conffile.FileEdit, error) {
 			return conffile.IsPlanqHook(cmd, h.Subcommand, "", o.Exe)
 		}}
 		if err := conffile.MergeHook(hooksObj, spec, o.Uninstall, path); err != nil {
-			return e, err
+			return e, sl, err
 		}
 	}
 	if hooksObj.Len() == 0 && (o.Uninstall || !hadHooks) {
 		doc.Del("hooks")
 	}
+	sl = o.statusLineEdit(doc, path)
 	e.After = conffile.Render(doc, e.Before)
 	if o.Uninstall && doc.Len() == 0 && o.Scope != ScopeUser && !bytes.Equal(e.After, e.Before) {
 		e.After = nil // the settings file held only planq's hooks: remove it
 	}
-	return e, nil
+	return e, sl, nil
 }
 
 func (o *InstallOptions) hookEntry(h Hook) *conffile.Object {
@@ -361,6 +369,7 @@ func Installed(projectDir, home string) []Status {
 			}
 		}
 		if _, doc, err := loadJSON(st.HooksFile); err == nil {
+			_, _, st.StatusLine = statusLineIn(doc, "")
 			hooksObj, _ := doc.Child("hooks")
 			for _, h := range Hooks {
 				if exe, ok := planqHookExe(hooksObj, h); ok {
@@ -374,6 +383,9 @@ func Installed(projectDir, home string) []Status {
 			}
 		}
 		out = append(out, st)
+	}
+	if len(out) > 0 {
+		out[0].Findings = append(out[0].Findings, statusLineFinding(projectDir, home))
 	}
 	return out
 }

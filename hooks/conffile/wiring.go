@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 )
 
@@ -39,6 +40,10 @@ type Options struct {
 	Uninstall    bool   // remove planq's wiring instead
 	DryRun       bool   // compute the edits, write nothing
 	JJBin        string // jj executable; default "jj"
+
+	// StatusLine also wires planq's status line where the host has one
+	// (Claude Code's statusLine); a status line of the user's own is kept.
+	StatusLine bool
 }
 
 // Env returns the environment variable key as Getenv reads it, or "".
@@ -92,6 +97,9 @@ type Result struct {
 	ServerFile, HooksFile string
 	// Notes says how the server was registered and anything worth knowing.
 	Notes []string
+	// Warnings are what the user must hear whether or not anything changed,
+	// in a dry run too: what planq left alone for them to do by hand.
+	Warnings []string
 }
 
 // Changed reports whether anything was (or would be) changed.
@@ -110,6 +118,9 @@ type Status struct {
 	Missing    []string // events without one
 	// ToolHookExes are the binaries the tool hooks run (planq or planq-hook).
 	ToolHookExes []string
+	// StatusLine says planq's status line is wired in this scope (Claude
+	// Code's statusLine).
+	StatusLine bool
 	// Findings are what else doctor should say about this wiring: a trust
 	// the host still needs before it reads the files, a risk in how it runs
 	// them.
@@ -144,6 +155,16 @@ func HookBinaryBeside(exe string) string {
 		return p
 	}
 	return ""
+}
+
+// Executable reports whether path is a file this platform can run (on
+// Windows, any regular file).
+func Executable(path string) bool {
+	st, err := os.Stat(path)
+	if err != nil || !st.Mode().IsRegular() {
+		return false
+	}
+	return runtime.GOOS == "windows" || st.Mode().Perm()&0o111 != 0
 }
 
 // LocalExclude is the edit that keeps a host's local-scope files out of jj

@@ -117,21 +117,23 @@ func Detected(home string, lookPath func(string) (string, error)) []Adapter {
 
 // WireWorkspace gives the jj workspace ws, nested in the project o.ProjectDir,
 // planq's wiring for every host wired in that project (local or project
-// scope): local scope in ws, the server left to the project's registration
-// where it reaches ws. Without it, a host would run a parallel agent there
-// with no gate: hooks are read from the workspace's own files. o's Exe and
-// HookExe say which planq runs the hooks.
+// scope), its status line included: local scope in ws, the server left to
+// the project's registration where it reaches ws. Without it, a host would
+// run a parallel agent there with no gate: hooks are read from the
+// workspace's own files. o's Exe and HookExe say which planq runs the hooks.
 func WireWorkspace(ctx context.Context, o conffile.Options, ws string) error {
 	for _, ad := range All() {
-		wired := false
+		wired, statusLine := false, false
 		for _, st := range ad.Installed(o) {
 			wired = wired || st.Scope != conffile.ScopeUser && st.Wired()
+			statusLine = statusLine || st.Scope != conffile.ScopeUser && st.StatusLine
 		}
 		if !wired {
 			continue
 		}
 		wo := o
 		wo.Scope, wo.ProjectDir, wo.SharedServer, wo.HostCLI = conffile.ScopeLocal, ws, true, ""
+		wo.StatusLine = statusLine // the agent there sees planq's status line too
 		if _, err := ad.Install(ctx, wo); err != nil {
 			return fmt.Errorf("%s: %w", ad.Host().Display, err)
 		}
