@@ -234,10 +234,7 @@ func (o *InstallOptions) settingsEdit(path string) (conffile.FileEdit, error) {
 		return e, fmt.Errorf("%s: \"hooks\" is not an object; fix the file by hand", path)
 	}
 	for _, h := range Hooks {
-		spec := conffile.HookSpec{Event: h.Event, Matcher: h.Matcher, Entry: o.hookEntry(h), IsPlanq: func(e *conffile.Object) bool {
-			cmd, _ := entryCommand(e)
-			return conffile.IsPlanqHook(cmd, h.Subcommand, "", o.Exe)
-		}}
+		spec := h.Spec(h.Entry(conffile.Options(*o), ""), "", o.Exe)
 		if err := conffile.MergeHook(hooksObj, spec, o.Uninstall, path); err != nil {
 			return e, err
 		}
@@ -250,23 +247,6 @@ func (o *InstallOptions) settingsEdit(path string) (conffile.FileEdit, error) {
 		e.After = nil // the settings file held only planq's hooks: remove it
 	}
 	return e, nil
-}
-
-func (o *InstallOptions) hookEntry(h Hook) *conffile.Object {
-	e := conffile.NewObject()
-	e.Set("type", "command")
-	e.Set("command", conffile.HookLine(conffile.Options(*o), h.Subcommand, "", h.Tool))
-	e.Set("timeout", conffile.Int(h.Timeout))
-	return e
-}
-
-func entryCommand(entry *conffile.Object) (string, bool) {
-	if entry == nil {
-		return "", false
-	}
-	v, _ := entry.Get("command")
-	s, ok := v.(string)
-	return s, ok
 }
 
 // HookCommand is the shell command line of planq's hook subcommand.
@@ -355,7 +335,7 @@ func Installed(projectDir, home string) []Status {
 				if v, ok := servers.Get(ServerName); ok {
 					st.Server = true
 					if e, ok := v.(*conffile.Object); ok {
-						st.ServerExe, _ = entryCommand(e)
+						st.ServerExe = conffile.EntryCommand(e)
 					}
 				}
 			}
@@ -399,7 +379,7 @@ func planqHookExe(hooksObj *conffile.Object, h Hook) (string, bool) {
 		list, _ := hv.([]any)
 		for _, item := range list {
 			e, _ := item.(*conffile.Object)
-			cmd, _ := entryCommand(e)
+			cmd := conffile.EntryCommand(e)
 			if conffile.IsPlanqHook(cmd, h.Subcommand, "", "") {
 				if f := conffile.Fields(cmd); len(f) > 0 {
 					return f[0], true

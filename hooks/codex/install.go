@@ -223,28 +223,8 @@ func inlineServers(data []byte) bool {
 	return false
 }
 
-// hookEntry is planq's handler for h.
-func hookEntry(o conffile.Options, h Hook) *conffile.Object {
-	e := conffile.NewObject()
-	e.Set("type", "command")
-	e.Set("command", conffile.HookLine(o, h.Subcommand, Host.Name, h.Tool))
-	e.Set("timeout", conffile.Int(h.Timeout))
-	return e
-}
-
-// hookGroup is planq's matcher group for h.
-func hookGroup(o conffile.Options, h Hook) *conffile.Object {
-	g := conffile.NewObject()
-	if h.Matcher != "" {
-		g.Set("matcher", h.Matcher)
-	}
-	g.Set("hooks", []any{hookEntry(o, h)})
-	return g
-}
-
-// hooksEdit merges planq's hooks into hooks.json (or removes them): every
-// planq handler is taken out of its group (a group left empty goes), then
-// planq's group is appended, unless the file already has exactly it.
+// hooksEdit merges planq's hooks into hooks.json (or removes them): each in
+// a group of its own (conffile.HookSpec's Own), every other hook kept.
 func hooksEdit(o conffile.Options, path string) (conffile.FileEdit, error) {
 	e, doc, err := conffile.LoadJSON(path, 0o644)
 	if err != nil {
@@ -259,55 +239,10 @@ func hooksEdit(o conffile.Options, path string) (conffile.FileEdit, error) {
 		return e, err
 	}
 	for _, h := range Hooks {
-		var groups []any
-		if v, ok := events.Get(h.Event); ok && v != nil {
-			if groups, ok = v.([]any); !ok {
-				return e, fmt.Errorf("%s: hooks.%s is not a list; fix the file by hand", path, h.Event)
-			}
-		}
-		want := hookGroup(o, h)
-		if !o.Uninstall && planqOnlyIn(groups, h.Subcommand, want) {
-			continue
-		}
-		var kept []any
-		for _, g := range groups {
-			gobj, ok := g.(*conffile.Object)
-			if !ok {
-				kept = append(kept, g)
-				continue
-			}
-			hv, _ := gobj.Get("hooks")
-			handlers, ok := hv.([]any)
-			if !ok {
-				kept = append(kept, g)
-				continue
-			}
-			var others []any
-			for _, hd := range handlers {
-				if hobj, ok := hd.(*conffile.Object); ok {
-					if c, ok := hobj.Get("command"); ok {
-						if s, ok := c.(string); ok && conffile.IsPlanqHook(s, h.Subcommand, Host.Name, "") {
-							continue
-						}
-					}
-				}
-				others = append(others, hd)
-			}
-			if len(others) == 0 {
-				continue
-			}
-			if len(others) != len(handlers) {
-				gobj.Set("hooks", others)
-			}
-			kept = append(kept, gobj)
-		}
-		if !o.Uninstall {
-			kept = append(kept, want)
-		}
-		if len(kept) == 0 {
-			events.Del(h.Event)
-		} else {
-			events.Set(h.Event, kept)
+		spec := h.Spec(h.Entry(o, Host.Name), Host.Name, "")
+		spec.Own = true
+		if err := conffile.MergeHook(events, spec, o.Uninstall, path); err != nil {
+			return e, err
 		}
 	}
 	if o.Uninstall {
@@ -321,34 +256,6 @@ func hooksEdit(o conffile.Options, path string) (conffile.FileEdit, error) {
 	}
 	e.After = conffile.Render(doc, e.Before)
 	return e, nil
-}
-
-// planqOnlyIn reports whether groups hold planq's handler for sub exactly
-// once, as the group want.
-func planqOnlyIn(groups []any, sub string, want *conffile.Object) bool {
-	found := 0
-	exact := false
-	for _, g := range groups {
-		gobj, ok := g.(*conffile.Object)
-		if !ok {
-			continue
-		}
-		hv, _ := gobj.Get("hooks")
-		handlers, _ := hv.([]any)
-		for _, hd := range handlers {
-			hobj, ok := hd.(*conffile.Object)
-			if !ok {
-				continue
-			}
-			if c, _ := hobj.Get("command"); c != nil {
-				if s, ok := c.(string); ok && conffile.IsPlanqHook(s, sub, Host.Name, "") {
-					found++
-					exact = conffile.Same(gobj, want)
-				}
-			}
-		}
-	}
-	return found == 1 && exact
 }
 
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }

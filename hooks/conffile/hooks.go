@@ -15,16 +15,24 @@ type HookSpec struct {
 	// IsPlanq reports whether an entry already there is planq's hook for
 	// the event (another binary path or timeout included).
 	IsPlanq func(entry *Object) bool
+	// Own keeps planq's entry alone in a group of its own, as planq wires
+	// Codex CLI's hooks.json: unless the event holds exactly that group
+	// once, every planq entry is taken out and the group appended last.
+	Own bool
 }
 
 // MergeHook makes hooksObj[spec.Event] hold exactly one planq entry (none
 // with remove), leaving every other hook where it is; an outdated planq
-// entry is updated in place, in a group whose matcher suits it.
+// entry is updated in place, in a group whose matcher suits it (with
+// spec.Own, in a group of its own, appended last).
 func MergeHook(hooksObj *Object, spec HookSpec, remove bool, path string) error {
 	v, exists := hooksObj.Get(spec.Event)
 	groups, ok := v.([]any)
 	if exists && v != nil && !ok {
 		return fmt.Errorf("%s: hooks.%s is not a list; fix the file by hand", path, spec.Event)
+	}
+	if spec.Own && !remove && ownGroupIn(groups, spec) {
+		return nil
 	}
 	found := false
 	var out []any
@@ -47,7 +55,7 @@ func MergeHook(hooksObj *Object, spec HookSpec, remove bool, path string) error 
 				kept = append(kept, item)
 				continue
 			}
-			if !remove && !found && matcherSuits(group, spec.Matcher) {
+			if !remove && !found && !spec.Own && matcherSuits(group, spec.Matcher) {
 				found = true
 				kept = append(kept, spec.Entry) // in place, updated if outdated
 			}
@@ -59,12 +67,7 @@ func MergeHook(hooksObj *Object, spec HookSpec, remove bool, path string) error 
 		out = append(out, group)
 	}
 	if !remove && !found {
-		g := NewObject()
-		if spec.Matcher != "" {
-			g.Set("matcher", spec.Matcher)
-		}
-		g.Set("hooks", []any{spec.Entry})
-		out = append(out, g)
+		out = append(out, ownGroup(spec))
 	}
 	if len(out) == 0 {
 		hooksObj.Del(spec.Event)
@@ -72,6 +75,37 @@ func MergeHook(hooksObj *Object, spec HookSpec, remove bool, path string) error 
 	}
 	hooksObj.Set(spec.Event, out)
 	return nil
+}
+
+// ownGroup is a group holding planq's entry alone, under its matcher.
+func ownGroup(spec HookSpec) *Object {
+	g := NewObject()
+	if spec.Matcher != "" {
+		g.Set("matcher", spec.Matcher)
+	}
+	g.Set("hooks", []any{spec.Entry})
+	return g
+}
+
+// ownGroupIn reports whether groups hold planq's entry exactly once, as
+// the whole of a group that is exactly ownGroup(spec).
+func ownGroupIn(groups []any, spec HookSpec) bool {
+	found, exact := 0, false
+	for _, g := range groups {
+		group, ok := g.(*Object)
+		if !ok {
+			continue
+		}
+		hv, _ := group.Get("hooks")
+		list, _ := hv.([]any)
+		for _, item := range list {
+			if entry, ok := item.(*Object); ok && spec.IsPlanq(entry) {
+				found++
+				exact = Same(group, ownGroup(spec))
+			}
+		}
+	}
+	return found == 1 && exact
 }
 
 // matcherSuits reports whether a group's matcher lets planq's hook see what
@@ -143,4 +177,34 @@ type Hook struct {
 	Event, Subcommand, Matcher string
 	Timeout                    int
 	Tool                       bool
+}
+
+// Entry is planq's entry for h in Claude Code's shape, which Codex CLI's
+// hooks.json shares: {"type": "command", "command": HookLine's for host,
+// "timeout": h.Timeout}.
+func (h Hook) Entry(o Options, host string) *Object {
+	e := NewObject()
+	e.Set("type", "command")
+	e.Set("command", HookLine(o, h.Subcommand, host, h.Tool))
+	e.Set("timeout", Int(h.Timeout))
+	return e
+}
+
+// Spec is h's HookSpec with entry as planq's: an entry already there is
+// planq's when its command runs h's subcommand (IsPlanqHook, for host and
+// exe).
+func (h Hook) Spec(entry *Object, host, exe string) HookSpec {
+	return HookSpec{Event: h.Event, Matcher: h.Matcher, Entry: entry, IsPlanq: func(e *Object) bool {
+		return IsPlanqHook(EntryCommand(e), h.Subcommand, host, exe)
+	}}
+}
+
+// EntryCommand is a hook entry's "command", or "" (for a nil entry too).
+func EntryCommand(entry *Object) string {
+	if entry == nil {
+		return ""
+	}
+	v, _ := entry.Get("command")
+	s, _ := v.(string)
+	return s
 }

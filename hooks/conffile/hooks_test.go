@@ -64,3 +64,34 @@ func TestMergeHook(t *testing.T) {
 		t.Error("FindHook found planq's hook after its removal")
 	}
 }
+
+// With Own, planq's entry stands alone in its own group: one already so
+// is left where it is, any other is taken out and its group appended last.
+func TestMergeHookOwn(t *testing.T) {
+	h := Hook{Event: "Stop", Subcommand: "stop", Timeout: 30}
+	o := Options{Exe: "/bin/planq"}
+	spec := h.Spec(h.Entry(o, "codex"), "codex", "")
+	spec.Own = true
+	tests := []struct{ name, in, want string }{
+		{"kept", `{"Stop":[{"hooks":[{"type":"command","command":"/bin/planq hook stop --host codex","timeout":30}]},{"hooks":[{"command":"mine"}]}]}`,
+			`{"Stop":[{"hooks":[{"type":"command","command":"/bin/planq hook stop --host codex","timeout":30}]},{"hooks":[{"command":"mine"}]}]}`},
+		{"outdated", `{"Stop":[{"hooks":[{"type":"command","command":"/old/planq hook stop --host codex","timeout":30}]},{"hooks":[{"command":"mine"}]}]}`,
+			`{"Stop":[{"hooks":[{"command":"mine"}]},{"hooks":[{"type":"command","command":"/bin/planq hook stop --host codex","timeout":30}]}]}`},
+		{"shared", `{"Stop":[{"hooks":[{"command":"mine"},{"type":"command","command":"/bin/planq hook stop --host codex","timeout":30}]}]}`,
+			`{"Stop":[{"hooks":[{"command":"mine"}]},{"hooks":[{"type":"command","command":"/bin/planq hook stop --host codex","timeout":30}]}]}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			doc, err := Parse([]byte(tt.in))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := MergeHook(doc, spec, false, "f"); err != nil {
+				t.Fatal(err)
+			}
+			if got := string(EncodeCompact(doc)); got != tt.want {
+				t.Errorf("MergeHook = %s\nwant %s", got, tt.want)
+			}
+		})
+	}
+}

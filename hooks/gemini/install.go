@@ -210,11 +210,7 @@ func settingsEdit(o conffile.Options, path string) (conffile.FileEdit, error) {
 		return e, fmt.Errorf("%s: \"hooks\" is not an object; fix the file by hand", path)
 	}
 	for _, h := range Hooks {
-		spec := conffile.HookSpec{Event: h.Event, Matcher: h.Matcher, Entry: hookEntry(o, h),
-			IsPlanq: func(e *conffile.Object) bool {
-				return conffile.IsPlanqHook(entryCommand(e), h.Subcommand, Host.Name, "")
-			}}
-		if err := conffile.MergeHook(hooksObj, spec, o.Uninstall, path); err != nil {
+		if err := conffile.MergeHook(hooksObj, h.Spec(hookEntry(o, h), Host.Name, ""), o.Uninstall, path); err != nil {
 			return e, err
 		}
 	}
@@ -236,13 +232,4 @@ func hookEntry(o conffile.Options, h Hook) *conffile.Object {
 	e.Set("command", conffile.HookLine(o, h.Subcommand, Host.Name, h.Tool))
 	e.Set("timeout", conffile.Int(h.Timeout))
 	return e
-}
-
-func entryCommand(entry *conffile.Object) string {
-	if entry == nil {
-		return ""
-	}
-	v, _ := entry.Get("command")
-	s, _ := v.(string)
-	return s
 }

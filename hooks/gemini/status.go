@@ -92,14 +92,11 @@ func status(o conffile.Options) conffile.Status {
 // planqHook returns the command of planq's hook for h in the hooks object,
 // in a group whose matcher lets it see what it must.
 func planqHook(hooksObj *conffile.Object, h Hook) (string, bool) {
-	entry, ok := conffile.FindHook(hooksObj, conffile.HookSpec{Event: h.Event, Matcher: h.Matcher,
-		IsPlanq: func(e *conffile.Object) bool {
-			return conffile.IsPlanqHook(entryCommand(e), h.Subcommand, Host.Name, "")
-		}})
+	entry, ok := conffile.FindHook(hooksObj, h.Spec(nil, Host.Name, ""))
 	if !ok {
 		return "", false
 	}
-	return entryCommand(entry), true
+	return conffile.EntryCommand(entry), true
 }
 
 // excluded reports whether the repo at dir keeps .gemini/settings.json out
