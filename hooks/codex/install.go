@@ -226,13 +226,9 @@ func inlineServers(data []byte) bool {
 // hooksEdit merges planq's hooks into hooks.json (or removes them): each in
 // a group of its own (conffile.HookSpec's Own), every other hook kept.
 func hooksEdit(o conffile.Options, path string) (conffile.FileEdit, error) {
-	e, doc, err := conffile.LoadJSON(path, 0o644)
-	if err != nil {
+	e, doc, err := o.EditJSON(path)
+	if err != nil || doc == nil {
 		return e, err
-	}
-	e.PruneDir = o.Scope != conffile.ScopeUser
-	if o.Uninstall && e.Before == nil {
-		return e, nil
 	}
 	events, err := doc.Path(path, !o.Uninstall, "hooks")
 	if err != nil || events == nil {

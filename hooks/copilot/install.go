@@ -154,12 +154,9 @@ func serverEntry(o conffile.Options) *conffile.Object {
 // serverEdit sets (or removes) mcpServers.planq in path, keeping every
 // other server and key.
 func serverEdit(o conffile.Options, path string) (conffile.FileEdit, error) {
-	e, doc, err := conffile.LoadJSON(path, 0o644)
-	if err != nil {
+	e, doc, err := o.EditJSON(path)
+	if err != nil || doc == nil {
 		return e, err
-	}
-	if o.Uninstall && e.Before == nil {
-		return e, nil
 	}
 	servers, err := doc.Path(path, !o.Uninstall, "mcpServers")
 	if err != nil || servers == nil {
@@ -206,13 +203,9 @@ func handlerCommand(v any) string {
 // kept, and planq's is appended, unless the list already has exactly it.
 // A project's hooks file gets "version": 1.
 func hooksEdit(o conffile.Options, path string) (conffile.FileEdit, error) {
-	e, doc, err := conffile.LoadJSON(path, 0o644)
-	if err != nil {
+	e, doc, err := o.EditJSON(path)
+	if err != nil || doc == nil {
 		return e, err
-	}
-	e.PruneDir = o.Scope != conffile.ScopeUser
-	if o.Uninstall && e.Before == nil {
-		return e, nil
 	}
 	if !o.Uninstall && o.Scope != conffile.ScopeUser && !doc.Has("version") {
 		doc.Set("version", conffile.Int(1))

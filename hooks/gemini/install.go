@@ -182,13 +182,9 @@ func serverEntry(o conffile.Options) *conffile.Object {
 // settingsEdit merges planq's server and hooks into (or out of) the
 // settings file at path, keeping every other key.
 func settingsEdit(o conffile.Options, path string) (conffile.FileEdit, error) {
-	e, doc, err := conffile.LoadJSON(path, 0o644)
-	if err != nil {
+	e, doc, err := o.EditJSON(path)
+	if err != nil || doc == nil {
 		return e, err
-	}
-	e.PruneDir = o.Scope != conffile.ScopeUser
-	if o.Uninstall && e.Before == nil {
-		return e, nil
 	}
 	hadServers, hadHooks := doc.Has("mcpServers"), doc.Has("hooks")
 	servers, err := doc.Path(path, !o.Uninstall, "mcpServers")
