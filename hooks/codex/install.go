@@ -144,19 +144,14 @@ func parseTOML(path string, data []byte) (map[string]any, error) {
 // rest of the file is kept byte for byte. It refuses a file that does not
 // parse, or that registers its own planq server outside the block.
 func configEdit(o conffile.Options, path string) (conffile.FileEdit, error) {
-	e := conffile.FileEdit{Path: path, Mode: 0o600}
-	before, err := conffile.ReadOrNil(path)
-	if err != nil {
+	e, err := conffile.ReadEdit(path, 0o600)
+	if err != nil || e.Before == nil && o.Uninstall {
 		return e, err
 	}
-	e.Before, e.After = before, before
-	if before == nil && o.Uninstall {
-		return e, nil
-	}
-	if _, err := parseTOML(path, before); err != nil {
+	if _, err := parseTOML(path, e.Before); err != nil {
 		return e, err
 	}
-	rest, at, err := conffile.SplitBlock(path, before, blockBegin, blockEnd)
+	rest, at, err := conffile.SplitBlock(path, e.Before, blockBegin, blockEnd)
 	if err != nil {
 		return e, err
 	}
@@ -171,11 +166,8 @@ func configEdit(o conffile.Options, path string) (conffile.FileEdit, error) {
 		if at < 0 {
 			return e, nil
 		}
-		if at == len(rest) && bytes.HasSuffix(rest, []byte("\n\n")) {
-			rest = rest[:len(rest)-1] // the blank line install put before the block
-		}
-		e.After = rest
-		if len(bytes.TrimSpace(rest)) == 0 && o.Scope != conffile.ScopeUser {
+		e.After = conffile.DropBlock(rest, at)
+		if len(bytes.TrimSpace(e.After)) == 0 && o.Scope != conffile.ScopeUser {
 			e.After, e.PruneDir = nil, true
 		}
 		return e, nil
@@ -183,20 +175,7 @@ func configEdit(o conffile.Options, path string) (conffile.FileEdit, error) {
 	if inlineServers(rest) {
 		return e, fmt.Errorf("%s cannot take planq's [mcp_servers.%s] table: its mcp_servers is an inline table; write it as [mcp_servers.NAME] tables, then rerun", path, ServerName)
 	}
-	block := serverBlock(o)
-	var out []byte
-	if at >= 0 {
-		out = append(append(append([]byte(nil), rest[:at]...), block...), rest[at:]...)
-	} else {
-		out = append([]byte(nil), rest...)
-		if len(out) > 0 && !bytes.HasSuffix(out, []byte("\n")) {
-			out = append(out, '\n')
-		}
-		if len(out) > 0 {
-			out = append(out, '\n')
-		}
-		out = append(out, block...)
-	}
+	out := conffile.PutBlock(rest, at, serverBlock(o))
 	if _, err := parseTOML(path, out); err != nil {
 		return e, fmt.Errorf("%s cannot take planq's [mcp_servers.%s] table (%v); define mcp_servers as [mcp_servers.NAME] tables, then rerun", path, ServerName, err)
 	}

@@ -1,9 +1,6 @@
 package conffile
 
-import (
-	"bytes"
-	"fmt"
-)
+import "fmt"
 
 // HookSpec is planq's hook for one event in a hooks object of Claude Code's
 // shape ({"Event": [{"matcher": m, "hooks": [entry, …]}, …]}), which Gemini
@@ -117,32 +114,6 @@ func matcherSuits(group *Object, matcher string) bool {
 		return s == "" || s == "*"
 	}
 	return s == matcher
-}
-
-// SplitBlock returns data without planq's marked block (from the line
-// begin to the line end) and where the block was (-1: none). A block
-// marker not at a line's start, a begin without its end, or two blocks,
-// are errors: the user edited the file, and is told to fix it by hand.
-func SplitBlock(path string, data []byte, begin, end string) (rest []byte, at int, err error) {
-	i := bytes.Index(data, []byte(begin))
-	if i < 0 {
-		return data, -1, nil
-	}
-	if i > 0 && data[i-1] != '\n' {
-		return nil, 0, fmt.Errorf("%s: planq's block marker is not at the start of a line; fix the file by hand", path)
-	}
-	j := bytes.Index(data[i:], []byte(end))
-	if j < 0 {
-		return nil, 0, fmt.Errorf("%s: planq's block has no end marker %q; fix the file by hand", path, end)
-	}
-	stop := i + j + len(end)
-	if stop < len(data) && data[stop] == '\n' {
-		stop++
-	}
-	if bytes.Contains(data[stop:], []byte(begin)) {
-		return nil, 0, fmt.Errorf("%s has two planq blocks; remove one by hand", path)
-	}
-	return append(append([]byte(nil), data[:i]...), data[stop:]...), i, nil
 }
 
 // FindHook returns planq's entry for spec.Event in a group whose matcher

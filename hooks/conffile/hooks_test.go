@@ -5,34 +5,6 @@ import (
 	"testing"
 )
 
-func TestSplitBlock(t *testing.T) {
-	const b, e = "# >>> planq >>>", "# <<< planq <<<"
-	tests := []struct {
-		name, in, rest, err string
-		at                  int
-	}{
-		{"none", "a = 1\n", "a = 1\n", "", -1},
-		{"middle", "a = 1\n" + b + "\nx\n" + e + "\nb = 2\n", "a = 1\nb = 2\n", "", 6},
-		{"no end", b + "\nx\n", "", "no end marker", 0},
-		{"mid-line", "a " + b + "\n" + e + "\n", "", "not at the start of a line", 0},
-		{"two", b + "\n" + e + "\n" + b + "\n" + e + "\n", "", "two planq blocks", 0},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			rest, at, err := SplitBlock("f", []byte(tt.in), b, e)
-			if tt.err != "" {
-				if err == nil || !strings.Contains(err.Error(), tt.err) {
-					t.Fatalf("err = %v, want %q", err, tt.err)
-				}
-				return
-			}
-			if err != nil || string(rest) != tt.rest || at != tt.at {
-				t.Errorf("SplitBlock = %q, %d, %v; want %q, %d", rest, at, err, tt.rest, tt.at)
-			}
-		})
-	}
-}
-
 func TestMergeHook(t *testing.T) {
 	doc, err := Parse([]byte(`{"PreToolUse":[{"matcher":"Bash","hooks":[{"type":"command","command":"mine"},{"type":"command","command":"planq old"}]}]}`))
 	if err != nil {

@@ -1,7 +1,6 @@
 package copilot
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"os"
@@ -279,16 +278,12 @@ func instructionsBlock() string {
 // planq's own (with front matter for every file) unless the user wrote
 // more into it; uninstall removes it when nothing else is left.
 func instructionsEdit(o conffile.Options, path string) (conffile.FileEdit, error) {
-	e := conffile.FileEdit{Path: path, Mode: 0o644, PruneDir: o.Scope != conffile.ScopeUser}
-	before, err := conffile.ReadOrNil(path)
-	if err != nil {
+	e, err := conffile.ReadEdit(path, 0o644)
+	e.PruneDir = o.Scope != conffile.ScopeUser
+	if err != nil || e.Before == nil && o.Uninstall {
 		return e, err
 	}
-	e.Before, e.After = before, before
-	if before == nil && o.Uninstall {
-		return e, nil
-	}
-	rest, at, err := conffile.SplitBlock(path, before, blockBegin, blockEnd)
+	rest, at, err := conffile.SplitBlock(path, e.Before, blockBegin, blockEnd)
 	if err != nil {
 		return e, err
 	}
@@ -296,32 +291,17 @@ func instructionsEdit(o conffile.Options, path string) (conffile.FileEdit, error
 		if at < 0 {
 			return e, nil
 		}
-		if at == len(rest) && bytes.HasSuffix(rest, []byte("\n\n")) {
-			rest = rest[:len(rest)-1] // the blank line install put before the block
-		}
-		e.After = rest
-		if left := strings.TrimSpace(string(rest)); left == "" || o.Scope != conffile.ScopeUser && left == strings.TrimSpace(instructionsFront) {
+		e.After = conffile.DropBlock(rest, at)
+		if left := strings.TrimSpace(string(e.After)); left == "" || o.Scope != conffile.ScopeUser && left == strings.TrimSpace(instructionsFront) {
 			e.After = nil
 		}
 		return e, nil
 	}
 	block := []byte(instructionsBlock())
-	var out []byte
-	switch {
-	case at >= 0:
-		out = append(append(append([]byte(nil), rest[:at]...), block...), rest[at:]...)
-	case before == nil && o.Scope != conffile.ScopeUser:
-		out = append([]byte(instructionsFront), block...)
-	default:
-		out = append([]byte(nil), rest...)
-		if len(out) > 0 && !bytes.HasSuffix(out, []byte("\n")) {
-			out = append(out, '\n')
-		}
-		if len(out) > 0 {
-			out = append(out, '\n')
-		}
-		out = append(out, block...)
+	if e.Before == nil && o.Scope != conffile.ScopeUser {
+		e.After = append([]byte(instructionsFront), block...)
+	} else {
+		e.After = conffile.PutBlock(rest, at, block)
 	}
-	e.After = out
 	return e, nil
 }
