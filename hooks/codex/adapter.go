@@ -174,12 +174,7 @@ func eventOf(codexEvent string) string {
 	if codexEvent == EventSubagentStop {
 		return "subagent-stop"
 	}
-	for k, v := range eventNames {
-		if v == codexEvent {
-			return k
-		}
-	}
-	return codexEvent
+	return eventNames.Planq(codexEvent)
 }
 
 // toolHookExes returns the binaries planq's tool hooks in hooksFile run.

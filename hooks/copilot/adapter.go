@@ -130,12 +130,7 @@ func eventOf(copilotEvent string) string {
 	if copilotEvent == EventSubagentStart {
 		return "subagent-start"
 	}
-	for k, v := range eventNames {
-		if v == copilotEvent {
-			return k
-		}
-	}
-	return copilotEvent
+	return eventNames.Planq(copilotEvent)
 }
 
 // excluded reports whether the repo's info/exclude keeps the project
