@@ -365,26 +365,9 @@ func hasPlanqHook(hooksObj *conffile.Object, h Hook) bool {
 
 // planqHookExe finds planq's hook for h and returns the binary it runs.
 func planqHookExe(hooksObj *conffile.Object, h Hook) (string, bool) {
-	if hooksObj == nil {
-		return "", false
-	}
-	v, _ := hooksObj.Get(h.Event)
-	groups, _ := v.([]any)
-	for _, g := range groups {
-		group, _ := g.(*conffile.Object)
-		if group == nil {
-			continue
-		}
-		hv, _ := group.Get("hooks")
-		list, _ := hv.([]any)
-		for _, item := range list {
-			e, _ := item.(*conffile.Object)
-			cmd := conffile.EntryCommand(e)
-			if conffile.IsPlanqHook(cmd, h.Subcommand, "", "") {
-				if f := conffile.Fields(cmd); len(f) > 0 {
-					return f[0], true
-				}
-			}
+	for _, e := range conffile.Entries(hooksObj, h.Event) {
+		if cmd := conffile.EntryCommand(e); conffile.IsPlanqHook(cmd, h.Subcommand, "", "") {
+			return conffile.CommandBinary(cmd), true
 		}
 	}
 	return "", false

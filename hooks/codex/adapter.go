@@ -11,6 +11,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/planq-dev/planq/gate"
@@ -192,38 +193,11 @@ func toolHookExes(hooksFile string) []string {
 		if !h.Tool {
 			continue
 		}
-		v, _ := events.Get(h.Event)
-		groups, _ := v.([]any)
-		for _, g := range groups {
-			gobj, _ := g.(*conffile.Object)
-			if gobj == nil {
-				continue
-			}
-			hv, _ := gobj.Get("hooks")
-			hs, _ := hv.([]any)
-			for _, hd := range hs {
-				hobj, _ := hd.(*conffile.Object)
-				if hobj == nil {
-					continue
-				}
-				c, _ := hobj.Get("command")
-				s, _ := c.(string)
-				if conffile.IsPlanqHook(s, h.Subcommand, Host.Name, "") {
-					if f := conffile.Fields(s); len(f) > 0 && !contains(out, f[0]) {
-						out = append(out, f[0])
-					}
-				}
+		for _, e := range conffile.Entries(events, h.Event) {
+			if s := conffile.EntryCommand(e); conffile.IsPlanqHook(s, h.Subcommand, Host.Name, "") && !slices.Contains(out, conffile.CommandBinary(s)) {
+				out = append(out, conffile.CommandBinary(s))
 			}
 		}
 	}
 	return out
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }

@@ -1,6 +1,9 @@
 package conffile
 
-import "fmt"
+import (
+	"fmt"
+	"iter"
+)
 
 // HookSpec is planq's hook for one event in a hooks object of Claude Code's
 // shape ({"Event": [{"matcher": m, "hooks": [entry, …]}, …]}), which Gemini
@@ -88,21 +91,44 @@ func ownGroup(spec HookSpec) *Object {
 // the whole of a group that is exactly ownGroup(spec).
 func ownGroupIn(groups []any, spec HookSpec) bool {
 	found, exact := 0, false
-	for _, g := range groups {
-		group, ok := g.(*Object)
-		if !ok {
-			continue
-		}
-		hv, _ := group.Get("hooks")
-		list, _ := hv.([]any)
-		for _, item := range list {
-			if entry, ok := item.(*Object); ok && spec.IsPlanq(entry) {
-				found++
-				exact = Same(group, ownGroup(spec))
-			}
+	for group, entry := range entries(groups) {
+		if spec.IsPlanq(entry) {
+			found++
+			exact = Same(group, ownGroup(spec))
 		}
 	}
 	return found == 1 && exact
+}
+
+// Entries yields each entry of the groups of hooksObj[event] (Claude Code's
+// shape: [{"matcher": m, "hooks": [entry, …]}, …]) with its group, passing
+// over what has another shape.
+func Entries(hooksObj *Object, event string) iter.Seq2[*Object, *Object] {
+	if hooksObj == nil {
+		return entries(nil)
+	}
+	v, _ := hooksObj.Get(event)
+	groups, _ := v.([]any)
+	return entries(groups)
+}
+
+// entries yields each entry of groups with its group.
+func entries(groups []any) iter.Seq2[*Object, *Object] {
+	return func(yield func(group, entry *Object) bool) {
+		for _, g := range groups {
+			group, ok := g.(*Object)
+			if !ok {
+				continue
+			}
+			hv, _ := group.Get("hooks")
+			list, _ := hv.([]any)
+			for _, item := range list {
+				if entry, ok := item.(*Object); ok && !yield(group, entry) {
+					return
+				}
+			}
+		}
+	}
 }
 
 // matcherSuits reports whether a group's matcher lets planq's hook see what
@@ -119,22 +145,9 @@ func matcherSuits(group *Object, matcher string) bool {
 // FindHook returns planq's entry for spec.Event in a group whose matcher
 // suits it (spec.Entry is not read).
 func FindHook(hooksObj *Object, spec HookSpec) (*Object, bool) {
-	if hooksObj == nil {
-		return nil, false
-	}
-	v, _ := hooksObj.Get(spec.Event)
-	groups, _ := v.([]any)
-	for _, g := range groups {
-		group, ok := g.(*Object)
-		if !ok || !matcherSuits(group, spec.Matcher) {
-			continue
-		}
-		hv, _ := group.Get("hooks")
-		list, _ := hv.([]any)
-		for _, item := range list {
-			if entry, ok := item.(*Object); ok && spec.IsPlanq(entry) {
-				return entry, true
-			}
+	for group, entry := range Entries(hooksObj, spec.Event) {
+		if matcherSuits(group, spec.Matcher) && spec.IsPlanq(entry) {
+			return entry, true
 		}
 	}
 	return nil, false
@@ -168,6 +181,15 @@ func (h Hook) Spec(entry *Object, host, exe string) HookSpec {
 	return HookSpec{Event: h.Event, Matcher: h.Matcher, Entry: entry, IsPlanq: func(e *Object) bool {
 		return IsPlanqHook(EntryCommand(e), h.Subcommand, host, exe)
 	}}
+}
+
+// CommandBinary is the binary a hook's command line runs (its first
+// word), or "".
+func CommandBinary(cmd string) string {
+	if f := Fields(cmd); len(f) > 0 {
+		return f[0]
+	}
+	return ""
 }
 
 // EntryCommand is a hook entry's "command", or "" (for a nil entry too).

@@ -17,6 +17,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/planq-dev/planq/gate"
@@ -106,7 +107,7 @@ func (Adapter) Installed(where conffile.Options) []conffile.Status {
 			}
 		}
 		for _, h := range Hooks {
-			if exe, ok := wired[h.Event]; ok && h.Tool && exe != "" && !contains(st.ToolHookExes, exe) {
+			if exe, ok := wired[h.Event]; ok && h.Tool && exe != "" && !slices.Contains(st.ToolHookExes, exe) {
 				st.ToolHookExes = append(st.ToolHookExes, exe)
 			}
 		}
@@ -178,11 +179,7 @@ func planqHooks(path string) map[string]string {
 		list, _ := v.([]any)
 		for _, hd := range list {
 			if c := handlerCommand(hd); conffile.IsPlanqHook(c, h.Subcommand, Host.Name, "") {
-				exe := ""
-				if f := conffile.Fields(c); len(f) > 0 {
-					exe = f[0]
-				}
-				out[h.Event] = exe
+				out[h.Event] = conffile.CommandBinary(c)
 			}
 		}
 	}
@@ -314,13 +311,4 @@ func object(o *conffile.Object, k string) *conffile.Object {
 	v, _ := o.Get(k)
 	c, _ := v.(*conffile.Object)
 	return c
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }

@@ -81,8 +81,8 @@ func status(o conffile.Options) conffile.Status {
 		}
 		st.Hooks = append(st.Hooks, h.Subcommand)
 		if h.Tool {
-			if f := conffile.Fields(cmd); len(f) > 0 && !slices.Contains(st.ToolHookExes, f[0]) {
-				st.ToolHookExes = append(st.ToolHookExes, f[0])
+			if exe := conffile.CommandBinary(cmd); exe != "" && !slices.Contains(st.ToolHookExes, exe) {
+				st.ToolHookExes = append(st.ToolHookExes, exe)
 			}
 		}
 	}
