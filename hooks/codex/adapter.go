@@ -9,10 +9,8 @@ package codex
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 
 	"github.com/planq-dev/planq/gate"
 	"github.com/planq-dev/planq/hooks/conffile"
@@ -119,23 +117,15 @@ func (Adapter) Installed(where conffile.Options) []conffile.Status {
 // anything but 0 or 2, or times out fails open), so the binary it runs
 // must be there.
 func failOpen(exes []string, gated bool) conffile.Finding {
-	f := conffile.Finding{Check: "fail-open", OK: gated && len(exes) > 0}
-	for _, exe := range exes {
-		if st, err := os.Stat(exe); err != nil || !st.Mode().IsRegular() || st.Mode().Perm()&0o111 == 0 {
-			f.OK = false
-			f.Detail = "Codex lets every tool call through when its PreToolUse hook cannot run, and " + exe + " is not an executable"
-		}
-	}
-	switch {
-	case !gated:
-		f.Detail = "planq's PreToolUse hook is not wired, so Codex runs every tool call ungated"
-	case f.OK:
-		f.Detail = "Codex lets a tool call through when its PreToolUse hook fails to run or times out; planq's runs " + strings.Join(exes, ", ") + " and answers within its deadline"
-	}
-	if !f.OK {
-		f.Fix = "planq mcp install --host codex   (re-run to point the hooks at this planq)"
-	}
-	return f
+	return conffile.FailOpen(Host.Name, exes, gated, conffile.FailOpenWords{
+		Ungated: "planq's PreToolUse hook is not wired, so Codex runs every tool call ungated",
+		Missing: func(exe string) string {
+			return "Codex lets every tool call through when its PreToolUse hook cannot run, and " + exe + " is not an executable"
+		},
+		OK: func(exes string) string {
+			return "Codex lets a tool call through when its PreToolUse hook fails to run or times out; planq's runs " + exes + " and answers within its deadline"
+		},
+	})
 }
 
 // excluded reports whether the repo's info/exclude keeps both of .codex/'s

@@ -96,16 +96,7 @@ func (Adapter) Install(ctx context.Context, o conffile.Options) (conffile.Result
 		return res, err
 	}
 	if !o.Uninstall {
-		for _, st := range (Adapter{}).Installed(o) {
-			if st.Scope != o.Scope {
-				continue
-			}
-			for _, f := range st.Findings {
-				if !f.OK {
-					res.Notes = append(res.Notes, f.Detail+"; "+f.Fix)
-				}
-			}
-		}
+		res.Advise((Adapter{}).Installed(o)...)
 	}
 	return res, nil
 }

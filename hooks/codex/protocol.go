@@ -92,11 +92,8 @@ func (Protocol) Read(event string, data []byte, getenv func(string) string) (ses
 	if err := session.CheckEventName(in.HookEventName, name, "planq mcp install --host codex"); err != nil {
 		return ev, err
 	}
-	if in.SessionID == "" {
-		return ev, errors.New("Codex's hook input has no session_id")
-	}
-	if in.Cwd == "" || !filepath.IsAbs(in.Cwd) {
-		return ev, fmt.Errorf("Codex's hook input cwd %q is not an absolute path", in.Cwd)
+	if err := session.RequireSession("Codex's hook input", in.SessionID, in.Cwd); err != nil {
+		return ev, err
 	}
 	ev.SessionID, ev.TranscriptPath, ev.Cwd = in.SessionID, in.TranscriptPath, in.Cwd
 	ev.Source, ev.Trigger, ev.Reason, ev.StopHookActive = in.Source, in.Trigger, in.Reason, in.StopHookActive

@@ -191,29 +191,16 @@ func planqHooks(path string) map[string]string {
 // and the tool call runs. It fails when the gate is not wired or its binary
 // is missing; else it passes with the warning.
 func failOpen(exes []string, gated bool) conffile.Finding {
-	f := conffile.Finding{Check: "fail-open", OK: gated && len(exes) > 0}
-	for _, exe := range exes {
-		if !executable(exe) {
-			f.OK = false
-			f.Detail = "Copilot CLI runs every tool call when its PreToolUse hook cannot run, and " + exe + " is not an executable: the gate is off"
-		}
-	}
-	switch {
-	case !gated:
-		f.Detail = "planq's PreToolUse hook is not wired, so Copilot CLI runs every tool call ungated"
-	case f.OK:
-		f.Detail = "warning: Copilot CLI skips a hook that fails or times out and runs the tool call, so the gate holds only while " +
-			strings.Join(exes, ", ") + " runs (it answers a bad input with a denial, within its 120 s timeout)"
-	}
-	if !f.OK {
-		f.Fix = "planq mcp install --host copilot   (re-run to point the hooks at this planq)"
-	}
-	return f
-}
-
-func executable(p string) bool {
-	st, err := os.Stat(p)
-	return err == nil && st.Mode().IsRegular() && st.Mode().Perm()&0o111 != 0
+	return conffile.FailOpen(Host.Name, exes, gated, conffile.FailOpenWords{
+		Ungated: "planq's PreToolUse hook is not wired, so Copilot CLI runs every tool call ungated",
+		Missing: func(exe string) string {
+			return "Copilot CLI runs every tool call when its PreToolUse hook cannot run, and " + exe + " is not an executable: the gate is off"
+		},
+		OK: func(exes string) string {
+			return "warning: Copilot CLI skips a hook that fails or times out and runs the tool call, so the gate holds only while " +
+				exes + " runs (it answers a bad input with a denial, within its 120 s timeout)"
+		},
+	})
 }
 
 // readLooseJSON reads a JSON object file that may start with // comment

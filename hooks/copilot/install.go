@@ -118,16 +118,7 @@ func (Adapter) Install(ctx context.Context, o conffile.Options) (conffile.Result
 		_ = os.Remove(filepath.Join(o.ProjectDir, ".github"))
 	}
 	if !o.Uninstall {
-		for _, st := range (Adapter{}).Installed(o) {
-			if st.Scope != o.Scope {
-				continue
-			}
-			for _, fd := range st.Findings {
-				if !fd.OK {
-					res.Notes = append(res.Notes, fd.Detail+"; "+fd.Fix)
-				}
-			}
-		}
+		res.Advise((Adapter{}).Installed(o)...)
 	}
 	return res, nil
 }

@@ -115,11 +115,8 @@ func (Protocol) Read(event string, data []byte, getenv func(string) string) (ses
 	if err := session.CheckEventName(in.HookEventName, name, "planq mcp install --host copilot"); err != nil {
 		return ev, err
 	}
-	if in.SessionID == "" {
-		return ev, errors.New("Copilot CLI's hook input has no session_id")
-	}
-	if in.Cwd == "" || !filepath.IsAbs(in.Cwd) {
-		return ev, fmt.Errorf("Copilot CLI's hook input cwd %q is not an absolute path", in.Cwd)
+	if err := session.RequireSession("Copilot CLI's hook input", in.SessionID, in.Cwd); err != nil {
+		return ev, err
 	}
 	ev.SessionID, ev.Cwd = in.SessionID, in.Cwd
 	if in.AgentID != "" && in.ParentAgentID != "" && in.ParentAgentID != in.AgentID {
@@ -160,8 +157,8 @@ func readSubagentStart(ev session.Event, data []byte, getenv func(string) string
 	if in.AgentID == "" || in.SessionID == "" {
 		return ev, errors.New("Copilot CLI's subagentStart input has no agentId or sessionId")
 	}
-	if in.Cwd == "" || !filepath.IsAbs(in.Cwd) {
-		return ev, fmt.Errorf("Copilot CLI's hook input cwd %q is not an absolute path", in.Cwd)
+	if err := session.RequireCwd("Copilot CLI's hook input", in.Cwd); err != nil {
+		return ev, err
 	}
 	parent := in.ParentAgentID
 	if parent == "" {

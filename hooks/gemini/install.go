@@ -131,8 +131,8 @@ func (Adapter) Install(ctx context.Context, o conffile.Options) (conffile.Result
 		return res, err
 	}
 	if !o.Uninstall && o.Scope != conffile.ScopeUser {
-		if f, ok := trustFinding(o, o.ProjectDir); ok && !f.OK {
-			res.Notes = append(res.Notes, f.Detail+"; "+f.Fix)
+		if f, ok := trustFinding(o, o.ProjectDir); ok {
+			res.Advise(conffile.Status{Scope: o.Scope, Findings: []conffile.Finding{f}})
 		}
 	}
 	return res, nil

@@ -3,6 +3,7 @@ package session
 import (
 	"encoding/json"
 	"fmt"
+	"path/filepath"
 )
 
 // The JSON hook protocol Claude Code defined, which Codex, Gemini CLI and
@@ -55,6 +56,24 @@ func (n EventNames) Planq(name string) string {
 func CheckEventName(got, want, install string) error {
 	if got != "" && got != want {
 		return fmt.Errorf("hook input is for %s, not %s; check the hook wiring (%s)", got, want, install)
+	}
+	return nil
+}
+
+// RequireSession errors when a hook input names no session or no absolute
+// cwd; who says whose input it was ("Codex's hook input").
+func RequireSession(who, sessionID, cwd string) error {
+	if sessionID == "" {
+		return fmt.Errorf("%s has no session_id", who)
+	}
+	return RequireCwd(who, cwd)
+}
+
+// RequireCwd errors when a hook input's cwd is not an absolute path; who
+// says whose input it was.
+func RequireCwd(who, cwd string) error {
+	if cwd == "" || !filepath.IsAbs(cwd) {
+		return fmt.Errorf("%s cwd %q is not an absolute path", who, cwd)
 	}
 	return nil
 }

@@ -2,6 +2,7 @@ package session
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -72,6 +73,21 @@ func TestHookAnswer(t *testing.T) {
 		got, err := json.Marshal(HookAnswer(tt.event, tt.r))
 		if err != nil || string(got) != tt.want {
 			t.Errorf("HookAnswer(%s, %+v) = %s, %v; want %s", tt.event, tt.r, got, err, tt.want)
+		}
+	}
+}
+
+func TestRequireSession(t *testing.T) {
+	tests := []struct{ id, cwd, err string }{
+		{"s", "/repo", ""},
+		{"", "/repo", "Codex's hook input has no session_id"},
+		{"s", "", `Codex's hook input cwd "" is not an absolute path`},
+		{"s", "repo", `Codex's hook input cwd "repo" is not an absolute path`},
+	}
+	for _, tt := range tests {
+		err := RequireSession("Codex's hook input", tt.id, tt.cwd)
+		if got := fmt.Sprint(err); tt.err == "" && err != nil || tt.err != "" && got != tt.err {
+			t.Errorf("RequireSession(%q, %q) = %v, want %q", tt.id, tt.cwd, err, tt.err)
 		}
 	}
 }
