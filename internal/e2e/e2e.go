@@ -109,10 +109,26 @@ func (w *World) Run(host Host, prompt string, turns ...fakemodel.Turn) Session {
 		w.T.Fatal(err)
 	}
 	w.T.Cleanup(func() { m.Close() })
+	return w.run(m, host, prompt)
+}
+
+// Resume is Run on the model of the session s, scripted anew with turns,
+// for a host that resumes s's conversation: the model's tool call ids go
+// on from s's. The session's Loop holds s's requests too.
+func (w *World) Resume(s Session, host Host, prompt string, turns ...fakemodel.Turn) Session {
+	w.T.Helper()
+	s.Model.SetScript(turns...)
+	return w.run(s.Model, host, prompt)
+}
+
+// run runs host on m with prompt and logs the requests it made.
+func (w *World) run(m *fakemodel.Server, host Host, prompt string) Session {
+	w.T.Helper()
 	w.sessions++
+	before := len(m.LoopRequests())
 	res, err := host(w.Ctx, m, prompt)
 	s := Session{Result: res, Model: m, Loop: m.LoopRequests()}
-	for i, r := range s.Loop {
+	for i, r := range s.Loop[before:] {
 		w.T.Logf("session %d request %d (turn %d): %s", w.sessions, i, r.Turn, Trunc(r.LastUserText(), 400))
 	}
 	if err != nil {
@@ -166,10 +182,17 @@ func AskAncestor(tool, search string) fakemodel.Turn {
 		"change_id": "@", "include": []string{"transcript"}, "transcript_filter": map[string]any{"search": search}}}}}
 }
 
-// JJ runs jj in the repo, without pager or colour, and returns its output.
+// JJ runs jj in the world's repo (JJ).
 func (w *World) JJ(args ...string) string {
 	w.T.Helper()
-	return testenv.Run(w.T, w.Repo, "jj", append([]string{"--no-pager", "--color", "never"}, args...)...)
+	return JJ(w.T, w.Repo, args...)
+}
+
+// JJ runs jj in dir, without pager or colour, and returns its output; a
+// failure ends the test.
+func JJ(t testing.TB, dir string, args ...string) string {
+	t.Helper()
+	return testenv.Run(t, dir, "jj", append([]string{"--no-pager", "--color", "never"}, args...)...)
 }
 
 // Description is the description of the repo's working-copy change.
