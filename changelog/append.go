@@ -3,12 +3,12 @@ package changelog
 import (
 	"bytes"
 	"fmt"
+	"github.com/planq-dev/planq/internal/text"
 	"io"
 	"os"
 	"sort"
 	"strings"
 	"time"
-	"unicode/utf8"
 )
 
 // Append validates e, fills its id (and a zero timestamp with the current
@@ -179,14 +179,10 @@ func Truncate(body string, max int) string {
 	}
 	room := max - len(markerFor(len(body))) - 16 // 16: a closing fence line
 	if room <= 0 {
-		return cutRunes(body, max)
+		return text.Prefix(body, max)
 	}
-	kept := body[:room]
-	if i := strings.LastIndexByte(kept, '\n'); i > 0 {
-		kept = kept[:i]
-	} else {
-		kept = cutRunes(body, room)
-	}
+	kept, _ := text.CutAtLine(body, room)
+	kept = strings.TrimSuffix(kept, "\n")
 	var f fence
 	for _, l := range strings.Split(kept, "\n") {
 		f.update([]byte(l))
@@ -197,23 +193,8 @@ func Truncate(body string, max int) string {
 	}
 	out += markerFor(len(kept))
 	if len(out) > max { // an absurdly long fence: drop the closing line
-		kept = cutRunes(body, room)
+		kept = text.Prefix(body, room)
 		out = kept + markerFor(len(kept))
 	}
 	return out
-}
-
-// cutRunes returns the longest prefix of s of at most n bytes that ends on a
-// rune boundary.
-func cutRunes(s string, n int) string {
-	if n <= 0 {
-		return ""
-	}
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n]
 }

@@ -1,11 +1,12 @@
 package changelog
 
 import (
+	"github.com/planq-dev/planq/internal/text"
 	"strings"
 
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/ast"
-	"github.com/yuin/goldmark/text"
+	gmtext "github.com/yuin/goldmark/text"
 )
 
 // Outline is the structure of a Markdown body, as goldmark parses it.
@@ -21,7 +22,7 @@ const maxTitle = 120
 // ParseOutline parses body with goldmark and returns its outline.
 func ParseOutline(body string) Outline {
 	src := []byte(body)
-	doc := goldmark.DefaultParser().Parse(text.NewReader(src))
+	doc := goldmark.DefaultParser().Parse(gmtext.NewReader(src))
 	var o Outline
 	var plain strings.Builder
 	var firstPara string
@@ -147,5 +148,5 @@ func shortTitle(s string) string {
 	if len(s) <= maxTitle {
 		return s
 	}
-	return strings.TrimSpace(cutRunes(s, maxTitle-len("…"))) + "…"
+	return strings.TrimSpace(text.Prefix(s, maxTitle-len("…"))) + "…"
 }

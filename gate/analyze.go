@@ -10,6 +10,8 @@ import (
 	"unicode"
 
 	"mvdan.cc/sh/v3/syntax"
+
+	"github.com/planq-dev/planq/internal/text"
 )
 
 // Bounds on the analysis. A command past any of them counts as modifying,
@@ -316,7 +318,7 @@ func (a *analyzer) script(src, where string, depth int) {
 	a.step(len(src) / 16)
 	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(src), "")
 	if err != nil {
-		a.modify(src, "the command does not parse as bash ("+firstLine(err.Error())+"), so planq cannot tell what it does"+in(where))
+		a.modify(src, "the command does not parse as bash ("+text.FirstLine(err.Error())+"), so planq cannot tell what it does"+in(where))
 		return
 	}
 	nodes := 0
@@ -967,14 +969,5 @@ func shorten(s string) string {
 	if len(s) <= maxPartLen {
 		return s
 	}
-	cut := maxPartLen
-	for cut > 0 && s[cut]&0xC0 == 0x80 { // do not split a UTF-8 sequence
-		cut--
-	}
-	return s[:cut] + "…"
-}
-
-func firstLine(s string) string {
-	s, _, _ = strings.Cut(s, "\n")
-	return s
+	return text.Prefix(s, maxPartLen) + "…"
 }

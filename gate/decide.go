@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/planq-dev/planq/config"
+	"github.com/planq-dev/planq/internal/text"
 	"github.com/planq-dev/planq/jj"
 )
 
@@ -39,11 +40,11 @@ func Decide(tool string, v Verdict, st Status, stateErr error, pol Policy, planq
 	switch {
 	case stateErr != nil && pol.OnErrorAllow:
 		return Decision{Allow: true, Warn: true, Message: fmt.Sprintf("planq gate (gate.on_error: allow, let through): this %s call (%s) %s, and planq could not read the gate state: %s.",
-			tool, v.Part, v.Reason, oneLine(stateErr.Error()))}
+			tool, v.Part, v.Reason, text.OneLine(stateErr.Error()))}
 	case stateErr != nil:
 		msg = fmt.Sprintf("planq gate: blocked this %s call (%s): %s, and planq could not read the gate state: %s. "+
 			"Run `jj status` to see what is wrong; a user can turn the gate off with gate.mode: off in .planq/config.yaml.",
-			tool, v.Part, v.Reason, oneLine(stateErr.Error()))
+			tool, v.Part, v.Reason, text.OneLine(stateErr.Error()))
 	case v.Git != nil && st.IsJJRepo && !pol.AllowGit:
 		msg = fmt.Sprintf("planq gate: blocked this %s call (%s): %s in a jj repository rewrites history or the working copy behind jj's back. "+
 			"Do it the jj way instead: %s. (A user can allow git here with gate.git: allow in .planq/config.yaml.)",
@@ -75,5 +76,3 @@ func shortID(id string) string {
 	}
 	return jj.ShortID(id)
 }
-
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }

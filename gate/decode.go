@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/planq-dev/planq/internal/text"
 )
 
 // ExactFields reads the members of a JSON object the way the agent host
@@ -19,7 +21,7 @@ func ExactFields(raw []byte, want ...string) (map[string]json.RawMessage, error)
 	dec.UseNumber()
 	tok, err := dec.Token()
 	if err != nil {
-		return nil, fmt.Errorf("not a JSON object: %s", oneLine(err.Error()))
+		return nil, fmt.Errorf("not a JSON object: %s", text.OneLine(err.Error()))
 	}
 	if d, ok := tok.(json.Delim); !ok || d != '{' {
 		return nil, errors.New("not a JSON object")
@@ -29,7 +31,7 @@ func ExactFields(raw []byte, want ...string) (map[string]json.RawMessage, error)
 	for dec.More() {
 		tok, err := dec.Token()
 		if err != nil {
-			return nil, fmt.Errorf("not a JSON object: %s", oneLine(err.Error()))
+			return nil, fmt.Errorf("not a JSON object: %s", text.OneLine(err.Error()))
 		}
 		key, ok := tok.(string)
 		if !ok {
@@ -37,7 +39,7 @@ func ExactFields(raw []byte, want ...string) (map[string]json.RawMessage, error)
 		}
 		var val json.RawMessage
 		if err := dec.Decode(&val); err != nil {
-			return nil, fmt.Errorf("bad value for %q: %s", key, oneLine(err.Error()))
+			return nil, fmt.Errorf("bad value for %q: %s", key, text.OneLine(err.Error()))
 		}
 		if seen[key] {
 			return nil, fmt.Errorf("the key %q appears twice, so which value the tool uses is ambiguous", key)
@@ -55,7 +57,7 @@ func ExactFields(raw []byte, want ...string) (map[string]json.RawMessage, error)
 		}
 	}
 	if _, err := dec.Token(); err != nil {
-		return nil, fmt.Errorf("not a JSON object: %s", oneLine(err.Error()))
+		return nil, fmt.Errorf("not a JSON object: %s", text.OneLine(err.Error()))
 	}
 	if dec.More() {
 		return nil, errors.New("data after the JSON object")

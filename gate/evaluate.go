@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 
 	"github.com/planq-dev/planq/config"
+	"github.com/planq-dev/planq/internal/text"
 	"github.com/planq-dev/planq/jj"
 )
 
@@ -110,7 +111,7 @@ func Evaluate(ctx context.Context, call ToolCall, dir string, opt EvalOptions) E
 	}
 	if p.Err != nil {
 		ev.Decision = Decision{Message: fmt.Sprintf("planq gate: blocked this %s call (%s): %s, and the gate's configuration is invalid: %s. "+
-			"Ask the user to fix .planq/config.yaml; read-only calls stay allowed.", call.Name, ev.Verdict.Part, ev.Verdict.Reason, oneLine(p.Err.Error()))}
+			"Ask the user to fix .planq/config.yaml; read-only calls stay allowed.", call.Name, ev.Verdict.Part, ev.Verdict.Reason, text.OneLine(p.Err.Error()))}
 		return ev
 	}
 	var st Status

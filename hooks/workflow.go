@@ -145,7 +145,7 @@ func Resume(ctx context.Context, o WorkflowOptions, change string) (Started, err
 		}
 		rch, rerr := s.JJ.Show(ctx, root)
 		if rerr != nil {
-			markGone(ctx, s, root)
+			_, _ = s.TS.MarkRootGone(ctx, root, true)
 			return Started{}, fmt.Errorf("change %s no longer exists, and neither does its session's root %s (abandoned): the session is %w; start a new one with planq start \"task\"", change, jj.ShortID(root), ErrNotResumable)
 		}
 		warning = fmt.Sprintf("change %s no longer exists (squashed or abandoned); its session lineage lives on in %s, resuming there", change, jj.ShortID(root))
@@ -153,33 +153,17 @@ func Resume(ctx context.Context, o WorkflowOptions, change string) (Started, err
 	} else if err != nil {
 		return Started{}, fmt.Errorf("jj: %w", err)
 	}
-	root, ok := s.LineageOf(ch)
+	lin, ok := s.TS.Lineage(ctx, s.JJ, ch)
 	if !ok {
 		return Started{}, fmt.Errorf("planq recorded no session for change %s; work in it with `jj edit %s` and start your agent, or start a session with planq start \"task\"", jj.ShortID(ch.ChangeID), jj.ShortID(ch.ChangeID))
 	}
-	sess, err := s.TS.Load(root)
-	if err != nil {
+	root, sess := lin.Root, lin.Session
+	if sess == nil {
+		_, err := s.TS.Load(root)
 		return Started{}, fmt.Errorf("change %s names session %s, but planq has no record of it: %w", jj.ShortID(ch.ChangeID), jj.ShortID(root), err)
 	}
-	rootExists := true
-	if root != ch.ChangeID {
-		if exists, err := s.JJ.Resolves(ctx, root); err == nil && !exists {
-			rootExists = false
-			markGone(ctx, s, root)
-			sess.NonResumable = true
-		}
-	}
-	if sess.NonResumable && rootExists {
-		// The root is back (jj undo): the session is resumable again.
-		sess.NonResumable = false
-		_, _ = s.TS.Update(ctx, root, func(r *transcript.Session) error { r.NonResumable, r.Reason = false, ""; return nil })
-	}
-	if sess.NonResumable {
-		reason := sess.Reason
-		if reason == "" {
-			reason = "its root change was abandoned"
-		}
-		return Started{}, fmt.Errorf("the session of change %s is %w: %s; start a new one with planq start \"task\" (its transcript stays readable with query_ancestor)", jj.ShortID(ch.ChangeID), ErrNotResumable, reason)
+	if lin.RootGone {
+		return Started{}, fmt.Errorf("the session of change %s is %w: its root change %s was abandoned; start a new one with planq start \"task\" (its transcript stays readable with query_ancestor)", jj.ShortID(ch.ChangeID), ErrNotResumable, jj.ShortID(root))
 	}
 	agent, ok := sess.AgentFor(ch.ChangeID)
 	if !ok {
@@ -241,15 +225,6 @@ func Resume(ctx context.Context, o WorkflowOptions, change string) (Started, err
 func (s *scope) inLineageOrBlank(ch jj.Change, root string) bool {
 	r, ok := s.LineageOf(ch)
 	return ok && r == root || !ok && !ch.Declared()
-}
-
-// markGone records that a lineage's root was abandoned.
-func markGone(ctx context.Context, s *scope, root string) {
-	_, _ = s.TS.Update(ctx, root, func(sess *transcript.Session) error {
-		sess.NonResumable = true
-		sess.Reason = fmt.Sprintf("its root change %s was abandoned", jj.ShortID(root))
-		return nil
-	})
 }
 
 func notJJHint(err error) error {

@@ -6,6 +6,7 @@ import (
 
 	"github.com/mark3labs/mcp-go/server"
 
+	"github.com/planq-dev/planq/internal/text"
 	"github.com/planq-dev/planq/jj"
 )
 
@@ -23,7 +24,7 @@ type AbandonOutput struct {
 
 // Text renders the result for the model.
 func (o AbandonOutput) Text() string {
-	return fmt.Sprintf("Abandoned %s (%q, %d files discarded). The gate is locked again: call jj_init before editing.", jj.ShortID(o.Abandoned), firstLine(o.Description), len(o.Files))
+	return fmt.Sprintf("Abandoned %s (%q, %d files discarded). The gate is locked again: call jj_init before editing.", jj.ShortID(o.Abandoned), text.FirstLine(o.Description), len(o.Files))
 }
 
 func jjAbandonTool(d *deps) server.ServerTool {

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/mark3labs/mcp-go/server"
+	"github.com/planq-dev/planq/internal/text"
 	"github.com/planq-dev/planq/jj"
 )
 
@@ -23,7 +24,7 @@ type DescribeOutput struct {
 // Text renders the result for the model, naming the summary sections the
 // description still lacks (the stop hook asks for them).
 func (o DescribeOutput) Text() string {
-	text := fmt.Sprintf("Description of %s updated: %s", jj.ShortID(o.ChangeID), firstLine(o.Description))
+	text := fmt.Sprintf("Description of %s updated: %s", jj.ShortID(o.ChangeID), text.FirstLine(o.Description))
 	if missing := jj.MissingSections(o.Description); len(missing) > 0 {
 		text += fmt.Sprintf("\nA living summary also has %s lists (task line first); this one lacks them.", strings.Join(missing, ", "))
 	}
@@ -35,11 +36,8 @@ func jjDescribeTool(d *deps) server.ServerTool {
 		"Replace the current change's description (the living summary).",
 		hints{idempotent: true})
 	return server.ServerTool{Tool: tool, Handler: toolHandler(d, func(ctx context.Context, in DescribeInput) (DescribeOutput, error) {
-		desc, err := requireDescription(in.Description)
+		desc, err := d.describeHere(in.Description)
 		if err != nil {
-			return DescribeOutput{}, err
-		}
-		if err := d.requireRepo(); err != nil {
 			return DescribeOutput{}, err
 		}
 		cur, err := jj.Redescribe(ctx, d.jj, desc)

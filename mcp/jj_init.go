@@ -7,6 +7,7 @@ import (
 
 	"github.com/mark3labs/mcp-go/server"
 
+	"github.com/planq-dev/planq/internal/text"
 	"github.com/planq-dev/planq/jj"
 )
 
@@ -32,7 +33,7 @@ type InitOutput struct {
 // Text renders the result for the model.
 func (o InitOutput) Text() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "Change %s created on %s: %s\nThe gate is unlocked: you may edit files now. Keep the description current with jj_describe; checkpoint with jj_new; push with jj_push.", jj.ShortID(o.ChangeID), o.Base, firstLine(o.Description))
+	fmt.Fprintf(&b, "Change %s created on %s: %s\nThe gate is unlocked: you may edit files now. Keep the description current with jj_describe; checkpoint with jj_new; push with jj_push.", jj.ShortID(o.ChangeID), o.Base, text.FirstLine(o.Description))
 	if o.InPlace && len(o.Notes) == 0 {
 		b.WriteString("\n(@ was empty and undescribed, so it was described in place.)")
 	}
@@ -50,11 +51,8 @@ func jjInitTool(d *deps) server.ServerTool {
 		"Declare the change before editing: fetch, then jj new <base> -m description. Unlocks the gate.",
 		hints{openWorld: true})
 	return server.ServerTool{Tool: tool, Handler: toolHandler(d, func(ctx context.Context, in InitInput) (InitOutput, error) {
-		desc, err := requireDescription(in.Description)
+		desc, err := d.describeHere(in.Description)
 		if err != nil {
-			return InitOutput{}, err
-		}
-		if err := d.requireRepo(); err != nil {
 			return InitOutput{}, err
 		}
 		res, err := jj.Declare(ctx, d.jj, desc, strings.TrimSpace(in.Base))
@@ -76,6 +74,16 @@ func jjInitTool(d *deps) server.ServerTool {
 // maxDescription bounds a change description.
 const maxDescription = 64 << 10
 
+// describeHere validates a description given by the model for a change in
+// the server's repo, which must be a jj repo.
+func (d *deps) describeHere(s string) (string, error) {
+	desc, err := requireDescription(s)
+	if err != nil {
+		return "", err
+	}
+	return desc, d.requireRepo()
+}
+
 // requireDescription validates a description given by the model.
 func requireDescription(s string) (string, error) {
 	if strings.TrimSpace(s) == "" {
@@ -88,9 +96,4 @@ func requireDescription(s string) (string, error) {
 		return "", userError{"description contains a NUL byte; remove it"}
 	}
 	return s, nil
-}
-
-func firstLine(s string) string {
-	l, _, _ := strings.Cut(strings.TrimSpace(s), "\n")
-	return l
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/mark3labs/mcp-go/server"
 
+	"github.com/planq-dev/planq/internal/text"
 	"github.com/planq-dev/planq/jj"
 )
 
@@ -25,7 +26,7 @@ type NewOutput struct {
 
 // Text renders the result for the model.
 func (o NewOutput) Text() string {
-	return fmt.Sprintf("Checkpoint: %s is done; new change %s: %s (session root %s)", jj.ShortID(o.Parent), jj.ShortID(o.ChangeID), firstLine(o.Description), jj.ShortID(o.SessionRoot))
+	return fmt.Sprintf("Checkpoint: %s is done; new change %s: %s (session root %s)", jj.ShortID(o.Parent), jj.ShortID(o.ChangeID), text.FirstLine(o.Description), jj.ShortID(o.SessionRoot))
 }
 
 func jjNewTool(d *deps) server.ServerTool {
@@ -33,11 +34,8 @@ func jjNewTool(d *deps) server.ServerTool {
 		"Checkpoint: start a new change on top of @ in the same session.",
 		writes)
 	return server.ServerTool{Tool: tool, Handler: toolHandler(d, func(ctx context.Context, in NewInput) (NewOutput, error) {
-		desc, err := requireDescription(in.Description)
+		desc, err := d.describeHere(in.Description)
 		if err != nil {
-			return NewOutput{}, err
-		}
-		if err := d.requireRepo(); err != nil {
 			return NewOutput{}, err
 		}
 		ch, root, err := jj.Checkpoint(ctx, d.jj, desc)

@@ -7,6 +7,7 @@ import (
 
 	"github.com/mark3labs/mcp-go/server"
 
+	"github.com/planq-dev/planq/internal/text"
 	"github.com/planq-dev/planq/jj"
 )
 
@@ -33,13 +34,13 @@ func (o StatusOutput) Text() string {
 		return "Not a jj repo; the gate is locked. Call jj_git_init, then jj_init."
 	}
 	var b strings.Builder
-	desc := firstLine(o.Description)
+	desc := text.FirstLine(o.Description)
 	if desc == "" {
 		desc = "(no description)"
 	}
 	fmt.Fprintf(&b, "@ %s: %s\n", jj.ShortID(o.ChangeID), desc)
 	if o.ParentChangeID != "" {
-		fmt.Fprintf(&b, "parent %s: %s\n", jj.ShortID(o.ParentChangeID), firstLine(o.ParentDescription))
+		fmt.Fprintf(&b, "parent %s: %s\n", jj.ShortID(o.ParentChangeID), text.FirstLine(o.ParentDescription))
 	}
 	if o.SessionRoot != "" {
 		fmt.Fprintf(&b, "session root %s\n", jj.ShortID(o.SessionRoot))

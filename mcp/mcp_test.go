@@ -381,7 +381,7 @@ func TestWorkflowNewAbandonQuery(t *testing.T) {
 		t.Errorf("default include should be description only: %v", q2)
 	}
 	q3, text := s.call("query_ancestor", map[string]any{"change_id": "@-", "include": []string{"transcript"}}, false)
-	if !strings.Contains(text, "no transcript recorded") || q3["transcript"] == nil {
+	if !strings.Contains(text, "recorded no transcript yet") || q3["transcript"] == nil {
 		t.Errorf("transcript before any is recorded: %v / %q", q3, text)
 	}
 	_, text = s.call("query_ancestor", map[string]any{"change_id": "nosuchchange"}, true)

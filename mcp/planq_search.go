@@ -7,6 +7,7 @@ import (
 
 	"github.com/mark3labs/mcp-go/server"
 
+	"github.com/planq-dev/planq/internal/text"
 	"github.com/planq-dev/planq/search"
 	"github.com/planq-dev/planq/staterepo"
 )
@@ -37,7 +38,7 @@ func (o SearchOutput) Text() string {
 		if !h.Date.IsZero() {
 			date = " " + h.Date.Format("2006-01-02")
 		}
-		fmt.Fprintf(&b, "- %s [%s, %s%s] %s: %s\n", h.ID, h.Kind, h.Source, date, h.Title, oneLine(h.Snippet))
+		fmt.Fprintf(&b, "- %s [%s, %s%s] %s: %s\n", h.ID, h.Kind, h.Source, date, h.Title, text.OneLine(h.Snippet))
 	}
 	return b.String()
 }

@@ -9,7 +9,9 @@ import (
 
 	"github.com/mark3labs/mcp-go/server"
 
+	"github.com/planq-dev/planq/internal/text"
 	"github.com/planq-dev/planq/jj"
+	"github.com/planq-dev/planq/transcript"
 )
 
 // Include values accepted by query_ancestor.
@@ -117,12 +119,18 @@ func queryAncestorTool(d *deps) server.ServerTool {
 		}
 		ch, err := d.jj.Show(ctx, rev)
 		if errors.Is(err, jj.ErrNoSuchRevision) {
-			return AncestorOutput{}, userErrorf("No change %q exists in this repo (it may have been abandoned, or the id is mistyped): %s", rev, oneLine(jjMessage(err)))
+			return AncestorOutput{}, userErrorf("No change %q exists in this repo (it may have been abandoned, or the id is mistyped): %s", rev, text.OneLine(jjMessage(err)))
 		}
 		if err != nil {
 			return AncestorOutput{}, err
 		}
-		out := AncestorOutput{ChangeID: ch.ChangeID, CommitID: ch.CommitID, Warning: d.discontinuity(ctx, ch)}
+		ts, tsErr := d.transcripts()
+		var lin transcript.Lineage
+		inLineage := false
+		if tsErr == nil {
+			lin, inLineage = ts.Lineage(ctx, d.jj, ch)
+		}
+		out := AncestorOutput{ChangeID: ch.ChangeID, CommitID: ch.CommitID, Warning: d.discontinuity(ctx, ch, lin)}
 		if slices.Contains(include, IncludeDescription) {
 			out.Description = &ch.Description
 		}
@@ -139,7 +147,10 @@ func queryAncestorTool(d *deps) server.ServerTool {
 			out.Files, out.Diff = nonNil(files), &diff
 		}
 		if slices.Contains(include, IncludeTranscript) {
-			t, err := d.transcript(ctx, ch, in.TranscriptFilter)
+			if tsErr != nil {
+				return AncestorOutput{}, tsErr
+			}
+			t, err := transcriptPart(ctx, ts, lin, inLineage, in.TranscriptFilter)
 			if err != nil {
 				return AncestorOutput{}, err
 			}
@@ -149,26 +160,21 @@ func queryAncestorTool(d *deps) server.ServerTool {
 	})}
 }
 
-// discontinuity says plainly when ch is cut off from the current work: not an
-// ancestor of @ (rebased onto an unrelated parent, or another line of work),
-// or separated from its session root.
-func (d *deps) discontinuity(ctx context.Context, ch jj.Change) string {
+// discontinuity says plainly when ch is cut off from the current work: not
+// an ancestor of @ (rebased onto an unrelated parent, or another line of
+// work), or its session lineage broken (lin.Notes).
+func (d *deps) discontinuity(ctx context.Context, ch jj.Change, lin transcript.Lineage) string {
 	var notes []string
-	if ok, err := d.jj.Resolves(ctx, ch.CommitID+" & ::@"); err == nil && !ok {
+	if ok, err := d.jj.IsAncestor(ctx, ch.CommitID, "@"); err == nil && !ok {
 		notes = append(notes, fmt.Sprintf("%s is not an ancestor of @: it was rebased onto an unrelated parent or belongs to another line of work, so what it did may not be in the current change", jj.ShortID(ch.ChangeID)))
 	}
-	if root, ok := jj.SessionRoot(ch.Description); ok && root != ch.ChangeID {
-		if exists, err := d.jj.Resolves(ctx, root); err != nil || !exists {
-			notes = append(notes, fmt.Sprintf("its session root %s no longer exists (abandoned); the session cannot be resumed", jj.ShortID(root)))
-		} else if anc, err := d.jj.Resolves(ctx, root+" & ::"+ch.CommitID); err == nil && !anc {
-			notes = append(notes, fmt.Sprintf("it was rebased away from its session root %s", jj.ShortID(root)))
-		}
-	}
+	notes = append(notes, lin.Notes()...)
 	return strings.Join(notes, "; ")
 }
 
-// transcript answers the transcript part of a query.
-func (d *deps) transcript(ctx context.Context, ch jj.Change, f *TranscriptFilter) (TranscriptResult, error) {
+// transcriptPart answers the transcript part of a query: the lineage's
+// stored transcript, filtered.
+func transcriptPart(ctx context.Context, ts *transcript.Store, lin transcript.Lineage, inLineage bool, f *TranscriptFilter) (TranscriptResult, error) {
 	var filter TranscriptFilter
 	if f != nil {
 		filter = *f
@@ -176,28 +182,18 @@ func (d *deps) transcript(ctx context.Context, ch jj.Change, f *TranscriptFilter
 	if len(filter.Range) != 0 && (len(filter.Range) != 2 || filter.Range[0] < 1 || filter.Range[1] < filter.Range[0]) {
 		return TranscriptResult{}, userError{"transcript_filter.range must be [first, last] with 1 <= first <= last"}
 	}
-	if d.transcripts != nil {
-		res, found, err := d.transcripts.Transcript(ctx, ch, filter)
-		if err != nil {
-			return TranscriptResult{}, err
-		}
-		if found {
-			res.Lines = nonNil(res.Lines)
-			return res, nil
-		}
+	if !inLineage {
+		return TranscriptResult{Lines: []TranscriptLine{}, Note: "no transcript recorded for this change"}, nil
 	}
-	return TranscriptResult{Lines: []TranscriptLine{}, Note: "no transcript recorded for this change"}, nil
+	return transcriptOf(ctx, ts, lin.Root, filter)
 }
 
 // capText cuts s to at most max bytes at a line boundary, appending a marker
 // saying how much was left out.
 func capText(s string, max int, what string) (string, bool) {
-	if len(s) <= max {
+	kept, cut := text.CutAtLine(s, max)
+	if !cut {
 		return s, false
 	}
-	cut := strings.LastIndexByte(s[:max], '\n') + 1
-	if cut == 0 {
-		cut = max
-	}
-	return s[:cut] + fmt.Sprintf("[… %s truncated: %d more bytes not shown; query a narrower change or read files directly]\n", what, len(s)-cut), true
+	return kept + fmt.Sprintf("[… %s truncated: %d more bytes not shown; query a narrower change or read files directly]\n", what, len(s)-len(kept)), true
 }

@@ -34,9 +34,9 @@ type Options struct {
 	Dir     string // the code repo (or directory) the server works in
 	Version string // planq's version
 	JJBin   string // jj executable; default "jj"
-	// Transcripts answers query_ancestor's transcript requests; nil means none
-	// are recorded.
-	Transcripts TranscriptSource
+	// Getenv reads the environment (PLANQ_HOME, PLANQ_AGENT, …) where the
+	// server finds the project's state and transcripts; default os.Getenv.
+	Getenv func(string) string
 	// Extra registers further tools (e.g. the planq_* state tools).
 	Extra []server.ServerTool
 	// Maintainer is the planq binary state writes start for background
@@ -44,18 +44,11 @@ type Options struct {
 	Maintainer string
 }
 
-// TranscriptSource finds the recorded transcript of a change.
-type TranscriptSource interface {
-	// Transcript returns the lines of the transcript of the session the change
-	// belongs to that match filter. found is false when none is recorded.
-	Transcript(ctx context.Context, change jj.Change, filter TranscriptFilter) (result TranscriptResult, found bool, err error)
-}
-
 // deps is what the jj tools share.
 type deps struct {
-	dir         string
-	jj          *jj.Client
-	transcripts TranscriptSource
+	dir    string
+	jj     *jj.Client
+	getenv func(string) string
 }
 
 // New builds the MCP server with every planq tool registered.
@@ -75,7 +68,7 @@ func newServer(opts Options) (*server.MCPServer, *stateDeps) {
 		server.WithInputSchemaValidation(),
 		server.WithRecovery(),
 	)
-	d := &deps{dir: opts.Dir, jj: &jj.Client{Dir: opts.Dir, Bin: opts.JJBin}, transcripts: opts.Transcripts}
+	d := &deps{dir: opts.Dir, jj: &jj.Client{Dir: opts.Dir, Bin: opts.JJBin}, getenv: opts.Getenv}
 	state := newStateDeps(opts.Dir, opts.Maintainer)
 	s.AddTools(jjTools(d)...)
 	s.AddTools(stateTools(state)...)
@@ -199,4 +192,3 @@ func (d *deps) requireRepo() error {
 }
 
 // oneLine returns s with runs of whitespace folded, for compact text output.
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }

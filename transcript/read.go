@@ -5,12 +5,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/planq-dev/planq/internal/text"
 	"io"
 	"io/fs"
 	"os"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 )
 
 // Reading limits: what one Search or Range returns at most.
@@ -207,11 +207,8 @@ func cutLine(line []byte) string {
 	if len(line) <= MaxLineChars {
 		return string(line)
 	}
-	cut := MaxLineChars
-	for cut > 0 && !utf8.RuneStart(line[cut]) {
-		cut--
-	}
-	return string(line[:cut]) + fmt.Sprintf("… [+%d bytes]", len(line)-cut)
+	kept := text.Prefix(string(line[:MaxLineChars+1]), MaxLineChars)
+	return kept + fmt.Sprintf("… [+%d bytes]", len(line)-len(kept))
 }
 
 var lowerTable = func() (t [256]byte) {

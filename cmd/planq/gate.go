@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/planq-dev/planq/gate"
 	"github.com/planq-dev/planq/hooks/hosts"
+	"github.com/planq-dev/planq/internal/text"
 	"github.com/planq-dev/planq/jj"
 )
 
@@ -29,9 +31,21 @@ func newGateCmd(a *app) *cobra.Command {
 	return cmd
 }
 
+// gateCheckOptions are `planq gate check`'s flags.
+type gateCheckOptions struct {
+	Bash    string
+	HasBash bool // --bash was given (an empty command is still one)
+	Tool    string
+	Input   string
+	Host    string
+	Repo    string
+	Cwd     string
+	JSON    bool
+	Locked  bool
+}
+
 func newGateCheckCmd(a *app) *cobra.Command {
-	var bash, tool, input, repo, cwd, host string
-	var asJSON, locked bool
+	o := &gateCheckOptions{}
 	cmd := &cobra.Command{
 		Use:   "check (--bash 'COMMAND' | --tool NAME [--input JSON])",
 		Short: "Say whether a tool call modifies files and whether the gate would let it through",
@@ -52,63 +66,71 @@ Exit status: 0 when the hook would allow the call, 3 when it would deny it.`,
   planq gate check --locked --bash 'make'   # as if no change were declared yet`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			ad, err := hosts.Lookup(host)
-			if err != nil {
-				return err
-			}
-			call, err := gateCall(cmd, ad, bash, tool, input)
-			if err != nil {
-				return err
-			}
-			project, err := a.repoDir(repo)
-			if err != nil {
-				return err
-			}
-			if cwd == "" && repo != "" {
-				cwd = project // --project alone: the call runs there
-			}
-			if cwd == "" {
-				if cwd, err = a.Getwd(); err != nil {
-					return fmt.Errorf("working directory: %w", err)
-				}
-			}
-			if cwd, err = filepath.Abs(cwd); err != nil {
-				return err
-			}
-			if st, err := os.Stat(cwd); err != nil || !st.IsDir() {
-				return fmt.Errorf("--cwd %s is not a directory", cwd)
-			}
-			ev := gate.Evaluate(cmd.Context(), call, cwd, gate.EvalOptions{ProjectDir: project, AssumeLocked: locked, Getenv: a.Getenv, PlanqTool: ad.Host().Tool})
-			if asJSON {
-				err = writeGateJSON(a, ev)
-			} else {
-				err = writeGateText(a, ev, locked)
-			}
-			if err != nil {
-				return err
-			}
-			if !ev.Decision.Allow {
-				return exitError{code: exitGateDeny}
-			}
-			return nil
+			o.HasBash = cmd.Flags().Changed("bash")
+			return runGateCheck(cmd.Context(), a, o)
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&bash, "bash", "", "a Bash command to judge")
-	f.StringVar(&tool, "tool", "", "a tool name to judge, as --host names it (Claude Code: Write, Bash, mcp__server__tool; OpenCode: write, apply_patch; Gemini CLI: write_file, run_shell_command; …)")
-	f.StringVar(&host, "host", hosts.Default, "the agent host whose tool names --tool uses: "+strings.Join(hosts.Names(), ", "))
-	f.StringVar(&input, "input", "", "the tool's input as a JSON object (with --tool)")
-	f.StringVar(&repo, "project", "", "the session's project directory (default: CLAUDE_PROJECT_DIR, else the working directory)")
-	f.StringVar(&repo, "repo", "", "same as --project")
-	f.StringVar(&cwd, "cwd", "", "the tool's working directory (default: the current directory, or --project when given)")
-	f.BoolVar(&asJSON, "json", false, "print the evaluation as JSON")
-	f.BoolVar(&locked, "locked", false, "judge as if no change were declared yet, without reading jj")
+	f.StringVar(&o.Bash, "bash", "", "a Bash command to judge")
+	f.StringVar(&o.Tool, "tool", "", "a tool name to judge, as --host names it (Claude Code: Write, Bash, mcp__server__tool; OpenCode: write, apply_patch; Gemini CLI: write_file, run_shell_command; …)")
+	f.StringVar(&o.Host, "host", hosts.Default, "the agent host whose tool names --tool uses: "+strings.Join(hosts.Names(), ", "))
+	f.StringVar(&o.Input, "input", "", "the tool's input as a JSON object (with --tool)")
+	f.StringVar(&o.Repo, "project", "", "the session's project directory (default: CLAUDE_PROJECT_DIR, else the working directory)")
+	f.StringVar(&o.Repo, "repo", "", "same as --project")
+	f.StringVar(&o.Cwd, "cwd", "", "the tool's working directory (default: the current directory, or --project when given)")
+	f.BoolVar(&o.JSON, "json", false, "print the evaluation as JSON")
+	f.BoolVar(&o.Locked, "locked", false, "judge as if no change were declared yet, without reading jj")
 	return cmd
 }
 
-// gateCall builds the tool call from the flags.
-func gateCall(cmd *cobra.Command, ad hosts.Adapter, bash, tool, input string) (gate.ToolCall, error) {
-	hasBash := cmd.Flags().Changed("bash")
+// runGateCheck judges the call the options describe and prints the
+// evaluation; it returns exit status 3 when the hook would deny the call.
+func runGateCheck(ctx context.Context, a *app, o *gateCheckOptions) error {
+	ad, err := hosts.Lookup(o.Host)
+	if err != nil {
+		return err
+	}
+	call, err := gateCall(ad, o)
+	if err != nil {
+		return err
+	}
+	project, err := a.repoDir(o.Repo)
+	if err != nil {
+		return err
+	}
+	cwd := o.Cwd
+	if cwd == "" && o.Repo != "" {
+		cwd = project // --project alone: the call runs there
+	}
+	if cwd == "" {
+		if cwd, err = a.Getwd(); err != nil {
+			return fmt.Errorf("working directory: %w", err)
+		}
+	}
+	if cwd, err = filepath.Abs(cwd); err != nil {
+		return err
+	}
+	if st, err := os.Stat(cwd); err != nil || !st.IsDir() {
+		return fmt.Errorf("--cwd %s is not a directory", cwd)
+	}
+	ev := gate.Evaluate(ctx, call, cwd, gate.EvalOptions{ProjectDir: project, AssumeLocked: o.Locked, Getenv: a.Getenv, PlanqTool: ad.Host().Tool})
+	if o.JSON {
+		err = writeGateJSON(a, ev)
+	} else {
+		err = writeGateText(a, ev, o.Locked)
+	}
+	if err != nil {
+		return err
+	}
+	if !ev.Decision.Allow {
+		return exitError{code: exitGateDeny}
+	}
+	return nil
+}
+
+// gateCall builds the tool call from the options.
+func gateCall(ad hosts.Adapter, o *gateCheckOptions) (gate.ToolCall, error) {
+	hasBash, bash, tool, input := o.HasBash, o.Bash, o.Tool, o.Input
 	switch {
 	case hasBash && tool != "":
 		return gate.ToolCall{}, errors.New("give either --bash or --tool, not both")
@@ -140,7 +162,7 @@ func writeGateText(a *app, ev gate.Evaluation, assumed bool) error {
 	}
 	fmt.Fprintf(w, "verdict:\t%s\n", kind)
 	if v.Part != "" {
-		fmt.Fprintf(w, "part:\t%s\n", oneLineText(v.Part))
+		fmt.Fprintf(w, "part:\t%s\n", text.OneLine(v.Part))
 	}
 	fmt.Fprintf(w, "reason:\t%s\n", v.Reason)
 	if v.Git != nil {
@@ -166,11 +188,11 @@ func gateStateText(ev gate.Evaluation, assumed bool) string {
 	case ev.Mode == "off":
 		return "off (gate.mode: off)"
 	case ev.ConfigErr != nil:
-		return "configuration invalid: " + oneLineText(ev.ConfigErr.Error())
+		return "configuration invalid: " + text.OneLine(ev.ConfigErr.Error())
 	case ev.State == nil:
 		return "not consulted (the call does not modify)"
 	case ev.StateErr != nil:
-		return "unknown: " + oneLineText(ev.StateErr.Error())
+		return "unknown: " + text.OneLine(ev.StateErr.Error())
 	case assumed:
 		return "assumed locked (--locked)"
 	case !ev.State.IsJJRepo:
@@ -206,5 +228,3 @@ func writeGateJSON(a *app, ev gate.Evaluation) error {
 	enc.SetIndent("", "  ")
 	return enc.Encode(out)
 }
-
-func oneLineText(s string) string { return strings.Join(strings.Fields(s), " ") }

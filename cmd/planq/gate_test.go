@@ -6,10 +6,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/planq-dev/planq/gate"
+	"github.com/planq-dev/planq/hooks/hosts"
 	"github.com/planq-dev/planq/internal/testenv"
 )
 
-// planqIn runs the CLI in-process in dir.
 func TestGateCheck(t *testing.T) {
 	testenv.Isolate(t)
 	repo := testenv.JJRepo(t)
@@ -104,5 +105,44 @@ func TestGateCheckCwdAndProject(t *testing.T) {
 	}
 	if _, errOut, code := runIn(t, repo, "gate", "check", "--cwd", filepath.Join(repo, "nope"), "--bash", "ls"); code != 1 || !strings.Contains(errOut, "--cwd") {
 		t.Fatalf("missing --cwd: exit %d %s", code, errOut)
+	}
+}
+
+// gateCall turns the flags into the call the hook would see, in the host's
+// tool names.
+func TestGateCall(t *testing.T) {
+	tests := []struct {
+		name     string
+		o        gateCheckOptions
+		wantName string
+		wantKind gate.Kind
+		wantErr  string
+	}{
+		{"bash", gateCheckOptions{Host: "claude", Bash: "ls", HasBash: true}, "Bash", gate.KindShell, ""},
+		{"empty bash is still bash", gateCheckOptions{Host: "claude", HasBash: true}, "Bash", gate.KindShell, ""},
+		{"claude write", gateCheckOptions{Host: "claude", Tool: "Write", Input: `{"file_path":"a"}`}, "Write", gate.KindEditor, ""},
+		{"gemini shell tool", gateCheckOptions{Host: "gemini", Tool: "run_shell_command"}, "run_shell_command", gate.KindShell, ""},
+		{"both", gateCheckOptions{Host: "claude", Bash: "ls", HasBash: true, Tool: "Read"}, "", "", "not both"},
+		{"input with bash", gateCheckOptions{Host: "claude", HasBash: true, Input: "{}"}, "", "", "--input goes with --tool"},
+		{"not an object", gateCheckOptions{Host: "claude", Tool: "Write", Input: "[1]"}, "", "", "not a JSON object"},
+		{"nothing", gateCheckOptions{Host: "claude"}, "", "", "nothing to check"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ad, err := hosts.Lookup(tt.o.Host)
+			if err != nil {
+				t.Fatal(err)
+			}
+			call, err := gateCall(ad, &tt.o)
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("error %v, want one saying %q", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil || call.Name != tt.wantName || call.Tool.Kind != tt.wantKind {
+				t.Fatalf("call %s (kind %v), err %v; want %s (kind %v)", call.Name, call.Tool.Kind, err, tt.wantName, tt.wantKind)
+			}
+		})
 	}
 }

@@ -46,10 +46,10 @@ func runMCPServe(cmd *cobra.Command, a *app, opts *mcpServeOptions) error {
 		return err
 	}
 	return mcp.Serve(cmd.Context(), mcp.Options{
-		Dir:         dir,
-		Version:     buildVersion(),
-		JJBin:       opts.JJBin,
-		Transcripts: newSessionTranscripts(dir, a.Getenv, opts.JJBin),
-		Maintainer:  a.Maintainer,
+		Dir:        dir,
+		Version:    buildVersion(),
+		JJBin:      opts.JJBin,
+		Getenv:     a.Getenv,
+		Maintainer: a.Maintainer,
 	}, a.Stdin, a.Stdout, a.Stderr)
 }

@@ -16,11 +16,14 @@ import (
 	"github.com/planq-dev/planq/jj"
 )
 
+// sessionOptions are the flags and argument of `planq start`, `continue`
+// and `resume`.
 type sessionOptions struct {
 	Repo      string
 	Agent     string
 	AgentCmd  string
 	Workspace string // start: a jj workspace of this name for the agent
+	Arg       string // start: TASK; continue: DESCRIPTION; resume: CHANGE
 }
 
 func (o *sessionOptions) flags(cmd *cobra.Command) {
@@ -42,12 +45,24 @@ func (o *sessionOptions) agent(recorded string) (hosts.Adapter, error) {
 	return hosts.Lookup(name)
 }
 
+// workflowOptions are the session workflow's options for the repo o names.
 func (a *app) workflowOptions(o *sessionOptions) (hooks.WorkflowOptions, error) {
 	dir, err := a.repoDir(o.Repo)
 	if err != nil {
 		return hooks.WorkflowOptions{}, err
 	}
 	return hooks.WorkflowOptions{Dir: dir, Getenv: a.Getenv}, nil
+}
+
+// prepare resolves the repo and the host to launch (--agent, else recorded)
+// before anything changes, so a bad flag changes nothing.
+func (a *app) prepare(o *sessionOptions, recorded string) (hooks.WorkflowOptions, hosts.Adapter, error) {
+	wo, err := a.workflowOptions(o)
+	if err != nil {
+		return wo, nil, err
+	}
+	ad, err := o.agent(recorded)
+	return wo, ad, err
 }
 
 func newStartCmd(a *app) *cobra.Command {
@@ -74,28 +89,30 @@ through planq's worktree hook). 'planq agents' lists the workspaces.`,
   planq start "Fix the flaky test" --agent-cmd "claude --model opus"`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			wo, err := a.workflowOptions(o)
-			if err != nil {
-				return err
-			}
-			ad, err := o.agent("")
-			if err != nil {
-				return err
-			}
-			if o.Workspace != "" {
-				return a.startInWorkspace(cmd.Context(), o, wo, ad, args[0])
-			}
-			st, err := hooks.Start(cmd.Context(), wo, args[0])
-			if err != nil {
-				return err
-			}
-			a.sayStarted(st, fmt.Sprintf("Started change %s: %s", jj.ShortID(st.Change.ChangeID), st.Task))
-			return a.launch(cmd.Context(), ad, o.AgentCmd, st.Repo, ad.Launch(args[0], ""))
+			o.Arg = args[0]
+			return runStart(cmd.Context(), a, o)
 		},
 	}
 	o.flags(cmd)
 	cmd.Flags().StringVarP(&o.Workspace, "workspace", "w", "", "start the agent in a jj workspace of its own named NAME (made when missing)")
 	return cmd
+}
+
+// runStart is `planq start TASK`.
+func runStart(ctx context.Context, a *app, o *sessionOptions) error {
+	wo, ad, err := a.prepare(o, "")
+	if err != nil {
+		return err
+	}
+	if o.Workspace != "" {
+		return a.startInWorkspace(ctx, o, wo, ad, o.Arg)
+	}
+	st, err := hooks.Start(ctx, wo, o.Arg)
+	if err != nil {
+		return err
+	}
+	a.sayStarted(st, fmt.Sprintf("Started change %s: %s", jj.ShortID(st.Change.ChangeID), st.Task))
+	return a.launch(ctx, ad, o.AgentCmd, st.Repo, ad.Launch(o.Arg, ""))
 }
 
 // startInWorkspace is `planq start -w NAME TASK`: the workspace (made, or
@@ -139,29 +156,29 @@ handoff; the full transcript stays reachable with query_ancestor.
 DESCRIPTION defaults to "Continue: <task>".`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			wo, err := a.workflowOptions(o)
-			if err != nil {
-				return err
-			}
-			ad, err := o.agent("")
-			if err != nil {
-				return err
-			}
-			desc := ""
 			if len(args) == 1 {
-				desc = args[0]
+				o.Arg = args[0]
 			}
-			st, err := hooks.Continue(cmd.Context(), wo, desc)
-			if err != nil {
-				return err
-			}
-			a.sayStarted(st, fmt.Sprintf("Checkpointed: new change %s in the session of %s (%s)", jj.ShortID(st.Change.ChangeID), jj.ShortID(st.Root), st.Task))
-			prompt := "Continue the task: " + st.Task + ". The parent change's description, in your context, is the handoff from the previous session."
-			return a.launch(cmd.Context(), ad, o.AgentCmd, st.Repo, ad.Launch(prompt, ""))
+			return runContinue(cmd.Context(), a, o)
 		},
 	}
 	o.flags(cmd)
 	return cmd
+}
+
+// runContinue is `planq continue [DESCRIPTION]`.
+func runContinue(ctx context.Context, a *app, o *sessionOptions) error {
+	wo, ad, err := a.prepare(o, "")
+	if err != nil {
+		return err
+	}
+	st, err := hooks.Continue(ctx, wo, o.Arg)
+	if err != nil {
+		return err
+	}
+	a.sayStarted(st, fmt.Sprintf("Checkpointed: new change %s in the session of %s (%s)", jj.ShortID(st.Change.ChangeID), jj.ShortID(st.Root), st.Task))
+	prompt := "Continue the task: " + st.Task + ". The parent change's description, in your context, is the handoff from the previous session."
+	return a.launch(ctx, ad, o.AgentCmd, st.Repo, ad.Launch(prompt, ""))
 }
 
 func newResumeCmd(a *app) *cobra.Command {
@@ -178,32 +195,39 @@ root). A change squashed away resumes in its lineage's root; a lineage whose
 root was abandoned is not resumable.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			wo, err := a.workflowOptions(o)
-			if err != nil {
-				return err
-			}
-			if o.Agent != "" {
-				if _, err := o.agent(""); err != nil {
-					return err
-				}
-			}
-			st, err := hooks.Resume(cmd.Context(), wo, args[0])
-			if err != nil {
-				return err
-			}
-			ad, err := o.agent(st.Host)
-			if err != nil {
-				return err
-			}
-			if ad.Host().Name != st.Host {
-				return fmt.Errorf("the session of %s ran in %s, so %s cannot resume it; run planq resume %s (without --agent), or planq continue --agent %s for a fresh session on top", jj.ShortID(st.Change.ChangeID), hostDisplay(st.Host), ad.Host().Display, args[0], ad.Host().Name)
-			}
-			a.sayStarted(st, fmt.Sprintf("Working copy is now %s (%s); resuming %s session %s", jj.ShortID(st.Change.ChangeID), st.Change.Title(), ad.Host().Display, st.SessionID))
-			return a.launch(cmd.Context(), ad, o.AgentCmd, st.Repo, ad.Launch("", st.SessionID))
+			o.Arg = args[0]
+			return runResume(cmd.Context(), a, o)
 		},
 	}
 	o.flags(cmd)
 	return cmd
+}
+
+// runResume is `planq resume CHANGE`: the host is the session's own unless
+// --agent names another (which is refused, as it cannot resume it).
+func runResume(ctx context.Context, a *app, o *sessionOptions) error {
+	wo, err := a.workflowOptions(o)
+	if err != nil {
+		return err
+	}
+	if o.Agent != "" {
+		if _, err := o.agent(""); err != nil {
+			return err
+		}
+	}
+	st, err := hooks.Resume(ctx, wo, o.Arg)
+	if err != nil {
+		return err
+	}
+	ad, err := o.agent(st.Host)
+	if err != nil {
+		return err
+	}
+	if ad.Host().Name != st.Host {
+		return fmt.Errorf("the session of %s ran in %s, so %s cannot resume it; run planq resume %s (without --agent), or planq continue --agent %s for a fresh session on top", jj.ShortID(st.Change.ChangeID), hostDisplay(st.Host), ad.Host().Display, o.Arg, ad.Host().Name)
+	}
+	a.sayStarted(st, fmt.Sprintf("Working copy is now %s (%s); resuming %s session %s", jj.ShortID(st.Change.ChangeID), st.Change.Title(), ad.Host().Display, st.SessionID))
+	return a.launch(ctx, ad, o.AgentCmd, st.Repo, ad.Launch("", st.SessionID))
 }
 
 func (a *app) sayStarted(st hooks.Started, line string) {

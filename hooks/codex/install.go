@@ -12,6 +12,7 @@ import (
 	"github.com/BurntSushi/toml"
 
 	"github.com/planq-dev/planq/hooks/conffile"
+	"github.com/planq-dev/planq/internal/text"
 )
 
 // ServerName is the name planq's MCP server is registered under, so the
@@ -126,7 +127,7 @@ func tomlString(s string) string {
 func parseTOML(path string, data []byte) (map[string]any, error) {
 	var v map[string]any
 	if _, err := toml.Decode(string(data), &v); err != nil {
-		return nil, fmt.Errorf("%s is not valid TOML (%s); fix it, then rerun", path, oneLine(err.Error()))
+		return nil, fmt.Errorf("%s is not valid TOML (%s); fix it, then rerun", path, text.OneLine(err.Error()))
 	}
 	return v, nil
 }
@@ -223,8 +224,6 @@ func hooksEdit(o conffile.Options, path string) (conffile.FileEdit, error) {
 	e.After = conffile.Render(doc, e.Before)
 	return e, nil
 }
-
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 // decodeTOML decodes TOML data into v.
 func decodeTOML(data []byte, v any) (toml.MetaData, error) { return toml.Decode(string(data), v) }

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/planq-dev/planq/hooks/conffile"
+	"github.com/planq-dev/planq/internal/text"
 )
 
 // eventLabels are Codex's snake_case names of the events in hook keys and
@@ -148,7 +149,7 @@ func trustFindings(o conffile.Options, handlers []handler) []conffile.Finding {
 		_, err = decodeTOML(data, &u)
 	}
 	if err != nil {
-		return []conffile.Finding{{Check: "trust", Detail: "cannot read Codex's trust settings in " + userFile + ": " + oneLine(err.Error()),
+		return []conffile.Finding{{Check: "trust", Detail: "cannot read Codex's trust settings in " + userFile + ": " + text.OneLine(err.Error()),
 			Fix: "fix " + userFile + "; until then, check in codex's /hooks that planq's hooks are trusted"}}
 	}
 	var out []conffile.Finding

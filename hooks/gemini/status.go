@@ -14,6 +14,7 @@ import (
 
 	"github.com/planq-dev/planq/hooks/conffile"
 	"github.com/planq-dev/planq/hooks/session"
+	"github.com/planq-dev/planq/internal/text"
 )
 
 // Installed reports planq's wiring in the project's settings file (as local
@@ -291,7 +292,7 @@ func trustFinding(o conffile.Options, dir string) (conffile.Finding, bool) {
 	t, err := FolderTrust(o, dir)
 	switch {
 	case err != nil:
-		return conffile.Finding{Check: "trust", Detail: "Gemini CLI cannot read its folder trust, and will not start: " + oneLine(err.Error()),
+		return conffile.Finding{Check: "trust", Detail: "Gemini CLI cannot read its folder trust, and will not start: " + text.OneLine(err.Error()),
 			Fix: "fix or remove " + file}, true
 	case t.Trusted:
 		return conffile.Finding{Check: "trust", OK: true, Detail: fmt.Sprintf("the project %s is trusted (%s)", dir, t.Why)}, true
@@ -355,5 +356,3 @@ func within(dir, p string) bool {
 	rel, err := filepath.Rel(dir, p)
 	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
 }
-
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }

@@ -135,5 +135,3 @@ func WriteReply(w io.Writer, r Reply) error {
 	}
 	return nil
 }
-
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }

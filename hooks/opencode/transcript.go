@@ -11,6 +11,8 @@ import (
 	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/planq-dev/planq/internal/text"
 )
 
 // sdkMessage is one entry of client.session.messages(…).data: a message
@@ -91,7 +93,7 @@ type lineBlock struct {
 func AppendTranscript(path string, messages json.RawMessage) (added int, err error) {
 	var msgs []sdkMessage
 	if err := json.Unmarshal(messages, &msgs); err != nil {
-		return 0, fmt.Errorf("opencode transcript: messages: %s", oneLine(err.Error()))
+		return 0, fmt.Errorf("opencode transcript: messages: %s", text.OneLine(err.Error()))
 	}
 	if msgs == nil && !bytes.Equal(bytes.TrimSpace(messages), []byte("[]")) {
 		return 0, errors.New("opencode transcript: messages is not an array")

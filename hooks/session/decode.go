@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/planq-dev/planq/gate"
+	"github.com/planq-dev/planq/internal/text"
 )
 
 // Errors DecodeObject returns, phrased to follow the name of whose input it
@@ -24,6 +25,7 @@ var (
 // differing from a known key only in case. Detail is one line.
 type MalformedError struct{ Detail string }
 
+// Error says what is malformed.
 func (e *MalformedError) Error() string { return "is malformed: " + e.Detail }
 
 // DecodeObject decodes data, one JSON object and nothing after it, into v (a
@@ -42,13 +44,13 @@ func DecodeObject(data []byte, v any) error {
 	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	if err := dec.Decode(v); err != nil {
-		return &MalformedError{oneLine(err.Error())}
+		return &MalformedError{text.OneLine(err.Error())}
 	}
 	if int(dec.InputOffset()) != len(data) {
 		return ErrTrailing
 	}
 	if _, err := gate.ExactFields(data, jsonKeys(reflect.TypeOf(v).Elem())...); err != nil {
-		return &MalformedError{oneLine(err.Error())}
+		return &MalformedError{text.OneLine(err.Error())}
 	}
 	return nil
 }

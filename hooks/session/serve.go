@@ -8,6 +8,8 @@ import (
 	"runtime/debug"
 	"strings"
 	"time"
+
+	"github.com/planq-dev/planq/internal/text"
 )
 
 // MaxInputSize bounds a hook's input on stdin; a write of a large file, a
@@ -79,11 +81,11 @@ func RunPreToolUse(ctx context.Context, proto Protocol, stdin io.Reader, stdout,
 	}
 	if res.err != nil {
 		res.reply = FailedPreToolUse(res.ev.ProjectDir, res.err)
-		fmt.Fprintf(stderr, "planq hook pre-tool-use: %s\n", oneLine(res.err.Error()))
+		fmt.Fprintf(stderr, "planq hook pre-tool-use: %s\n", text.OneLine(res.err.Error()))
 	}
 	code, err := proto.Write(stdout, res.ev, res.reply)
 	if err != nil {
-		fmt.Fprintf(stderr, "planq hook pre-tool-use: blocked: cannot answer %s (%s)\n", proto.Host().Display, oneLine(err.Error()))
+		fmt.Fprintf(stderr, "planq hook pre-tool-use: blocked: cannot answer %s (%s)\n", proto.Host().Display, text.OneLine(err.Error()))
 		return 2
 	}
 	return code
@@ -108,7 +110,7 @@ func serve(ctx context.Context, proto Protocol, event string, stdin io.Reader, s
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	fail := func(err error) int {
-		fmt.Fprintf(stderr, "planq hook %s: %s\n", event, oneLine(err.Error()))
+		fmt.Fprintf(stderr, "planq hook %s: %s\n", event, text.OneLine(err.Error()))
 		return failCode
 	}
 	defer func() {

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/planq-dev/planq/gate"
+	"github.com/planq-dev/planq/internal/text"
 	"github.com/planq-dev/planq/transcript"
 )
 
@@ -54,7 +55,7 @@ func PreToolUse(ctx context.Context, ev Event, getenv func(string) string) (Repl
 // denial naming the error, or with gate.on_error: allow in the project's
 // configuration a warning.
 func FailedPreToolUse(projectDir string, err error) Reply {
-	msg := oneLine(err.Error())
+	msg := text.OneLine(err.Error())
 	if projectDir != "" && filepath.IsAbs(projectDir) {
 		if p := gate.LoadProject(projectDir); p.Err == nil && p.Policy.OnErrorAllow {
 			return Reply{Warn: true, Reason: "planq gate (gate.on_error: allow, let through): the gate could not judge this call: " + msg}
@@ -188,5 +189,3 @@ func mentionsJJ(command string) bool {
 	}
 	return false
 }
-
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }

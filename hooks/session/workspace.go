@@ -7,6 +7,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/planq-dev/planq/internal/text"
 	"github.com/planq-dev/planq/jj"
 	"github.com/planq-dev/planq/transcript"
 )
@@ -70,7 +71,7 @@ func describeWorkspace(ctx context.Context, e Env, repo *jj.Client, w transcript
 	}
 	ch, err := c.Show(ctx, w.Change)
 	if err != nil {
-		return fmt.Sprintf("- %s (workspace %s): not in the graph any more (%s)", jj.ShortID(w.Change), w.Name, oneLine(err.Error()))
+		return fmt.Sprintf("- %s (workspace %s): not in the graph any more (%s)", jj.ShortID(w.Change), w.Name, text.OneLine(err.Error()))
 	}
 	stat := "no changes"
 	if !ch.Empty {

@@ -1,0 +1,72 @@
+package mcp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/planq-dev/planq/jj"
+	"github.com/planq-dev/planq/staterepo"
+	"github.com/planq-dev/planq/transcript"
+)
+
+// transcriptTail is how many of the last lines a transcript answer without
+// a filter shows.
+const transcriptTail = 100
+
+// transcripts opens the transcript store of the server's project.
+func (d *deps) transcripts() (*transcript.Store, error) {
+	st, err := staterepo.Open(staterepo.Options{Dir: d.dir, Getenv: d.getenv})
+	if err != nil {
+		return nil, err
+	}
+	return transcript.New(st.Home, st.Project)
+}
+
+// transcriptOf answers the transcript part of a query from the lineage's
+// stored transcript: the lines matching a search, a range, or the tail.
+func transcriptOf(ctx context.Context, ts *transcript.Store, root string, f TranscriptFilter) (TranscriptResult, error) {
+	out := TranscriptResult{SessionRoot: root, Lines: []TranscriptLine{}}
+	var res transcript.Result
+	var err error
+	render := transcript.WithRender(transcript.Render)
+	switch {
+	case strings.TrimSpace(f.Search) != "":
+		res, err = ts.SearchRoot(ctx, root, f.Search, transcript.DefaultLimit, render)
+	case len(f.Range) == 2:
+		res, err = ts.RangeRoot(ctx, root, int64(f.Range[0]), int64(f.Range[1]), render)
+	default:
+		res, err = tail(ctx, ts, root, render)
+	}
+	if errors.Is(err, transcript.ErrNoTranscript) {
+		out.Note = fmt.Sprintf("The session lineage %s recorded no transcript yet (planq copies it at each stop, compaction and session end).", jj.ShortID(root))
+		return out, nil
+	}
+	if err != nil {
+		return out, err
+	}
+	for _, l := range res.Lines {
+		out.Lines = append(out.Lines, TranscriptLine{N: int(l.N), Text: l.Text})
+	}
+	out.Truncated, out.Note = res.Capped, res.Note
+	return out, nil
+}
+
+// tail returns the last transcriptTail lines of the lineage's transcript.
+func tail(ctx context.Context, ts *transcript.Store, root string, render transcript.Option) (transcript.Result, error) {
+	p, err := ts.Path(root)
+	if err != nil {
+		return transcript.Result{}, err
+	}
+	n, err := transcript.CountLines(p)
+	if err != nil {
+		return transcript.Result{}, err
+	}
+	res, err := ts.RangeRoot(ctx, root, max(1, n-transcriptTail+1), max(1, n), render)
+	if err == nil && n > transcriptTail {
+		res.Capped = true
+		res.Note = fmt.Sprintf("[showing the last %d of %d lines; give transcript_filter.search or .range for others]", transcriptTail, n)
+	}
+	return res, err
+}
