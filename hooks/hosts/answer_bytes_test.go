@@ -3,11 +3,9 @@ package hosts
 import (
 	"bytes"
 	"fmt"
-	"os"
 	"path/filepath"
 	"testing"
 
-	"github.com/planq-dev/planq/hooks/conffile"
 	"github.com/planq-dev/planq/hooks/session"
 )
 
@@ -42,18 +40,5 @@ func TestAnswerBytes(t *testing.T) {
 			fmt.Fprintf(&out, "%s %s: exit %d, err %v\n%s", a.Host().Name, c.label, code, err, b.String())
 		}
 	}
-	golden := filepath.Join("testdata", "answers.txt")
-	if *update {
-		if err := os.WriteFile(golden, out.Bytes(), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatalf("%v (run with -update to write it)", err)
-	}
-	if !bytes.Equal(out.Bytes(), want) {
-		t.Errorf("the answers differ from %s:\n%s", golden, conffile.Diff("/"+golden, want, out.Bytes()))
-	}
+	compareGolden(t, filepath.Join("testdata", "answers.txt"), out.Bytes())
 }

@@ -77,25 +77,31 @@ func TestInstallBytes(t *testing.T) {
 				step("install of a moved planq", moved)
 				step("uninstall from the user's files", un)
 
-				golden := filepath.Join("testdata", "install", name+"-"+scope+".txt")
-				if *update {
-					if err := os.MkdirAll(filepath.Dir(golden), 0o755); err != nil {
-						t.Fatal(err)
-					}
-					if err := os.WriteFile(golden, out.Bytes(), 0o644); err != nil {
-						t.Fatal(err)
-					}
-					return
-				}
-				want, err := os.ReadFile(golden)
-				if err != nil {
-					t.Fatalf("%v (run with -update to write it)", err)
-				}
-				if got := out.String(); got != string(want) {
-					t.Errorf("the bytes written differ from %s:\n%s", golden, conffile.Diff("/"+golden, want, out.Bytes()))
-				}
+				compareGolden(t, filepath.Join("testdata", "install", name+"-"+scope+".txt"), out.Bytes())
 			})
 		}
+	}
+}
+
+// compareGolden fails the test unless got is the golden file's content
+// (with -update, it writes the file instead).
+func compareGolden(t *testing.T, golden string, got []byte) {
+	t.Helper()
+	if *update {
+		if err := os.MkdirAll(filepath.Dir(golden), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(golden, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatalf("%v (run with -update to write it)", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("what the adapters write differs from %s:\n%s", golden, conffile.Diff("/"+golden, want, got))
 	}
 }
 
