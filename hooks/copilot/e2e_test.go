@@ -43,20 +43,12 @@ func TestEndToEndInCopilot(t *testing.T) {
 	// The first create was denied, the model told to call planq-jj_init.
 	w.ToolResult(s.Loop[1], "the first create", "planq gate: blocked", "planq-jj_init")
 	// planq-jj_init unlocked the gate; the create and the bash edit landed
-	// in the declared change, without the local wiring.
-	if got, err := os.ReadFile(hello); err != nil || string(got) != "hello\nmore\n" {
-		t.Fatalf("hello.txt = %q, %v; want the create and the bash append", got, err)
-	}
-	if d := w.JJ("diff", "--summary"); !strings.Contains(d, "A hello.txt") || strings.Contains(d, ".github") {
-		t.Fatalf("jj diff --summary = %q, want hello.txt added and the local wiring left out", d)
-	}
-	// The Stop hook's nudge came back as a new turn naming planq-jj_describe,
-	// and the summary it asked for is the change's description.
+	// in the declared change, without the local wiring, and the summary the
+	// nudge asked for is its description.
+	w.CheckGreeting(".github")
+	// The Stop hook's nudge came back as a new turn naming planq-jj_describe.
 	if !strings.Contains(nudge, "planq: the diff of change") || !strings.Contains(nudge, "planq-jj_describe") {
 		t.Fatalf("the turn after the first stop got %q, want planq's nudge naming planq-jj_describe", e2e.Trunc(nudge, 2000))
-	}
-	if desc := w.Description(); !strings.Contains(desc, "zebra-decision") || !strings.HasPrefix(desc, "Add a greeting file") {
-		t.Fatalf("the change's description = %q, want the summary", desc)
 	}
 
 	// A second session has planq's instructions, reads the summary with
@@ -72,9 +64,7 @@ func TestEndToEndInCopilot(t *testing.T) {
 		t.Fatalf("session 2's system prompt lacks planq's instructions:\n%s", e2e.Trunc(sys, 4000))
 	}
 	w.ToolResult(s.Loop[1], "planq-jj_status", "zebra-decision")
-	if tr := w.ToolResult(s.Loop[2], "query_ancestor", "Transcript:", "Creating the okapi file again.", "assistant calls create"); tr.IsError {
-		t.Fatalf("query_ancestor failed: %s", tr.Text)
-	}
+	w.ToolOK(s.Loop[2], "query_ancestor", "Transcript:", "Creating the okapi file again.", "assistant calls create")
 }
 
 // TestSubagentInCopilot: a subagent Copilot starts with the task tool gets

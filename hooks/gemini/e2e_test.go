@@ -1,7 +1,6 @@
 package gemini_test
 
 import (
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -57,15 +56,7 @@ func TestEndToEndInGemini(t *testing.T) {
 	}
 	// The write and the shell append landed in the declared change, which
 	// holds the summary.
-	if got, err := os.ReadFile(hello); err != nil || string(got) != "hello\nmore\n" {
-		t.Fatalf("hello.txt = %q, %v; want the write and the shell append", got, err)
-	}
-	if d := w.JJ("diff", "--summary"); !strings.Contains(d, "A hello.txt") || strings.Contains(d, ".gemini") {
-		t.Fatalf("jj diff --summary = %q, want hello.txt added and the local wiring left out", d)
-	}
-	if desc := w.Description(); !strings.Contains(desc, "zebra-decision") || !strings.HasPrefix(desc, "Add a greeting file") {
-		t.Fatalf("the change's description = %q, want the summary", desc)
-	}
+	w.CheckGreeting(".gemini")
 
 	// A second session starts with the change's context, and reads the first
 	// session's transcript through mcp_planq_query_ancestor.
@@ -74,7 +65,5 @@ func TestEndToEndInGemini(t *testing.T) {
 	if !strings.Contains(first, "<hook_context>") || !strings.Contains(first, "planq: this session works in jj change") || !strings.Contains(first, "zebra-decision") {
 		t.Fatalf("session 2's first request lacks planq's context:\n%s", e2e.Trunc(first, 4000))
 	}
-	if tr := w.ToolResult(s.Loop[1], "query_ancestor", "Transcript:", "Writing the okapi file again.", "assistant calls write_file"); tr.IsError {
-		t.Fatalf("query_ancestor failed: %s", tr.Text)
-	}
+	w.ToolOK(s.Loop[1], "query_ancestor", "Transcript:", "Writing the okapi file again.", "assistant calls write_file")
 }

@@ -174,6 +174,33 @@ func (w *World) ToolResult(r *fakemodel.Request, what string, want ...string) fa
 	return trs[0]
 }
 
+// ToolOK is ToolResult for a call that must not have failed.
+func (w *World) ToolOK(r *fakemodel.Request, what string, want ...string) fakemodel.ToolResult {
+	w.T.Helper()
+	tr := w.ToolResult(r, what, want...)
+	if tr.IsError {
+		w.T.Fatalf("%s failed: %s", what, Trunc(tr.Text, 3000))
+	}
+	return tr
+}
+
+// CheckGreeting checks the end of the story every host's test plays: once
+// the change is declared, the write of hello.txt and the shell's append to
+// it land in it, its diff leaves the local wiring out (wiring: the
+// directory jj diff would name), and its description is Summary.
+func (w *World) CheckGreeting(wiring string) {
+	w.T.Helper()
+	if got, err := os.ReadFile(filepath.Join(w.Repo, "hello.txt")); err != nil || string(got) != "hello\nmore\n" {
+		w.T.Fatalf("hello.txt = %q, %v; want the write and the shell's append", got, err)
+	}
+	if d := w.JJ("diff", "--summary"); !strings.Contains(d, "A hello.txt") || strings.Contains(d, wiring) {
+		w.T.Fatalf("jj diff --summary = %q, want hello.txt added and the local wiring left out", d)
+	}
+	if desc := w.Description(); !strings.Contains(desc, "zebra-decision") || !strings.HasPrefix(desc, "Add a greeting file") {
+		w.T.Fatalf("the change's description = %q, want the summary", desc)
+	}
+}
+
 // AskAncestor is the turn that looks back with planq's query_ancestor
 // (tool: its name as the host shows it): the transcript lines of @'s
 // lineage that mention search.
