@@ -90,12 +90,12 @@ func Decode[T any](data []byte, display string) (T, error) {
 
 // HookSpecific is the hookSpecificOutput object of a hook's answer.
 type HookSpecific struct {
-	HookEventName string `json:"hookEventName"`
-	// PreToolUse: "allow", "deny" or "ask"; the reason is shown to the model
-	// for a denial and to the user otherwise.
+	HookEventName string `json:"hookEventName"` // the host's name of the hook's event
+	// PreToolUse: "allow", "deny" or "ask", and its reason, shown to the
+	// model for a denial and to the user otherwise.
 	PermissionDecision       string          `json:"permissionDecision,omitempty"`
-	PermissionDecisionReason string          `json:"permissionDecisionReason,omitempty"`
-	UpdatedInput             json.RawMessage `json:"updatedInput,omitempty"` // PreToolUse: replaces tool_input
+	PermissionDecisionReason string          `json:"permissionDecisionReason,omitempty"` // PermissionDecision's reason
+	UpdatedInput             json.RawMessage `json:"updatedInput,omitempty"`             // PreToolUse: replaces tool_input
 	// SessionStart, UserPromptSubmit, PreToolUse, PostToolUse: text added to
 	// the model's context.
 	AdditionalContext string `json:"additionalContext,omitempty"`
@@ -108,9 +108,9 @@ type HookOutput struct {
 	// Decision "block" with Reason: Stop continues the turn with Reason as
 	// the next prompt; Gemini CLI's BeforeTool denies with "deny".
 	Decision      string        `json:"decision,omitempty"`
-	Reason        string        `json:"reason,omitempty"`
-	Specific      *HookSpecific `json:"hookSpecificOutput,omitempty"`
-	SystemMessage string        `json:"systemMessage,omitempty"` // a warning shown to the user
+	Reason        string        `json:"reason,omitempty"`             // Decision's reason
+	Specific      *HookSpecific `json:"hookSpecificOutput,omitempty"` // the event's own answer
+	SystemMessage string        `json:"systemMessage,omitempty"`      // a warning shown to the user
 }
 
 // HookAnswer is the answer to planq's event carrying r in Claude Code's

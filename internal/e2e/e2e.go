@@ -24,7 +24,7 @@ const Summary = "Add a greeting file\n\nDone:\n- hello.txt with a greeting\n\nKe
 // World is one end-to-end test's world: the planq its host runs, an
 // isolated home and a jj repo, and the test's deadline.
 type World struct {
-	T     *testing.T
+	T     *testing.T      // the test, which a failed check ends
 	Ctx   context.Context // the test's deadline, five minutes
 	Planq string          // the planq binary the host's hooks and server run
 	Repo  string          // the jj repo the host works in, symlinks resolved
@@ -96,8 +96,8 @@ func Claude(r fakemodel.Run) Host {
 // printed, the model, and the agent-loop requests it answered.
 type Session struct {
 	fakemodel.Result
-	Model *fakemodel.Server
-	Loop  []*fakemodel.Request
+	Model *fakemodel.Server    // the fake model the host ran on
+	Loop  []*fakemodel.Request // the agent-loop requests it answered
 }
 
 // Run starts a fake model scripted with turns, runs host on it with prompt,
