@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/planq-dev/planq/hooks/conffile"
+	"github.com/planq-dev/planq/hooks/hosttest"
 	"github.com/planq-dev/planq/internal/testenv"
 )
 
@@ -18,15 +19,6 @@ func installOpts(t *testing.T, repo, scope string, env map[string]string) conffi
 	bin := filepath.Join(t.TempDir(), "with space")
 	return conffile.Options{Scope: scope, ProjectDir: repo, Home: os.Getenv("HOME"), Exe: filepath.Join(bin, "planq"), HookExe: filepath.Join(bin, "planq-hook"),
 		Getenv: func(k string) string { return env[k] }}
-}
-
-func readFile(t *testing.T, p string) string {
-	t.Helper()
-	data, err := os.ReadFile(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(data)
 }
 
 // The user's own files: an MCP config with another server, hooks (a hooks
@@ -113,7 +105,7 @@ func TestInstallScopes(t *testing.T) {
 					Tools   []string          `json:"tools"`
 				} `json:"mcpServers"`
 			}
-			if err := json.Unmarshal([]byte(readFile(t, f.Server)), &srv); err != nil {
+			if err := json.Unmarshal([]byte(hosttest.ReadFile(t, f.Server)), &srv); err != nil {
 				t.Fatal(err)
 			}
 			p := srv.MCPServers["planq"]
@@ -135,7 +127,7 @@ func TestInstallScopes(t *testing.T) {
 					TimeoutSec int    `json:"timeoutSec"`
 				} `json:"hooks"`
 			}
-			if err := json.Unmarshal([]byte(readFile(t, f.Hooks)), &hk); err != nil {
+			if err := json.Unmarshal([]byte(hosttest.ReadFile(t, f.Hooks)), &hk); err != nil {
 				t.Fatal(err)
 			}
 			if scope == conffile.ScopeUser && (hk.Theme != "dark" || hk.Version != 0) || scope != conffile.ScopeUser && hk.Version != 1 {
@@ -163,7 +155,7 @@ func TestInstallScopes(t *testing.T) {
 			}
 
 			// The instructions: planq's block, the user's lines kept.
-			ins := readFile(t, f.Instructions)
+			ins := hosttest.ReadFile(t, f.Instructions)
 			if !strings.Contains(ins, blockBegin) || !strings.Contains(ins, "`planq-jj_init`") || !strings.Contains(ins, "`planq-planq_context`") {
 				t.Fatalf("instructions:\n%s", ins)
 			}
@@ -204,8 +196,8 @@ func TestInstallScopes(t *testing.T) {
 				assertJSON(t, f.Server, userServers)
 				assertJSON(t, f.Hooks, hooksBefore)
 			}
-			if scope == conffile.ScopeUser && readFile(t, f.Instructions) != userInstructions {
-				t.Fatalf("the user's instructions after uninstall:\n%s", readFile(t, f.Instructions))
+			if scope == conffile.ScopeUser && hosttest.ReadFile(t, f.Instructions) != userInstructions {
+				t.Fatalf("the user's instructions after uninstall:\n%s", hosttest.ReadFile(t, f.Instructions))
 			}
 			if _, err := os.Stat(f.Instructions); scope != conffile.ScopeUser && !os.IsNotExist(err) {
 				t.Fatalf("planq's instructions file is left (%v)", err)
@@ -228,7 +220,7 @@ func TestInstructionsKeepUserText(t *testing.T) {
 	if _, err := (Adapter{}).Install(ctx, o); err != nil {
 		t.Fatal(err)
 	}
-	withUser := readFile(t, f.Instructions) + "\nAlso: write tests.\n"
+	withUser := hosttest.ReadFile(t, f.Instructions) + "\nAlso: write tests.\n"
 	testenv.WriteFile(t, filepath.Dir(f.Instructions), filepath.Base(f.Instructions), strings.Replace(withUser, blockBegin, "Mine first.\n"+blockBegin, 1))
 	if res, err := (Adapter{}).Install(ctx, o); err != nil || res.Changed() {
 		t.Fatalf("reinstall: %+v, %v", res, err)
@@ -237,7 +229,7 @@ func TestInstructionsKeepUserText(t *testing.T) {
 	if _, err := (Adapter{}).Install(ctx, o); err != nil {
 		t.Fatal(err)
 	}
-	if got := readFile(t, f.Instructions); got != instructionsFront+"Mine first.\n\nAlso: write tests.\n" {
+	if got := hosttest.ReadFile(t, f.Instructions); got != instructionsFront+"Mine first.\n\nAlso: write tests.\n" {
 		t.Fatalf("after uninstall:\n%q", got)
 	}
 	testenv.WriteFile(t, filepath.Dir(f.Instructions), filepath.Base(f.Instructions), blockBegin+"\nno end\n")
@@ -273,7 +265,7 @@ func jjStatus(t *testing.T, repo string) string {
 func assertJSON(t *testing.T, path, want string) {
 	t.Helper()
 	var a, b any
-	if err := json.Unmarshal([]byte(readFile(t, path)), &a); err != nil {
+	if err := json.Unmarshal([]byte(hosttest.ReadFile(t, path)), &a); err != nil {
 		t.Fatal(err)
 	}
 	json.Unmarshal([]byte(want), &b)
