@@ -15,13 +15,6 @@ import (
 	"github.com/planq-dev/planq/internal/testenv"
 )
 
-func installOpts(t *testing.T, repo, scope string, env map[string]string) conffile.Options {
-	t.Helper()
-	bin := filepath.Join(t.TempDir(), "with space")
-	return conffile.Options{Scope: scope, ProjectDir: repo, Home: os.Getenv("HOME"), Exe: filepath.Join(bin, "planq"), HookExe: filepath.Join(bin, "planq-hook"),
-		Getenv: func(k string) string { return env[k] }}
-}
-
 // The user's config.toml, with comments, another server and settings, and
 // hooks.json with a hook of their own.
 const (
@@ -50,13 +43,9 @@ notifications = true
 func TestInstallScopes(t *testing.T) {
 	for _, scope := range []string{conffile.ScopeLocal, conffile.ScopeProject, conffile.ScopeUser} {
 		t.Run(scope, func(t *testing.T) {
-			testenv.Isolate(t)
-			repo := testenv.JJRepo(t)
-			if real, err := filepath.EvalSymlinks(repo); err == nil {
-				repo = real
-			}
+			repo := hosttest.Repo(t)
 			codexHome := filepath.Join(t.TempDir(), "codex-home")
-			o := installOpts(t, repo, scope, map[string]string{"CODEX_HOME": codexHome})
+			o := hosttest.Options(t, repo, scope, map[string]string{"CODEX_HOME": codexHome})
 			cfg, hooks := paths(o)
 			if want := filepath.Join(codexHome, "config.toml"); scope == conffile.ScopeUser && cfg != want {
 				t.Fatalf("user scope config %s, want %s ($CODEX_HOME)", cfg, want)
@@ -199,7 +188,7 @@ func TestInstallRefuses(t *testing.T) {
 	for name, tt := range tests {
 		t.Run(name, func(t *testing.T) {
 			repo := t.TempDir()
-			o := installOpts(t, repo, conffile.ScopeProject, nil)
+			o := hosttest.Options(t, repo, conffile.ScopeProject, nil)
 			o.Home = t.TempDir()
 			cfg, hooks := paths(o)
 			testenv.WriteFile(t, filepath.Dir(cfg), "config.toml", tt.config)

@@ -14,13 +14,6 @@ import (
 	"github.com/planq-dev/planq/internal/testenv"
 )
 
-func installOpts(t *testing.T, repo, scope string, env map[string]string) conffile.Options {
-	t.Helper()
-	bin := filepath.Join(t.TempDir(), "with space")
-	return conffile.Options{Scope: scope, ProjectDir: repo, Home: os.Getenv("HOME"), Exe: filepath.Join(bin, "planq"), HookExe: filepath.Join(bin, "planq-hook"),
-		Getenv: func(k string) string { return env[k] }}
-}
-
 // The user's own files: an MCP config with another server, hooks (a hooks
 // file, or settings.json with other settings) with a hook of their own,
 // and instructions of their own.
@@ -59,13 +52,9 @@ const (
 func TestInstallScopes(t *testing.T) {
 	for _, scope := range []string{conffile.ScopeLocal, conffile.ScopeProject, conffile.ScopeUser} {
 		t.Run(scope, func(t *testing.T) {
-			testenv.Isolate(t)
-			repo := testenv.JJRepo(t)
-			if real, err := filepath.EvalSymlinks(repo); err == nil {
-				repo = real
-			}
+			repo := hosttest.Repo(t)
 			ch := filepath.Join(t.TempDir(), "copilot-home")
-			o := installOpts(t, repo, scope, map[string]string{"COPILOT_HOME": ch, "PLANQ_HOME": "/state/planq"})
+			o := hosttest.Options(t, repo, scope, map[string]string{"COPILOT_HOME": ch, "PLANQ_HOME": "/state/planq"})
 			f := paths(o)
 			if scope == conffile.ScopeUser && (f.Server != filepath.Join(ch, "mcp-config.json") || f.Hooks != filepath.Join(ch, "settings.json") || f.Instructions != filepath.Join(ch, "copilot-instructions.md")) {
 				t.Fatalf("user scope files %+v, want them in $COPILOT_HOME", f)
@@ -214,7 +203,7 @@ func TestInstallScopes(t *testing.T) {
 func TestInstructionsKeepUserText(t *testing.T) {
 	testenv.Isolate(t)
 	repo := testenv.JJRepo(t)
-	o := installOpts(t, repo, conffile.ScopeProject, nil)
+	o := hosttest.Options(t, repo, conffile.ScopeProject, nil)
 	f := paths(o)
 	ctx := context.Background()
 	if _, err := (Adapter{}).Install(ctx, o); err != nil {
@@ -280,14 +269,10 @@ func assertJSON(t *testing.T, path, want string) {
 // comment lines read past), -p's MCP loading, hooks turned off, and the
 // gate that fails open.
 func TestInstalledFindings(t *testing.T) {
-	testenv.Isolate(t)
-	repo := testenv.JJRepo(t)
-	if real, err := filepath.EvalSymlinks(repo); err == nil {
-		repo = real
-	}
+	repo := hosttest.Repo(t)
 	ch := filepath.Join(t.TempDir(), "copilot-home")
 	envs := map[string]string{"COPILOT_HOME": ch}
-	o := installOpts(t, repo, conffile.ScopeLocal, envs)
+	o := hosttest.Options(t, repo, conffile.ScopeLocal, envs)
 	for _, exe := range []string{o.Exe, o.HookExe} {
 		testenv.WriteFile(t, filepath.Dir(exe), filepath.Base(exe), "#!/bin/sh\n")
 		os.Chmod(exe, 0o755)
@@ -382,7 +367,7 @@ func TestInstalledNothing(t *testing.T) {
 	repo := testenv.JJRepo(t)
 	testenv.WriteFile(t, repo, ".mcp.json", `{"mcpServers":{"planq":{"command":"planq","args":["mcp","serve"]}}}`)
 	testenv.WriteFile(t, repo, ".github/hooks/other.json", userHooksFile)
-	o := installOpts(t, repo, conffile.ScopeProject, nil)
+	o := hosttest.Options(t, repo, conffile.ScopeProject, nil)
 	for _, st := range (Adapter{}).Installed(o) {
 		if st.Wired() || len(st.Findings) != 0 || len(st.Missing) != len(Hooks) {
 			t.Fatalf("%s scope: %+v", st.Scope, st)

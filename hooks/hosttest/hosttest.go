@@ -1,6 +1,7 @@
-// Package hosttest holds what the host adapters' tests share: reading a
-// file, a captured hook payload from testdata, and a gate run through an
-// adapter's protocol as the host runs its pre-tool-use hook.
+// Package hosttest holds what the host adapters' tests share: a repo and
+// install options to wire it with, reading a file, a captured hook payload
+// from testdata, and a gate run through an adapter's protocol as the host
+// runs its pre-tool-use hook.
 package hosttest
 
 import (
@@ -12,8 +13,32 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/planq-dev/planq/hooks/conffile"
 	"github.com/planq-dev/planq/hooks/session"
+	"github.com/planq-dev/planq/internal/testenv"
 )
+
+// Repo isolates the test (testenv.Isolate) and returns a fresh jj repo,
+// its symlinks resolved as hosts resolve a project.
+func Repo(t testing.TB) string {
+	t.Helper()
+	testenv.Isolate(t)
+	repo := testenv.JJRepo(t)
+	if real, err := filepath.EvalSymlinks(repo); err == nil {
+		repo = real
+	}
+	return repo
+}
+
+// Options are the options of an install in scope for the project repo,
+// with planq and planq-hook in a directory whose name has a space (they
+// are not there) and the host's environment read from env.
+func Options(t testing.TB, repo, scope string, env map[string]string) conffile.Options {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "with space")
+	return conffile.Options{Scope: scope, ProjectDir: repo, Home: os.Getenv("HOME"), Exe: filepath.Join(bin, "planq"), HookExe: filepath.Join(bin, "planq-hook"),
+		Getenv: func(k string) string { return env[k] }}
+}
 
 // ReadFile returns the file at path; a failure ends the test.
 func ReadFile(t testing.TB, path string) string {
