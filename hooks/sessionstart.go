@@ -225,11 +225,17 @@ type block struct {
 	more  string // where to find what a cut left out
 }
 
-// fit joins blocks in order within budget characters. A block over its cap
-// or over what is left is cut at a line boundary with a marker saying where
-// the rest is; nothing after a cut block is added.
+// minRoomAfterCut is how much of the budget must be left after a block cut
+// to its own cap for later blocks still to be added.
+const minRoomAfterCut = 200
+
+// fit joins blocks in order within budget characters (a staterepo.Budget,
+// as the state summary it embeds is fitted). A block over its cap or over
+// what is left is cut at a line boundary with a marker saying where the
+// rest is; nothing after a block cut for lack of room is added.
 func fit(blocks []block, budget int) string {
 	var out strings.Builder
+	rest := staterepo.NewBudget(budget)
 	for _, b := range blocks {
 		sep := ""
 		if out.Len() > 0 {
@@ -239,7 +245,7 @@ func fit(blocks []block, budget int) string {
 		if head != "" {
 			head += "\n"
 		}
-		left := budget - out.Len() - len(sep) - len(head)
+		left := rest.Room(0, len(sep)+len(head))
 		if left <= 0 {
 			break
 		}
@@ -250,10 +256,8 @@ func fit(blocks []block, budget int) string {
 		out.WriteString(sep)
 		out.WriteString(head)
 		out.WriteString(text)
-		if cut && b.cap == 0 {
-			break
-		}
-		if cut && out.Len() >= budget-200 {
+		rest.Spend(len(sep) + len(head) + len(text))
+		if cut && (b.cap == 0 || rest.Left() <= minRoomAfterCut) {
 			break
 		}
 	}

@@ -24,11 +24,26 @@ type tokenized struct {
 }
 
 // addBulk indexes many documents at once: workers tokenise their share in
-// parallel, each with its own dictionary; the dictionaries are merged into
-// the index's, every posting list is grown once to its final length, and the
-// workers write their postings into disjoint ranges of it. The result is the
-// same as adding the documents one by one.
+// parallel, each with its own dictionary (tokenizeAll); the dictionaries
+// are merged into the index's and every posting list is grown once to its
+// final length (mergeTerms); then the workers write their postings into
+// disjoint ranges of it while the documents are filed (placeAll). The
+// result is the same as adding the documents one by one.
 func (x *Index) addBulk(docs []Doc) error {
+	sel := x.changedDocs(docs)
+	if !x.makeRoom(len(sel)) {
+		return fmt.Errorf("add %d documents: %w (%d documents)", len(sel), ErrFull, maxDocs)
+	}
+	parts := tokenizeAll(sel)
+	offs, remaps := x.mergeTerms(parts)
+	x.placeAll(parts, offs, remaps)
+	return nil
+}
+
+// changedDocs returns the documents of a batch that need indexing: the
+// last copy of each (Source, ID) in the batch, unless the index holds it
+// unchanged (see current).
+func (x *Index) changedDocs(docs []Doc) []*Doc {
 	last := make(map[docKey]int, len(docs))
 	for i := range docs {
 		last[docKey{docs[i].Source, docs[i].ID}] = i
@@ -36,43 +51,35 @@ func (x *Index) addBulk(docs []Doc) error {
 	sel := make([]*Doc, 0, len(docs))
 	for i := range docs {
 		d := &docs[i]
-		k := docKey{d.Source, d.ID}
-		if last[k] != i {
+		if last[docKey{d.Source, d.ID}] != i {
 			continue // a later copy in the batch replaces it
 		}
-		if s, ok := x.byKey[k]; ok {
-			if x.slots[s].doc == *d {
-				continue
-			}
-			x.remove(s)
-		}
-		sel = append(sel, d)
-	}
-	if len(x.slots)+len(sel) > maxDocs {
-		x.compact()
-		if len(x.slots)+len(sel) > maxDocs {
-			return fmt.Errorf("add %d documents: %w (%d documents)", len(sel), ErrFull, maxDocs)
+		if !x.current(d) {
+			sel = append(sel, d)
 		}
 	}
-	workers := max(1, min(runtime.GOMAXPROCS(0), len(sel)/bulkMin))
-	chunk := (len(sel) + workers - 1) / workers
-	parts := make([]tokenized, workers)
-	var wg sync.WaitGroup
-	for w := range workers {
-		lo, hi := min(len(sel), w*chunk), min(len(sel), (w+1)*chunk)
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			parts[w] = tokenizeDocs(sel[lo:hi])
-		}()
-	}
-	wg.Wait()
+	return sel
+}
 
-	// Merge the dictionaries and place every worker's postings: part w's
-	// postings of term t start at off[w][local term], after the postings
-	// already there and those of parts before w.
-	offs := make([][]uint32, len(parts))
-	remaps := make([][]uint32, len(parts))
+// tokenizeAll tokenises docs on up to GOMAXPROCS workers, at least bulkMin
+// documents each, each against its own dictionary.
+func tokenizeAll(docs []*Doc) []tokenized {
+	workers := max(1, min(runtime.GOMAXPROCS(0), len(docs)/bulkMin))
+	parts := make([]tokenized, workers)
+	inParallel(len(docs), workers, func(w, lo, hi int) {
+		parts[w] = tokenizeDocs(docs[lo:hi])
+	})
+	return parts
+}
+
+// mergeTerms merges the parts' dictionaries into the index's and grows
+// every posting list once to its length after the add. It returns, per
+// part and local term, where that part's postings of the term start (off:
+// after the postings already there and those of the parts before it) and
+// the term's number in the index (remap).
+func (x *Index) mergeTerms(parts []tokenized) (offs, remaps [][]uint32) {
+	offs = make([][]uint32, len(parts))
+	remaps = make([][]uint32, len(parts))
 	var end []uint32 // per index term: length after this add
 	for w, p := range parts {
 		off := make([]uint32, len(p.terms))
@@ -80,10 +87,7 @@ func (x *Index) addBulk(docs []Doc) error {
 		for lt, term := range p.terms {
 			t, ok := x.terms[term]
 			if !ok {
-				t = uint32(len(x.postings))
-				x.terms[term] = t
-				x.postings = append(x.postings, nil)
-				x.df = append(x.df, 0)
+				t = x.newTerm(term)
 			}
 			for int(t) >= len(end) {
 				end = append(end, uint32(len(x.postings[len(end)])))
@@ -101,41 +105,37 @@ func (x *Index) addBulk(docs []Doc) error {
 			x.postings[t] = slices.Grow(ps, int(e)-len(ps))[:e]
 		}
 	}
+	return offs, remaps
+}
 
+// placeAll files the parts' documents in order and, beside that, writes
+// each part's postings into the ranges mergeTerms reserved for it, one
+// goroutine per part: they touch different fields.
+func (x *Index) placeAll(parts []tokenized, offs, remaps [][]uint32) {
 	base := uint32(len(x.slots))
-	x.slots = slices.Grow(x.slots, len(sel))
-	if len(x.byKey) == 0 {
-		x.byKey = make(map[docKey]uint32, len(sel))
+	n := 0
+	for _, p := range parts {
+		n += len(p.docs)
 	}
-	var wg2 sync.WaitGroup
-	// Document bookkeeping runs beside the posting writes; they touch
-	// different fields.
-	wg2.Add(1)
+	x.slots = slices.Grow(x.slots, n)
+	if len(x.byKey) == 0 {
+		x.byKey = make(map[docKey]uint32, n)
+	}
+	var wg sync.WaitGroup
+	wg.Add(1)
 	go func() {
-		defer wg2.Done()
-		n := base
+		defer wg.Done()
 		for _, p := range parts {
 			for j, d := range p.docs {
-				k := docKey{d.Source, d.ID}
-				x.slots = append(x.slots, slot{doc: d, length: p.lengths[j], alive: true})
-				x.byKey[k] = n
-				g := x.groups[d.Group]
-				if g == nil {
-					g = map[docKey]struct{}{}
-					x.groups[d.Group] = g
-				}
-				g[k] = struct{}{}
-				x.live++
-				x.totalLen += int64(p.lengths[j])
-				n++
+				x.place(d, p.lengths[j])
 			}
 		}
 	}()
 	first := base
 	for w, p := range parts {
-		wg2.Add(1)
+		wg.Add(1)
 		go func(doc uint32) {
-			defer wg2.Done()
+			defer wg.Done()
 			off, remap := offs[w], remaps[w]
 			start := 0
 			for _, stop := range p.pairs {
@@ -150,8 +150,24 @@ func (x *Index) addBulk(docs []Doc) error {
 		}(first)
 		first += uint32(len(p.docs))
 	}
-	wg2.Wait()
-	return nil
+	wg.Wait()
+}
+
+// inParallel splits n items into workers chunks of consecutive items and
+// runs fn(w, lo, hi) for chunk w, items lo to hi, concurrently; it returns
+// when all are done.
+func inParallel(n, workers int, fn func(w, lo, hi int)) {
+	chunk := (n + workers - 1) / workers
+	var wg sync.WaitGroup
+	for w := range workers {
+		lo, hi := min(n, w*chunk), min(n, (w+1)*chunk)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			fn(w, lo, hi)
+		}()
+	}
+	wg.Wait()
 }
 
 // tokenizeDocs copies docs' text into one arena and tokenises the documents
@@ -209,9 +225,7 @@ func tokenizeDocs(docs []*Doc) tokenized {
 	for i := range p.docs {
 		d := &p.docs[i]
 		uniq, length = uniq[:0], 0
-		tk.each(d.Title, each)
-		tk.each(d.Fields, each)
-		tk.each(d.Body, each)
+		tk.eachIndexed(d, each)
 		p.lengths = append(p.lengths, length)
 		for _, t := range uniq {
 			p.term = append(p.term, t)

@@ -1,9 +1,6 @@
 package search
 
-import (
-	"runtime"
-	"sync"
-)
+import "runtime"
 
 // Scan ranks docs for query without building an index, for one-shot
 // searches such as `planq search` from the shell; it returns the same hits as
@@ -27,53 +24,43 @@ func Scan(docs []Doc, query string, opts Options) []Hit {
 	}
 	workers := min(runtime.GOMAXPROCS(0), max(1, len(docs)/2000))
 	parts := make([]part, workers)
-	var wg sync.WaitGroup
-	chunk := (len(docs) + workers - 1) / workers
-	for w := range workers {
-		lo, hi := w*chunk, min(len(docs), (w+1)*chunk)
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			p := &parts[w]
-			p.df = make([]uint32, len(terms))
-			tf := make([]uint32, len(terms))
-			var tk tokenizer
-			var length uint32
-			each := func(tok []byte, _, _ int) {
-				length++
-				for i, t := range terms {
-					if len(tok) == len(t) && string(tok) == t {
-						tf[i]++
-						return
-					}
+	inParallel(len(docs), workers, func(w, lo, hi int) {
+		p := &parts[w]
+		p.df = make([]uint32, len(terms))
+		tf := make([]uint32, len(terms))
+		var tk tokenizer
+		var length uint32
+		each := func(tok []byte, _, _ int) {
+			length++
+			for i, t := range terms {
+				if len(tok) == len(t) && string(tok) == t {
+					tf[i]++
+					return
 				}
 			}
-			for d := lo; d < hi; d++ {
-				clear(tf)
-				length = 0
-				doc := &docs[d]
-				tk.each(doc.Title, each)
-				tk.each(doc.Fields, each)
-				tk.each(doc.Body, each)
-				p.totalLen += int64(length)
-				hit := false
+		}
+		for d := lo; d < hi; d++ {
+			clear(tf)
+			length = 0
+			doc := &docs[d]
+			tk.eachIndexed(doc, each)
+			p.totalLen += int64(length)
+			hit := false
+			for i, f := range tf {
+				if f > 0 {
+					p.df[i]++
+					hit = true
+				}
+			}
+			if hit {
+				m := match{doc: d, length: length, tf: make([]uint32, len(terms))}
 				for i, f := range tf {
-					if f > 0 {
-						p.df[i]++
-						hit = true
-					}
+					m.tf[i] = min(f, maxTF)
 				}
-				if hit {
-					m := match{doc: d, length: length, tf: make([]uint32, len(terms))}
-					for i, f := range tf {
-						m.tf[i] = min(f, maxTF)
-					}
-					p.matches = append(p.matches, m)
-				}
+				p.matches = append(p.matches, m)
 			}
-		}()
-	}
-	wg.Wait()
+		}
+	})
 	var totalLen int64
 	df := make([]uint32, len(terms))
 	for _, p := range parts {

@@ -158,13 +158,13 @@ func (o Options) admits(d *Doc) bool {
 
 // Hit is one search result.
 type Hit struct {
-	ID      string    `json:"id"`
-	Kind    Kind      `json:"kind"`
-	Source  string    `json:"source,omitempty"`
-	Title   string    `json:"title,omitempty"`
-	Snippet string    `json:"snippet"`
-	Date    time.Time `json:"date"`
-	Score   float64   `json:"score"`
+	ID      string    `json:"id"`               // the document's ID
+	Kind    Kind      `json:"kind"`             // its kind
+	Source  string    `json:"source,omitempty"` // where it lives
+	Title   string    `json:"title,omitempty"`  // its title, else its body's QuickTitle
+	Snippet string    `json:"snippet"`          // the text around the best match
+	Date    time.Time `json:"date"`             // when it was written
+	Score   float64   `json:"score"`            // its relevance, higher is better
 }
 
 // BM25 parameters.
@@ -290,19 +290,13 @@ func ownStrings(d Doc) Doc {
 	return d
 }
 
+// add indexes one document (see Add).
 func (x *Index) add(d Doc) error {
-	k := docKey{d.Source, d.ID}
-	if s, ok := x.byKey[k]; ok {
-		if x.slots[s].doc == d {
-			return nil
-		}
-		x.remove(s)
+	if x.current(&d) {
+		return nil
 	}
-	if len(x.slots) >= maxDocs {
-		x.compact()
-		if len(x.slots) >= maxDocs {
-			return fmt.Errorf("add %s: %w (%d documents)", d.ID, ErrFull, maxDocs)
-		}
+	if !x.makeRoom(1) {
+		return fmt.Errorf("add %s: %w (%d documents)", d.ID, ErrFull, maxDocs)
 	}
 	d = ownStrings(d)
 	n := uint32(len(x.slots))
@@ -310,16 +304,11 @@ func (x *Index) add(d Doc) error {
 	each := func(tok []byte, _, _ int) {
 		t, ok := x.terms[string(tok)]
 		if !ok {
-			t = uint32(len(x.postings))
-			x.terms[string(tok)] = t
-			x.postings = append(x.postings, nil)
-			x.df = append(x.df, 0)
+			t = x.newTerm(string(tok))
 		}
 		ids = append(ids, t)
 	}
-	x.tok.each(d.Title, each)
-	x.tok.each(d.Fields, each)
-	x.tok.each(d.Body, each)
+	x.tok.eachIndexed(&d, each)
 	length := uint32(len(ids))
 	slices.Sort(ids)
 	for i := 0; i < len(ids); {
@@ -333,8 +322,47 @@ func (x *Index) add(d Doc) error {
 		i = j
 	}
 	x.ids = ids
+	x.place(d, length)
+	return nil
+}
+
+// current reports whether the index holds d unchanged; an older version of
+// it is removed.
+func (x *Index) current(d *Doc) bool {
+	if s, ok := x.byKey[docKey{d.Source, d.ID}]; ok {
+		if x.slots[s].doc == *d {
+			return true
+		}
+		x.remove(s)
+	}
+	return false
+}
+
+// makeRoom reports whether n more documents fit under maxDocs, compacting
+// the index first when they would not.
+func (x *Index) makeRoom(n int) bool {
+	if len(x.slots)+n > maxDocs {
+		x.compact()
+	}
+	return len(x.slots)+n <= maxDocs
+}
+
+// newTerm adds term to the dictionary with no postings yet and returns its
+// number.
+func (x *Index) newTerm(term string) uint32 {
+	t := uint32(len(x.postings))
+	x.terms[term] = t
+	x.postings = append(x.postings, nil)
+	x.df = append(x.df, 0)
+	return t
+}
+
+// place files d, of length tokens, as the next document: its slot, its key
+// and its group, and the statistics. Its postings are the caller's.
+func (x *Index) place(d Doc, length uint32) {
+	k := docKey{d.Source, d.ID}
+	x.byKey[k] = uint32(len(x.slots))
 	x.slots = append(x.slots, slot{doc: d, length: length, alive: true})
-	x.byKey[k] = n
 	g := x.groups[d.Group]
 	if g == nil {
 		g = map[docKey]struct{}{}
@@ -343,7 +371,6 @@ func (x *Index) add(d Doc) error {
 	g[k] = struct{}{}
 	x.live++
 	x.totalLen += int64(length)
-	return nil
 }
 
 // remove marks slot s dead and takes it out of the statistics; its postings
@@ -359,9 +386,7 @@ func (x *Index) remove(s uint32) {
 			ids = append(ids, t)
 		}
 	}
-	x.tok.each(sl.doc.Title, each)
-	x.tok.each(sl.doc.Fields, each)
-	x.tok.each(sl.doc.Body, each)
+	x.tok.eachIndexed(&sl.doc, each)
 	slices.Sort(ids)
 	ids = slices.Compact(ids)
 	for _, t := range ids {

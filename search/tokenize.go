@@ -73,6 +73,14 @@ func (t *tokenizer) each(s string, fn func(tok []byte, start, end int)) {
 	t.buf = b[:0]
 }
 
+// eachIndexed calls fn for every token of the text d is indexed by: its
+// title, fields and body, in that order.
+func (t *tokenizer) eachIndexed(d *Doc, fn func(tok []byte, start, end int)) {
+	t.each(d.Title, fn)
+	t.each(d.Fields, fn)
+	t.each(d.Body, fn)
+}
+
 // stem folds English plurals so that "tests" finds "test" and "retries"
 // finds "retry": a final "ies" becomes "y", and a final "s" goes unless the
 // word ends in "ss", "us" or "is" or is four letters or shorter. It applies

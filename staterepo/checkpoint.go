@@ -12,11 +12,13 @@ import (
 	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/object"
 	"gopkg.in/yaml.v3"
 
 	"github.com/planq-dev/planq/changelog"
 	"github.com/planq-dev/planq/config"
 	"github.com/planq-dev/planq/jj"
+	"github.com/planq-dev/planq/staterepo/internal/gitstore"
 )
 
 // Owner is who made a checkpoint, which decides who may delete it.
@@ -25,8 +27,8 @@ type Owner string
 // The owners: checkpoints made from the CLI belong to the user, those made
 // through planq_checkpoint to the model.
 const (
-	OwnerUser  Owner = "user"
-	OwnerModel Owner = "model"
+	OwnerUser  Owner = "user"  // made from the CLI; the model may not delete it
+	OwnerModel Owner = "model" // made through planq_checkpoint
 )
 
 // Checkpoint is a named save point of an agent's state and of the code: the
@@ -34,9 +36,9 @@ const (
 // checkpoints/<name>.yaml on the agent's branch, so it has history, travels
 // with push and pull, and a person can read it.
 type Checkpoint struct {
-	Name        string    `yaml:"name" json:"name"`
-	Owner       Owner     `yaml:"owner" json:"owner"`
-	Agent       string    `yaml:"agent" json:"agent"`
+	Name        string    `yaml:"name" json:"name"`                     // its name, unique on the branch
+	Owner       Owner     `yaml:"owner" json:"owner"`                   // who made it
+	Agent       string    `yaml:"agent" json:"agent"`                   // whose state it saved
 	StateCommit string    `yaml:"state_commit" json:"state_commit"`     // the agent branch's commit when it was made
 	JJOp        string    `yaml:"jj_op,omitempty" json:"jj_op"`         // the code repo's jj operation id; empty outside jj repos
 	Created     time.Time `yaml:"created" json:"created"`               // when it was made
@@ -115,7 +117,7 @@ func (s *Store) Checkpoints(ctx context.Context) ([]Checkpoint, error) {
 	if err != nil {
 		return nil, err
 	}
-	files, err := r.branchFiles(s.Branch())
+	files, err := r.BranchFiles(s.Branch())
 	if err != nil {
 		return nil, err
 	}
@@ -125,7 +127,7 @@ func (s *Store) Checkpoints(ctx context.Context) ([]Checkpoint, error) {
 		if !ok || !strings.HasSuffix(name, ".yaml") || strings.Contains(name, "/") {
 			continue
 		}
-		data, err := r.blob(e.Hash)
+		data, err := r.Blob(e.Hash)
 		if err != nil {
 			return nil, err
 		}
@@ -189,7 +191,7 @@ func (s *Store) DeleteCheckpoint(ctx context.Context, name string, by Owner) err
 
 // RestoreResult says what a restore did.
 type RestoreResult struct {
-	Restored Checkpoint `json:"restored"`
+	Restored Checkpoint `json:"restored"`          // the checkpoint brought back
 	Auto     Checkpoint `json:"auto"`              // the checkpoint of the state before the restore
 	Commit   string     `json:"commit"`            // the agent branch's new head
 	JJ       string     `json:"jj"`                // what happened to the code: restored, unchanged, or not a jj repo
@@ -225,41 +227,92 @@ func (s *Store) RestoreCheckpoint(ctx context.Context, name string, by Owner) (R
 		return res, err
 	}
 	branch := s.Branch()
-	head, err := r.head(branch)
+	head, headTree, err := r.HeadTree(branch)
 	if err != nil {
 		return res, err
 	}
-	headTree, err := r.commitTree(head)
+	cp, cpTree, err := loadCheckpoint(r, headTree, name)
+	res.Restored = cp
 	if err != nil {
 		return res, err
 	}
-	data, ok, err := r.readFile(headTree, checkpointPath(name))
+	cur, err := r.TreeFiles(headTree)
 	if err != nil {
 		return res, err
+	}
+	tx := s.newTx(r, branch, head, headTree)
+	defer tx.close()
+	if res.Changed, err = stageRestore(tx, cur, cpTree); err != nil {
+		return res, err
+	}
+	// Refuse before changing anything if a worktree has edits in the way.
+	wts, err := gitstore.WorktreesOn(s.Bare, branch)
+	if err != nil {
+		return res, err
+	}
+	if err := refuseEditsBeforeRestore(r, wts, headTree, tx); err != nil {
+		return res, err
+	}
+	if res.Dropped, err = droppedEntries(r, headTree, cpTree); err != nil {
+		return res, err
+	}
+	op, err := s.jjOpHead(ctx)
+	if err != nil {
+		return res, err
+	}
+	res.Auto = Checkpoint{Name: autoCheckpointName(name, s.now(), cur), Owner: by, Agent: s.Agent, StateCommit: head.String(), JJOp: op,
+		Created: s.now().UTC(), Note: "saved automatically before restoring " + name}
+	if err := writeCheckpoint(tx, res.Auto); err != nil {
+		return res, err
+	}
+	// The code first: if jj fails, nothing has changed.
+	if res.JJ, err = s.restoreCode(ctx, cp.JJOp, op); err != nil {
+		return res, err
+	}
+	tx.wts = wts
+	tx.SetMessage(fmt.Sprintf("checkpoint: restore %q (state of %s; saved the previous state as %q)", name, jj.ShortID(cp.StateCommit), res.Auto.Name))
+	h, err := tx.commit(ctx, "")
+	if err != nil {
+		if strings.HasPrefix(res.JJ, "restored") {
+			return res, fmt.Errorf("the code was restored but the state was not: %w; `jj op restore %s` undoes the code", err, jj.ShortID(op))
+		}
+		return res, err
+	}
+	res.Commit = h.String()
+	return res, nil
+}
+
+// loadCheckpoint reads checkpoint name from the tree of the agent branch's
+// head and returns it with the tree of the state commit it saved (the
+// checkpoint comes back too when that commit is missing).
+func loadCheckpoint(r *gitstore.Repo, headTree plumbing.Hash, name string) (Checkpoint, plumbing.Hash, error) {
+	data, ok, err := r.ReadFile(headTree, checkpointPath(name))
+	if err != nil {
+		return Checkpoint{}, plumbing.ZeroHash, err
 	}
 	if !ok {
-		return res, fmt.Errorf("%w: %q; list them with planq_checkpoint action=list or `planq checkpoint list`", ErrNoCheckpoint, name)
+		return Checkpoint{}, plumbing.ZeroHash, fmt.Errorf("%w: %q; list them with planq_checkpoint action=list or `planq checkpoint list`", ErrNoCheckpoint, name)
 	}
 	cp, err := parseCheckpoint(data)
 	if err != nil {
-		return res, err
+		return Checkpoint{}, plumbing.ZeroHash, err
 	}
-	res.Restored = cp
-	cpTree, err := r.commitTree(plumbing.NewHash(cp.StateCommit))
+	cpTree, err := r.CommitTree(plumbing.NewHash(cp.StateCommit))
 	if err != nil {
-		return res, fmt.Errorf("checkpoint %q points at a state commit this repo lacks (%s); pull first: %w", name, cp.StateCommit, err)
+		return cp, plumbing.ZeroHash, fmt.Errorf("checkpoint %q points at a state commit this repo lacks (%s); pull first: %w", name, cp.StateCommit, err)
 	}
-	// Stage the checkpoint's files over the current tree, keeping checkpoints/.
-	tx := s.newTx(r, branch, head, headTree)
-	defer tx.close()
-	cur, err := r.treeFiles(headTree)
+	return cp, cpTree, nil
+}
+
+// stageRestore stages the files of the checkpoint's tree over the current
+// ones (cur), keeping checkpoints/ as it is now, and returns the paths it
+// changed, sorted.
+func stageRestore(tx *Tx, cur map[string]object.TreeEntry, cpTree plumbing.Hash) ([]string, error) {
+	old, err := tx.r.TreeFiles(cpTree)
 	if err != nil {
-		return res, err
+		return nil, err
 	}
-	old, err := r.treeFiles(cpTree)
-	if err != nil {
-		return res, err
-	}
+	var changed []string
 	for p, e := range old {
 		if strings.HasPrefix(p, CheckpointDir+"/") {
 			continue
@@ -267,100 +320,101 @@ func (s *Store) RestoreCheckpoint(ctx context.Context, name string, by Owner) (R
 		if c, ok := cur[p]; ok && c.Hash == e.Hash {
 			continue
 		}
-		blob, err := r.blob(e.Hash)
+		blob, err := tx.r.Blob(e.Hash)
 		if err != nil {
-			return res, err
+			return nil, err
 		}
 		tx.Write(p, blob)
-		res.Changed = append(res.Changed, p)
+		changed = append(changed, p)
 	}
 	for p := range cur {
 		if _, ok := old[p]; !ok && !strings.HasPrefix(p, CheckpointDir+"/") {
 			tx.Delete(p)
-			res.Changed = append(res.Changed, p)
+			changed = append(changed, p)
 		}
 	}
-	sort.Strings(res.Changed)
-	// Refuse before changing anything if a worktree has edits in the way.
-	wts, err := worktreesOn(s.Bare, branch)
-	if err != nil {
-		return res, err
-	}
+	sort.Strings(changed)
+	return changed, nil
+}
+
+// refuseEditsBeforeRestore fails when a worktree has uncommitted edits to a
+// file the restore staged in tx, naming the first.
+func refuseEditsBeforeRestore(r *gitstore.Repo, wts []gitstore.Worktree, headTree plumbing.Hash, tx *Tx) error {
 	for i := range wts {
-		dirty, stale, err := dirtyPaths(r, &wts[i], headTree)
+		clash, stale, err := editsInTheWay(r, &wts[i], headTree, func(p string) bool { _, staged := tx.staged[p]; return staged })
 		if err != nil {
-			return res, err
+			return err
 		}
-		for _, p := range dirty {
-			if _, staged := tx.staged[p]; !staged {
-				continue
-			}
-			if slices.Contains(stale, p) {
-				return res, conflictError(&wts[i], p)
-			}
-			return res, fmt.Errorf("%s has uncommitted edits to %s, which the restore replaces; commit them first (git -C %s commit -am \"...\"), so the automatic checkpoint keeps them", wts[i].Path, p, wts[i].Path)
+		if len(clash) == 0 {
+			continue
 		}
+		if p := clash[0]; slices.Contains(stale, p) {
+			return conflictError(&wts[i], p)
+		}
+		return fmt.Errorf("%s has uncommitted edits to %s, which the restore replaces; commit them first (git -C %s commit -am \"...\"), so the automatic checkpoint keeps them", wts[i].Path, clash[0], wts[i].Path)
 	}
-	// Entries logged since the checkpoint leave the current log; the
-	// automatic checkpoint (the current head) keeps them.
+	return nil
+}
+
+// droppedEntries lists, per log file, the ids of the entries logged since
+// the checkpoint: they leave the current log, and the automatic checkpoint
+// (the current head) keeps them. It is nil when there are none.
+func droppedEntries(r *gitstore.Repo, headTree, cpTree plumbing.Hash) (map[string][]string, error) {
+	var dropped map[string][]string
 	for _, fam := range logFamilies {
 		now, err := familyBytes(r, headTree, fam)
 		if err != nil {
-			return res, err
+			return nil, err
 		}
 		then, err := familyBytes(r, cpTree, fam)
 		if err != nil {
-			return res, err
+			return nil, err
 		}
 		if _, newer, _ := changelog.MergeFile(then, now); len(newer) > 0 {
-			if res.Dropped == nil {
-				res.Dropped = map[string][]string{}
+			if dropped == nil {
+				dropped = map[string][]string{}
 			}
 			for _, e := range newer {
-				res.Dropped[fam] = append(res.Dropped[fam], e.ID)
+				dropped[fam] = append(dropped[fam], e.ID)
 			}
 		}
 	}
-	op, err := s.jjOpHead(ctx)
-	if err != nil {
-		return res, err
+	return dropped, nil
+}
+
+// autoBaseMax is the longest base of an automatic checkpoint's name, so
+// that with its "-YYYYMMDD-HHMMSS" stamp the name stays within the 64
+// characters config.ValidName allows.
+const autoBaseMax = 48
+
+// autoCheckpointName names the automatic checkpoint saved before restoring
+// name at time now: auto-before-NAME-STAMP, made unique among the
+// checkpoints the branch has (cur).
+func autoCheckpointName(name string, now time.Time, cur map[string]object.TreeEntry) string {
+	base := "auto-before-" + name
+	if len(base) > autoBaseMax {
+		base = base[:autoBaseMax]
 	}
-	autoName := "auto-before-" + name
-	if len(autoName) > 48 {
-		autoName = autoName[:48]
-	}
-	autoName = uniqueName(strings.TrimRight(autoName, "-."), s.now().UTC().Format("20060102-150405"), func(n string) bool {
+	return uniqueName(strings.TrimRight(base, "-."), now.UTC().Format("20060102-150405"), func(n string) bool {
 		_, ok := cur[checkpointPath(n)]
 		return ok
 	})
-	res.Auto = Checkpoint{Name: autoName, Owner: by, Agent: s.Agent, StateCommit: head.String(), JJOp: op,
-		Created: s.now().UTC(), Note: "saved automatically before restoring " + name}
-	if err := writeCheckpoint(tx, res.Auto); err != nil {
-		return res, err
-	}
-	// The code first: if jj fails, nothing has changed.
+}
+
+// restoreCode brings the code repo back to jj operation to (a checkpoint's)
+// from operation now, and says what happened to the code; when jj fails,
+// nothing has changed.
+func (s *Store) restoreCode(ctx context.Context, to, now string) (string, error) {
 	switch {
-	case cp.JJOp == "" || op == "":
-		res.JJ = "not a jj repo (or no operation recorded); code unchanged"
-	case strings.HasPrefix(op, cp.JJOp) || strings.HasPrefix(cp.JJOp, op):
-		res.JJ = "unchanged (already at operation " + jj.ShortID(cp.JJOp) + ")"
-	default:
-		if err := jj.New(s.Root).OpRestore(ctx, cp.JJOp); err != nil {
-			return res, fmt.Errorf("jj op restore %s: %w (nothing was changed)", jj.ShortID(cp.JJOp), err)
-		}
-		res.JJ = "restored to operation " + jj.ShortID(cp.JJOp)
+	case to == "" || now == "":
+		return "not a jj repo (or no operation recorded); code unchanged", nil
+	case strings.HasPrefix(now, to) || strings.HasPrefix(to, now):
+		return "unchanged (already at operation " + jj.ShortID(to) + ")", nil
 	}
-	tx.wts = wts
-	tx.SetMessage(fmt.Sprintf("checkpoint: restore %q (state of %s; saved the previous state as %q)", name, jj.ShortID(cp.StateCommit), autoName))
-	h, err := tx.commit(ctx, "")
-	if err != nil {
-		if res.JJ != "" && strings.HasPrefix(res.JJ, "restored") {
-			return res, fmt.Errorf("the code was restored but the state was not: %w; `jj op restore %s` undoes the code", err, jj.ShortID(op))
-		}
-		return res, err
+	if err := jj.New(s.Root).OpRestore(ctx, to); err != nil {
+		return "", fmt.Errorf("jj op restore %s: %w (nothing was changed)", jj.ShortID(to), err)
 	}
-	res.Commit = h.String()
-	return res, nil
+	return "restored to operation " + jj.ShortID(to), nil
 }
 
 // uniqueName returns base-stamp, adding -2, -3, … while taken says it is.

@@ -23,6 +23,7 @@ type ContextOptions struct {
 	NoDetect   bool   // do not run jj to find the bookmark
 }
 
+// withDefaults fills in the defaults of zero options.
 func (o ContextOptions) withDefaults() ContextOptions {
 	if o.LogEntries <= 0 {
 		o.LogEntries = 10
@@ -34,65 +35,62 @@ func (o ContextOptions) withDefaults() ContextOptions {
 		o.Decisions = 5
 	}
 	if o.Budget <= 0 {
-		o.Budget = 12 << 10
+		o.Budget = defaultContextBudget
 	}
-	if o.Budget < 1024 {
-		o.Budget = 1024
+	if o.Budget < minContextBudget {
+		o.Budget = minContextBudget
 	}
 	return o
 }
 
 // Item is an entry as the context summary shows it, its text cut to fit.
 type Item struct {
-	ID           string           `json:"id"`
-	Type         changelog.Type   `json:"type"`
-	Time         time.Time        `json:"time"`
-	Agent        string           `json:"agent,omitempty"`
-	Source       string           `json:"source"` // "agent" or "global"
-	Status       changelog.Status `json:"status,omitempty"`
-	Text         string           `json:"text,omitempty"`
-	Decision     string           `json:"decision,omitempty"`
-	Alternatives []string         `json:"alternatives,omitempty"`
-	Rationale    string           `json:"rationale,omitempty"`
-	To           string           `json:"to,omitempty"`
-	NextSteps    []string         `json:"next_steps,omitempty"`
+	ID           string           `json:"id"`                     // the entry's id
+	Type         changelog.Type   `json:"type"`                   // the entry's type
+	Time         time.Time        `json:"time"`                   // when it was written, UTC
+	Agent        string           `json:"agent,omitempty"`        // who wrote it
+	Source       string           `json:"source"`                 // "agent" or "global"
+	Status       changelog.Status `json:"status,omitempty"`       // the entry's status, if any
+	Text         string           `json:"text,omitempty"`         // its body, cut to itemTextCap
+	Decision     string           `json:"decision,omitempty"`     // a decision: what was chosen
+	Alternatives []string         `json:"alternatives,omitempty"` // a decision: what it was chosen over
+	Rationale    string           `json:"rationale,omitempty"`    // a decision: why
+	To           string           `json:"to,omitempty"`           // a handoff: the agent meant to continue
+	NextSteps    []string         `json:"next_steps,omitempty"`   // a handoff: what to do next
 }
 
 // Summary is what an agent needs to know at the start of a session, newest
 // first and bounded by ContextOptions.Budget. planq_context, `planq context
 // show` and the session-start hook all render this one structure.
 type Summary struct {
-	Project       string   `json:"project"`
-	Agent         string   `json:"agent"`
-	StateBranch   string   `json:"state_branch"`
-	Worktree      string   `json:"worktree,omitempty"`    // set when this code repo has the agent checked out
-	CheckedOut    string   `json:"checked_out,omitempty"` // the agent the worktree holds, when it is another one
-	CodeBranch    string   `json:"code_branch,omitempty"`
-	Initialized   bool     `json:"initialized"`
-	Handoff       *Item    `json:"handoff,omitempty"` // the newest handoff not yet acted on
-	Scratch       string   `json:"scratch,omitempty"`
-	Focus         string   `json:"focus,omitempty"` // context.md
-	BranchContext string   `json:"branch_context,omitempty"`
+	Project       string   `json:"project"`                         // the project
+	Agent         string   `json:"agent"`                           // the current agent
+	StateBranch   string   `json:"state_branch"`                    // the agent's branch
+	Worktree      string   `json:"worktree,omitempty"`              // set when this code repo has the agent checked out
+	CheckedOut    string   `json:"checked_out,omitempty"`           // the agent the worktree holds, when it is another one
+	CodeBranch    string   `json:"code_branch,omitempty"`           // the code branch or jj bookmark
+	Initialized   bool     `json:"initialized"`                     // whether the state repo exists
+	Handoff       *Item    `json:"handoff,omitempty"`               // the newest handoff not yet acted on
+	Scratch       string   `json:"scratch,omitempty"`               // scratch.md, cut to fit
+	Focus         string   `json:"focus,omitempty"`                 // context.md, cut to fit
+	BranchContext string   `json:"branch_context,omitempty"`        // the code branch's context file, cut to fit
 	BranchSource  string   `json:"branch_context_source,omitempty"` // "agent" or "global"
-	Log           []Item   `json:"log"`
-	Decisions     []Item   `json:"decisions"`
-	Learnings     []Item   `json:"learnings"`
-	Omitted       []string `json:"omitted,omitempty"` // what the budget left out
-	Problems      []string `json:"problems,omitempty"`
+	Log           []Item   `json:"log"`                             // the newest log entries that fit
+	Decisions     []Item   `json:"decisions"`                       // the newest decisions that fit, agent and global
+	Learnings     []Item   `json:"learnings"`                       // the newest learnings that fit, agent and global
+	Omitted       []string `json:"omitted,omitempty"`               // what the budget left out
+	Problems      []string `json:"problems,omitempty"`              // what could not be read
 }
 
-// Per-part caps inside the budget.
-const (
-	itemTextCap   = 700
-	scratchCap    = 4 << 10
-	focusCap      = 2 << 10
-	branchCtxCap  = 3 << 10
-	handoffWindow = 50
-)
+// handoffWindow is how many of the newest changelog entries, the agent's
+// and global's, are searched for a pending handoff and its acknowledgement.
+const handoffWindow = 50
 
-// Context builds the current agent's summary. It reads only the ends of the
-// append-only files, so its cost does not grow with their length. It never
-// writes; with no state repo yet it returns an empty summary.
+// Context builds the current agent's summary: it gathers the parts, then
+// fits them into the budget (see Summary.fit and budget.go). It reads only
+// the ends of the append-only files, so its cost does not grow with their
+// length. It never writes; with no state repo yet it returns an empty
+// summary.
 func (s *Store) Context(ctx context.Context, o ContextOptions) (Summary, error) {
 	o = o.withDefaults()
 	sum := Summary{Project: s.Project, Agent: s.Agent, StateBranch: s.Branch(), Log: []Item{}, Decisions: []Item{}, Learnings: []Item{}}
@@ -114,21 +112,45 @@ func (s *Store) Context(ctx context.Context, o ContextOptions) (Summary, error) 
 	} else if co != "" {
 		sum.CheckedOut = co
 	}
+	g := s.gather(rd, o, sum.CodeBranch)
+	for _, n := range rd.notes {
+		g.problems = append(g.problems, n.Error())
+	}
+	sum.Problems = dedupe(g.problems)
+	sum.fit(g, o.Budget)
+	return sum, nil
+}
+
+// gathered is what the summary can show, before it is fitted into the
+// budget: the newest entries and the whole text parts.
+type gathered struct {
+	handoff                   *Item
+	log, decisions, learnings []Item // newest first, as many as ContextOptions asks for
+	scratch, focus            string
+	branchContext             string
+	branchSource              string // "agent" or "global"
+	problems                  []string
+}
+
+// gather reads the parts of the current agent's summary through rd, noting
+// what it could not read in problems.
+func (s *Store) gather(rd *reader, o ContextOptions, codeBranch string) gathered {
+	var g gathered
 	branch := s.Branch()
 	read := func(b, p string) string {
 		data, _, err := rd.file(b, p)
 		if err != nil {
-			sum.Problems = append(sum.Problems, fmt.Sprintf("%s:%s: %v", b, p, err))
+			g.problems = append(g.problems, fmt.Sprintf("%s:%s: %v", b, p, err))
 		}
 		return strings.TrimSpace(string(data))
 	}
 	tail := func(b, p string, n int) []changelog.Entry {
 		es, probs, err := rd.tailEntriesOf(b, p, n)
 		if err != nil {
-			sum.Problems = append(sum.Problems, fmt.Sprintf("%s:%s: %v", b, p, err))
+			g.problems = append(g.problems, fmt.Sprintf("%s:%s: %v", b, p, err))
 		}
 		for _, pr := range probs {
-			sum.Problems = append(sum.Problems, fmt.Sprintf("%s: %s (entry skipped; fix it by hand)", b, pr.Error()))
+			g.problems = append(g.problems, fmt.Sprintf("%s: %s (entry skipped; fix it by hand)", b, pr.Error()))
 		}
 		return es
 	}
@@ -141,103 +163,32 @@ func (s *Store) Context(ctx context.Context, o ContextOptions) (Summary, error) 
 			src = "global"
 		}
 		it := toItem(*h, src)
-		sum.Handoff = &it
+		g.handoff = &it
 	}
-
-	var logItems []Item
 	for _, e := range agentLog {
-		if len(logItems) == o.LogEntries {
+		if len(g.log) == o.LogEntries {
 			break
 		}
-		if sum.Handoff != nil && e.ID == sum.Handoff.ID {
+		if g.handoff != nil && e.ID == g.handoff.ID {
 			continue
 		}
-		logItems = append(logItems, toItem(e, "agent"))
+		g.log = append(g.log, toItem(e, "agent"))
 	}
-	decisions := mergeNewest(o.Decisions, tail(branch, DecisionsFile, o.Decisions), tail(GlobalBranch, DecisionsFile, o.Decisions))
-	learnings := mergeNewest(o.Learnings, tail(branch, LearningsFile, o.Learnings), tail(GlobalBranch, LearningsFile, o.Learnings))
+	g.decisions = mergeNewest(o.Decisions, tail(branch, DecisionsFile, o.Decisions), tail(GlobalBranch, DecisionsFile, o.Decisions))
+	g.learnings = mergeNewest(o.Learnings, tail(branch, LearningsFile, o.Learnings), tail(GlobalBranch, LearningsFile, o.Learnings))
 
-	scratch := read(branch, ScratchFile)
-	focus := read(branch, ContextFile)
-	if sum.CodeBranch != "" {
-		if p, err := branchFile(sum.CodeBranch); err == nil {
+	g.scratch = read(branch, ScratchFile)
+	g.focus = read(branch, ContextFile)
+	if codeBranch != "" {
+		if p, err := branchFile(codeBranch); err == nil {
 			if data, ok, _ := rd.file(branch, p); ok && len(strings.TrimSpace(string(data))) > 0 {
-				sum.BranchContext, sum.BranchSource = strings.TrimSpace(string(data)), "agent"
+				g.branchContext, g.branchSource = strings.TrimSpace(string(data)), "agent"
 			} else if data, ok, _ := rd.file(GlobalBranch, p); ok && len(strings.TrimSpace(string(data))) > 0 {
-				sum.BranchContext, sum.BranchSource = strings.TrimSpace(string(data)), "global"
+				g.branchContext, g.branchSource = strings.TrimSpace(string(data)), "global"
 			}
 		}
 	}
-
-	for _, n := range rd.notes {
-		sum.Problems = append(sum.Problems, n.Error())
-	}
-	sum.Problems = dedupe(sum.Problems)
-
-	// Fill the budget: fixed parts first, then the newest log entry,
-	// decision and learning in turn.
-	left := o.Budget - len(sum.header())
-	take := func(text string, limit int, what string) string {
-		if text == "" {
-			return ""
-		}
-		limit = min(limit, left-64)
-		if limit < 80 {
-			sum.Omitted = append(sum.Omitted, what)
-			return ""
-		}
-		if len(text) > limit {
-			text = changelog.Truncate(text, limit)
-			sum.Omitted = append(sum.Omitted, what+" (truncated)")
-		}
-		left -= len(text) + 32
-		return text
-	}
-	if sum.Handoff != nil { // always shown; toItem capped its text
-		left -= len(itemMarkdown(*sum.Handoff)) + 48
-	}
-	sum.Scratch = take(scratch, scratchCap, "scratch")
-	sum.BranchContext = take(sum.BranchContext, branchCtxCap, "branch context")
-	if sum.BranchContext == "" {
-		sum.BranchSource = ""
-	}
-	sum.Focus = take(focus, focusCap, "context.md")
-	lists := []struct {
-		from []Item
-		to   *[]Item
-		name string
-	}{{logItems, &sum.Log, "log entries"}, {decisions, &sum.Decisions, "decisions"}, {learnings, &sum.Learnings, "learnings"}}
-	left -= 3 * 40 // section headings
-	dropped := make([]int, len(lists))
-	for i := 0; ; i++ {
-		more := false
-		for j, l := range lists {
-			if i >= len(l.from) {
-				continue
-			}
-			more = true
-			if dropped[j] > 0 {
-				dropped[j]++
-				continue
-			}
-			n := len(itemMarkdown(l.from[i]))
-			if n > left {
-				dropped[j]++
-				continue
-			}
-			left -= n
-			*l.to = append(*l.to, l.from[i])
-		}
-		if !more {
-			break
-		}
-	}
-	for j, l := range lists {
-		if dropped[j] > 0 {
-			sum.Omitted = append(sum.Omitted, fmt.Sprintf("%d older %s", dropped[j], l.name))
-		}
-	}
-	return sum, nil
+	return g
 }
 
 // pendingHandoff returns the newest handoff meant for agent — from its own
@@ -302,6 +253,8 @@ func mergeNewest(n int, agent, global []changelog.Entry) []Item {
 	return out
 }
 
+// toItem shows entry e from source ("agent" or "global") as the summary
+// does, its text capped at itemTextCap.
 func toItem(e changelog.Entry, source string) Item {
 	text := e.Body
 	if len(text) > itemTextCap {
@@ -484,6 +437,7 @@ func learningLine(text string) string {
 	return first
 }
 
+// indent indents text's non-empty lines by two spaces, under a list item.
 func indent(text string) string {
 	if text == "" {
 		return ""

@@ -9,7 +9,10 @@ import (
 	"unicode/utf8"
 
 	"github.com/go-git/go-git/v5/plumbing"
+
 	"github.com/planq-dev/planq/changelog"
+	"github.com/planq-dev/planq/internal/text"
+	"github.com/planq-dev/planq/staterepo/internal/gitstore"
 )
 
 // MaxScratchSize is the largest scratch.md planq writes (256 KiB); a larger
@@ -63,7 +66,7 @@ func (s *Store) Decide(ctx context.Context, decision string, over []string, beca
 		}
 	}
 	d := strings.TrimSpace(decision)
-	e := changelog.Entry{Type: changelog.TypeDecision, Decision: oneLine(d), Alternatives: alts, Rationale: strings.TrimSpace(because)}
+	e := changelog.Entry{Type: changelog.TypeDecision, Decision: text.FirstLine(d), Alternatives: alts, Rationale: strings.TrimSpace(because)}
 	if strings.Contains(d, "\n") {
 		e.Body = d // keep the full text; the field holds its first line
 	}
@@ -113,8 +116,8 @@ type ScratchMode string
 
 // The scratch modes.
 const (
-	ScratchReplace ScratchMode = "replace"
-	ScratchAppend  ScratchMode = "append"
+	ScratchReplace ScratchMode = "replace" // the content replaces scratch.md
+	ScratchAppend  ScratchMode = "append"  // the content is added at its end
 )
 
 // Scratch replaces or appends to the agent's scratch.md and returns its new
@@ -200,8 +203,8 @@ func (s *Store) appendEntry(ctx context.Context, file string, e changelog.Entry,
 }
 
 // globalTail returns the newest n entries of global's file, newest first.
-func (s *Store) globalTail(r *repo, file string, n int) ([]changelog.Entry, error) {
-	rd := &reader{s: s, r: r, trees: map[string]plumbing.Hash{}, roots: map[string]*wtRoot{}}
+func (s *Store) globalTail(r *gitstore.Repo, file string, n int) ([]changelog.Entry, error) {
+	rd := &reader{s: s, r: r, trees: map[string]plumbing.Hash{}, roots: map[string]*gitstore.Root{}}
 	es, _, err := rd.tailEntriesOf(GlobalBranch, file, n)
 	return es, err
 }
@@ -308,21 +311,13 @@ func requireText(name, v string) error {
 // quoteTitle returns the first line of s, cut to 60 characters, quoted, for
 // commit messages.
 func quoteTitle(s string) string {
-	t := oneLine(strings.TrimSpace(s))
+	t := text.FirstLine(s)
 	t = strings.TrimLeft(t, "#>*- ")
 	if utf8.RuneCountInString(t) > 60 {
 		r := []rune(t)
 		t = string(r[:59]) + "…"
 	}
 	return fmt.Sprintf("%q", t)
-}
-
-// oneLine returns s's first line.
-func oneLine(s string) string {
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		return strings.TrimSpace(s[:i])
-	}
-	return s
 }
 
 // fileFor returns the file entries of type t live in.

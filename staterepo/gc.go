@@ -9,15 +9,17 @@ import (
 	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing"
+
 	"github.com/planq-dev/planq/changelog"
+	"github.com/planq-dev/planq/staterepo/internal/gitstore"
 )
 
 // GCResult is gc's verdict on one agent branch.
 type GCResult struct {
-	Agent   string `json:"agent"`
-	Branch  string `json:"branch"`
-	Deleted bool   `json:"deleted"`
-	Reason  string `json:"reason"`
+	Agent   string `json:"agent"`   // the agent
+	Branch  string `json:"branch"`  // its branch
+	Deleted bool   `json:"deleted"` // whether gc deleted it
+	Reason  string `json:"reason"`  // why it was deleted or kept
 }
 
 // GC deletes the branches of removed agents whose work is all in global:
@@ -36,12 +38,12 @@ func (s *Store) GC(ctx context.Context, dryRun bool) ([]GCResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	wts, err := listWorktrees(s.Bare)
+	wts, err := gitstore.ListWorktrees(s.Bare)
 	if err != nil {
 		return nil, err
 	}
 	checkedOut := map[string]string{}
-	var gone []linkedWorktree
+	var gone []gitstore.Worktree
 	for _, w := range wts {
 		if _, err := os.Lstat(filepath.Join(w.Path, ".git")); err != nil {
 			gone = append(gone, w)
@@ -49,16 +51,12 @@ func (s *Store) GC(ctx context.Context, dryRun bool) ([]GCResult, error) {
 		}
 		checkedOut[w.Branch] = w.Path
 	}
-	globalHead, err := r.head(GlobalBranch)
-	if err != nil {
-		return nil, err
-	}
-	globalTree, err := r.commitTree(globalHead)
+	_, globalTree, err := r.HeadTree(GlobalBranch)
 	if err != nil {
 		return nil, err
 	}
 	globalLogs := map[string][]byte{}
-	branches, err := r.branches()
+	branches, err := r.Branches()
 	if err != nil {
 		return nil, err
 	}
@@ -82,7 +80,7 @@ func (s *Store) GC(ctx context.Context, dryRun bool) ([]GCResult, error) {
 				}
 			}
 		}
-		head, err := r.head(b)
+		head, err := r.Head(b)
 		if err != nil {
 			return out, err
 		}
@@ -121,11 +119,11 @@ func (s *Store) GC(ctx context.Context, dryRun bool) ([]GCResult, error) {
 		if !ok {
 			continue
 		}
-		if others, _ := worktreesOn(s.Bare, out[i].Branch); len(others) > 0 {
+		if others, _ := gitstore.WorktreesOn(s.Bare, out[i].Branch); len(others) > 0 {
 			out[i].Reason = "checked out at " + others[0].Path + " during gc; kept"
 			continue
 		}
-		err := r.updateRef(ctx, refUpdate{name: branchRef(out[i].Branch), old: head})
+		err := r.UpdateRef(ctx, gitstore.RefUpdate{Name: gitstore.BranchRef(out[i].Branch), Old: head})
 		if errors.Is(err, ErrRefMoved) {
 			out[i].Reason = "written to during gc; kept"
 			continue
@@ -139,8 +137,8 @@ func (s *Store) GC(ctx context.Context, dryRun bool) ([]GCResult, error) {
 }
 
 // unpromoted says why branch still holds work global lacks, or "".
-func (s *Store) unpromoted(r *repo, branch string, head, globalTree plumbing.Hash, globalLogs map[string][]byte) (string, error) {
-	tree, err := r.commitTree(head)
+func (s *Store) unpromoted(r *gitstore.Repo, branch string, head, globalTree plumbing.Hash, globalLogs map[string][]byte) (string, error) {
+	tree, err := r.CommitTree(head)
 	if err != nil {
 		return "", err
 	}
@@ -153,14 +151,14 @@ func (s *Store) unpromoted(r *repo, branch string, head, globalTree plumbing.Has
 			return fmt.Sprintf("%d entries of %s are not in global; run `PLANQ_AGENT=%s planq context promote`", len(added), fam, strings.TrimPrefix(branch, AgentPrefix)), nil
 		}
 	}
-	files, err := r.treeFiles(tree)
+	files, err := r.TreeFiles(tree)
 	if err != nil {
 		return "", err
 	}
 	for p, e := range files {
 		switch {
 		case strings.HasPrefix(p, BranchesDir+"/") && strings.HasSuffix(p, ".md"):
-			ge, ok, err := r.fileEntry(globalTree, p)
+			ge, ok, err := r.FileEntry(globalTree, p)
 			if err != nil {
 				return "", err
 			}

@@ -6,7 +6,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/planq-dev/planq/jj"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -14,6 +13,9 @@ import (
 
 	git "github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
+
+	"github.com/planq-dev/planq/jj"
+	"github.com/planq-dev/planq/staterepo/internal/gitstore"
 )
 
 // globalFiles is the first tree of the global branch.
@@ -71,8 +73,8 @@ func (s *Store) initLocked(ctx context.Context) (created bool, err error) {
 // createBranch makes an orphan branch holding files, unless it exists. A
 // branch that existed and was deleted, or whose ref is damaged, is restored
 // from its reflog or refused (restoreBranch), never started over.
-func (s *Store) createBranch(ctx context.Context, r *repo, branch string, files map[string]string, msg string) (bool, error) {
-	head, err := r.head(branch)
+func (s *Store) createBranch(ctx context.Context, r *gitstore.Repo, branch string, files map[string]string, msg string) (bool, error) {
+	head, err := r.Head(branch)
 	if err != nil && !errors.Is(err, ErrDamaged) {
 		return false, err
 	}
@@ -82,23 +84,23 @@ func (s *Store) createBranch(ctx context.Context, r *repo, branch string, files 
 	if restored, err := s.restoreBranch(ctx, r, branch, err); err != nil || restored {
 		return false, err
 	}
-	edits := map[string]edit{}
+	edits := map[string]gitstore.Edit{}
 	for p, content := range files {
-		h, err := r.writeBlob([]byte(content))
+		h, err := r.WriteBlob([]byte(content))
 		if err != nil {
 			return false, err
 		}
-		edits[p] = edit{hash: h}
+		edits[p] = gitstore.Edit{Hash: h}
 	}
-	tree, err := r.editTree(plumbing.ZeroHash, edits)
+	tree, err := r.EditTree(plumbing.ZeroHash, edits)
 	if err != nil {
 		return false, err
 	}
-	c, err := r.writeCommit(tree, nil, msg, s.signature())
+	c, err := r.WriteCommit(tree, nil, msg, s.signature())
 	if err != nil {
 		return false, err
 	}
-	return true, r.updateRef(ctx, refUpdate{name: branchRef(branch), new: c, msg: "planq: " + msg, sig: s.signature()})
+	return true, r.UpdateRef(ctx, gitstore.RefUpdate{Name: gitstore.BranchRef(branch), New: c, Msg: "planq: " + msg, Sig: s.signature()})
 }
 
 // ensureAgentLocked makes sure the state repo, agent's branch and — when
@@ -116,14 +118,14 @@ func (s *Store) ensureAgentLocked(ctx context.Context, agent string) error {
 	if _, err := s.createBranch(ctx, r, branch, agentFiles, "create agent "+agent); err != nil {
 		return err
 	}
-	w, err := worktreeAt(s.Bare, s.Worktree)
+	w, err := gitstore.WorktreeAt(s.Bare, s.Worktree)
 	if err != nil || w != nil {
 		return err
 	}
-	if others, err := worktreesOn(s.Bare, branch); err != nil || len(others) > 0 {
+	if others, err := gitstore.WorktreesOn(s.Bare, branch); err != nil || len(others) > 0 {
 		return err // checked out in another code repo: write to the branch only
 	}
-	if _, err := addWorktree(ctx, r, s.Worktree, branch); err != nil {
+	if _, err := r.AddWorktree(ctx, s.Worktree, branch); err != nil {
 		return err
 	}
 	return EnsureIgnored(s.Root, false)
@@ -158,12 +160,12 @@ func (s *Store) Create(ctx context.Context, name string, gitignore bool) (Create
 	if err != nil {
 		return res, err
 	}
-	if h, err := r.head(res.Branch); err != nil {
+	if h, err := r.Head(res.Branch); err != nil {
 		return res, err
 	} else if !h.IsZero() {
 		return res, fmt.Errorf("agent %q already exists (branch %s); pick another name, or set PLANQ_AGENT=%s to use it", name, res.Branch, name)
 	}
-	w, err := worktreeAt(s.Bare, s.Worktree)
+	w, err := gitstore.WorktreeAt(s.Bare, s.Worktree)
 	if err != nil {
 		return res, err
 	}
@@ -177,10 +179,10 @@ func (s *Store) Create(ctx context.Context, name string, gitignore bool) (Create
 	}
 	if w != nil {
 		res.Switched = strings.TrimPrefix(w.Branch, AgentPrefix)
-		if err := switchWorktree(ctx, r, w, res.Branch); err != nil {
+		if err := r.SwitchWorktree(ctx, w, res.Branch); err != nil {
 			return res, err
 		}
-	} else if _, err := addWorktree(ctx, r, s.Worktree, res.Branch); err != nil {
+	} else if _, err := r.AddWorktree(ctx, s.Worktree, res.Branch); err != nil {
 		return res, err
 	}
 	return res, EnsureIgnored(s.Root, gitignore)
@@ -188,18 +190,15 @@ func (s *Store) Create(ctx context.Context, name string, gitignore bool) (Create
 
 // checkClean fails when the worktree has uncommitted changes to tracked
 // files, with advice that loses nothing.
-func checkClean(r *repo, w *linkedWorktree) error {
-	tree := emptyTree
+func checkClean(r *gitstore.Repo, w *gitstore.Worktree) error {
+	tree := gitstore.EmptyTree
 	if w.Branch != "" {
-		head, err := r.head(w.Branch)
-		if err != nil {
-			return err
-		}
-		if tree, err = r.commitTree(head); err != nil {
+		var err error
+		if _, tree, err = r.HeadTree(w.Branch); err != nil {
 			return err
 		}
 	}
-	dirty, stale, err := dirtyPaths(r, w, tree)
+	dirty, stale, err := r.DirtyPaths(w, tree)
 	if err != nil {
 		return err
 	}
@@ -217,36 +216,6 @@ func checkClean(r *repo, w *linkedWorktree) error {
 	return nil
 }
 
-// switchWorktree checks out branch in a clean worktree.
-func switchWorktree(ctx context.Context, r *repo, w *linkedWorktree, branch string) error {
-	var from plumbing.Hash
-	if w.Branch != "" {
-		h, err := r.head(w.Branch)
-		if err != nil {
-			return err
-		}
-		if from, err = r.commitTree(h); err != nil {
-			return err
-		}
-	}
-	h, err := r.head(branch)
-	if err != nil {
-		return err
-	}
-	to, err := r.commitTree(h)
-	if err != nil {
-		return err
-	}
-	if err := checkoutTree(ctx, r, w, from, to); err != nil {
-		return err
-	}
-	if err := os.WriteFile(filepath.Join(w.Admin, "HEAD"), []byte("ref: refs/heads/"+branch+"\n"), 0o644); err != nil {
-		return err
-	}
-	w.Branch = branch
-	return nil
-}
-
 // ReleaseWorktree deletes this code directory's state worktree (its files
 // and git's admin directory), whatever agent it has checked out, when
 // everything in it is in the state repo; the branch stays. It is for a
@@ -261,7 +230,7 @@ func (s *Store) ReleaseWorktree(ctx context.Context) error {
 		return err
 	}
 	defer lk.Release()
-	w, err := worktreeAt(s.Bare, s.Worktree)
+	w, err := gitstore.WorktreeAt(s.Bare, s.Worktree)
 	if err != nil || w == nil {
 		return err
 	}
@@ -272,7 +241,7 @@ func (s *Store) ReleaseWorktree(ctx context.Context) error {
 	if err := checkClean(r, w); err != nil {
 		return fmt.Errorf("kept %s: %w", s.Worktree, err)
 	}
-	return removeWorktree(w)
+	return w.Remove()
 }
 
 // Remove deletes agent name's worktree in this code repo (its files and
@@ -295,17 +264,17 @@ func (s *Store) Remove(ctx context.Context, name string, force bool) error {
 		return err
 	}
 	branch := AgentBranch(name)
-	if h, err := r.head(branch); err != nil {
+	if h, err := r.Head(branch); err != nil {
 		return err
 	} else if h.IsZero() {
 		return fmt.Errorf("%w: %q (no branch %s); `planq state status` lists the agents", ErrNoAgent, name, branch)
 	}
-	w, err := worktreeAt(s.Bare, s.Worktree)
+	w, err := gitstore.WorktreeAt(s.Bare, s.Worktree)
 	if err != nil {
 		return err
 	}
 	if w == nil || w.Branch != branch {
-		if others, _ := worktreesOn(s.Bare, branch); len(others) > 0 {
+		if others, _ := gitstore.WorktreesOn(s.Bare, branch); len(others) > 0 {
 			return fmt.Errorf("agent %s is checked out at %s, not here; run `planq remove %s` in that repo", name, others[0].Path, name)
 		}
 		return fmt.Errorf("agent %s has no worktree here (%s); its branch %s stays until `planq state gc`", name, s.Worktree, branch)
@@ -315,7 +284,7 @@ func (s *Store) Remove(ctx context.Context, name string, force bool) error {
 			return fmt.Errorf("not removing %s: %w, or pass --force", s.Worktree, err)
 		}
 	}
-	return removeWorktree(w)
+	return w.Remove()
 }
 
 // ignoreLine is the pattern that keeps the state worktree out of the code repo.

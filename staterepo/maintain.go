@@ -31,7 +31,7 @@ import (
 // pack was in place, and at 100,000 entries ran past 11 minutes and 23 GB);
 // and it never needs planq's write lock, because packing is safe alongside
 // processes that add objects: objects written meanwhile stay loose, and
-// writeObject freshens objects it reuses.
+// gitstore's writes freshen objects they reuse.
 //
 // What planq adds is the order. Every version of a log's live file is
 // named changelog.md, so git, which lines blobs up by name and then by size,
@@ -60,7 +60,7 @@ import (
 //   - Both remove tmp_obj_* / tmp_pack_* files older than an hour, which
 //     killed writers and repacks leave behind.
 //
-// Readers that meet a pack replaced under them look again (repo.object).
+// Readers that meet a pack replaced under them look again (gitstore.Repo).
 const (
 	defaultGCAuto   = 2048
 	unreachableLife = 14 * 24 * time.Hour
@@ -151,10 +151,10 @@ type MaintainResult struct {
 	Skipped     string  `json:"skipped,omitempty"` // why nothing ran
 	LooseBefore int     `json:"loose_before"`      // loose objects before
 	LooseAfter  int     `json:"loose_after"`       // and after (objects written meanwhile)
-	PacksAfter  int     `json:"packs_after"`
-	TmpRemoved  int     `json:"tmp_removed"` // abandoned temporary files removed
-	Bytes       int64   `json:"bytes"`       // the objects' size on disk after
-	Seconds     float64 `json:"seconds"`
+	PacksAfter  int     `json:"packs_after"`       // packs after
+	TmpRemoved  int     `json:"tmp_removed"`       // abandoned temporary files removed
+	Bytes       int64   `json:"bytes"`             // the objects' size on disk after
+	Seconds     float64 `json:"seconds"`           // how long it took
 }
 
 // Maintain runs maintenance in the foreground: full packs everything

@@ -10,13 +10,13 @@ import (
 
 // PromoteResult says what a promotion added to global.
 type PromoteResult struct {
-	Agent     string         `json:"agent"`
-	Commit    string         `json:"commit,omitempty"` // global's new head; empty when nothing was new
-	Added     map[string]int `json:"added"`            // file → entries added
-	Branches  []string       `json:"branches,omitempty"`
+	Agent     string         `json:"agent"`              // the agent promoted
+	Commit    string         `json:"commit,omitempty"`   // global's new head; empty when nothing was new
+	Added     map[string]int `json:"added"`              // file → entries added
+	Branches  []string       `json:"branches,omitempty"` // branch context files copied
 	Problems  []string       `json:"problems,omitempty"` // malformed entries that were not copied
-	UpToDate  bool           `json:"up_to_date"`
-	Committed bool           `json:"committed"`
+	UpToDate  bool           `json:"up_to_date"`         // global had everything already
+	Committed bool           `json:"committed"`          // a commit was made on global
 }
 
 // Promote merges the current agent's changelog (log entries and handoffs),
@@ -49,16 +49,12 @@ func (s *Store) promote(ctx context.Context) (PromoteResult, error) {
 	if err != nil {
 		return res, err
 	}
-	agentHead, err := r.head(s.Branch())
+	agentHead, agentTree, err := r.HeadTree(s.Branch())
 	if err != nil {
 		return res, err
 	}
 	if agentHead.IsZero() {
 		return res, fmt.Errorf("%w: %s has no branch yet; nothing to promote", ErrNoAgent, s.Agent)
-	}
-	agentTree, err := r.commitTree(agentHead)
-	if err != nil {
-		return res, err
 	}
 	var summary []string
 	h, err := s.updateLocked(ctx, GlobalBranch, "promote: agent "+s.Agent, func(tx *Tx) error {
@@ -84,7 +80,7 @@ func (s *Store) promote(ctx context.Context) (PromoteResult, error) {
 			res.Added[fam] = len(added)
 			summary = append(summary, fmt.Sprintf("%d from %s", len(added), fam))
 		}
-		files, err := r.treeFiles(agentTree)
+		files, err := r.TreeFiles(agentTree)
 		if err != nil {
 			return err
 		}
@@ -92,12 +88,12 @@ func (s *Store) promote(ctx context.Context) (PromoteResult, error) {
 			if !strings.HasPrefix(p, BranchesDir+"/") || !strings.HasSuffix(p, ".md") {
 				continue
 			}
-			if ge, ok, err := r.fileEntry(tx.tree, p); err != nil {
+			if ge, ok, err := r.FileEntry(tx.tree, p); err != nil {
 				return err
 			} else if ok && ge.Hash == e.Hash {
 				continue
 			}
-			data, err := r.blob(e.Hash)
+			data, err := r.Blob(e.Hash)
 			if err != nil {
 				return err
 			}

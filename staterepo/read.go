@@ -8,17 +8,19 @@ import (
 	"path/filepath"
 
 	"github.com/go-git/go-git/v5/plumbing"
+
 	"github.com/planq-dev/planq/changelog"
+	"github.com/planq-dev/planq/staterepo/internal/gitstore"
 )
 
 // reader reads state files of several branches, preferring a worktree copy
 // (what a person sees, hand edits included) over the branch's blob.
 type reader struct {
 	s     *Store
-	r     *repo
-	wts   []linkedWorktree
+	r     *gitstore.Repo
+	wts   []gitstore.Worktree
 	trees map[string]plumbing.Hash
-	roots map[string]*wtRoot
+	roots map[string]*gitstore.Root
 	// notes are worktree files that were not shown (a link, unreadable),
 	// with the branch's version shown instead.
 	notes []changelog.Problem
@@ -29,11 +31,11 @@ func (s *Store) reader() (*reader, error) {
 	if err != nil {
 		return nil, err
 	}
-	wts, err := listWorktrees(s.Bare)
+	wts, err := gitstore.ListWorktrees(s.Bare)
 	if err != nil {
 		return nil, err
 	}
-	return &reader{s: s, r: r, wts: wts, trees: map[string]plumbing.Hash{}, roots: map[string]*wtRoot{}}, nil
+	return &reader{s: s, r: r, wts: wts, trees: map[string]plumbing.Hash{}, roots: map[string]*gitstore.Root{}}, nil
 }
 
 // close releases the worktree handles.
@@ -47,14 +49,14 @@ func (rd *reader) close() {
 // this code repo's when it has branch checked out, else any other that
 // does — but none while an update of it is unfinished (a writer is at work,
 // or one was killed), because its files may lag the branch.
-func (rd *reader) worktreeFor(branch string) *linkedWorktree {
-	var found *linkedWorktree
+func (rd *reader) worktreeFor(branch string) *gitstore.Worktree {
+	var found *gitstore.Worktree
 	for i := range rd.wts {
 		w := &rd.wts[i]
 		if w.Branch != branch {
 			continue
 		}
-		if sameFile(w.Path, rd.s.Worktree) {
+		if gitstore.SameFile(w.Path, rd.s.Worktree) {
 			found = w
 			break
 		}
@@ -75,11 +77,7 @@ func (rd *reader) tree(branch string) (plumbing.Hash, error) {
 	if t, ok := rd.trees[branch]; ok {
 		return t, nil
 	}
-	h, err := rd.r.head(branch)
-	if err != nil {
-		return plumbing.ZeroHash, err
-	}
-	t, err := rd.r.commitTree(h)
+	_, t, err := rd.r.HeadTree(branch)
 	if err != nil {
 		return plumbing.ZeroHash, err
 	}
@@ -97,7 +95,7 @@ func (rd *reader) file(branch, p string) ([]byte, bool, error) {
 		root, ok := rd.roots[w.Admin]
 		var err error
 		if !ok {
-			if root, err = openWorktree(w.Path); err == nil {
+			if root, err = gitstore.OpenRoot(w.Path); err == nil {
 				rd.roots[w.Admin] = root
 			}
 		}
@@ -115,7 +113,7 @@ func (rd *reader) file(branch, p string) ([]byte, bool, error) {
 	if err != nil {
 		return nil, false, err
 	}
-	return rd.r.readFile(t, p)
+	return rd.r.ReadFile(t, p)
 }
 
 // tail returns the newest n entries of p on branch, newest first, and the

@@ -10,10 +10,11 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/format/index"
+
+	"github.com/planq-dev/planq/staterepo/internal/gitstore"
 )
 
 // What a killed process (kill -9, OOM, a full disk, a power cut) can leave
@@ -21,7 +22,7 @@ import (
 // (lockAndRecover), holding the store's lock:
 //
 //   - a git lock file (refs/heads/<branch>.lock, index.lock, packed-refs.lock)
-//     older than staleLockAge: removed, with a warning naming it;
+//     older than gitstore.StaleLockAge: removed, with a warning naming it;
 //   - a worktree whose update was interrupted (its sync marker is still
 //     there): brought to its branch where the difference is planq's own
 //     unfinished write, keeping hand edits (repairWorktree);
@@ -41,12 +42,14 @@ import (
 // removing a file costs hundreds on some file systems.
 const syncMarker = "planq-sync"
 
+// The states a sync marker starts with, of equal length.
 const (
 	markPending = "pending "
 	markClean   = "clean   "
 )
 
-func setMark(w *linkedWorktree, state string, commit plumbing.Hash) error {
+// setMark writes w's sync marker: state and commit.
+func setMark(w *gitstore.Worktree, state string, commit plumbing.Hash) error {
 	p := filepath.Join(w.Admin, syncMarker)
 	line := []byte(state + commit.String() + "\n")
 	f, err := os.OpenFile(p, os.O_WRONLY, 0)
@@ -62,17 +65,11 @@ func setMark(w *linkedWorktree, state string, commit plumbing.Hash) error {
 	return os.WriteFile(p, line, 0o644)
 }
 
-func markSync(w *linkedWorktree, commit plumbing.Hash) error {
-	if err := setMark(w, markPending, commit); err != nil {
-		return fmt.Errorf("mark the worktree %s: %w", w.Path, err)
-	}
-	return nil
-}
-
-func clearSync(w *linkedWorktree) { _ = setMark(w, markClean, plumbing.ZeroHash) }
+// clearSync marks w's update finished.
+func clearSync(w *gitstore.Worktree) { _ = setMark(w, markClean, plumbing.ZeroHash) }
 
 // syncPending reports whether w's last update was left unfinished.
-func syncPending(w *linkedWorktree) bool {
+func syncPending(w *gitstore.Worktree) bool {
 	f, err := os.Open(filepath.Join(w.Admin, syncMarker))
 	if err != nil {
 		return false
@@ -81,6 +78,49 @@ func syncPending(w *linkedWorktree) bool {
 	buf := make([]byte, len(markPending))
 	n, _ := f.Read(buf)
 	return string(buf[:n]) == markPending
+}
+
+// syncMarks are the sync markers of the worktrees one write updates. A
+// worktree whose last update was still unfinished when the write began
+// keeps its marker after this write too (its repair failed, e.g. for lack
+// of space): only a repair (repairWorktree) finishes it.
+type syncMarks struct {
+	wts     []gitstore.Worktree
+	pending []bool // per worktree: its marker said pending before this write
+}
+
+// readSyncMarks notes which of wts were left pending before this write.
+func readSyncMarks(wts []gitstore.Worktree) syncMarks {
+	m := syncMarks{wts: wts, pending: make([]bool, len(wts))}
+	for i := range wts {
+		m.pending[i] = syncPending(&wts[i])
+	}
+	return m
+}
+
+// markPending marks every worktree pending on commit, before the branch
+// moves to it.
+func (m syncMarks) markPending(commit plumbing.Hash) error {
+	for i := range m.wts {
+		if err := setMark(&m.wts[i], markPending, commit); err != nil {
+			return fmt.Errorf("mark the worktree %s: %w", m.wts[i].Path, err)
+		}
+	}
+	return nil
+}
+
+// clear marks worktree i's update finished, unless it was pending before.
+func (m syncMarks) clear(i int) {
+	if !m.pending[i] {
+		clearSync(&m.wts[i])
+	}
+}
+
+// clearAll undoes markPending when the branch did not move.
+func (m syncMarks) clearAll() {
+	for i := range m.wts {
+		m.clear(i)
+	}
 }
 
 // lockAndRecover takes the store's write lock and finishes what killed
@@ -95,8 +135,11 @@ func (s *Store) lockAndRecover(ctx context.Context) (*fileLock, error) {
 	if err != nil {
 		return lk, nil
 	}
-	s.clearStaleLocks(r)
-	wts, err := listWorktrees(s.Bare)
+	if err := r.ClearStaleLocks(ctx); err != nil {
+		lk.Release()
+		return nil, err
+	}
+	wts, err := gitstore.ListWorktrees(s.Bare)
 	if err != nil {
 		s.warn(err.Error())
 		return lk, nil
@@ -120,29 +163,6 @@ func (s *Store) lockAndRecover(ctx context.Context) (*fileLock, error) {
 	return lk, nil
 }
 
-// clearStaleLocks removes ref lock files older than staleLockAge under
-// refs/ and packed-refs.lock: with the store's lock held no planq process
-// is writing them, and git holds them for milliseconds.
-func (s *Store) clearStaleLocks(r *repo) {
-	var locks []string
-	_ = filepath.WalkDir(filepath.Join(r.path, "refs"), func(p string, d fs.DirEntry, err error) error {
-		if err == nil && !d.IsDir() && strings.HasSuffix(p, ".lock") {
-			locks = append(locks, p)
-		}
-		return nil
-	})
-	locks = append(locks, filepath.Join(r.path, "packed-refs.lock"), filepath.Join(r.path, "HEAD.lock"))
-	for _, l := range locks {
-		st, err := os.Lstat(l)
-		if err != nil || time.Since(st.ModTime()) <= staleLockAge {
-			continue
-		}
-		if err := os.Remove(l); err == nil {
-			s.warn(fmt.Sprintf("removed the stale lock file %s (left by an interrupted planq or git process)", l))
-		}
-	}
-}
-
 // repairWorktree brings w's files and index to its branch's head where they
 // differ because planq's own update of the worktree was interrupted, and
 // leaves everything else — hand edits — as it is:
@@ -160,30 +180,26 @@ func (s *Store) clearStaleLocks(r *repo) {
 //   - planq's temporary files: removed.
 //
 // It returns the paths it changed.
-func (s *Store) repairWorktree(ctx context.Context, r *repo, w *linkedWorktree) ([]string, error) {
-	head, err := r.head(w.Branch)
+func (s *Store) repairWorktree(ctx context.Context, r *gitstore.Repo, w *gitstore.Worktree) ([]string, error) {
+	head, tree, err := r.HeadTree(w.Branch)
 	if err != nil || head.IsZero() {
 		return nil, err
 	}
-	tree, err := r.commitTree(head)
+	files, err := r.TreeFiles(tree)
 	if err != nil {
 		return nil, err
 	}
-	files, err := r.treeFiles(tree)
-	if err != nil {
-		return nil, err
-	}
-	idx, err := readIndex(w)
+	idx, err := w.ReadIndex()
 	if err != nil {
 		s.warn(fmt.Sprintf("%v; rebuilding it from the branch", err))
 		idx = &index.Index{Version: 2}
 	}
-	root, err := openWorktree(w.Path)
+	root, err := gitstore.OpenRoot(w.Path)
 	if err != nil {
 		return nil, err
 	}
 	defer root.Close()
-	if n, _ := root.removeTemps(); n > 0 {
+	if n, _ := root.RemoveTemps(); n > 0 {
 		s.debugf("removed %d temporary files from %s", n, w.Path)
 	}
 	paths := map[string]bool{}
@@ -195,7 +211,7 @@ func (s *Store) repairWorktree(ctx context.Context, r *repo, w *linkedWorktree) 
 		paths[e.Name] = true
 		byName[e.Name] = e
 	}
-	var changes []fileChange
+	var changes []gitstore.FileChange
 	var fixed []string
 	for _, p := range sortedKeys(paths) {
 		te, inHead := files[p]
@@ -211,31 +227,31 @@ func (s *Store) repairWorktree(ctx context.Context, r *repo, w *linkedWorktree) 
 		var disk []byte
 		var dh plumbing.Hash
 		if exists {
-			if ie != nil && statMatches(ie, st) {
+			if ie != nil && gitstore.StatMatches(ie, st) {
 				dh = ie.Hash
 			} else {
 				if disk, err = root.ReadFile(p); err != nil {
 					continue
 				}
-				dh = blobHash(disk)
+				dh = gitstore.BlobHash(disk)
 			}
 		}
 		restore := func() error {
-			data, err := r.blob(te.Hash)
+			data, err := r.Blob(te.Hash)
 			if err != nil {
 				return err
 			}
-			changes = append(changes, fileChange{path: p, data: data, hash: te.Hash})
+			changes = append(changes, gitstore.FileChange{Path: p, Data: data, Hash: te.Hash})
 			fixed = append(fixed, p)
 			return nil
 		}
 		switch {
 		case inHead && exists && dh == te.Hash:
-			if ie == nil || ie.Hash != te.Hash || !statMatches(ie, st) {
+			if ie == nil || ie.Hash != te.Hash || !gitstore.StatMatches(ie, st) {
 				if ie == nil {
 					ie = idx.Add(p)
 				}
-				fillEntry(ie, te.Hash, st)
+				gitstore.FillEntry(ie, te.Hash, st)
 			}
 		case inHead && !exists && (ie == nil || ie.Hash != te.Hash):
 			if err := restore(); err != nil {
@@ -246,13 +262,13 @@ func (s *Store) repairWorktree(ctx context.Context, r *repo, w *linkedWorktree) 
 				return fixed, err
 			}
 		case !inHead && ie != nil && (!exists || dh == ie.Hash):
-			changes = append(changes, fileChange{path: p, del: true})
+			changes = append(changes, gitstore.FileChange{Path: p, Del: true})
 			if exists {
 				fixed = append(fixed, p)
 			}
 		}
 	}
-	if err := syncWorktreeWith(ctx, r, w, root, changes, idx); err != nil {
+	if err := r.WriteWorktree(ctx, w, root, changes, idx); err != nil {
 		return fixed, err
 	}
 	clearSync(w)
@@ -263,15 +279,15 @@ func (s *Store) repairWorktree(ctx context.Context, r *repo, w *linkedWorktree) 
 // cutShort reports whether disk is an append to the index's version of a
 // file that was cut short: the branch's version starts with disk, and disk
 // starts with (and extends) the index's version.
-func (s *Store) cutShort(r *repo, disk []byte, indexed, head plumbing.Hash) bool {
+func (s *Store) cutShort(r *gitstore.Repo, disk []byte, indexed, head plumbing.Hash) bool {
 	if disk == nil {
 		return false
 	}
-	want, err := r.blob(head)
+	want, err := r.Blob(head)
 	if err != nil || len(disk) >= len(want) || !bytes.HasPrefix(want, disk) {
 		return false
 	}
-	old, err := r.blob(indexed)
+	old, err := r.Blob(indexed)
 	return err == nil && len(disk) > len(old) && bytes.HasPrefix(disk, old)
 }
 
@@ -284,20 +300,20 @@ func (s *Store) cutShort(r *repo, disk []byte, indexed, head plumbing.Hash) bool
 // other branch says so) but no record names a commit the repo still has,
 // it refuses with the commands that recover it: planq never starts a
 // branch over silently.
-func (s *Store) restoreBranch(ctx context.Context, r *repo, branch string, why error) (bool, error) {
-	name := branchRef(branch)
+func (s *Store) restoreBranch(ctx context.Context, r *gitstore.Repo, branch string, why error) (bool, error) {
+	name := gitstore.BranchRef(branch)
 	existed := why != nil
 	var found plumbing.Hash
 	var from string
-	for _, log := range r.reflogsOf(name) {
-		es, err := readReflog(log)
+	for _, log := range r.ReflogsOf(name) {
+		es, err := gitstore.ReadReflog(log)
 		if err != nil {
 			continue
 		}
 		existed = existed || len(es) > 0
 		for i := len(es) - 1; i >= 0 && found.IsZero(); i-- {
-			if h := es[i].new; !h.IsZero() {
-				if _, err := r.commit(h); err == nil {
+			if h := es[i].New; !h.IsZero() {
+				if _, err := r.Commit(h); err == nil {
 					found, from = h, log
 				}
 			}
@@ -321,19 +337,19 @@ func (s *Store) restoreBranch(ctx context.Context, r *repo, branch string, why e
 			"Find its last commit with `git -C %s fsck --lost-found` (the newest dangling commit whose message names a planq write), "+
 			"then run `git -C %s update-ref %s COMMIT` and retry", branch, what, s.Bare, s.Bare, name)
 	}
-	if err := r.updateRef(ctx, refUpdate{name: name, new: found, anyOld: true, msg: "planq: restored from " + filepath.Base(from), sig: s.signature()}); err != nil {
+	if err := r.UpdateRef(ctx, gitstore.RefUpdate{Name: name, New: found, AnyOld: true, Msg: "planq: restored from " + filepath.Base(from), Sig: s.signature()}); err != nil {
 		return false, fmt.Errorf("restore branch %s: %w", branch, err)
 	}
-	s.warn(fmt.Sprintf("branch %s was %s; restored it to %s, its last commit in the reflog %s", branch, what, short(found), from))
+	s.warn(fmt.Sprintf("branch %s was %s; restored it to %s, its last commit in the reflog %s", branch, what, gitstore.Short(found), from))
 	return true, nil
 }
 
 // branchInUse reports whether something other than a reflog shows that
 // branch existed: a worktree that has it checked out with files in its
 // index, or, for global, any other branch (global is created first).
-func (s *Store) branchInUse(r *repo, branch string) bool {
+func (s *Store) branchInUse(r *gitstore.Repo, branch string) bool {
 	if branch == GlobalBranch {
-		bs, _ := r.branches()
+		bs, _ := r.Branches()
 		for _, b := range bs {
 			if b != GlobalBranch {
 				return true
@@ -341,12 +357,12 @@ func (s *Store) branchInUse(r *repo, branch string) bool {
 		}
 		return false
 	}
-	wts, _ := listWorktrees(r.path)
+	wts, _ := gitstore.ListWorktrees(r.Path())
 	for i := range wts {
 		if wts[i].Branch != branch {
 			continue
 		}
-		if idx, err := readIndex(&wts[i]); err == nil && len(idx.Entries) > 0 {
+		if idx, err := wts[i].ReadIndex(); err == nil && len(idx.Entries) > 0 {
 			return true
 		}
 	}

@@ -16,8 +16,10 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/go-git/go-git/v5/plumbing/transport"
+
 	"github.com/planq-dev/planq/changelog"
 	"github.com/planq-dev/planq/config"
+	"github.com/planq-dev/planq/staterepo/internal/gitstore"
 )
 
 // remoteName names the remote-tracking refs (refs/remotes/origin/*).
@@ -39,9 +41,9 @@ const (
 
 // SyncResult is what a push or pull did to one branch.
 type SyncResult struct {
-	Branch string `json:"branch"`
-	Action string `json:"action"` // created, fast-forward, merged, up-to-date, ahead, behind, pushed, refused
-	Detail string `json:"detail,omitempty"`
+	Branch string `json:"branch"`           // the branch
+	Action string `json:"action"`           // created, fast-forward, merged, up-to-date, ahead, behind, pushed, refused
+	Detail string `json:"detail,omitempty"` // what was merged, or why it was refused
 }
 
 var scpLike = regexp.MustCompile(`^[A-Za-z0-9_.-]+@[^:/]+:`)
@@ -94,12 +96,12 @@ func (s *Store) remoteURL() (string, bool, error) {
 	return u, local, nil
 }
 
-func (s *Store) gitRemote(r *repo, url string) *git.Remote {
-	return git.NewRemote(r.storage(), &gitconfig.RemoteConfig{Name: remoteName, URLs: []string{url}})
+func (s *Store) gitRemote(r *gitstore.Repo, url string) *git.Remote {
+	return git.NewRemote(r.Storage(), &gitconfig.RemoteConfig{Name: remoteName, URLs: []string{url}})
 }
 
 // fetch copies the remote's branches to refs/remotes/origin/*.
-func (s *Store) fetch(ctx context.Context, r *repo, url string) (map[string]plumbing.Hash, error) {
+func (s *Store) fetch(ctx context.Context, r *gitstore.Repo, url string) (map[string]plumbing.Hash, error) {
 	err := s.gitRemote(r, url).FetchContext(ctx, &git.FetchOptions{
 		RemoteName: remoteName,
 		RefSpecs:   []gitconfig.RefSpec{"+refs/heads/*:refs/remotes/" + remoteName + "/*"},
@@ -113,7 +115,7 @@ func (s *Store) fetch(ctx context.Context, r *repo, url string) (map[string]plum
 	default:
 		return nil, fmt.Errorf("fetch from %s: %w", url, err)
 	}
-	refs, err := r.refsUnder("refs/remotes/" + remoteName + "/")
+	refs, err := r.RefsUnder("refs/remotes/" + remoteName + "/")
 	if err != nil {
 		return nil, err
 	}
@@ -175,25 +177,25 @@ func (s *Store) Pull(ctx context.Context, prefer string) ([]SyncResult, error) {
 }
 
 // pullBranch brings one local branch up to date with the remote's head.
-func (s *Store) pullBranch(ctx context.Context, r *repo, branch string, theirs plumbing.Hash, prefer string) (SyncResult, error) {
+func (s *Store) pullBranch(ctx context.Context, r *gitstore.Repo, branch string, theirs plumbing.Hash, prefer string) (SyncResult, error) {
 	res := SyncResult{Branch: branch}
-	ours, err := r.head(branch)
+	ours, err := r.Head(branch)
 	if err != nil {
 		return res, err
 	}
 	if ours.IsZero() {
 		res.Action = "created"
-		return res, r.updateRef(ctx, refUpdate{name: branchRef(branch), new: theirs, msg: "planq: pull: created from the remote", sig: s.signature()})
+		return res, r.UpdateRef(ctx, gitstore.RefUpdate{Name: gitstore.BranchRef(branch), New: theirs, Msg: "planq: pull: created from the remote", Sig: s.signature()})
 	}
 	if ours == theirs {
 		res.Action = "up-to-date"
 		return res, nil
 	}
-	oc, err := r.commit(ours)
+	oc, err := r.Commit(ours)
 	if err != nil {
 		return res, err
 	}
-	tc, err := r.commit(theirs)
+	tc, err := r.Commit(theirs)
 	if err != nil {
 		return res, err
 	}
@@ -213,7 +215,7 @@ func (s *Store) pullBranch(ctx context.Context, r *repo, branch string, theirs p
 		if err != nil {
 			return res, err
 		}
-		next, err = r.writeCommit(tree, []plumbing.Hash{ours, theirs}, fmt.Sprintf("pull: merge %s from the remote\n\n%s", branch, detail), s.signature())
+		next, err = r.WriteCommit(tree, []plumbing.Hash{ours, theirs}, fmt.Sprintf("pull: merge %s from the remote\n\n%s", branch, detail), s.signature())
 		if err != nil {
 			return res, err
 		}
@@ -226,16 +228,16 @@ func (s *Store) pullBranch(ctx context.Context, r *repo, branch string, theirs p
 // worktree holding it has uncommitted edits to the files that change, then
 // updating those worktrees' files and index (or, when that fails once the
 // branch has moved, leaving them marked for the next write to finish).
-func (s *Store) moveBranch(ctx context.Context, r *repo, branch string, old, next plumbing.Hash, msg string) error {
-	oldTree, err := r.commitTree(old)
+func (s *Store) moveBranch(ctx context.Context, r *gitstore.Repo, branch string, old, next plumbing.Hash, msg string) error {
+	oldTree, err := r.CommitTree(old)
 	if err != nil {
 		return err
 	}
-	newTree, err := r.commitTree(next)
+	newTree, err := r.CommitTree(next)
 	if err != nil {
 		return err
 	}
-	wts, err := worktreesOn(s.Bare, branch)
+	wts, err := gitstore.WorktreesOn(s.Bare, branch)
 	if err != nil {
 		return err
 	}
@@ -245,17 +247,13 @@ func (s *Store) moveBranch(ctx context.Context, r *repo, branch string, old, nex
 			return err
 		}
 		for i := range wts {
-			dirty, stale, err := dirtyPaths(r, &wts[i], oldTree)
+			clash, stale, err := editsInTheWay(r, &wts[i], oldTree, func(p string) bool { return changed[p] })
 			if err != nil {
 				return err
 			}
-			var clash []string
-			for _, p := range dirty {
-				if changed[p] {
-					if slices.Contains(stale, p) {
-						return conflictError(&wts[i], p)
-					}
-					clash = append(clash, p)
+			for _, p := range clash {
+				if slices.Contains(stale, p) {
+					return conflictError(&wts[i], p)
 				}
 			}
 			if len(clash) > 0 {
@@ -263,39 +261,31 @@ func (s *Store) moveBranch(ctx context.Context, r *repo, branch string, old, nex
 			}
 		}
 	}
-	for i := range wts {
-		wts[i].pending = syncPending(&wts[i])
-		if err := markSync(&wts[i], next); err != nil {
-			return err
-		}
+	marks := readSyncMarks(wts)
+	if err := marks.markPending(next); err != nil {
+		return err
 	}
-	if err := r.updateRef(ctx, refUpdate{name: branchRef(branch), new: next, old: old, msg: msg, sig: s.signature()}); err != nil {
-		for i := range wts {
-			if !wts[i].pending {
-				clearSync(&wts[i])
-			}
-		}
+	if err := r.UpdateRef(ctx, gitstore.RefUpdate{Name: gitstore.BranchRef(branch), New: next, Old: old, Msg: msg, Sig: s.signature()}); err != nil {
+		marks.clearAll()
 		return err
 	}
 	for i := range wts {
-		if err := checkoutTree(ctx, r, &wts[i], oldTree, newTree); err != nil {
+		if err := r.Checkout(ctx, &wts[i], oldTree, newTree); err != nil {
 			s.warn(fmt.Sprintf("branch %s updated, but its worktree %s was not (%v); the next planq write finishes it", branch, wts[i].Path, err))
 			continue
 		}
-		if !wts[i].pending {
-			clearSync(&wts[i])
-		}
+		marks.clear(i)
 	}
 	return nil
 }
 
 // changedPaths lists the files that differ between two trees.
-func changedPaths(r *repo, a, b plumbing.Hash) (map[string]bool, error) {
-	af, err := r.treeFiles(a)
+func changedPaths(r *gitstore.Repo, a, b plumbing.Hash) (map[string]bool, error) {
+	af, err := r.TreeFiles(a)
 	if err != nil {
 		return nil, err
 	}
-	bf, err := r.treeFiles(b)
+	bf, err := r.TreeFiles(b)
 	if err != nil {
 		return nil, err
 	}
@@ -333,20 +323,20 @@ func familyOf(p string) string {
 // mergeTrees merges the trees of two diverged commits: our append-only logs
 // plus the entries only theirs have, appended; other files three-way against
 // the merge base (or an empty tree for unrelated histories).
-func (s *Store) mergeTrees(r *repo, branch string, ours, theirs *object.Commit, prefer string) (plumbing.Hash, string, error) {
+func (s *Store) mergeTrees(r *gitstore.Repo, branch string, ours, theirs *object.Commit, prefer string) (plumbing.Hash, string, error) {
 	var base plumbing.Hash
 	if bases, err := ours.MergeBase(theirs); err == nil && len(bases) > 0 {
 		base = bases[0].TreeHash
 	}
-	bf, err := r.treeFiles(base)
+	bf, err := r.TreeFiles(base)
 	if err != nil {
 		return plumbing.ZeroHash, "", err
 	}
-	of, err := r.treeFiles(ours.TreeHash)
+	of, err := r.TreeFiles(ours.TreeHash)
 	if err != nil {
 		return plumbing.ZeroHash, "", err
 	}
-	tf, err := r.treeFiles(theirs.TreeHash)
+	tf, err := r.TreeFiles(theirs.TreeHash)
 	if err != nil {
 		return plumbing.ZeroHash, "", err
 	}
@@ -380,7 +370,7 @@ func (s *Store) mergeTrees(r *repo, branch string, ours, theirs *object.Commit, 
 				tx.Delete(p)
 				continue
 			}
-			data, err := r.blob(t.Hash)
+			data, err := r.Blob(t.Hash)
 			if err != nil {
 				return plumbing.ZeroHash, "", err
 			}
@@ -418,14 +408,14 @@ func (s *Store) mergeTrees(r *repo, branch string, ours, theirs *object.Commit, 
 
 // familyBytes concatenates an append-only file's archive segments and live
 // file, oldest first.
-func familyBytes(r *repo, tree plumbing.Hash, fam string) ([]byte, error) {
+func familyBytes(r *gitstore.Repo, tree plumbing.Hash, fam string) ([]byte, error) {
 	segs, err := archiveList(r, tree, fam)
 	if err != nil {
 		return nil, err
 	}
 	var out []byte
 	for _, p := range append(segs, fam) {
-		data, _, err := r.readFile(tree, p)
+		data, _, err := r.ReadFile(tree, p)
 		if err != nil {
 			return nil, err
 		}
@@ -471,7 +461,7 @@ func (s *Store) Push(ctx context.Context) ([]SyncResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	branches, err := r.branches()
+	branches, err := r.Branches()
 	if err != nil {
 		return nil, err
 	}
@@ -482,7 +472,7 @@ func (s *Store) Push(ctx context.Context) ([]SyncResult, error) {
 		if b != GlobalBranch && !strings.HasPrefix(b, AgentPrefix) {
 			continue
 		}
-		ours, err := r.head(b)
+		ours, err := r.Head(b)
 		if err != nil {
 			return nil, err
 		}
@@ -495,11 +485,11 @@ func (s *Store) Push(ctx context.Context) ([]SyncResult, error) {
 		case theirs == ours:
 			res.Action = "up-to-date"
 		default:
-			oc, err := r.commit(ours)
+			oc, err := r.Commit(ours)
 			if err != nil {
 				return nil, err
 			}
-			tc, err := r.commit(theirs)
+			tc, err := r.Commit(theirs)
 			if err != nil {
 				return nil, err
 			}
@@ -525,8 +515,8 @@ func (s *Store) Push(ctx context.Context) ([]SyncResult, error) {
 		// Record what the remote now has, so status is right without a fetch.
 		for _, spec := range specs {
 			b := strings.TrimPrefix(spec.Src(), "refs/heads/")
-			h, _ := r.head(b)
-			_ = r.updateRef(ctx, refUpdate{name: "refs/remotes/" + remoteName + "/" + b, new: h, anyOld: true})
+			h, _ := r.Head(b)
+			_ = r.UpdateRef(ctx, gitstore.RefUpdate{Name: "refs/remotes/" + remoteName + "/" + b, New: h, AnyOld: true})
 		}
 	}
 	if len(behind) > 0 {

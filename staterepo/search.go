@@ -9,28 +9,30 @@ import (
 	"sync/atomic"
 
 	"github.com/go-git/go-git/v5/plumbing"
+
 	"github.com/planq-dev/planq/changelog"
 	"github.com/planq-dev/planq/search"
+	"github.com/planq-dev/planq/staterepo/internal/gitstore"
 )
 
 // Search scopes: the current agent's branch, global, or every branch.
 const (
-	ScopeAgent  = "agent"
-	ScopeGlobal = "global"
-	ScopeAll    = "all"
+	ScopeAgent  = "agent"  // the current agent's branch
+	ScopeGlobal = "global" // the global branch
+	ScopeAll    = "all"    // every branch, other agents' too
 )
 
 // Sources name where a search document lives: SourceAgent for the current
 // agent's branch, SourceGlobal for global, and "agent:NAME" for other agents
 // (included in ScopeAll only).
 const (
-	SourceAgent  = "agent"
-	SourceGlobal = "global"
+	SourceAgent  = "agent"  // the current agent's branch
+	SourceGlobal = "global" // the global branch
 )
 
 // SearchQuery is one search request.
 type SearchQuery struct {
-	Query string
+	Query string        // the words to look for
 	Kinds []search.Kind // nil: every kind
 	Scope string        // agent, global or all (default all)
 	Limit int           // default 10
@@ -70,7 +72,9 @@ func (q SearchQuery) options() (search.Options, error) {
 // re-reads only the files whose blobs changed since the last one. It is safe
 // for concurrent use; the MCP server keeps one for its lifetime.
 type Searcher struct {
-	s       *Store
+	s *Store
+	// mu serialises refreshes and guards seen; idx has its own lock, so a
+	// search reads it without mu.
 	mu      sync.Mutex
 	filling atomic.Bool // the first fill of the index is under way
 	idx     *search.Index
@@ -242,7 +246,7 @@ func readDocs(ctx context.Context, files []searchFile) ([][]search.Doc, error) {
 
 // searchFile is one indexable file of one branch.
 type searchFile struct {
-	r      *repo
+	r      *gitstore.Repo
 	source string
 	branch string
 	path   string
@@ -256,7 +260,7 @@ func (s *Store) searchFiles() ([]searchFile, error) {
 	if err != nil {
 		return nil, err
 	}
-	branches, err := r.branches()
+	branches, err := r.Branches()
 	if err != nil {
 		return nil, err
 	}
@@ -272,7 +276,7 @@ func (s *Store) searchFiles() ([]searchFile, error) {
 		default:
 			continue
 		}
-		files, err := r.branchFiles(b)
+		files, err := r.BranchFiles(b)
 		if err != nil {
 			return nil, err
 		}
@@ -304,7 +308,7 @@ func searchKind(p string) string {
 
 // docs reads and converts the file's documents.
 func (f searchFile) docs() ([]search.Doc, error) {
-	data, err := f.r.blob(f.hash)
+	data, err := f.r.Blob(f.hash)
 	if err != nil {
 		return nil, err
 	}

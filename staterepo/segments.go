@@ -9,7 +9,9 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
+
 	"github.com/planq-dev/planq/changelog"
+	"github.com/planq-dev/planq/staterepo/internal/gitstore"
 )
 
 // Append-only files are kept in segments so that an append never rewrites
@@ -28,8 +30,8 @@ import (
 // context summary reads. Repos written with bigger segments read the same;
 // their live file rolls over at the next append.
 const (
-	SegmentSize = 32 << 10
-	ArchiveDir  = "archive"
+	SegmentSize = 32 << 10  // the live file's size past which an append rolls it over
+	ArchiveDir  = "archive" // where rolled-over segments go
 )
 
 // segmentSize is SegmentSize; tests lower it.
@@ -74,12 +76,12 @@ func archivesIn(file string, entries []object.TreeEntry) []string {
 }
 
 // archiveList returns file's archive segments on the tree, oldest first.
-func archiveList(r *repo, tree plumbing.Hash, file string) ([]string, error) {
-	e, ok, err := r.fileEntry(tree, ArchiveDir)
+func archiveList(r *gitstore.Repo, tree plumbing.Hash, file string) ([]string, error) {
+	e, ok, err := r.FileEntry(tree, ArchiveDir)
 	if err != nil || !ok || e.Mode != filemode.Dir {
 		return nil, err
 	}
-	t, err := r.tree(e.Hash)
+	t, err := r.Tree(e.Hash)
 	if err != nil {
 		return nil, fmt.Errorf("read archive tree: %w", err)
 	}

@@ -9,45 +9,48 @@ import (
 	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
+
 	"github.com/planq-dev/planq/changelog"
+	"github.com/planq-dev/planq/internal/text"
+	"github.com/planq-dev/planq/staterepo/internal/gitstore"
 )
 
 // AgentInfo describes one agent branch.
 type AgentInfo struct {
-	Name         string    `json:"name"`
-	Branch       string    `json:"branch"`
-	Head         string    `json:"head"`
-	LastCommit   time.Time `json:"last_commit"`
-	LastMessage  string    `json:"last_message"`
+	Name         string    `json:"name"`                     // the agent
+	Branch       string    `json:"branch"`                   // its branch
+	Head         string    `json:"head"`                     // the branch's commit
+	LastCommit   time.Time `json:"last_commit"`              // when that commit was made
+	LastMessage  string    `json:"last_message"`             // that commit's first message line
 	CheckedOutAt string    `json:"checked_out_at,omitempty"` // the worktree holding it, if any
 	Remote       string    `json:"remote,omitempty"`         // vs the remote as last fetched: up to date, ahead, behind, diverged, not pushed
 }
 
 // Status is the state repo as `planq state status` shows it.
 type Status struct {
-	Project      string      `json:"project"`
-	Home         string      `json:"home"`
-	Bare         string      `json:"bare"`
-	Initialized  bool        `json:"initialized"`
-	Agent        string      `json:"agent"`
-	AgentSource  string      `json:"agent_source"`
-	Worktree     string      `json:"worktree"`
-	CheckedOut   string      `json:"checked_out,omitempty"` // the agent the worktree holds
-	Dirty        []string    `json:"dirty,omitempty"`       // uncommitted changes in the worktree
-	Remote       string      `json:"remote,omitempty"`
+	Project      string      `json:"project"`                 // the project
+	Home         string      `json:"home"`                    // PLANQ_HOME
+	Bare         string      `json:"bare"`                    // the bare repo's path
+	Initialized  bool        `json:"initialized"`             // whether the bare repo exists
+	Agent        string      `json:"agent"`                   // the current agent
+	AgentSource  string      `json:"agent_source"`            // where Agent came from (Store.AgentSource)
+	Worktree     string      `json:"worktree"`                // this code repo's worktree path
+	CheckedOut   string      `json:"checked_out,omitempty"`   // the agent the worktree holds
+	Dirty        []string    `json:"dirty,omitempty"`         // uncommitted changes in the worktree
+	Remote       string      `json:"remote,omitempty"`        // the configured remote
 	Global       string      `json:"global,omitempty"`        // global's head
 	GlobalRemote string      `json:"global_remote,omitempty"` // global vs the remote as last fetched
-	Agents       []AgentInfo `json:"agents"`
-	Notes        []string    `json:"notes,omitempty"` // things a person should act on
-	RemoteBehind []string    `json:"remote_behind,omitempty"`
-	Objects      *Objects    `json:"objects,omitempty"`
+	Agents       []AgentInfo `json:"agents"`                  // every agent branch, last written first
+	Notes        []string    `json:"notes,omitempty"`         // things a person should act on
+	RemoteBehind []string    `json:"remote_behind,omitempty"` // never set: AgentInfo.Remote and GlobalRemote say which branches are behind
+	Objects      *Objects    `json:"objects,omitempty"`       // what the objects take on disk
 }
 
 // Objects is what the repo's objects take on disk.
 type Objects struct {
-	Loose int   `json:"loose"`
-	Packs int   `json:"packs"`
-	Bytes int64 `json:"bytes"`
+	Loose int   `json:"loose"` // loose object files
+	Packs int   `json:"packs"` // pack files
+	Bytes int64 `json:"bytes"` // bytes under objects/
 }
 
 // Status reports the state repo's branches, worktree and remote.
@@ -63,16 +66,16 @@ func (s *Store) Status(ctx context.Context) (Status, error) {
 	if err != nil {
 		return st, err
 	}
-	wts, err := listWorktrees(s.Bare)
+	wts, err := gitstore.ListWorktrees(s.Bare)
 	if err != nil {
 		return st, err
 	}
-	branches, err := r.branches()
+	branches, err := r.Branches()
 	if err != nil {
 		return st, err
 	}
 	for _, b := range branches {
-		h, err := r.head(b)
+		h, err := r.Head(b)
 		if err != nil {
 			st.Notes = append(st.Notes, err.Error())
 			continue
@@ -87,9 +90,9 @@ func (s *Store) Status(ctx context.Context) (Status, error) {
 			continue
 		}
 		info := AgentInfo{Name: name, Branch: b, Head: h.String(), Remote: remoteState(r, b, h, st.Remote != "")}
-		if c, err := r.commit(h); err == nil {
+		if c, err := r.Commit(h); err == nil {
 			info.LastCommit = c.Committer.When
-			info.LastMessage = strings.TrimSpace(oneLine(c.Message))
+			info.LastMessage = text.FirstLine(c.Message)
 		}
 		for _, w := range wts {
 			if w.Branch == b {
@@ -99,17 +102,17 @@ func (s *Store) Status(ctx context.Context) (Status, error) {
 		st.Agents = append(st.Agents, info)
 	}
 	sort.Slice(st.Agents, func(i, j int) bool { return st.Agents[i].LastCommit.After(st.Agents[j].LastCommit) })
-	w, err := worktreeAt(s.Bare, s.Worktree)
+	w, err := gitstore.WorktreeAt(s.Bare, s.Worktree)
 	if err != nil {
 		st.Notes = append(st.Notes, err.Error())
 	} else if w != nil {
 		st.CheckedOut = strings.TrimPrefix(w.Branch, AgentPrefix)
-		var tree = emptyTree
-		if h, err := r.head(w.Branch); err == nil && !h.IsZero() {
-			tree, _ = r.commitTree(h)
+		var tree = gitstore.EmptyTree
+		if h, err := r.Head(w.Branch); err == nil && !h.IsZero() {
+			tree, _ = r.CommitTree(h)
 		}
 		var stale []string
-		if st.Dirty, stale, err = dirtyPaths(r, w, tree); err != nil {
+		if st.Dirty, stale, err = r.DirtyPaths(w, tree); err != nil {
 			return st, err
 		}
 		if st.CheckedOut != s.Agent {
@@ -127,8 +130,8 @@ func (s *Store) Status(ctx context.Context) (Status, error) {
 	if st.Remote == "" {
 		st.Notes = append(st.Notes, "no remote: `planq state remote URL` sets one for push and pull")
 	}
-	if h, err := r.head(s.Branch()); err == nil && h.IsZero() {
-		if es, _ := readReflog(filepath.Join(s.Bare, "logs", "refs", "heads", s.Branch())); len(es) > 0 {
+	if h, err := r.Head(s.Branch()); err == nil && h.IsZero() {
+		if es, _ := gitstore.ReadReflog(filepath.Join(s.Bare, "logs", "refs", "heads", s.Branch())); len(es) > 0 {
 			st.Notes = append(st.Notes, fmt.Sprintf("branch %s is missing; the next write restores it from its reflog", s.Branch()))
 		}
 	}
@@ -177,7 +180,7 @@ func (s *Store) Aggregate(ctx context.Context) (changelog.Summary, []changelog.P
 		return sum, nil, err
 	}
 	defer rd.close()
-	branches, err := rd.r.branches()
+	branches, err := rd.r.Branches()
 	if err != nil {
 		return sum, nil, err
 	}
@@ -202,11 +205,11 @@ func (s *Store) Aggregate(ctx context.Context) (changelog.Summary, []changelog.P
 
 // remoteState compares a branch with its remote-tracking ref (as of the last
 // push, pull or fetch); "" when there is no remote.
-func remoteState(r *repo, branch string, local plumbing.Hash, hasRemote bool) string {
+func remoteState(r *gitstore.Repo, branch string, local plumbing.Hash, hasRemote bool) string {
 	if !hasRemote {
 		return ""
 	}
-	theirs, ok, err := r.readRef("refs/remotes/" + remoteName + "/" + branch)
+	theirs, ok, err := r.ReadRef("refs/remotes/" + remoteName + "/" + branch)
 	if err != nil {
 		return "unknown"
 	}
@@ -216,8 +219,8 @@ func remoteState(r *repo, branch string, local plumbing.Hash, hasRemote bool) st
 	if theirs == local {
 		return "up to date"
 	}
-	lc, err1 := r.commit(local)
-	tc, err2 := r.commit(theirs)
+	lc, err1 := r.Commit(local)
+	tc, err2 := r.Commit(theirs)
 	if err1 != nil || err2 != nil {
 		return "unknown"
 	}

@@ -26,15 +26,22 @@
 //     writers never lose an entry. The commit is built from the changed
 //     blobs and trees only (no worktree scan), its objects fsynced before
 //     the branch moves; refs are updated with git's own lock-file protocol
-//     and reflogs (gitobj.go, refs.go); worktrees that have the branch checked out
-//     get the changed files and their index entries rewritten, so `git
-//     status` there stays clean and git's own commands keep working. Once
-//     the branch has moved the write has succeeded; what a killed or failed
+//     and reflogs; worktrees that have the branch checked out get the
+//     changed files and their index entries rewritten, so `git status`
+//     there stays clean and git's own commands keep working. Once the
+//     branch has moved the write has succeeded; what a killed or failed
 //     write leaves behind, the next one clears first (recover.go).
 //   - Maintenance (maintain.go) is git's repack, in the background after
 //     writes and in `planq state gc`, never under the write lock.
-//   - Files in the worktree are read and written without following links
-//     (safefs.go).
+//   - Files in the worktree are read and written without following links.
+//
+// The git plumbing — objects, packs, refs and reflogs, git's lock files,
+// linked worktrees, their index and link-safe file access — is package
+// staterepo/internal/gitstore; this package is the porcelain built on it:
+// the Store and its transactions (tx.go), entries and scratch (entries.go),
+// checkpoints, the context summary and its budget (context.go,
+// budget.go), search, push and pull (remote.go), promotion, gc and
+// recovery.
 //   - The worktree is registered the way `git worktree add` does it
 //     (<bare>/worktrees/<id>/{HEAD,commondir,gitdir,index} and a .git file),
 //     so `git worktree list`, `git fsck` and hand commits work. The code repo
@@ -66,13 +73,14 @@ package staterepo
 import (
 	"errors"
 	"fmt"
-	"github.com/planq-dev/planq/jj"
 	"os"
 	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/planq-dev/planq/config"
+	"github.com/planq-dev/planq/jj"
+	"github.com/planq-dev/planq/staterepo/internal/gitstore"
 )
 
 // Branch and directory names.
@@ -86,14 +94,14 @@ const (
 
 // Files on an agent branch and on global.
 const (
-	ScratchFile   = "scratch.md"
-	ContextFile   = "context.md"
-	ChangelogFile = "changelog.md"
-	LearningsFile = "learnings.md"
-	DecisionsFile = "decisions.md"
-	PlanFile      = "plan.md"
-	BranchesDir   = "branches"
-	CheckpointDir = "checkpoints"
+	ScratchFile   = "scratch.md"   // the agent's working notes, replaced or appended to
+	ContextFile   = "context.md"   // the agent's current focus
+	ChangelogFile = "changelog.md" // log entries and handoffs, append-only
+	LearningsFile = "learnings.md" // learnings, append-only
+	DecisionsFile = "decisions.md" // decisions, append-only
+	PlanFile      = "plan.md"      // the project's plan, on global
+	BranchesDir   = "branches"     // branches/<code branch>.md: context per code branch or bookmark
+	CheckpointDir = "checkpoints"  // checkpoints/<name>.yaml, on an agent branch
 )
 
 // Where the current agent's name came from (Store.AgentSource), in order of
@@ -138,13 +146,13 @@ type Options struct {
 
 // Store is one code repo's view of its project's state repo.
 type Store struct {
-	Root     string // the code repo's root directory
-	Home     string // PLANQ_HOME
-	Project  string // the project name, naming the bare repo
-	Agent    string // the current agent's name (branch AgentPrefix+Agent)
-	Bare     string // the bare repo's path
-	Worktree string // Root/.planq/agent
-	Config   config.Config
+	Root     string        // the code repo's root directory
+	Home     string        // PLANQ_HOME
+	Project  string        // the project name, naming the bare repo
+	Agent    string        // the current agent's name (branch AgentPrefix+Agent)
+	Bare     string        // the bare repo's path
+	Worktree string        // Root/.planq/agent
+	Config   config.Config // the code repo's .planq/config.yaml
 	// AgentSource says where Agent came from: "--agent", "PLANQ_AGENT",
 	// the config file, the worktree's checked-out branch, or "default".
 	AgentSource string
@@ -249,26 +257,7 @@ func Open(o Options) (*Store, error) {
 // checkedOutAgent returns the agent whose branch the worktree at path has
 // checked out, or "" when there is none.
 func checkedOutAgent(path string) string {
-	if checkWorktreeDir(path) != nil {
-		return ""
-	}
-	gitFile := filepath.Join(path, ".git")
-	if st, err := os.Lstat(gitFile); err != nil || !st.Mode().IsRegular() {
-		return ""
-	}
-	data, err := os.ReadFile(gitFile)
-	if err != nil {
-		return ""
-	}
-	admin, ok := strings.CutPrefix(strings.TrimSpace(string(data)), "gitdir: ")
-	if !ok {
-		return ""
-	}
-	head, err := os.ReadFile(filepath.Join(admin, "HEAD"))
-	if err != nil {
-		return ""
-	}
-	agent, ok := strings.CutPrefix(strings.TrimSpace(string(head)), "ref: refs/heads/"+AgentPrefix)
+	agent, ok := strings.CutPrefix(gitstore.CheckedOutBranch(path), AgentPrefix)
 	if !ok || ValidAgentName(agent) != nil {
 		return ""
 	}
@@ -327,6 +316,23 @@ func FindRoot(dir string) (string, error) {
 	}
 	return "", fmt.Errorf("%s is not inside a jj or git repository; run planq in your code repo or pass --repo", abs)
 }
+
+// openRepo opens the project's bare repo, reporting warnings (a stale lock
+// file removed) through the store.
+func (s *Store) openRepo() (*gitstore.Repo, error) {
+	r, err := gitstore.Open(s.Bare, s.warn)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s does not exist", ErrNotInitialized, s.Bare)
+	}
+	return r, nil
+}
+
+// ErrDamaged reports a damaged object, ref or index file; the message names
+// it.
+var ErrDamaged = gitstore.ErrDamaged
+
+// ErrRefMoved reports that a branch changed under a compare-and-swap update.
+var ErrRefMoved = gitstore.ErrRefMoved
 
 // Initialized reports whether the project's bare repo exists.
 func (s *Store) Initialized() bool {

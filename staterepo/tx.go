@@ -13,14 +13,17 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/format/index"
 	"github.com/go-git/go-git/v5/plumbing/object"
+
+	"github.com/planq-dev/planq/staterepo/internal/crash"
+	"github.com/planq-dev/planq/staterepo/internal/gitstore"
 )
 
 // MaxFileSize is the largest state file planq writes (64 MiB). A write that
 // would make a file larger is refused before anything is written.
-const MaxFileSize = 64 << 20
+const MaxFileSize = gitstore.MaxFileSize
 
 // ErrTooLarge reports content over a size limit.
-var ErrTooLarge = errors.New("content too large")
+var ErrTooLarge = gitstore.ErrTooLarge
 
 // ErrDirtyConflict reports a file that has uncommitted hand edits in the
 // worktree while its branch also moved, so planq cannot tell which to keep.
@@ -31,19 +34,19 @@ var ErrDirtyConflict = errors.New("uncommitted edits conflict with the branch")
 // commit when the function passed to update returns nil.
 type Tx struct {
 	s      *Store
-	r      *repo
+	r      *gitstore.Repo
 	branch string
 	head   plumbing.Hash
 	tree   plumbing.Hash
-	wts    []linkedWorktree
-	idx    map[string]*index.Index // per worktree admin dir, loaded lazily
-	roots  map[string]*wtRoot      // per worktree admin dir, opened lazily
+	wts    []gitstore.Worktree
+	idx    map[string]*index.Index   // per worktree admin dir, loaded lazily
+	roots  map[string]*gitstore.Root // per worktree admin dir, opened lazily
 	// clean records the paths whose worktree copy (in the first worktree)
 	// matched the head and its index entry when read, with that content's
 	// size: an append to them may be mirrored by appending on disk.
 	clean  map[string]int64
 	bases  map[string]base // what Read returned for paths not staged yet
-	staged map[string]*fileChange
+	staged map[string]*gitstore.FileChange
 	order  []string
 	msg    string // overrides the commit message when set
 }
@@ -68,10 +71,10 @@ func (t *Tx) Read(p string) (data []byte, ok bool, err error) {
 		return nil, false, err
 	}
 	if c, staged := t.staged[p]; staged {
-		if c.del {
+		if c.Del {
 			return nil, false, nil
 		}
-		return c.data, true, nil
+		return c.Data, true, nil
 	}
 	if b, ok := t.bases[p]; ok {
 		return b.data, b.ok, nil
@@ -91,7 +94,7 @@ type base struct {
 
 // readBase reads p's content as the transaction builds on it (see Read).
 func (t *Tx) readBase(p string) (data []byte, ok bool, err error) {
-	te, inHead, err := t.r.fileEntry(t.tree, p)
+	te, inHead, err := t.r.FileEntry(t.tree, p)
 	if err != nil {
 		return nil, false, err
 	}
@@ -104,7 +107,7 @@ func (t *Tx) readBase(p string) (data []byte, ok bool, err error) {
 	if !inHead {
 		return nil, false, nil
 	}
-	data, err = t.r.blob(te.Hash)
+	data, err = t.r.Blob(te.Hash)
 	return data, err == nil, err
 }
 
@@ -114,7 +117,7 @@ func (t *Tx) readBase(p string) (data []byte, ok bool, err error) {
 // copy that matches an index entry older than the head — a writer died
 // between its commit and its worktree update — or that is such a copy with
 // an append cut short, is ignored in favour of the head.
-func (t *Tx) readWorktree(w *linkedWorktree, p string, te object.TreeEntry, inHead bool) (data []byte, ok, used bool, err error) {
+func (t *Tx) readWorktree(w *gitstore.Worktree, p string, te object.TreeEntry, inHead bool) (data []byte, ok, used bool, err error) {
 	root, err := t.root(w)
 	if err != nil {
 		return nil, false, false, err
@@ -127,7 +130,7 @@ func (t *Tx) readWorktree(w *linkedWorktree, p string, te object.TreeEntry, inHe
 		return nil, false, false, err
 	}
 	if st.Mode()&fs.ModeSymlink != 0 {
-		return nil, false, false, linkError(root.full(p))
+		return nil, false, false, gitstore.LinkError(root.Full(p))
 	}
 	if !st.Mode().IsRegular() {
 		return nil, false, false, fmt.Errorf("%s in %s is not a regular file; move it away", p, w.Path)
@@ -144,11 +147,11 @@ func (t *Tx) readWorktree(w *linkedWorktree, p string, te object.TreeEntry, inHe
 	if err != nil {
 		return nil, false, false, err
 	}
-	if ie != nil && inHead && ie.Hash == te.Hash && statMatches(ie, st) && int64(len(data)) == st.Size() {
+	if ie != nil && inHead && ie.Hash == te.Hash && gitstore.StatMatches(ie, st) && int64(len(data)) == st.Size() {
 		t.clean[p] = st.Size()
 		return data, true, true, nil
 	}
-	h := blobHash(data)
+	h := gitstore.BlobHash(data)
 	switch {
 	case inHead && h == te.Hash:
 		return data, true, true, nil // unchanged, only stat data moved
@@ -166,18 +169,36 @@ func (t *Tx) readWorktree(w *linkedWorktree, p string, te object.TreeEntry, inHe
 
 // conflictError explains a file whose uncommitted edits are not based on
 // the branch's version, with advice that loses neither.
-func conflictError(w *linkedWorktree, p string) error {
+func conflictError(w *gitstore.Worktree, p string) error {
 	full := filepath.Join(w.Path, filepath.FromSlash(p))
 	return fmt.Errorf("%w: %s has uncommitted edits made on an older version of it, and the branch has a newer one they lack; "+
 		"planq will not pick one. Keep both: copy yours aside (cp %s %s.mine), take the branch's (git -C %s checkout HEAD -- %s), then add your edits back",
 		ErrDirtyConflict, full, full, full, w.Path, p)
 }
 
-func (t *Tx) index(w *linkedWorktree) (*index.Index, error) {
+// editsInTheWay lists, in path order, the files with uncommitted edits in
+// w (made on tree) that a change replacing the paths touches reports would
+// overwrite, and which of them were edited on a copy older than tree
+// (stale: conflictError explains those).
+func editsInTheWay(r *gitstore.Repo, w *gitstore.Worktree, tree plumbing.Hash, touches func(string) bool) (clash, stale []string, err error) {
+	dirty, stale, err := r.DirtyPaths(w, tree)
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, p := range dirty {
+		if touches(p) {
+			clash = append(clash, p)
+		}
+	}
+	return clash, stale, nil
+}
+
+// index returns w's index, read once per transaction.
+func (t *Tx) index(w *gitstore.Worktree) (*index.Index, error) {
 	if idx, ok := t.idx[w.Admin]; ok {
 		return idx, nil
 	}
-	idx, err := readIndex(w)
+	idx, err := w.ReadIndex()
 	if err != nil {
 		return nil, err
 	}
@@ -186,11 +207,11 @@ func (t *Tx) index(w *linkedWorktree) (*index.Index, error) {
 }
 
 // root returns w opened for link-safe file access.
-func (t *Tx) root(w *linkedWorktree) (*wtRoot, error) {
+func (t *Tx) root(w *gitstore.Worktree) (*gitstore.Root, error) {
 	if root, ok := t.roots[w.Admin]; ok {
 		return root, nil
 	}
-	root, err := openWorktree(w.Path)
+	root, err := gitstore.OpenRoot(w.Path)
 	if err != nil {
 		return nil, err
 	}
@@ -203,7 +224,7 @@ func (t *Tx) close() {
 	for _, root := range t.roots {
 		root.Close()
 	}
-	t.roots = map[string]*wtRoot{}
+	t.roots = map[string]*gitstore.Root{}
 }
 
 // Write stages p's new content.
@@ -214,7 +235,7 @@ func (t *Tx) Write(p string, data []byte) error {
 	if len(data) > MaxFileSize {
 		return fmt.Errorf("%w: %s would be %d bytes, the limit is %d; move old content to notes/ or artifacts/", ErrTooLarge, p, len(data), MaxFileSize)
 	}
-	t.stage(&fileChange{path: p, data: data})
+	t.stage(&gitstore.FileChange{Path: p, Data: data})
 	return nil
 }
 
@@ -229,11 +250,11 @@ func (t *Tx) Append(p string, extra []byte) error {
 	}
 	data := make([]byte, 0, len(old)+len(extra))
 	data = append(append(data, old...), extra...)
-	c := &fileChange{path: p, data: data}
+	c := &gitstore.FileChange{Path: p, Data: data}
 	if size, ok := t.clean[p]; ok && size == int64(len(old)) {
 		if _, staged := t.staged[p]; !staged {
-			if te, ok, err := t.r.fileEntry(t.tree, p); err == nil && ok {
-				c.base, c.baseSize = te.Hash, size
+			if te, ok, err := t.r.FileEntry(t.tree, p); err == nil && ok {
+				c.Base, c.BaseSize = te.Hash, size
 			}
 		}
 	}
@@ -246,21 +267,21 @@ func (t *Tx) Delete(p string) error {
 	if err := validPath(p); err != nil {
 		return err
 	}
-	t.stage(&fileChange{path: p, del: true})
+	t.stage(&gitstore.FileChange{Path: p, Del: true})
 	return nil
 }
 
-func (t *Tx) stage(c *fileChange) {
-	if _, ok := t.staged[c.path]; !ok {
-		t.order = append(t.order, c.path)
+func (t *Tx) stage(c *gitstore.FileChange) {
+	if _, ok := t.staged[c.Path]; !ok {
+		t.order = append(t.order, c.Path)
 	}
-	t.staged[c.path] = c
+	t.staged[c.Path] = c
 }
 
 // Files lists the paths under dir (slash-separated, "" for all) at the
 // branch head, with staged writes applied.
 func (t *Tx) Files(dir string) ([]string, error) {
-	all, err := t.r.treeFiles(t.tree)
+	all, err := t.r.TreeFiles(t.tree)
 	if err != nil {
 		return nil, err
 	}
@@ -269,7 +290,7 @@ func (t *Tx) Files(dir string) ([]string, error) {
 		set[p] = true
 	}
 	for p, c := range t.staged {
-		set[p] = !c.del
+		set[p] = !c.Del
 	}
 	prefix := strings.TrimSuffix(dir, "/") + "/"
 	var out []string
@@ -315,18 +336,14 @@ func (s *Store) updateLocked(ctx context.Context, branch, msg string, fn func(*T
 	if err != nil {
 		return plumbing.ZeroHash, err
 	}
-	head, err := r.head(branch)
+	head, tree, err := r.HeadTree(branch)
 	if err != nil {
 		return plumbing.ZeroHash, err
 	}
 	if head.IsZero() {
 		return plumbing.ZeroHash, fmt.Errorf("%w: branch %s does not exist", ErrNoAgent, branch)
 	}
-	tree, err := r.commitTree(head)
-	if err != nil {
-		return plumbing.ZeroHash, err
-	}
-	wts, err := worktreesOn(s.Bare, branch)
+	wts, err := gitstore.WorktreesOn(s.Bare, branch)
 	if err != nil {
 		return plumbing.ZeroHash, err
 	}
@@ -349,11 +366,7 @@ func (t *Tx) commit(ctx context.Context, msg string) (plumbing.Hash, error) {
 	if len(t.staged) == 0 {
 		return t.head, nil
 	}
-	// A worktree still pending (its repair failed, e.g. for lack of space)
-	// stays pending after this write: only a repair finishes it.
-	for i := range t.wts {
-		t.wts[i].pending = syncPending(&t.wts[i])
-	}
+	marks := readSyncMarks(t.wts)
 	// A link in the way is refused before anything is written.
 	for i := range t.wts {
 		root, err := t.root(&t.wts[i])
@@ -361,7 +374,7 @@ func (t *Tx) commit(ctx context.Context, msg string) (plumbing.Hash, error) {
 			return plumbing.ZeroHash, err
 		}
 		for _, p := range t.order {
-			if err := root.check(p); err != nil {
+			if err := root.Check(p); err != nil {
 				return plumbing.ZeroHash, err
 			}
 		}
@@ -372,7 +385,7 @@ func (t *Tx) commit(ctx context.Context, msg string) (plumbing.Hash, error) {
 	}
 	if tree == t.tree {
 		// Nothing changed; still refresh the worktree's stat data.
-		if err := t.syncAll(ctx, changes); err != nil {
+		if err := t.syncAll(ctx, changes, marks); err != nil {
 			t.s.warn(err.Error())
 		}
 		return t.head, nil
@@ -384,92 +397,84 @@ func (t *Tx) commit(ctx context.Context, msg string) (plumbing.Hash, error) {
 	if t.msg != "" {
 		msg = t.msg
 	}
-	h, err := t.r.writeCommit(tree, parents, msg, t.s.signature())
+	h, err := t.r.WriteCommit(tree, parents, msg, t.s.signature())
 	if err != nil {
 		return plumbing.ZeroHash, err
 	}
-	crashPoint("objects-written")
-	for i := range t.wts {
-		if err := markSync(&t.wts[i], h); err != nil {
-			return plumbing.ZeroHash, err
-		}
-	}
-	crashPoint("marked")
-	if err := t.r.updateRef(ctx, refUpdate{name: branchRef(t.branch), new: h, old: t.head, msg: "planq: " + msg, sig: t.s.signature()}); err != nil {
-		for i := range t.wts {
-			if !t.wts[i].pending {
-				clearSync(&t.wts[i])
-			}
-		}
+	crash.Point("objects-written")
+	if err := marks.markPending(h); err != nil {
 		return plumbing.ZeroHash, err
 	}
-	crashPoint("ref-updated")
-	if err := t.syncAll(ctx, changes); err != nil {
-		t.s.warn(fmt.Sprintf("committed %s on %s, but %v; the next planq write finishes it", short(h), t.branch, err))
+	crash.Point("marked")
+	if err := t.r.UpdateRef(ctx, gitstore.RefUpdate{Name: gitstore.BranchRef(t.branch), New: h, Old: t.head, Msg: "planq: " + msg, Sig: t.s.signature()}); err != nil {
+		marks.clearAll()
+		return plumbing.ZeroHash, err
+	}
+	crash.Point("ref-updated")
+	if err := t.syncAll(ctx, changes, marks); err != nil {
+		t.s.warn(fmt.Sprintf("committed %s on %s, but %v; the next planq write finishes it", gitstore.Short(h), t.branch, err))
 	}
 	return h, nil
 }
 
 // buildTree writes the staged blobs and the trees above them and returns
 // the new root tree with the changes to mirror into worktrees.
-func (t *Tx) buildTree() (plumbing.Hash, []fileChange, error) {
-	edits := map[string]edit{}
-	var changes []fileChange
+func (t *Tx) buildTree() (plumbing.Hash, []gitstore.FileChange, error) {
+	edits := map[string]gitstore.Edit{}
+	var changes []gitstore.FileChange
 	for _, p := range t.order {
 		c := t.staged[p]
-		if c.del {
-			edits[p] = edit{del: true}
+		if c.Del {
+			edits[p] = gitstore.Edit{Del: true}
 		} else {
-			h, err := t.r.writeBlob(c.data)
+			h, err := t.r.WriteBlob(c.Data)
 			if err != nil {
 				return plumbing.ZeroHash, nil, err
 			}
-			c.hash = h
-			edits[p] = edit{hash: h}
+			c.Hash = h
+			edits[p] = gitstore.Edit{Hash: h}
 		}
 		changes = append(changes, *c)
 	}
-	tree, err := t.r.editTree(t.tree, edits)
+	tree, err := t.r.EditTree(t.tree, edits)
 	return tree, changes, err
 }
 
 // newTx starts a transaction on a tree without worktrees, for building
 // trees (merges, restores) rather than committing to a checked-out branch.
-func (s *Store) newTx(r *repo, branch string, head, tree plumbing.Hash) *Tx {
+func (s *Store) newTx(r *gitstore.Repo, branch string, head, tree plumbing.Hash) *Tx {
 	return &Tx{s: s, r: r, branch: branch, head: head, tree: tree,
-		idx: map[string]*index.Index{}, roots: map[string]*wtRoot{}, clean: map[string]int64{}, bases: map[string]base{}, staged: map[string]*fileChange{}}
+		idx: map[string]*index.Index{}, roots: map[string]*gitstore.Root{}, clean: map[string]int64{}, bases: map[string]base{}, staged: map[string]*gitstore.FileChange{}}
 }
 
 // syncAll mirrors changes into every worktree that has the branch checked
-// out, removing each one's sync marker once its files and index match.
-func (t *Tx) syncAll(ctx context.Context, changes []fileChange) error {
+// out, clearing each one's sync marker once its files and index match.
+func (t *Tx) syncAll(ctx context.Context, changes []gitstore.FileChange, marks syncMarks) error {
 	var errs []error
 	for i := range t.wts {
 		w := &t.wts[i]
 		cs := changes
 		if i > 0 { // the append shortcut is only known for the first worktree
-			cs = append([]fileChange(nil), changes...)
+			cs = append([]gitstore.FileChange(nil), changes...)
 			for j := range cs {
-				cs[j].base = plumbing.ZeroHash
+				cs[j].Base = plumbing.ZeroHash
 			}
 		}
 		root, err := t.root(w)
 		if err == nil {
 			idx := t.idx[w.Admin]
 			if idx == nil {
-				idx, err = readIndex(w)
+				idx, err = w.ReadIndex()
 			}
 			if err == nil {
-				err = syncWorktreeWith(ctx, t.r, w, root, cs, idx)
+				err = t.r.WriteWorktree(ctx, w, root, cs, idx)
 			}
 		}
 		if err != nil {
 			errs = append(errs, fmt.Errorf("updating the worktree %s failed: %w", w.Path, err))
 			continue
 		}
-		if !w.pending {
-			clearSync(w)
-		}
+		marks.clear(i)
 	}
 	return errors.Join(errs...)
 }

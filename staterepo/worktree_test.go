@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/planq-dev/planq/staterepo/internal/gitstore"
 )
 
 func TestInitCreatesGlobalBranchGitAccepts(t *testing.T) {
@@ -151,7 +153,7 @@ func TestStaleWorktreeCopyDoesNotLoseCommittedEntries(t *testing.T) {
 }
 
 func (e *env) worktreeAdmin(s *Store) string {
-	w, err := worktreeAt(s.Bare, s.Worktree)
+	w, err := gitstore.WorktreeAt(s.Bare, s.Worktree)
 	if err != nil || w == nil {
 		e.t.Fatalf("no worktree: %v", err)
 	}

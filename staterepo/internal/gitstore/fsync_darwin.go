@@ -1,6 +1,6 @@
 //go:build darwin
 
-package staterepo
+package gitstore
 
 import (
 	"os"

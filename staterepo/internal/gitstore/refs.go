@@ -1,4 +1,4 @@
-package staterepo
+package gitstore
 
 import (
 	"bufio"
@@ -15,6 +15,9 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
+
+	"github.com/planq-dev/planq/internal/text"
+	"github.com/planq-dev/planq/staterepo/internal/crash"
 )
 
 // Refs are read and written the way git's files backend does: a loose ref
@@ -24,16 +27,16 @@ import (
 // refs (go-git's reference iterator does, failing with "ref file is empty"
 // when a killed process left one behind).
 
-// branchRef returns the full ref name of a branch.
-func branchRef(branch string) string { return "refs/heads/" + branch }
+// BranchRef returns the full ref name of a branch.
+func BranchRef(branch string) string { return "refs/heads/" + branch }
 
 // refPath returns the loose file of ref name.
-func (r *repo) refPath(name string) string { return filepath.Join(r.path, filepath.FromSlash(name)) }
+func (r *Repo) refPath(name string) string { return filepath.Join(r.path, filepath.FromSlash(name)) }
 
-// readRef returns the commit ref name points to; ok is false when the ref
+// ReadRef returns the commit ref name points to; ok is false when the ref
 // does not exist. A ref file that holds no commit id is ErrDamaged, naming
 // the file.
-func (r *repo) readRef(name string) (h plumbing.Hash, ok bool, err error) {
+func (r *Repo) ReadRef(name string) (h plumbing.Hash, ok bool, err error) {
 	path := r.refPath(name)
 	data, err := os.ReadFile(path)
 	switch {
@@ -62,15 +65,25 @@ func (r *repo) readRef(name string) (h plumbing.Hash, ok bool, err error) {
 	return h, ok, nil
 }
 
-// head returns the commit a branch points to, or the zero hash when the
+// Head returns the commit a branch points to, or the zero hash when the
 // branch does not exist.
-func (r *repo) head(branch string) (plumbing.Hash, error) {
-	h, _, err := r.readRef(branchRef(branch))
+func (r *Repo) Head(branch string) (plumbing.Hash, error) {
+	h, _, err := r.ReadRef(BranchRef(branch))
 	return h, err
 }
 
+// HeadTree returns the commit a branch points to and that commit's tree,
+// both zero when the branch does not exist.
+func (r *Repo) HeadTree(branch string) (head, tree plumbing.Hash, err error) {
+	if head, err = r.Head(branch); err != nil {
+		return head, tree, err
+	}
+	tree, err = r.CommitTree(head)
+	return head, tree, err
+}
+
 // packedRefs parses packed-refs (missing: none).
-func (r *repo) packedRefs() (map[string]plumbing.Hash, error) {
+func (r *Repo) packedRefs() (map[string]plumbing.Hash, error) {
 	path := filepath.Join(r.path, "packed-refs")
 	data, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -96,9 +109,9 @@ func (r *repo) packedRefs() (map[string]plumbing.Hash, error) {
 	return out, sc.Err()
 }
 
-// refsUnder lists the refs whose names start with prefix (e.g.
+// RefsUnder lists the refs whose names start with prefix (e.g.
 // "refs/heads/"), loose and packed, as name → commit.
-func (r *repo) refsUnder(prefix string) (map[string]plumbing.Hash, error) {
+func (r *Repo) RefsUnder(prefix string) (map[string]plumbing.Hash, error) {
 	out := map[string]plumbing.Hash{}
 	packed, err := r.packedRefs()
 	if err != nil {
@@ -114,7 +127,7 @@ func (r *repo) refsUnder(prefix string) (map[string]plumbing.Hash, error) {
 		return nil, err
 	}
 	for _, name := range loose {
-		h, ok, err := r.readRef(name)
+		h, ok, err := r.ReadRef(name)
 		if err != nil {
 			return nil, err
 		}
@@ -127,7 +140,7 @@ func (r *repo) refsUnder(prefix string) (map[string]plumbing.Hash, error) {
 
 // looseRefs lists the names of the loose ref files under prefix (e.g.
 // "refs/heads/"), without reading them; lock files are not refs.
-func (r *repo) looseRefs(prefix string) ([]string, error) {
+func (r *Repo) looseRefs(prefix string) ([]string, error) {
 	var out []string
 	err := filepath.WalkDir(r.refPath(strings.TrimSuffix(prefix, "/")), func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -149,9 +162,9 @@ func (r *repo) looseRefs(prefix string) ([]string, error) {
 	return out, err
 }
 
-// branches lists the repo's branch names. A damaged branch ref is listed
+// Branches lists the repo's branch names. A damaged branch ref is listed
 // (reading its head names the file).
-func (r *repo) branches() ([]string, error) {
+func (r *Repo) Branches() ([]string, error) {
 	seen := map[string]bool{}
 	packed, err := r.packedRefs()
 	if err != nil {
@@ -177,31 +190,31 @@ func (r *repo) branches() ([]string, error) {
 // ErrRefMoved reports that a branch changed under a compare-and-swap update.
 var ErrRefMoved = errors.New("branch moved while planq was writing")
 
-// refUpdate is one change of a ref.
-type refUpdate struct {
-	name   string        // full name: refs/heads/… or refs/remotes/…
-	new    plumbing.Hash // zero deletes the ref (and its reflog)
-	old    plumbing.Hash // what the ref must point at now (zero: must not exist), unless anyOld
-	anyOld bool          // skip the check; a damaged ref file is replaced
-	msg    string        // reflog message; "" writes no reflog entry
-	sig    object.Signature
+// RefUpdate is one change of a ref.
+type RefUpdate struct {
+	Name   string           // full name: refs/heads/… or refs/remotes/…
+	New    plumbing.Hash    // zero deletes the ref (and its reflog)
+	Old    plumbing.Hash    // what the ref must point at now (zero: must not exist), unless AnyOld
+	AnyOld bool             // skip the check; a damaged ref file is replaced
+	Msg    string           // reflog message; "" writes no reflog entry
+	Sig    object.Signature // the reflog entry's committer
 }
 
-// updateRef applies u with git's protocol, so it is atomic for readers and
+// UpdateRef applies u with git's protocol, so it is atomic for readers and
 // never races a git process updating the same ref. The objects written
 // through r are fsynced first, and the ref file and its directory after, so
 // a ref never names an object a machine crash could lose.
-func (r *repo) updateRef(ctx context.Context, u refUpdate) error {
-	path := r.refPath(u.name)
+func (r *Repo) UpdateRef(ctx context.Context, u RefUpdate) error {
+	path := r.refPath(u.Name)
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return fmt.Errorf("update %s: %w", u.name, err)
+		return fmt.Errorf("update %s: %w", u.Name, err)
 	}
 	if err := r.syncObjects(); err != nil {
 		return err
 	}
-	f, err := takeGitLock(ctx, path+".lock", r.warn)
+	f, err := takeLock(ctx, path+".lock", r.warn)
 	if err != nil {
-		return fmt.Errorf("update %s: %w", u.name, err)
+		return fmt.Errorf("update %s: %w", u.Name, err)
 	}
 	lock := f.Name()
 	done := false
@@ -211,24 +224,24 @@ func (r *repo) updateRef(ctx context.Context, u refUpdate) error {
 			os.Remove(lock)
 		}
 	}()
-	cur, _, err := r.readRef(u.name)
-	if err != nil && !(u.anyOld && errors.Is(err, ErrDamaged)) {
+	cur, _, err := r.ReadRef(u.Name)
+	if err != nil && !(u.AnyOld && errors.Is(err, ErrDamaged)) {
 		return err
 	}
-	if !u.anyOld && cur != u.old {
-		return fmt.Errorf("%w: %s is at %s, expected %s", ErrRefMoved, u.name, short(cur), short(u.old))
+	if !u.AnyOld && cur != u.Old {
+		return fmt.Errorf("%w: %s is at %s, expected %s", ErrRefMoved, u.Name, Short(cur), Short(u.Old))
 	}
-	if u.new.IsZero() {
-		if err := r.removePacked(ctx, u.name); err != nil {
+	if u.New.IsZero() {
+		if err := r.removePacked(ctx, u.Name); err != nil {
 			return err
 		}
 		if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return fmt.Errorf("delete %s: %w", path, err)
 		}
-		_ = os.Remove(filepath.Join(r.path, "logs", filepath.FromSlash(u.name)))
+		_ = os.Remove(filepath.Join(r.path, "logs", filepath.FromSlash(u.Name)))
 		return nil
 	}
-	if _, err := f.WriteString(u.new.String() + "\n"); err != nil {
+	if _, err := f.WriteString(u.New.String() + "\n"); err != nil {
 		return fmt.Errorf("write %s: %w", lock, err)
 	}
 	if err := syncFile(f); err != nil {
@@ -237,27 +250,27 @@ func (r *repo) updateRef(ctx context.Context, u refUpdate) error {
 	if err := f.Close(); err != nil {
 		return fmt.Errorf("write %s: %w", lock, err)
 	}
-	if u.msg != "" {
-		for _, log := range r.reflogsOf(u.name) {
-			if err := appendReflog(log, cur, u.new, u.sig, u.msg); err != nil {
+	if u.Msg != "" {
+		for _, log := range r.ReflogsOf(u.Name) {
+			if err := appendReflog(log, cur, u.New, u.Sig, u.Msg); err != nil {
 				return err
 			}
 		}
 	}
-	crashPoint("ref-locked")
+	crash.Point("ref-locked")
 	if err := os.Rename(lock, path); err != nil {
-		return fmt.Errorf("update %s: %w", u.name, err)
+		return fmt.Errorf("update %s: %w", u.Name, err)
 	}
 	done = true
 	// The ref has moved: failing now would make a retry write twice.
 	if err := syncDir(filepath.Dir(path)); err != nil {
-		r.warn(fmt.Sprintf("%s moved, but flushing %s to the disk failed: %v", u.name, filepath.Dir(path), err))
+		r.warn(fmt.Sprintf("%s moved, but flushing %s to the disk failed: %v", u.Name, filepath.Dir(path), err))
 	}
 	return nil
 }
 
 // removePacked drops name from packed-refs, under packed-refs.lock.
-func (r *repo) removePacked(ctx context.Context, name string) error {
+func (r *Repo) removePacked(ctx context.Context, name string) error {
 	packed, err := r.packedRefs()
 	if err != nil || packed == nil {
 		return err
@@ -266,7 +279,7 @@ func (r *repo) removePacked(ctx context.Context, name string) error {
 		return nil
 	}
 	path := filepath.Join(r.path, "packed-refs")
-	f, err := takeGitLock(ctx, path+".lock", r.warn)
+	f, err := takeLock(ctx, path+".lock", r.warn)
 	if err != nil {
 		return fmt.Errorf("update packed-refs: %w", err)
 	}
@@ -295,10 +308,10 @@ func (r *repo) removePacked(ctx context.Context, name string) error {
 	return nil
 }
 
-// reflogsOf lists the reflogs an update of ref name appends to, as git
+// ReflogsOf lists the reflogs an update of ref name appends to, as git
 // does: the ref's own, and HEAD's wherever HEAD names it — the bare repo's
 // (global) and each linked worktree's (its agent branch).
-func (r *repo) reflogsOf(name string) []string {
+func (r *Repo) ReflogsOf(name string) []string {
 	out := []string{filepath.Join(r.path, "logs", filepath.FromSlash(name))}
 	if !strings.HasPrefix(name, "refs/heads/") {
 		return out
@@ -307,7 +320,7 @@ func (r *repo) reflogsOf(name string) []string {
 	if head, err := os.ReadFile(filepath.Join(r.path, "HEAD")); err == nil && cleanBytes(head) == want {
 		out = append(out, filepath.Join(r.path, "logs", "HEAD"))
 	}
-	wts, _ := listWorktrees(r.path)
+	wts, _ := ListWorktrees(r.path)
 	for _, w := range wts {
 		if "refs/heads/"+w.Branch == name {
 			out = append(out, filepath.Join(w.Admin, "logs", "HEAD"))
@@ -331,8 +344,8 @@ func appendReflog(path string, old, new plumbing.Hash, sig object.Signature, msg
 	if err != nil {
 		return fmt.Errorf("reflog %s: %w", path, err)
 	}
-	line := fmt.Sprintf("%s %s %s <%s> %d %s\t%s\n", old, new, oneLine(sig.Name), oneLine(sig.Email),
-		sig.When.Unix(), sig.When.Format("-0700"), oneLine(strings.TrimSpace(msg)))
+	line := fmt.Sprintf("%s %s %s <%s> %d %s\t%s\n", old, new, text.FirstLine(sig.Name), text.FirstLine(sig.Email),
+		sig.When.Unix(), sig.When.Format("-0700"), text.FirstLine(msg))
 	if _, err := f.WriteString(line); err != nil {
 		_ = f.Truncate(st.Size())
 		return fmt.Errorf("append to reflog %s: %w", path, err)
@@ -340,19 +353,19 @@ func appendReflog(path string, old, new plumbing.Hash, sig object.Signature, msg
 	return nil
 }
 
-// reflogEntry is one line of a reflog.
-type reflogEntry struct {
-	old, new plumbing.Hash
-	msg      string
+// ReflogEntry is one line of a reflog.
+type ReflogEntry struct {
+	Old, New plumbing.Hash // the ref before and after
+	Msg      string        // what moved it
 }
 
-// readReflog parses a reflog, oldest first; malformed lines are skipped.
-func readReflog(path string) ([]reflogEntry, error) {
+// ReadReflog parses a reflog, oldest first; malformed lines are skipped.
+func ReadReflog(path string) ([]ReflogEntry, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
-	var out []reflogEntry
+	var out []ReflogEntry
 	for _, line := range strings.Split(string(data), "\n") {
 		if len(line) < 82 || line[40] != ' ' {
 			continue
@@ -362,7 +375,10 @@ func readReflog(path string) ([]reflogEntry, error) {
 			continue
 		}
 		_, msg, _ := strings.Cut(line, "\t")
-		out = append(out, reflogEntry{plumbing.NewHash(o), plumbing.NewHash(n), msg})
+		out = append(out, ReflogEntry{plumbing.NewHash(o), plumbing.NewHash(n), msg})
 	}
 	return out, nil
 }
+
+// cleanBytes is bytes.TrimSpace as a string.
+func cleanBytes(b []byte) string { return string(bytes.TrimSpace(b)) }

@@ -1,6 +1,6 @@
 //go:build !linux && !darwin && !freebsd && !netbsd
 
-package staterepo
+package gitstore
 
 import "os"
 

@@ -1,4 +1,4 @@
-package staterepo
+package gitstore
 
 import (
 	"bytes"
@@ -11,9 +11,19 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
+
+	"github.com/planq-dev/planq/staterepo/internal/crash"
 )
 
-// wtRoot is a state worktree opened for reading and writing its files
+// MaxFileSize is the largest state file planq writes (64 MiB). A write that
+// would make a file larger is refused before anything is written, and a
+// worktree file larger than this is not read.
+const MaxFileSize = 64 << 20
+
+// ErrTooLarge reports content over a size limit.
+var ErrTooLarge = errors.New("content too large")
+
+// Root is a state worktree opened for reading and writing its files
 // without following symbolic links. The worktree sits inside the code repo,
 // where the model can create links (scratch.md → /etc/passwd, checkpoints →
 // another directory), so:
@@ -28,32 +38,32 @@ import (
 //     writing through it.
 //
 // The worktree's top and its parent (.planq) must be real directories.
-type wtRoot struct {
-	path string
-	root *os.Root
+type Root struct {
+	path string   // the worktree's top directory
+	root *os.Root // the handle every path is resolved in
 }
 
 // tmpPrefix starts the names of planq's temporary files in a worktree.
 const tmpPrefix = ".planq-tmp-"
 
-// openWorktree opens the worktree at path.
-func openWorktree(path string) (*wtRoot, error) {
-	if err := checkWorktreeDir(path); err != nil {
+// OpenRoot opens the worktree at path.
+func OpenRoot(path string) (*Root, error) {
+	if err := CheckWorktreeDir(path); err != nil {
 		return nil, err
 	}
 	root, err := os.OpenRoot(path)
 	if err != nil {
 		return nil, fmt.Errorf("open the state worktree %s: %w", path, err)
 	}
-	return &wtRoot{path: path, root: root}, nil
+	return &Root{path: path, root: root}, nil
 }
 
 // Close releases the worktree's directory handle.
-func (w *wtRoot) Close() error { return w.root.Close() }
+func (w *Root) Close() error { return w.root.Close() }
 
-// checkWorktreeDir refuses a worktree whose top or parent directory is a
+// CheckWorktreeDir refuses a worktree whose top or parent directory is a
 // link (or not a directory); a missing one is fine.
-func checkWorktreeDir(p string) error {
+func CheckWorktreeDir(p string) error {
 	for _, d := range []string{filepath.Dir(p), p} {
 		st, err := os.Lstat(d)
 		if errors.Is(err, fs.ErrNotExist) {
@@ -72,17 +82,17 @@ func checkWorktreeDir(p string) error {
 	return nil
 }
 
-// full returns rel's path for messages.
-func (w *wtRoot) full(rel string) string { return filepath.Join(w.path, filepath.FromSlash(rel)) }
+// Full returns rel's path for messages.
+func (w *Root) Full(rel string) string { return filepath.Join(w.path, filepath.FromSlash(rel)) }
 
-// linkError refuses a link inside the worktree.
-func linkError(full string) error {
+// LinkError refuses a link inside the worktree.
+func LinkError(full string) error {
 	return fmt.Errorf("%s is a symbolic link; planq never follows links inside its state worktree: remove it (rm %s) and retry", full, full)
 }
 
-// check refuses rel when one of its components is a link, or a parent is
+// Check refuses rel when one of its components is a link, or a parent is
 // not a directory. Missing components are fine.
-func (w *wtRoot) check(rel string) error {
+func (w *Root) Check(rel string) error {
 	parts := strings.Split(rel, "/")
 	for i := range parts {
 		sub := strings.Join(parts[:i+1], "/")
@@ -91,13 +101,13 @@ func (w *wtRoot) check(rel string) error {
 			return nil
 		}
 		if err != nil {
-			return fmt.Errorf("%s: %w", w.full(sub), err)
+			return fmt.Errorf("%s: %w", w.Full(sub), err)
 		}
 		if st.Mode()&fs.ModeSymlink != 0 {
-			return linkError(w.full(sub))
+			return LinkError(w.Full(sub))
 		}
 		if i < len(parts)-1 && !st.IsDir() {
-			return fmt.Errorf("%s is not a directory; move it away", w.full(sub))
+			return fmt.Errorf("%s is not a directory; move it away", w.Full(sub))
 		}
 	}
 	return nil
@@ -105,9 +115,9 @@ func (w *wtRoot) check(rel string) error {
 
 // Lstat describes rel without following a link; a link in a parent
 // directory is refused.
-func (w *wtRoot) Lstat(rel string) (fs.FileInfo, error) {
+func (w *Root) Lstat(rel string) (fs.FileInfo, error) {
 	if dir := path.Dir(rel); dir != "." {
-		if err := w.check(dir); err != nil {
+		if err := w.Check(dir); err != nil {
 			return nil, err
 		}
 	}
@@ -115,8 +125,8 @@ func (w *wtRoot) Lstat(rel string) (fs.FileInfo, error) {
 }
 
 // Open opens the regular file rel for reading, refusing links.
-func (w *wtRoot) Open(rel string) (*os.File, fs.FileInfo, error) {
-	if err := w.check(rel); err != nil {
+func (w *Root) Open(rel string) (*os.File, fs.FileInfo, error) {
+	if err := w.Check(rel); err != nil {
 		return nil, nil, err
 	}
 	st, err := w.root.Lstat(rel)
@@ -124,7 +134,7 @@ func (w *wtRoot) Open(rel string) (*os.File, fs.FileInfo, error) {
 		return nil, nil, err
 	}
 	if !st.Mode().IsRegular() {
-		return nil, nil, fmt.Errorf("%s is not a regular file; move it away", w.full(rel))
+		return nil, nil, fmt.Errorf("%s is not a regular file; move it away", w.Full(rel))
 	}
 	f, err := w.root.Open(rel)
 	if err != nil {
@@ -133,32 +143,32 @@ func (w *wtRoot) Open(rel string) (*os.File, fs.FileInfo, error) {
 	got, err := f.Stat()
 	if err != nil || !os.SameFile(st, got) {
 		f.Close()
-		return nil, nil, fmt.Errorf("%s changed while planq opened it (a link swapped in?); retry", w.full(rel))
+		return nil, nil, fmt.Errorf("%s changed while planq opened it (a link swapped in?); retry", w.Full(rel))
 	}
 	return f, got, nil
 }
 
 // ReadFile reads the regular file rel, refusing links.
-func (w *wtRoot) ReadFile(rel string) ([]byte, error) {
+func (w *Root) ReadFile(rel string) ([]byte, error) {
 	f, st, err := w.Open(rel)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
 	if st.Size() > MaxFileSize {
-		return nil, fmt.Errorf("%w: %s is %d bytes (limit %d)", ErrTooLarge, w.full(rel), st.Size(), MaxFileSize)
+		return nil, fmt.Errorf("%w: %s is %d bytes (limit %d)", ErrTooLarge, w.Full(rel), st.Size(), MaxFileSize)
 	}
 	buf := bytes.NewBuffer(make([]byte, 0, st.Size()+512))
 	if _, err := buf.ReadFrom(io.LimitReader(f, MaxFileSize+1)); err != nil {
-		return nil, fmt.Errorf("read %s: %w", w.full(rel), err)
+		return nil, fmt.Errorf("read %s: %w", w.Full(rel), err)
 	}
 	return buf.Bytes(), nil
 }
 
 // WriteFile replaces rel with data: a temporary file beside it, renamed
 // into place, so rel is always either the old or the new content.
-func (w *wtRoot) WriteFile(rel string, data []byte) error {
-	if err := w.check(rel); err != nil {
+func (w *Root) WriteFile(rel string, data []byte) error {
+	if err := w.Check(rel); err != nil {
 		return err
 	}
 	dir := path.Dir(rel)
@@ -166,7 +176,7 @@ func (w *wtRoot) WriteFile(rel string, data []byte) error {
 		if err := w.root.MkdirAll(dir, 0o755); err != nil {
 			return err
 		}
-		if err := w.check(dir); err != nil {
+		if err := w.Check(dir); err != nil {
 			return err
 		}
 	}
@@ -176,7 +186,7 @@ func (w *wtRoot) WriteFile(rel string, data []byte) error {
 		return err
 	}
 	_, err = f.Write(data)
-	crashPoint("worktree-tmp")
+	crash.Point("worktree-tmp")
 	if err == nil {
 		err = f.Chmod(0o644) // whatever the umask, as git checks files out
 	}
@@ -188,7 +198,7 @@ func (w *wtRoot) WriteFile(rel string, data []byte) error {
 	}
 	if err != nil {
 		_ = w.root.Remove(tmp)
-		return fmt.Errorf("write %s: %w", w.full(rel), err)
+		return fmt.Errorf("write %s: %w", w.Full(rel), err)
 	}
 	return nil
 }
@@ -198,7 +208,7 @@ func (w *wtRoot) WriteFile(rel string, data []byte) error {
 // renamed). A failed write is cut back to size; appended reports whether it
 // happened. A reader never sees a half-written append: the worktree is
 // marked pending while it is updated (see syncMarker).
-func (w *wtRoot) Append(rel string, size int64, extra []byte) (appended bool, err error) {
+func (w *Root) Append(rel string, size int64, extra []byte) (appended bool, err error) {
 	f, st, err := w.Open(rel)
 	if err != nil {
 		return false, nil
@@ -216,27 +226,27 @@ func (w *wtRoot) Append(rel string, size int64, extra []byte) (appended bool, er
 	if err != nil || !os.SameFile(st, got) || got.Size() != size {
 		return false, nil
 	}
-	if len(extra) > 1 && crashing("worktree-append") {
+	if len(extra) > 1 && crash.Armed("worktree-append") {
 		_, _ = af.Write(extra[:len(extra)/2]) // a write cut short, as by a full disk
-		crashPoint("worktree-append")
+		crash.Point("worktree-append")
 	}
 	if _, err := af.Write(extra); err != nil {
 		if terr := af.Truncate(size); terr != nil {
-			return false, fmt.Errorf("append to %s: %w; cutting it back failed too: %v", w.full(rel), err, terr)
+			return false, fmt.Errorf("append to %s: %w; cutting it back failed too: %v", w.Full(rel), err, terr)
 		}
-		return false, fmt.Errorf("append to %s: %w", w.full(rel), err)
+		return false, fmt.Errorf("append to %s: %w", w.Full(rel), err)
 	}
 	return true, nil
 }
 
 // Remove deletes rel (a missing file is fine) and the directories it
 // leaves empty.
-func (w *wtRoot) Remove(rel string) error {
-	if err := w.check(rel); err != nil {
+func (w *Root) Remove(rel string) error {
+	if err := w.Check(rel); err != nil {
 		return err
 	}
 	if err := w.root.Remove(rel); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("remove %s: %w", w.full(rel), err)
+		return fmt.Errorf("remove %s: %w", w.Full(rel), err)
 	}
 	for dir := path.Dir(rel); dir != "."; dir = path.Dir(dir) {
 		if w.root.Remove(dir) != nil {
@@ -246,9 +256,10 @@ func (w *wtRoot) Remove(rel string) error {
 	return nil
 }
 
-// removeTemps deletes planq's temporary files that killed writers left in
-// the worktree; the caller holds the store's lock, so none is in use.
-func (w *wtRoot) removeTemps() (int, error) {
+// RemoveTemps deletes planq's temporary files that killed writers left in
+// the worktree and returns how many; the caller holds planq's own lock, so
+// none is in use.
+func (w *Root) RemoveTemps() (int, error) {
 	n := 0
 	err := fs.WalkDir(w.root.FS(), ".", func(p string, d fs.DirEntry, err error) error {
 		if err != nil {

@@ -1,10 +1,28 @@
-package staterepo
+// Package gitstore is the state repo's git plumbing: a bare repository's
+// objects, refs and linked worktrees, read and written by planq itself in
+// git's formats and with git's locking protocol, so that git's own commands
+// (fsck, log, worktree list, a hand commit in the worktree) keep working
+// beside it. It knows nothing of log entries, checkpoints or the context
+// summary; package staterepo builds those on it, as go-git's porcelain
+// builds on its plumbing.
+//
+//   - objects.go: loose objects (written by hand, fsynced before a ref
+//     names them), trees and commits, and the object store go-git decodes
+//     through;
+//   - pack.go: packs, searched in place;
+//   - refs.go: loose and packed refs and reflogs, updated under git's ref
+//     lock;
+//   - lockfile.go: git's lock-file protocol and the rule for stale lock
+//     files;
+//   - worktree.go: linked worktrees — their registration, index and
+//     checkout;
+//   - root.go: a worktree's files, read and written without following
+//     links.
+package gitstore
 
 import (
 	"bufio"
-	"bytes"
 	"compress/zlib"
-	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -24,64 +42,68 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/go-git/go-git/v5/plumbing/storer"
 	"github.com/go-git/go-git/v5/storage/filesystem"
+
+	"github.com/planq-dev/planq/staterepo/internal/crash"
 )
 
-// repo is a bare repository opened for plumbing work: objects and refs,
+// Repo is a bare repository opened for plumbing work: objects and refs,
 // without a worktree. It reads and writes them itself, in git's formats and
 // with git's locking protocol — loose objects (fsynced before any ref names
 // them), packs (see packSet), loose and packed refs, reflogs — and gives
 // go-git an object store (objStore) for decoding commits and trees and for
 // history walks. Every object read that misses looks at the object
 // directory afresh once, because maintenance in another process may have
-// moved loose objects into a new pack or replaced packs meanwhile.
-type repo struct {
-	path  string
-	packs *packSet
-	warn  func(string)
+// moved loose objects into a new pack or replaced packs meanwhile. A Repo is
+// safe for concurrent use: readers in parallel goroutines share its packs.
+type Repo struct {
+	path  string       // the bare repository's directory
+	packs *packSet     // has its own lock
+	warn  func(string) // receives what a person should know (a stale lock removed)
 
+	// mu guards dirs only: WriteObject adds to it from any goroutine and
+	// syncObjects takes it whole. Everything else above is set by Open and
+	// never changes.
 	mu   sync.Mutex
 	dirs map[string]bool // object directories written since the last syncObjects
 }
 
-// openRepo opens the bare repository at path.
-func openRepo(path string) (*repo, error) {
+// Open opens the bare repository at path; warn (nil: none) receives what a
+// person should know about an operation that succeeded, such as a stale
+// lock file removed. It fails when path has no HEAD.
+func Open(path string, warn func(string)) (*Repo, error) {
 	if _, err := os.Stat(filepath.Join(path, "HEAD")); err != nil {
-		return nil, fmt.Errorf("%w: %s does not exist", ErrNotInitialized, path)
+		return nil, fmt.Errorf("open the git repository %s: %w", path, err)
 	}
-	return &repo{path: path, packs: &packSet{dir: filepath.Join(path, "objects", "pack")}, warn: func(string) {}, dirs: map[string]bool{}}, nil
+	if warn == nil {
+		warn = func(string) {}
+	}
+	return &Repo{path: path, packs: &packSet{dir: filepath.Join(path, "objects", "pack")}, warn: warn, dirs: map[string]bool{}}, nil
 }
 
-// openRepo opens the store's bare repo, reporting warnings through the store.
-func (s *Store) openRepo() (*repo, error) {
-	r, err := openRepo(s.Bare)
-	if err != nil {
-		return nil, err
-	}
-	r.warn = s.warn
-	return r, nil
-}
+// Path returns the bare repository's directory.
+func (r *Repo) Path() string { return r.path }
 
-// storage returns a go-git storage of the repo, for the transports (fetch
+// Storage returns a go-git storage of the repo, for the transports (fetch
 // and push), which need all of go-git's storer interfaces.
-func (r *repo) storage() *filesystem.Storage {
+func (r *Repo) Storage() *filesystem.Storage {
 	return filesystem.NewStorage(osfs.New(r.path), cache.NewObjectLRUDefault())
 }
 
 // objects returns the object store go-git decodes and walks through.
-func (r *repo) objects() objStore { return objStore{r} }
+func (r *Repo) objects() objStore { return objStore{r} }
 
 // ErrDamaged reports a damaged object or ref file; the message names it.
 var ErrDamaged = errors.New("damaged")
 
 // looseName returns the path of h's loose object file.
-func (r *repo) looseName(h plumbing.Hash) string {
+func (r *Repo) looseName(h plumbing.Hash) string {
 	hex := h.String()
 	return filepath.Join(r.path, "objects", hex[:2], hex[2:])
 }
 
 // object reads any object: its loose file, else its copy in a pack; when
 // neither has it, the pack list is read again and both are tried once more.
-func (r *repo) object(h plumbing.Hash) (plumbing.ObjectType, []byte, error) {
+func (r *Repo) object(h plumbing.Hash) (plumbing.ObjectType, []byte, error) {
 	for attempt := 0; ; attempt++ {
 		typ, data, ok, err := r.readLoose(h)
 		if ok || err != nil {
@@ -108,7 +130,7 @@ func (r *repo) object(h plumbing.Hash) (plumbing.ObjectType, []byte, error) {
 }
 
 // readLoose reads h's loose object file; ok is false when there is none.
-func (r *repo) readLoose(h plumbing.Hash) (typ plumbing.ObjectType, data []byte, ok bool, err error) {
+func (r *Repo) readLoose(h plumbing.Hash) (typ plumbing.ObjectType, data []byte, ok bool, err error) {
 	path := r.looseName(h)
 	f, err := os.Open(path)
 	if err != nil {
@@ -144,7 +166,7 @@ func (r *repo) readLoose(h plumbing.Hash) (typ plumbing.ObjectType, data []byte,
 }
 
 // typed reads h and checks that it is an object of type want.
-func (r *repo) typed(h plumbing.Hash, want plumbing.ObjectType) ([]byte, error) {
+func (r *Repo) typed(h plumbing.Hash, want plumbing.ObjectType) ([]byte, error) {
 	typ, data, err := r.object(h)
 	if err != nil {
 		return nil, err
@@ -156,13 +178,13 @@ func (r *repo) typed(h plumbing.Hash, want plumbing.ObjectType) ([]byte, error) 
 }
 
 // has reports whether h is in the repo, loose or packed.
-func (r *repo) has(h plumbing.Hash) bool {
+func (r *Repo) has(h plumbing.Hash) bool {
 	_, _, err := r.object(h)
 	return err == nil
 }
 
-// blob reads a blob's content.
-func (r *repo) blob(h plumbing.Hash) ([]byte, error) { return r.typed(h, plumbing.BlobObject) }
+// Blob reads a blob's content.
+func (r *Repo) Blob(h plumbing.Hash) ([]byte, error) { return r.typed(h, plumbing.BlobObject) }
 
 // memObject wraps data for go-git's decoders.
 func memObject(typ plumbing.ObjectType, data []byte) *plumbing.MemoryObject {
@@ -173,52 +195,52 @@ func memObject(typ plumbing.ObjectType, data []byte) *plumbing.MemoryObject {
 	return o
 }
 
-// commit reads a commit object.
-func (r *repo) commit(h plumbing.Hash) (*object.Commit, error) {
-	data, err := r.typed(h, plumbing.CommitObject)
-	if err != nil {
-		return nil, fmt.Errorf("read commit %s: %w", short(h), err)
-	}
-	c, err := object.DecodeCommit(r.objects(), memObject(plumbing.CommitObject, data))
-	if err != nil {
-		return nil, fmt.Errorf("decode commit %s: %w", h, err)
-	}
-	return c, nil
+// Commit reads a commit object.
+func (r *Repo) Commit(h plumbing.Hash) (*object.Commit, error) {
+	return decodeObject(r, h, plumbing.CommitObject, object.DecodeCommit)
 }
 
-// tree reads a tree object.
-func (r *repo) tree(h plumbing.Hash) (*object.Tree, error) {
-	data, err := r.typed(h, plumbing.TreeObject)
-	if err != nil {
-		return nil, fmt.Errorf("read tree %s: %w", short(h), err)
-	}
-	t, err := object.DecodeTree(r.objects(), memObject(plumbing.TreeObject, data))
-	if err != nil {
-		return nil, fmt.Errorf("decode tree %s: %w", h, err)
-	}
-	return t, nil
+// Tree reads a tree object.
+func (r *Repo) Tree(h plumbing.Hash) (*object.Tree, error) {
+	return decodeObject(r, h, plumbing.TreeObject, object.DecodeTree)
 }
 
-// commitTree returns the tree hash of a commit, or the zero hash for the
+// decodeObject reads h, which must be of type typ, and decodes it with
+// go-git's decoder for that type, on the repo's object store (so a decoded
+// commit can walk its history).
+func decodeObject[T any](r *Repo, h plumbing.Hash, typ plumbing.ObjectType, decode func(storer.EncodedObjectStorer, plumbing.EncodedObject) (T, error)) (T, error) {
+	var zero T
+	data, err := r.typed(h, typ)
+	if err != nil {
+		return zero, fmt.Errorf("read %s %s: %w", typ, Short(h), err)
+	}
+	v, err := decode(r.objects(), memObject(typ, data))
+	if err != nil {
+		return zero, fmt.Errorf("decode %s %s: %w", typ, h, err)
+	}
+	return v, nil
+}
+
+// CommitTree returns the tree hash of a commit, or the zero hash for the
 // zero commit.
-func (r *repo) commitTree(h plumbing.Hash) (plumbing.Hash, error) {
+func (r *Repo) CommitTree(h plumbing.Hash) (plumbing.Hash, error) {
 	if h.IsZero() {
 		return plumbing.ZeroHash, nil
 	}
-	c, err := r.commit(h)
+	c, err := r.Commit(h)
 	if err != nil {
 		return plumbing.ZeroHash, err
 	}
 	return c.TreeHash, nil
 }
 
-// fileEntry finds path in tree; ok is false when it is missing.
-func (r *repo) fileEntry(tree plumbing.Hash, path string) (e object.TreeEntry, ok bool, err error) {
+// FileEntry finds path in tree; ok is false when it is missing.
+func (r *Repo) FileEntry(tree plumbing.Hash, path string) (e object.TreeEntry, ok bool, err error) {
 	if tree.IsZero() {
 		return e, false, nil
 	}
 	for {
-		t, err := r.tree(tree)
+		t, err := r.Tree(tree)
 		if err != nil {
 			return e, false, err
 		}
@@ -243,13 +265,13 @@ func (r *repo) fileEntry(tree plumbing.Hash, path string) (e object.TreeEntry, o
 	}
 }
 
-// readFile returns the content of path in tree; ok is false when missing.
-func (r *repo) readFile(tree plumbing.Hash, path string) (data []byte, ok bool, err error) {
-	e, ok, err := r.fileEntry(tree, path)
+// ReadFile returns the content of path in tree; ok is false when missing.
+func (r *Repo) ReadFile(tree plumbing.Hash, path string) (data []byte, ok bool, err error) {
+	e, ok, err := r.FileEntry(tree, path)
 	if err != nil || !ok || e.Mode == filemode.Dir {
 		return nil, false, err
 	}
-	data, err = r.blob(e.Hash)
+	data, err = r.Blob(e.Hash)
 	return data, err == nil, err
 }
 
@@ -260,7 +282,7 @@ func (r *repo) readFile(tree plumbing.Hash, path string) (data []byte, ok bool, 
 // (its time set to now), as git does, so that maintenance's expiry of
 // unreachable objects cannot remove it before the ref that will name it is
 // written; one only in a pack is written loose again for the same reason.
-func (r *repo) writeObject(typ plumbing.ObjectType, data []byte) (plumbing.Hash, error) {
+func (r *Repo) writeObject(typ plumbing.ObjectType, data []byte) (plumbing.Hash, error) {
 	h := plumbing.ComputeHash(typ, data)
 	final := r.looseName(h)
 	dir := filepath.Dir(final)
@@ -298,7 +320,7 @@ func (r *repo) writeObject(typ plumbing.ObjectType, data []byte) (plumbing.Hash,
 	if err == nil {
 		err = f.Chmod(0o444)
 	}
-	crashPoint("object-tmp")
+	crash.Point("object-tmp")
 	if err == nil {
 		err = syncFile(f)
 	}
@@ -327,7 +349,7 @@ var zlibWriters = sync.Pool{New: func() any {
 // syncObjects fsyncs the directories of the objects written so far, so the
 // names of those objects survive a crash of the machine before a ref that
 // points at them is written.
-func (r *repo) syncObjects() error {
+func (r *Repo) syncObjects() error {
 	r.mu.Lock()
 	dirs := r.dirs
 	r.dirs = map[string]bool{}
@@ -342,39 +364,36 @@ func (r *repo) syncObjects() error {
 	return nil
 }
 
-// writeBlob stores data as a blob and returns its hash.
-func (r *repo) writeBlob(data []byte) (plumbing.Hash, error) {
+// WriteBlob stores data as a loose blob (see writeObject) and returns its
+// hash.
+func (r *Repo) WriteBlob(data []byte) (plumbing.Hash, error) {
 	return r.writeObject(plumbing.BlobObject, data)
 }
 
-// blobHash is git's object id of a blob holding data.
-func blobHash(data []byte) plumbing.Hash {
+// BlobHash is git's object id of a blob holding data.
+func BlobHash(data []byte) plumbing.Hash {
 	return plumbing.ComputeHash(plumbing.BlobObject, data)
 }
 
-// branchFiles lists every file of branch's head commit as path → entry;
+// BranchFiles lists every file of branch's head commit as path → entry;
 // a branch without commits has none.
-func (r *repo) branchFiles(branch string) (map[string]object.TreeEntry, error) {
-	head, err := r.head(branch)
+func (r *Repo) BranchFiles(branch string) (map[string]object.TreeEntry, error) {
+	_, tree, err := r.HeadTree(branch)
 	if err != nil {
 		return nil, err
 	}
-	tree, err := r.commitTree(head)
-	if err != nil {
-		return nil, err
-	}
-	return r.treeFiles(tree)
+	return r.TreeFiles(tree)
 }
 
-// treeFiles lists every file under tree as path → entry.
-func (r *repo) treeFiles(tree plumbing.Hash) (map[string]object.TreeEntry, error) {
+// TreeFiles lists every file under tree as path → entry.
+func (r *Repo) TreeFiles(tree plumbing.Hash) (map[string]object.TreeEntry, error) {
 	out := map[string]object.TreeEntry{}
 	if tree.IsZero() {
 		return out, nil
 	}
 	var walk func(h plumbing.Hash, prefix string) error
 	walk = func(h plumbing.Hash, prefix string) error {
-		t, err := r.tree(h)
+		t, err := r.Tree(h)
 		if err != nil {
 			return err
 		}
@@ -393,19 +412,19 @@ func (r *repo) treeFiles(tree plumbing.Hash) (map[string]object.TreeEntry, error
 	return out, walk(tree, "")
 }
 
-// edit is one path's change: a new blob, or a deletion when del is set.
-type edit struct {
-	hash plumbing.Hash
-	del  bool
+// Edit is one path's change: a new blob, or a deletion when Del is set.
+type Edit struct {
+	Hash plumbing.Hash // the new content's blob
+	Del  bool          // delete the path instead
 }
 
-// editTree applies edits (paths relative to base) to the tree base (zero for
+// EditTree applies edits (paths relative to base) to the tree base (zero for
 // an empty tree) and returns the new tree's hash. Only the trees on changed
 // paths are rewritten; a directory left empty disappears.
-func (r *repo) editTree(base plumbing.Hash, edits map[string]edit) (plumbing.Hash, error) {
+func (r *Repo) EditTree(base plumbing.Hash, edits map[string]Edit) (plumbing.Hash, error) {
 	entries := map[string]object.TreeEntry{}
 	if !base.IsZero() {
-		t, err := r.tree(base)
+		t, err := r.Tree(base)
 		if err != nil {
 			return plumbing.ZeroHash, err
 		}
@@ -413,19 +432,19 @@ func (r *repo) editTree(base plumbing.Hash, edits map[string]edit) (plumbing.Has
 			entries[e.Name] = e
 		}
 	}
-	subs := map[string]map[string]edit{}
+	subs := map[string]map[string]Edit{}
 	for p, ed := range edits {
 		if dir, rest, ok := strings.Cut(p, "/"); ok {
 			if subs[dir] == nil {
-				subs[dir] = map[string]edit{}
+				subs[dir] = map[string]Edit{}
 			}
 			subs[dir][rest] = ed
 			continue
 		}
-		if ed.del {
+		if ed.Del {
 			delete(entries, p)
 		} else {
-			entries[p] = object.TreeEntry{Name: p, Mode: filemode.Regular, Hash: ed.hash}
+			entries[p] = object.TreeEntry{Name: p, Mode: filemode.Regular, Hash: ed.Hash}
 		}
 	}
 	for dir, sub := range subs {
@@ -433,11 +452,11 @@ func (r *repo) editTree(base plumbing.Hash, edits map[string]edit) (plumbing.Has
 		if e, ok := entries[dir]; ok && e.Mode == filemode.Dir {
 			b = e.Hash
 		}
-		h, err := r.editTree(b, sub)
+		h, err := r.EditTree(b, sub)
 		if err != nil {
 			return plumbing.ZeroHash, err
 		}
-		if h == emptyTree {
+		if h == EmptyTree {
 			delete(entries, dir)
 		} else {
 			entries[dir] = object.TreeEntry{Name: dir, Mode: filemode.Dir, Hash: h}
@@ -452,17 +471,17 @@ func (r *repo) editTree(base plumbing.Hash, edits map[string]edit) (plumbing.Has
 	if err := t.Encode(o); err != nil {
 		return plumbing.ZeroHash, fmt.Errorf("encode tree: %w", err)
 	}
-	if o.Hash() == emptyTree {
-		return emptyTree, nil
+	if o.Hash() == EmptyTree {
+		return EmptyTree, nil
 	}
 	return r.writeObject(plumbing.TreeObject, objectBytes(o))
 }
 
-// emptyTree is the id of git's empty tree.
-var emptyTree = plumbing.NewHash("4b825dc642cb6eb9a060e54bf8d69288fbee4904")
+// EmptyTree is the id of git's empty tree.
+var EmptyTree = plumbing.NewHash("4b825dc642cb6eb9a060e54bf8d69288fbee4904")
 
-// writeCommit stores a commit object.
-func (r *repo) writeCommit(tree plumbing.Hash, parents []plumbing.Hash, msg string, sig object.Signature) (plumbing.Hash, error) {
+// WriteCommit stores a commit object with sig as author and committer.
+func (r *Repo) WriteCommit(tree plumbing.Hash, parents []plumbing.Hash, msg string, sig object.Signature) (plumbing.Hash, error) {
 	c := &object.Commit{Author: sig, Committer: sig, Message: msg, TreeHash: tree, ParentHashes: parents}
 	o := &plumbing.MemoryObject{}
 	if err := c.Encode(o); err != nil {
@@ -478,8 +497,8 @@ func objectBytes(o *plumbing.MemoryObject) []byte {
 	return data
 }
 
-// short abbreviates a hash for messages.
-func short(h plumbing.Hash) string {
+// Short abbreviates a hash for messages.
+func Short(h plumbing.Hash) string {
 	if h.IsZero() {
 		return "(none)"
 	}
@@ -487,14 +506,16 @@ func short(h plumbing.Hash) string {
 }
 
 // objStore is the repo as a go-git object storer: reads go through
-// repo.object (loose files, packs, a fresh look on a miss), writes through
-// repo.writeObject. Listing every object is not supported.
-type objStore struct{ r *repo }
+// Repo.object (loose files, packs, a fresh look on a miss), writes through
+// Repo.writeObject. Listing every object is not supported.
+type objStore struct{ r *Repo }
 
 var _ storer.EncodedObjectStorer = objStore{}
 
+// NewEncodedObject returns an empty in-memory object.
 func (o objStore) NewEncodedObject() plumbing.EncodedObject { return &plumbing.MemoryObject{} }
 
+// SetEncodedObject writes obj as a loose object.
 func (o objStore) SetEncodedObject(obj plumbing.EncodedObject) (plumbing.Hash, error) {
 	rd, err := obj.Reader()
 	if err != nil {
@@ -508,6 +529,7 @@ func (o objStore) SetEncodedObject(obj plumbing.EncodedObject) (plumbing.Hash, e
 	return o.r.writeObject(obj.Type(), data)
 }
 
+// EncodedObject reads object h, which must be of type t unless t is AnyObject.
 func (o objStore) EncodedObject(t plumbing.ObjectType, h plumbing.Hash) (plumbing.EncodedObject, error) {
 	typ, data, err := o.r.object(h)
 	if err != nil {
@@ -519,10 +541,12 @@ func (o objStore) EncodedObject(t plumbing.ObjectType, h plumbing.Hash) (plumbin
 	return memObject(typ, data), nil
 }
 
+// IterEncodedObjects is not supported: planq never lists every object.
 func (o objStore) IterEncodedObjects(plumbing.ObjectType) (storer.EncodedObjectIter, error) {
-	return nil, errors.New("staterepo: listing every object is not supported")
+	return nil, errors.New("gitstore: listing every object is not supported")
 }
 
+// HasEncodedObject reports plumbing.ErrObjectNotFound unless h is stored.
 func (o objStore) HasEncodedObject(h plumbing.Hash) error {
 	if o.r.has(h) {
 		return nil
@@ -530,29 +554,13 @@ func (o objStore) HasEncodedObject(h plumbing.Hash) error {
 	return plumbing.ErrObjectNotFound
 }
 
+// EncodedObjectSize returns the size of object h's content.
 func (o objStore) EncodedObjectSize(h plumbing.Hash) (int64, error) {
 	_, data, err := o.r.object(h)
 	return int64(len(data)), err
 }
 
+// AddAlternate is not supported.
 func (o objStore) AddAlternate(string) error {
-	return errors.New("staterepo: alternates are not supported")
+	return errors.New("gitstore: alternates are not supported")
 }
-
-// errorIs is errors.Is for fs errors that os may wrap differently.
-func notExist(err error) bool { return errors.Is(err, fs.ErrNotExist) }
-
-// ctxSleep waits d or until ctx is done.
-func ctxSleep(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
-}
-
-// cleanBytes is bytes.TrimSpace as a string.
-func cleanBytes(b []byte) string { return string(bytes.TrimSpace(b)) }

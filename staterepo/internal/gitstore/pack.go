@@ -1,4 +1,4 @@
-package staterepo
+package gitstore
 
 import (
 	"bufio"
@@ -34,8 +34,8 @@ import (
 type packSet struct {
 	dir string // <bare>/objects/pack
 
-	mu      sync.Mutex
-	scanned bool
+	mu      sync.Mutex   // guards scanned and packs, not cache (it has its own)
+	scanned bool         // packs has been listed once
 	packs   []*packIndex // newest first, as git searches them
 	cache   baseCache
 }
@@ -218,6 +218,8 @@ func (ps *packSet) read(p *packIndex, off int64, lookup func(plumbing.Hash) (plu
 	return typ, bytes.Clone(data), err
 }
 
+// readAt reads the object at off in pack p from f, through the cache,
+// resolving deltas up to maxDepth deep.
 func (ps *packSet) readAt(f *os.File, p *packIndex, off int64, lookup func(plumbing.Hash) (plumbing.ObjectType, []byte, error), depth int) (plumbing.ObjectType, []byte, error) {
 	if typ, data, ok := ps.cache.get(p.name, off); ok {
 		return typ, data, nil
@@ -310,7 +312,7 @@ func (ps *packSet) readAt(f *os.File, p *packIndex, off int64, lookup func(plumb
 // baseCache keeps recently reconstructed packed objects, so reading several
 // versions of one file (deltas on a common base) inflates the base once.
 type baseCache struct {
-	mu    sync.Mutex
+	mu    sync.Mutex // guards all of it
 	lru   list.List
 	items map[cacheKey]*list.Element
 	bytes int
@@ -327,6 +329,7 @@ type cacheItem struct {
 	data []byte
 }
 
+// get returns the object cached for offset off of pack, if any.
 func (c *baseCache) get(pack string, off int64) (plumbing.ObjectType, []byte, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -338,6 +341,8 @@ func (c *baseCache) get(pack string, off int64) (plumbing.ObjectType, []byte, bo
 	return 0, nil, false
 }
 
+// put caches an object (not one over a quarter of cacheBytes), dropping
+// the least recently used ones past cacheBytes.
 func (c *baseCache) put(pack string, off int64, typ plumbing.ObjectType, data []byte) {
 	if len(data) > cacheBytes/4 {
 		return

@@ -1,4 +1,4 @@
-package staterepo
+package gitstore
 
 import (
 	"bytes"
@@ -16,18 +16,17 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/format/index"
+
+	"github.com/planq-dev/planq/staterepo/internal/crash"
 )
 
-// linkedWorktree is one of the bare repo's linked worktrees, as git records
-// it in <bare>/worktrees/<id>/.
-type linkedWorktree struct {
+// Worktree is one of the bare repo's linked worktrees, as git records it
+// in <bare>/worktrees/<id>/.
+type Worktree struct {
 	ID     string // the admin directory's name
 	Admin  string // <bare>/worktrees/<id>
 	Path   string // the worktree's top directory
 	Branch string // the checked-out branch, "" when HEAD is detached
-	// pending is set while a write updates the worktree when an earlier
-	// update of it was left unfinished: the marker then stays for a repair.
-	pending bool
 }
 
 // worktreeID derives the admin directory name from the worktree's path, so
@@ -37,8 +36,8 @@ func worktreeID(path string) string {
 	return "agent-" + hex.EncodeToString(sum[:4])
 }
 
-// listWorktrees reads the bare repo's linked worktrees.
-func listWorktrees(bare string) ([]linkedWorktree, error) {
+// ListWorktrees reads the bare repo's linked worktrees.
+func ListWorktrees(bare string) ([]Worktree, error) {
 	dir := filepath.Join(bare, "worktrees")
 	ents, err := os.ReadDir(dir)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -47,7 +46,7 @@ func listWorktrees(bare string) ([]linkedWorktree, error) {
 	if err != nil {
 		return nil, fmt.Errorf("list worktrees: %w", err)
 	}
-	var out []linkedWorktree
+	var out []Worktree
 	for _, e := range ents {
 		if !e.IsDir() {
 			continue
@@ -57,7 +56,7 @@ func listWorktrees(bare string) ([]linkedWorktree, error) {
 		if err != nil {
 			continue
 		}
-		w := linkedWorktree{ID: e.Name(), Admin: admin, Path: filepath.Dir(strings.TrimSpace(string(gitdir)))}
+		w := Worktree{ID: e.Name(), Admin: admin, Path: filepath.Dir(strings.TrimSpace(string(gitdir)))}
 		if head, err := os.ReadFile(filepath.Join(admin, "HEAD")); err == nil {
 			if ref, ok := strings.CutPrefix(strings.TrimSpace(string(head)), "ref: refs/heads/"); ok {
 				w.Branch = ref
@@ -68,14 +67,14 @@ func listWorktrees(bare string) ([]linkedWorktree, error) {
 	return out, nil
 }
 
-// worktreesOn returns the linked worktrees that have branch checked out and
+// WorktreesOn returns the linked worktrees that have branch checked out and
 // still exist on disk.
-func worktreesOn(bare, branch string) ([]linkedWorktree, error) {
-	all, err := listWorktrees(bare)
+func WorktreesOn(bare, branch string) ([]Worktree, error) {
+	all, err := ListWorktrees(bare)
 	if err != nil {
 		return nil, err
 	}
-	var out []linkedWorktree
+	var out []Worktree
 	for _, w := range all {
 		if w.Branch != branch {
 			continue
@@ -88,11 +87,11 @@ func worktreesOn(bare, branch string) ([]linkedWorktree, error) {
 	return out, nil
 }
 
-// worktreeAt returns the linked worktree of bare whose top is path, if any.
+// WorktreeAt returns the linked worktree of bare whose top is path, if any.
 // It errors when path holds a worktree of a different repository, or when
 // path (or .planq above it) is a symbolic link.
-func worktreeAt(bare, path string) (*linkedWorktree, error) {
-	if err := checkWorktreeDir(path); err != nil {
+func WorktreeAt(bare, path string) (*Worktree, error) {
+	if err := CheckWorktreeDir(path); err != nil {
 		return nil, err
 	}
 	gitFile := filepath.Join(path, ".git")
@@ -117,19 +116,51 @@ func worktreeAt(bare, path string) (*linkedWorktree, error) {
 	if !ok {
 		return nil, fmt.Errorf("%s/.git is not a worktree link; move %s away", path, path)
 	}
-	all, err := listWorktrees(bare)
+	all, err := ListWorktrees(bare)
 	if err != nil {
 		return nil, err
 	}
 	for i := range all {
-		if sameFile(all[i].Admin, admin) {
+		if SameFile(all[i].Admin, admin) {
 			return &all[i], nil
 		}
 	}
 	return nil, fmt.Errorf("%s belongs to another state repo (%s), not %s; run `planq remove` in that project or delete %s", path, admin, bare, path)
 }
 
-func sameFile(a, b string) bool {
+// CheckedOutBranch returns the branch the linked worktree at path has
+// checked out, read from its .git file and its admin directory's HEAD, or
+// "" when there is none (no worktree, a link in the way, a detached HEAD).
+func CheckedOutBranch(path string) string {
+	if CheckWorktreeDir(path) != nil {
+		return ""
+	}
+	gitFile := filepath.Join(path, ".git")
+	if st, err := os.Lstat(gitFile); err != nil || !st.Mode().IsRegular() {
+		return ""
+	}
+	data, err := os.ReadFile(gitFile)
+	if err != nil {
+		return ""
+	}
+	admin, ok := strings.CutPrefix(strings.TrimSpace(string(data)), "gitdir: ")
+	if !ok {
+		return ""
+	}
+	head, err := os.ReadFile(filepath.Join(admin, "HEAD"))
+	if err != nil {
+		return ""
+	}
+	branch, ok := strings.CutPrefix(strings.TrimSpace(string(head)), "ref: refs/heads/")
+	if !ok {
+		return ""
+	}
+	return branch
+}
+
+// SameFile reports whether a and b name the same file, comparing the paths
+// when either cannot be read.
+func SameFile(a, b string) bool {
 	sa, err1 := os.Stat(a)
 	sb, err2 := os.Stat(b)
 	if err1 != nil || err2 != nil {
@@ -138,22 +169,22 @@ func sameFile(a, b string) bool {
 	return os.SameFile(sa, sb)
 }
 
-// addWorktree registers path as a linked worktree of bare with branch
+// AddWorktree registers path as a linked worktree of r with branch
 // checked out, the way `git worktree add` does: the admin directory with
 // HEAD, commondir and gitdir, the worktree's .git file, the files of the
 // branch's tree and an index matching them.
-func addWorktree(ctx context.Context, r *repo, path, branch string) (*linkedWorktree, error) {
-	if err := checkWorktreeDir(path); err != nil {
+func (r *Repo) AddWorktree(ctx context.Context, path, branch string) (*Worktree, error) {
+	if err := CheckWorktreeDir(path); err != nil {
 		return nil, err
 	}
-	head, err := r.head(branch)
+	head, err := r.Head(branch)
 	if err != nil {
 		return nil, err
 	}
 	if head.IsZero() {
 		return nil, fmt.Errorf("branch %s does not exist", branch)
 	}
-	if others, err := worktreesOn(r.path, branch); err != nil {
+	if others, err := WorktreesOn(r.path, branch); err != nil {
 		return nil, err
 	} else if len(others) > 0 {
 		return nil, fmt.Errorf("branch %s is already checked out at %s; an agent's branch can be checked out in one place at a time", branch, others[0].Path)
@@ -185,19 +216,43 @@ func addWorktree(ctx context.Context, r *repo, path, branch string) (*linkedWork
 	if err := os.WriteFile(filepath.Join(path, ".git"), []byte("gitdir: "+admin+"\n"), 0o644); err != nil {
 		return nil, fmt.Errorf("write worktree .git: %w", err)
 	}
-	w := &linkedWorktree{ID: id, Admin: admin, Path: path, Branch: branch}
-	tree, err := r.commitTree(head)
+	w := &Worktree{ID: id, Admin: admin, Path: path, Branch: branch}
+	tree, err := r.CommitTree(head)
 	if err != nil {
 		return nil, err
 	}
-	if err := checkoutTree(ctx, r, w, plumbing.ZeroHash, tree); err != nil {
+	if err := r.Checkout(ctx, w, plumbing.ZeroHash, tree); err != nil {
 		return nil, err
 	}
 	return w, nil
 }
 
-// removeWorktree deletes the worktree's files and git's admin directory.
-func removeWorktree(w *linkedWorktree) error {
+// SwitchWorktree checks out branch in the worktree w, whose files have no
+// uncommitted changes.
+func (r *Repo) SwitchWorktree(ctx context.Context, w *Worktree, branch string) error {
+	var from plumbing.Hash
+	if w.Branch != "" {
+		var err error
+		if _, from, err = r.HeadTree(w.Branch); err != nil {
+			return err
+		}
+	}
+	_, to, err := r.HeadTree(branch)
+	if err != nil {
+		return err
+	}
+	if err := r.Checkout(ctx, w, from, to); err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(w.Admin, "HEAD"), []byte("ref: refs/heads/"+branch+"\n"), 0o644); err != nil {
+		return err
+	}
+	w.Branch = branch
+	return nil
+}
+
+// Remove deletes the worktree's files and git's admin directory.
+func (w *Worktree) Remove() error {
 	if err := os.RemoveAll(w.Path); err != nil {
 		return fmt.Errorf("remove worktree %s: %w", w.Path, err)
 	}
@@ -207,108 +262,109 @@ func removeWorktree(w *linkedWorktree) error {
 	return nil
 }
 
-// checkoutTree moves the worktree's files and index from tree "from" (zero:
+// Checkout moves the worktree's files and index from tree "from" (zero:
 // nothing checked out yet) to tree "to", touching only the paths that differ.
 // The caller has checked that those paths have no uncommitted edits.
-func checkoutTree(ctx context.Context, r *repo, w *linkedWorktree, from, to plumbing.Hash) error {
-	oldFiles, err := r.treeFiles(from)
+func (r *Repo) Checkout(ctx context.Context, w *Worktree, from, to plumbing.Hash) error {
+	oldFiles, err := r.TreeFiles(from)
 	if err != nil {
 		return err
 	}
-	newFiles, err := r.treeFiles(to)
+	newFiles, err := r.TreeFiles(to)
 	if err != nil {
 		return err
 	}
-	var changes []fileChange
+	var changes []FileChange
 	for p, e := range newFiles {
 		if o, ok := oldFiles[p]; ok && o.Hash == e.Hash && o.Mode == e.Mode {
 			continue
 		}
-		data, err := r.blob(e.Hash)
+		data, err := r.Blob(e.Hash)
 		if err != nil {
 			return err
 		}
-		changes = append(changes, fileChange{path: p, data: data, hash: e.Hash})
+		changes = append(changes, FileChange{Path: p, Data: data, Hash: e.Hash})
 	}
 	for p := range oldFiles {
 		if _, ok := newFiles[p]; !ok {
-			changes = append(changes, fileChange{path: p, del: true})
+			changes = append(changes, FileChange{Path: p, Del: true})
 		}
 	}
-	return syncWorktree(ctx, r, w, changes, from.IsZero())
+	return r.syncWorktree(ctx, w, changes, from.IsZero())
 }
 
-// fileChange is a file a commit wrote or deleted, to mirror in worktrees.
-type fileChange struct {
-	path string // slash-separated, relative to the worktree
-	data []byte
-	hash plumbing.Hash
-	del  bool
-	// base, when set, is the index entry's hash of the file on disk that
-	// data extends (data = that content + appended bytes): the worktree
+// FileChange is a file a commit wrote or deleted, to mirror in worktrees.
+type FileChange struct {
+	Path string        // slash-separated, relative to the worktree
+	Data []byte        // the new content
+	Hash plumbing.Hash // Data's blob
+	Del  bool          // the file is deleted instead
+	// Base, when set, is the index entry's hash of the file on disk that
+	// Data extends (Data = that content + appended bytes): the worktree
 	// copy may be appended to instead of replaced.
-	base     plumbing.Hash
-	baseSize int64
+	Base     plumbing.Hash
+	BaseSize int64 // the size of Base's content
 }
 
 // syncWorktree writes changes into the worktree and its index. With fresh
 // set the index is rebuilt from the changes alone.
-func syncWorktree(ctx context.Context, r *repo, w *linkedWorktree, changes []fileChange, fresh bool) error {
+func (r *Repo) syncWorktree(ctx context.Context, w *Worktree, changes []FileChange, fresh bool) error {
 	idx := &index.Index{Version: 2}
 	if !fresh {
 		var err error
-		if idx, err = readIndex(w); err != nil {
+		if idx, err = w.ReadIndex(); err != nil {
 			return err
 		}
 	}
-	root, err := openWorktree(w.Path)
+	root, err := OpenRoot(w.Path)
 	if err != nil {
 		return err
 	}
 	defer root.Close()
-	return syncWorktreeWith(ctx, r, w, root, changes, idx)
+	return r.WriteWorktree(ctx, w, root, changes, idx)
 }
 
-// syncWorktreeWith applies changes to the worktree (each file replaced by a
-// rename, never written in place) and to idx, then writes idx.
-func syncWorktreeWith(ctx context.Context, r *repo, w *linkedWorktree, root *wtRoot, changes []fileChange, idx *index.Index) error {
+// WriteWorktree applies changes to the worktree w, opened as root (each
+// file replaced by a rename, never written in place, or appended to when
+// its Base still matches), and to idx, then writes idx.
+func (r *Repo) WriteWorktree(ctx context.Context, w *Worktree, root *Root, changes []FileChange, idx *index.Index) error {
 	for _, c := range changes {
-		if c.del {
-			if err := root.Remove(c.path); err != nil {
+		if c.Del {
+			if err := root.Remove(c.Path); err != nil {
 				return err
 			}
-			_, _ = idx.Remove(c.path)
+			_, _ = idx.Remove(c.Path)
 			continue
 		}
-		e, _ := idx.Entry(c.path)
+		e, _ := idx.Entry(c.Path)
 		done := false
-		if !c.base.IsZero() && e != nil && e.Hash == c.base && int64(len(c.data)) > c.baseSize {
+		if !c.Base.IsZero() && e != nil && e.Hash == c.Base && int64(len(c.Data)) > c.BaseSize {
 			var err error
-			if done, err = root.Append(c.path, c.baseSize, c.data[c.baseSize:]); err != nil {
+			if done, err = root.Append(c.Path, c.BaseSize, c.Data[c.BaseSize:]); err != nil {
 				return err
 			}
 		}
 		if !done {
-			if err := root.WriteFile(c.path, c.data); err != nil {
+			if err := root.WriteFile(c.Path, c.Data); err != nil {
 				return err
 			}
 		}
-		crashPoint("worktree-file")
-		st, err := root.Lstat(c.path)
+		crash.Point("worktree-file")
+		st, err := root.Lstat(c.Path)
 		if err != nil {
 			return err
 		}
 		if e == nil {
-			e = idx.Add(c.path)
+			e = idx.Add(c.Path)
 		}
-		fillEntry(e, c.hash, st)
+		FillEntry(e, c.Hash, st)
 	}
-	return writeIndex(ctx, r, w, idx)
+	return r.writeIndex(ctx, w, idx)
 }
 
-// fillEntry records a file's hash and stat data in an index entry, so that
+// FillEntry records a file's hash and stat data in an index entry, so that
 // git trusts it without rehashing.
-func fillEntry(e *index.Entry, h plumbing.Hash, st os.FileInfo) {
+func FillEntry(e *index.Entry, h plumbing.Hash, st os.FileInfo) {
 	e.Hash = h
 	e.Mode = filemode.Regular
 	e.Size = uint32(st.Size())
@@ -323,9 +379,9 @@ func fillEntry(e *index.Entry, h plumbing.Hash, st os.FileInfo) {
 	e.SkipWorktree, e.IntentToAdd = false, false
 }
 
-// statMatches reports whether a file's stat data still matches its index
+// StatMatches reports whether a file's stat data still matches its index
 // entry, git's cheap test that the file is unchanged.
-func statMatches(e *index.Entry, st os.FileInfo) bool {
+func StatMatches(e *index.Entry, st os.FileInfo) bool {
 	if e == nil || uint32(st.Size()) != e.Size || !st.ModTime().Equal(e.ModifiedAt) {
 		return false
 	}
@@ -335,8 +391,8 @@ func statMatches(e *index.Entry, st os.FileInfo) bool {
 	return true
 }
 
-// readIndex loads the worktree's index; a missing one is empty.
-func readIndex(w *linkedWorktree) (*index.Index, error) {
+// ReadIndex loads the worktree's index; a missing one is empty.
+func (w *Worktree) ReadIndex() (*index.Index, error) {
 	idx := &index.Index{Version: 2}
 	data, err := os.ReadFile(filepath.Join(w.Admin, "index"))
 	if errors.Is(err, fs.ErrNotExist) {
@@ -353,7 +409,7 @@ func readIndex(w *linkedWorktree) (*index.Index, error) {
 }
 
 // writeIndex stores idx with git's lock protocol (index.lock, rename).
-func writeIndex(ctx context.Context, r *repo, w *linkedWorktree, idx *index.Index) error {
+func (r *Repo) writeIndex(ctx context.Context, w *Worktree, idx *index.Index) error {
 	sort.Slice(idx.Entries, func(i, j int) bool { return idx.Entries[i].Name < idx.Entries[j].Name })
 	if idx.Version < 2 || idx.Version > 3 {
 		idx.Version = 2
@@ -365,11 +421,11 @@ func writeIndex(ctx context.Context, r *repo, w *linkedWorktree, idx *index.Inde
 		return fmt.Errorf("encode worktree index: %w", err)
 	}
 	path := filepath.Join(w.Admin, "index")
-	f, err := takeGitLock(ctx, path+".lock", r.warn)
+	f, err := takeLock(ctx, path+".lock", r.warn)
 	if err != nil {
 		return fmt.Errorf("write the worktree index: %w", err)
 	}
-	crashPoint("index-locked")
+	crash.Point("index-locked")
 	// Not fsynced: a lost index is rebuilt from the branch.
 	if err := commitLockFile(f, path, buf.Bytes(), false); err != nil {
 		return fmt.Errorf("write the worktree index %s: %w", path, err)
@@ -377,21 +433,21 @@ func writeIndex(ctx context.Context, r *repo, w *linkedWorktree, idx *index.Inde
 	return nil
 }
 
-// dirtyPaths lists the worktree's tracked files that differ from tree
+// DirtyPaths lists the worktree's tracked files that differ from tree
 // (modified, deleted, or added to the index), using stat data first and
 // content hashes only for files whose stat data changed. Untracked files are
 // not reported. stale lists those of them whose index entry differs from
 // tree: committing them as they are would undo the branch's newer version.
-func dirtyPaths(r *repo, w *linkedWorktree, tree plumbing.Hash) (dirty, stale []string, err error) {
-	files, err := r.treeFiles(tree)
+func (r *Repo) DirtyPaths(w *Worktree, tree plumbing.Hash) (dirty, stale []string, err error) {
+	files, err := r.TreeFiles(tree)
 	if err != nil {
 		return nil, nil, err
 	}
-	idx, err := readIndex(w)
+	idx, err := w.ReadIndex()
 	if err != nil {
 		return nil, nil, err
 	}
-	root, err := openWorktree(w.Path)
+	root, err := OpenRoot(w.Path)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -404,11 +460,11 @@ func dirtyPaths(r *repo, w *linkedWorktree, tree plumbing.Hash) (dirty, stale []
 		switch {
 		case lerr != nil || !st.Mode().IsRegular():
 			dirty = append(dirty, e.Name)
-		case ok && te.Hash == e.Hash && statMatches(e, st):
+		case ok && te.Hash == e.Hash && StatMatches(e, st):
 			continue
 		default:
 			data, err := root.ReadFile(e.Name)
-			if err == nil && ok && blobHash(data) == te.Hash {
+			if err == nil && ok && BlobHash(data) == te.Hash {
 				continue // only stat data moved, or the index lags a correct file
 			}
 			dirty = append(dirty, e.Name)

@@ -1,6 +1,6 @@
 //go:build darwin || freebsd || netbsd
 
-package staterepo
+package gitstore
 
 import (
 	"syscall"

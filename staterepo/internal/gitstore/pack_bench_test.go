@@ -1,4 +1,4 @@
-package staterepo
+package gitstore
 
 import (
 	"bytes"
@@ -17,7 +17,7 @@ import (
 // BenchmarkPackedRead reads a branch head's commit, root tree and a file
 // from a fresh view of a packed repo of 100,000 commits (~300,000 objects,
 // the size of a state repo of 100,000 entries), as every planq process
-// does once: through go-git's storage, and through repo (packSet), which
+// does once: through go-git's storage, and through Repo (packSet), which
 // searches the .idx files in place. The gap is why planq reads packs itself.
 func BenchmarkPackedRead(b *testing.B) {
 	dir := b.TempDir()
@@ -36,11 +36,11 @@ func BenchmarkPackedRead(b *testing.B) {
 	if out, err := cmd.CombinedOutput(); err != nil {
 		b.Fatalf("fast-import: %v %s", err, out)
 	}
-	r, err := openRepo(bare)
+	r, err := Open(bare, nil)
 	if err != nil {
 		b.Fatal(err)
 	}
-	head, err := r.head("main")
+	head, err := r.Head("main")
 	if err != nil || head.IsZero() {
 		b.Fatalf("head: %v", err)
 	}
@@ -80,11 +80,11 @@ func BenchmarkPackedRead(b *testing.B) {
 	})
 	b.Run("planq", func(b *testing.B) {
 		for b.Loop() {
-			r, err := openRepo(bare)
+			r, err := Open(bare, nil)
 			if err != nil {
 				b.Fatal(err)
 			}
-			read(b, r.commit, r.tree, r.blob)
+			read(b, r.Commit, r.Tree, r.Blob)
 		}
 	})
 }

@@ -1,6 +1,6 @@
 //go:build linux
 
-package staterepo
+package gitstore
 
 import (
 	"syscall"

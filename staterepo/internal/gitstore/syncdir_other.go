@@ -1,6 +1,6 @@
 //go:build !unix
 
-package staterepo
+package gitstore
 
 // syncDir is a no-op: Windows cannot open a directory to flush it, and
 // NTFS journals its directory entries.

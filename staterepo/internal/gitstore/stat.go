@@ -1,4 +1,4 @@
-package staterepo
+package gitstore
 
 import "time"
 

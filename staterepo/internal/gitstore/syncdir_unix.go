@@ -1,6 +1,6 @@
 //go:build unix
 
-package staterepo
+package gitstore
 
 import (
 	"errors"
