@@ -1,12 +1,10 @@
 package hooks_test
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/planq-dev/planq/internal/fakemodel"
 	"github.com/planq-dev/planq/internal/testenv"
@@ -26,13 +24,8 @@ func planqWithHookBinary(t *testing.T) string {
 // denied with the error as the reason, and the file does not land.
 func TestHookFailureDeniesAWriteInClaudeCode(t *testing.T) {
 	claude := fakemodel.EnsureClaude(t)
-	testenv.RequireJJ(t)
-	planq := planqWithHookBinary(t) // before Isolate: the builds use the real Go caches
-	testenv.Isolate(t)
-	repo := testenv.JJRepo(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
-	installProject(ctx, t, planq, claude, repo)
+	w := claudeWorld(t, claude, planqWithHookBinary(t)) // built before Isolate: the builds use the real Go caches
+	repo := w.Repo
 	settings, err := os.ReadFile(filepath.Join(repo, ".claude", "settings.json"))
 	if err != nil || !strings.Contains(string(settings), "planq-hook pre-tool-use") {
 		t.Fatalf("the tool hooks are not wired to planq-hook: %v\n%s", err, settings)
@@ -48,19 +41,11 @@ func TestHookFailureDeniesAWriteInClaudeCode(t *testing.T) {
 	}
 
 	target := filepath.Join(repo, "landed.txt")
-	m, err := fakemodel.Start(
+	s := w.Run(claudeCode(w, claude), "Write the file",
 		fakemodel.Turn{Text: "Writing.", Tools: []fakemodel.ToolUse{{Name: "Write", Input: map[string]any{"file_path": target, "content": "must not land\n"}}}},
 		fakemodel.Turn{Text: "Done."},
 	)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer m.Close()
-	if _, err := (fakemodel.Run{Claude: claude, Dir: repo, Home: os.Getenv("HOME"), Model: m, Env: claudeEnv(),
-		Args: []string{"-p", "Write the file"}}).Exec(ctx); err != nil {
-		t.Fatal(err)
-	}
-	loop := m.LoopRequests()
+	loop := s.Loop
 	if len(loop) < 2 {
 		t.Fatalf("the model was asked %d times; the Write did not come back", len(loop))
 	}

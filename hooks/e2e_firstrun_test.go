@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/planq-dev/planq/internal/e2e"
 	"github.com/planq-dev/planq/internal/fakemodel"
 	"github.com/planq-dev/planq/internal/testenv"
 	"github.com/planq-dev/planq/jj"
@@ -135,7 +136,7 @@ func TestFirstRunInClaudeCode(t *testing.T) {
 	if got := strings.TrimSpace(testenv.Run(t, "", "git", "--git-dir", bare, "log", "-1", "--format=%s", "main")); got != task {
 		t.Errorf("origin's main is %q, want the pushed %q", got, task)
 	}
-	root := strings.TrimSpace(jjOut(t, repo, "log", "--no-graph", "-r", "main", "-T", "change_id"))
+	root := strings.TrimSpace(e2e.JJ(t, repo, "log", "--no-graph", "-r", "main", "-T", "change_id"))
 	// The session is recorded under the change: Claude Code's session, and
 	// the file PostToolUse saw it write.
 	st, err := staterepo.Open(staterepo.Options{Dir: repo})
@@ -179,7 +180,7 @@ func TestFirstRunInClaudeCode(t *testing.T) {
 	if lineage, ok := jj.SessionRoot(cur.Description); !ok || lineage != root || !slices.Equal(cur.Parents, []string{root}) {
 		t.Errorf("@ after resume = %+v; want a change on the pushed root %s, in its lineage", cur, root[:12])
 	}
-	if d := jjOut(t, repo, "diff", "--summary"); !strings.Contains(d, "A review.txt") {
+	if d := e2e.JJ(t, repo, "diff", "--summary"); !strings.Contains(d, "A review.txt") {
 		t.Errorf("jj diff --summary = %q, want review.txt in the resumed change", d)
 	}
 }

@@ -1,12 +1,10 @@
 package hooks_test
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/planq-dev/planq/internal/fakemodel"
 	"github.com/planq-dev/planq/internal/testenv"
@@ -17,15 +15,10 @@ import (
 // at all, while a Bash call still goes through the gate.
 func TestReadOnlyToolsStartNoHookInClaudeCode(t *testing.T) {
 	claude := fakemodel.EnsureClaude(t)
-	testenv.RequireJJ(t)
 	planq := planqBinary(t)
-	testenv.Isolate(t)
-	repo := testenv.JJRepo(t)
+	w := claudeWorld(t, claude, planq)
+	repo := w.Repo
 	testenv.WriteFile(t, repo, "notes.txt", "read me\n")
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
-
-	installProject(ctx, t, planq, claude, repo)
 	// Point the hooks at a wrapper that logs each start, then runs planq.
 	logFile := filepath.Join(t.TempDir(), "hook-starts.log")
 	wrapper := filepath.Join(t.TempDir(), "planq-logged")
@@ -42,22 +35,13 @@ func TestReadOnlyToolsStartNoHookInClaudeCode(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	m, err := fakemodel.Start(
+	s := w.Run(claudeCode(w, claude), "Look around",
 		fakemodel.Turn{Text: "Reading.", Tools: []fakemodel.ToolUse{{Name: "Read", Input: map[string]any{"file_path": filepath.Join(repo, "notes.txt")}}}},
 		fakemodel.Turn{Text: "Searching.", Tools: []fakemodel.ToolUse{{Name: "Grep", Input: map[string]any{"pattern": "read", "path": repo}}}},
 		fakemodel.Turn{Text: "Listing.", Tools: []fakemodel.ToolUse{{Name: "Bash", Input: map[string]any{"command": "ls", "description": "list files"}}}},
 		fakemodel.Turn{Text: "Done."},
 	)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer m.Close()
-	env := claudeEnv()
-	if _, err := (fakemodel.Run{Claude: claude, Dir: repo, Home: os.Getenv("HOME"), Model: m, Env: env,
-		Args: []string{"-p", "Look around"}}).Exec(ctx); err != nil {
-		t.Fatal(err)
-	}
-	if n := len(m.LoopRequests()); n < 4 {
+	if n := len(s.Loop); n < 4 {
 		t.Fatalf("the model was asked %d times; the scripted tools did not all run", n)
 	}
 	starts, _ := os.ReadFile(logFile)

@@ -1,14 +1,13 @@
 package hooks_test
 
 import (
-	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
+	"github.com/planq-dev/planq/internal/e2e"
 	"github.com/planq-dev/planq/internal/fakemodel"
 	"github.com/planq-dev/planq/internal/testenv"
 )
@@ -22,15 +21,20 @@ func planqBinary(t *testing.T) string {
 	return testenv.BuildPlanq(t, "..")
 }
 
-// installProject runs `planq mcp install --scope project` in repo,
-// registering the server through claude.
-func installProject(ctx context.Context, t *testing.T, planq, claude, repo string) {
+// claudeWorld is the world of an end-to-end test in Claude Code: planq
+// wired with `planq mcp install --scope project`, the server registered
+// through claude.
+func claudeWorld(t *testing.T, claude, planq string) *e2e.World {
 	t.Helper()
-	install := exec.CommandContext(ctx, planq, "mcp", "install", "--scope", "project", "--claude", claude)
-	install.Dir = repo
-	if out, err := install.CombinedOutput(); err != nil {
-		t.Fatalf("planq mcp install: %v\n%s", err, out)
-	}
+	w := e2e.New(t, planq)
+	w.Install("--scope", "project", "--claude", claude)
+	return w
+}
+
+// claudeCode is the Host that runs Claude Code in w with claudeEnv, args
+// following -p and the prompt.
+func claudeCode(w *e2e.World, claude string, args ...string) e2e.Host {
+	return e2e.Claude(fakemodel.Run{Claude: claude, Dir: w.Repo, Home: w.Home, Env: claudeEnv(), Args: args})
 }
 
 // claudeEnv is the environment the end-to-end tests give Claude Code, and so
@@ -41,11 +45,6 @@ func claudeEnv() []string {
 		"JJ_USER=Test User", "JJ_EMAIL=test@example.com", "MCP_TIMEOUT=30000"}
 }
 
-func jjOut(t *testing.T, dir string, args ...string) string {
-	t.Helper()
-	return testenv.Run(t, dir, "jj", append([]string{"--no-pager", "--color", "never"}, args...)...)
-}
-
 // TestEndToEndInClaudeCode drives the real Claude Code CLI against a scripted
 // model in a fresh jj repo wired with `planq mcp install --scope project`:
 // the gate denies an early Write, jj_init unlocks it, the Write lands in the
@@ -53,91 +52,60 @@ func jjOut(t *testing.T, dir string, args ...string) string {
 // a resumed session gets it back in its context.
 func TestEndToEndInClaudeCode(t *testing.T) {
 	claude := fakemodel.EnsureClaude(t)
-	testenv.RequireJJ(t)
 	planq := planqBinary(t) // before Isolate: the build uses the real Go caches
 	for _, sub := range []string{"session-start", "pre-tool-use", "stop"} {
 		if out, err := exec.Command(planq, "hook", sub, "--help").CombinedOutput(); err != nil || !strings.Contains(string(out), "planq hook "+sub) {
 			t.Skipf("!!! SKIPPED: this planq has no `planq hook %s` yet, so the end-to-end test cannot run: %v %s", sub, err, out)
 		}
 	}
-	testenv.Isolate(t)
-	repo := testenv.JJRepo(t)
-	home := os.Getenv("HOME")
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	defer cancel()
-
-	installProject(ctx, t, planq, claude, repo)
+	w := claudeWorld(t, claude, planq)
+	repo, home := w.Repo, w.Home
+	w.Debug = func() { dumpDebug(t, home) }
 
 	hello := filepath.Join(repo, "hello.txt")
-	summary := "Add a greeting file\n\nDone:\n- hello.txt with a greeting\n\nKey decisions:\n- plain text over markdown (zebra-decision)\n\nLeft to do:\n- nothing\n\nOpen questions:\n- none"
-	m, err := fakemodel.Start(
+	s := w.Play(claudeCode(w, claude), "Add a greeting file",
 		fakemodel.Turn{Text: "Writing the file.", Tools: []fakemodel.ToolUse{{Name: "Write", Input: map[string]any{"file_path": hello, "content": "too early\n"}}}},
 		fakemodel.Turn{Text: "Declaring the change.", Tools: []fakemodel.ToolUse{{Name: "mcp__planq__jj_init", Input: map[string]any{"description": "Add a greeting file"}}}},
 		fakemodel.Turn{Text: "Writing again.", Tools: []fakemodel.ToolUse{{Name: "Write", Input: map[string]any{"file_path": hello, "content": "hello\n"}}}},
 		fakemodel.Turn{Text: "Done."},
-		fakemodel.Turn{Text: "Summarising.", Tools: []fakemodel.ToolUse{{Name: "mcp__planq__jj_describe", Input: map[string]any{"description": summary}}}},
+		fakemodel.Turn{Text: "Summarising.", Tools: []fakemodel.ToolUse{{Name: "mcp__planq__jj_describe", Input: map[string]any{"description": e2e.Summary}}}},
 		fakemodel.Turn{Text: "Summary written."},
 	)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer m.Close()
-	env := claudeEnv()
-	res, err := fakemodel.Run{Claude: claude, Dir: repo, Home: home, Model: m, Env: env,
-		Args: []string{"-p", "Add a greeting file"}}.Exec(ctx)
-	loop := m.LoopRequests()
-	for i, r := range loop {
-		t.Logf("loop request %d (turn %d): last user message:\n%s", i, r.Turn, r.LastUserText())
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	if t.Failed() || os.Getenv("PLANQ_E2E_DEBUG") != "" {
+	if os.Getenv("PLANQ_E2E_DEBUG") != "" {
 		dumpDebug(t, home)
-		t.Logf("jj op log:\n%s", jjOut(t, repo, "op", "log", "--no-graph", "-T", `description ++ " | " ++ tags ++ "\n"`))
-		t.Logf("jj log:\n%s", jjOut(t, repo, "log", "-r", "::", "--no-graph", "-T", `change_id.short() ++ " " ++ empty ++ " " ++ description.first_line() ++ "\n"`))
-	}
-	if unused, extra := m.Remaining(); unused != 0 || extra != 0 {
-		dumpDebug(t, home)
-		t.Fatalf("script: %d turns unused, %d requests after it ended; stdout: %s", unused, extra, res.Stdout)
+		t.Logf("jj op log:\n%s", w.JJ("op", "log", "--no-graph", "-T", `description ++ " | " ++ tags ++ "\n"`))
+		t.Logf("jj log:\n%s", w.JJ("log", "-r", "::", "--no-graph", "-T", `change_id.short() ++ " " ++ empty ++ " " ++ description.first_line() ++ "\n"`))
 	}
 	// (1) The first Write was denied by the gate, and the model was told why.
-	trs := loop[1].ToolResults()
-	if len(trs) != 1 || !trs[0].IsError || !strings.Contains(trs[0].Text, "jj_init") {
-		t.Errorf("after the first Write the model got %+v, want an error naming jj_init", trs)
+	if tr := w.ToolResult(s.Loop[1], "the first Write", "jj_init"); !tr.IsError {
+		t.Errorf("after the first Write the model got %+v, want an error naming jj_init", tr)
 	}
 	// (2)+(3) jj_init unlocked the gate; the second Write landed in the change.
 	if got, err := os.ReadFile(hello); err != nil || string(got) != "hello\n" {
 		t.Errorf("hello.txt = %q, %v", got, err)
 	}
-	if d := jjOut(t, repo, "diff", "--summary"); !strings.Contains(d, "A hello.txt") {
+	if d := w.JJ("diff", "--summary"); !strings.Contains(d, "A hello.txt") {
 		t.Errorf("jj diff --summary = %q, want hello.txt added in the declared change", d)
 	}
 	// (4) Ending the turn made the stop hook ask for the summary.
-	if fb := loop[4].LastUserText(); !strings.Contains(fb, "Stop hook feedback") || !strings.Contains(fb, "mcp__planq__jj_describe") || !strings.Contains(fb, "Key decisions:") {
+	if fb := s.Loop[4].LastUserText(); !strings.Contains(fb, "Stop hook feedback") || !strings.Contains(fb, "mcp__planq__jj_describe") || !strings.Contains(fb, "Key decisions:") {
 		t.Errorf("after the first end of turn the model got:\n%s\nwant the stop hook asking for a summary", fb)
 	}
 	// (5) jj_describe wrote it: jj log shows the summary.
-	if log := jjOut(t, repo, "log", "-r", "@", "--no-graph", "-T", "description"); !strings.Contains(log, "zebra-decision") {
+	if log := w.Description(); !strings.Contains(log, "zebra-decision") {
 		t.Errorf("jj log -r @ description = %q, want the summary", log)
 	}
-	if res.SessionID == "" {
-		t.Fatalf("no session id in claude's output: %s", res.Stdout)
+	if s.SessionID == "" {
+		t.Fatalf("no session id in claude's output: %s", s.Stdout)
 	}
+	id := s.SessionID
 
 	// A resumed session gets the summary back in its context.
-	m.SetScript(
-		fakemodel.Turn{Text: "Looking back.", Tools: []fakemodel.ToolUse{{Name: "mcp__planq__query_ancestor",
-			Input: map[string]any{"change_id": "@", "include": []string{"transcript"}, "transcript_filter": map[string]any{"search": "zebra-decision"}}}}},
+	s = w.Resume(s, claudeCode(w, claude, "--resume", id), "Where were we?",
+		e2e.AskAncestor("mcp__planq__query_ancestor", "zebra-decision"),
 		fakemodel.Turn{Text: "Back, and I know where we are."},
 	)
-	res2, err := fakemodel.Run{Claude: claude, Dir: repo, Home: home, Model: m, Env: env,
-		Args: []string{"-p", "Where were we?", "--resume", res.SessionID}}.Exec(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	_ = res2
-	loop = m.LoopRequests()
+	loop := s.Loop
 	// query_ancestor reads the lineage's stored transcript.
 	if trs := loop[len(loop)-1].ToolResults(); len(trs) != 1 || trs[0].IsError || !strings.Contains(trs[0].Text, "mcp__planq__jj_describe") || !strings.Contains(trs[0].Text, "zebra-decision") {
 		t.Errorf("query_ancestor's transcript search returned %+v", trs)
@@ -150,16 +118,12 @@ func TestEndToEndInClaudeCode(t *testing.T) {
 
 	// Compaction: pre-compact logs it and session-start (source compact)
 	// brings the summary back.
-	m.SetScript(fakemodel.Turn{Text: "Conversation summary: a greeting file was added."})
-	if _, err := (fakemodel.Run{Claude: claude, Dir: repo, Home: home, Model: m, Env: env,
-		Args: []string{"-p", "/compact", "--resume", res.SessionID}}).Exec(ctx); err != nil {
-		t.Fatal(err)
-	}
+	w.Resume(s, claudeCode(w, claude, "--resume", id), "/compact", fakemodel.Turn{Text: "Conversation summary: a greeting file was added."})
 	log := testenv.Run(t, repo, planq, "log", "-n", "5")
 	if !strings.Contains(log, "Context compacted (manual)") {
 		t.Errorf("planq log after /compact lacks the compaction:\n%s", log)
 	}
-	files, _ := filepath.Glob(filepath.Join(home, ".claude", "projects", "*", res.SessionID+".jsonl"))
+	files, _ := filepath.Glob(filepath.Join(home, ".claude", "projects", "*", id+".jsonl"))
 	var claudeLog []byte
 	if len(files) == 1 {
 		claudeLog, _ = os.ReadFile(files[0])

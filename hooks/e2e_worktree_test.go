@@ -9,8 +9,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
+	"github.com/planq-dev/planq/internal/e2e"
 	"github.com/planq-dev/planq/internal/fakemodel"
 	"github.com/planq-dev/planq/internal/testenv"
 )
@@ -18,22 +18,17 @@ import (
 // worktreeWorld is a jj repo wired for Claude Code the way the README says
 // (`planq mcp install`, local scope), for the parallel-agents tests.
 type worktreeWorld struct {
-	claude, planq, repo, home string
-	env                       []string
+	*e2e.World
+	claude string
+	env    []string
 }
 
 func newWorktreeWorld(t *testing.T) *worktreeWorld {
 	t.Helper()
 	claude := fakemodel.EnsureClaude(t)
-	testenv.RequireJJ(t)
-	planq := planqBinary(t)
-	testenv.Isolate(t)
-	w := &worktreeWorld{claude: claude, planq: planq, repo: testenv.JJRepo(t), home: os.Getenv("HOME"), env: claudeEnv()}
-	if real, err := filepath.EvalSymlinks(w.repo); err == nil {
-		w.repo = real
-	}
-	install := exec.Command(planq, "mcp", "install", "--claude", claude)
-	install.Dir = w.repo
+	w := &worktreeWorld{World: e2e.New(t, planqBinary(t)), claude: claude, env: claudeEnv()}
+	install := exec.Command(w.Planq, "mcp", "install", "--claude", claude)
+	install.Dir = w.Repo
 	install.Env = append(os.Environ(), "PATH="+filepath.Dir(claude)+string(os.PathListSeparator)+os.Getenv("PATH"))
 	if out, err := install.CombinedOutput(); err != nil {
 		t.Fatalf("planq mcp install: %v\n%s", err, out)
@@ -42,7 +37,7 @@ func newWorktreeWorld(t *testing.T) *worktreeWorld {
 }
 
 func (w *worktreeWorld) run(ctx context.Context, m *fakemodel.Server, args ...string) (fakemodel.Result, error) {
-	return fakemodel.Run{Claude: w.claude, Dir: w.repo, Home: w.home, Model: m, Env: w.env, Args: args}.Exec(ctx)
+	return fakemodel.Run{Claude: w.claude, Dir: w.Repo, Home: w.Home, Model: m, Env: w.env, Args: args}.Exec(ctx)
 }
 
 // TestWorktreeSessionInClaudeCode: `claude -p --worktree NAME` works in a
@@ -51,9 +46,8 @@ func (w *worktreeWorld) run(ctx context.Context, m *fakemodel.Server, args ...st
 // workspace's change, not in the main working copy.
 func TestWorktreeSessionInClaudeCode(t *testing.T) {
 	w := newWorktreeWorld(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	defer cancel()
-	ws := filepath.Join(w.repo, ".planq", "workspaces", "feature")
+	ctx := w.Ctx
+	ws := filepath.Join(w.Repo, ".planq", "workspaces", "feature")
 	file := filepath.Join(ws, "feature.txt")
 	m, err := fakemodel.Start(
 		fakemodel.Turn{Text: "Writing.", Tools: []fakemodel.ToolUse{{Name: "Write", Input: map[string]any{"file_path": file, "content": "too early\n"}}}},
@@ -73,10 +67,10 @@ func TestWorktreeSessionInClaudeCode(t *testing.T) {
 	}
 	loop := m.LoopRequests()
 	if unused, extra := m.Remaining(); unused != 0 || extra != 0 {
-		dumpDebug(t, w.home)
+		dumpDebug(t, w.Home)
 		t.Fatalf("script: %d turns unused, %d requests after it; stdout: %s", unused, extra, res.Stdout)
 	}
-	if list := jjOut(t, w.repo, "workspace", "list"); !strings.Contains(list, "feature:") {
+	if list := e2e.JJ(t, w.Repo, "workspace", "list"); !strings.Contains(list, "feature:") {
 		t.Fatalf("jj workspace list lacks the worktree:\n%s", list)
 	}
 	if trs := loop[1].ToolResults(); len(trs) != 1 || !trs[0].IsError || !strings.Contains(trs[0].Text, "mcp__planq__jj_init") {
@@ -85,16 +79,16 @@ func TestWorktreeSessionInClaudeCode(t *testing.T) {
 	if got, err := os.ReadFile(file); err != nil || string(got) != "feature\n" {
 		t.Errorf("feature.txt in the workspace = %q, %v", got, err)
 	}
-	if d := jjOut(t, ws, "diff", "--summary"); !strings.Contains(d, "A feature.txt") {
+	if d := e2e.JJ(t, ws, "diff", "--summary"); !strings.Contains(d, "A feature.txt") {
 		t.Errorf("the workspace's change lacks feature.txt:\n%s", d)
 	}
-	if d := jjOut(t, w.repo, "diff", "--summary"); strings.TrimSpace(d) != "" {
+	if d := e2e.JJ(t, w.Repo, "diff", "--summary"); strings.TrimSpace(d) != "" {
 		t.Errorf("the main working copy's change took something:\n%s", d)
 	}
-	if desc := jjOut(t, ws, "log", "-r", "@", "--no-graph", "-T", "description"); !strings.Contains(desc, "Done:") {
+	if desc := e2e.JJ(t, ws, "log", "-r", "@", "--no-graph", "-T", "description"); !strings.Contains(desc, "Done:") {
 		t.Errorf("the stop hook's summary did not land in the workspace's change: %q", desc)
 	}
-	if out := testenv.Run(t, w.repo, w.planq, "agents"); !strings.Contains(out, "feature") || !strings.Contains(out, "Add the feature file") {
+	if out := testenv.Run(t, w.Repo, w.Planq, "agents"); !strings.Contains(out, "feature") || !strings.Contains(out, "Add the feature file") {
 		t.Errorf("planq agents:\n%s", out)
 	}
 }
@@ -103,14 +97,13 @@ func TestWorktreeSessionInClaudeCode(t *testing.T) {
 // workspace of its own, write the same file without seeing each other.
 func TestParallelWorktreeSessionsInClaudeCode(t *testing.T) {
 	w := newWorktreeWorld(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	defer cancel()
+	ctx := w.Ctx
 	names := []string{"alpha", "beta"}
 	var wg sync.WaitGroup
 	errs := make([]error, len(names))
 	models := make([]*fakemodel.Server, len(names))
 	for i, name := range names {
-		ws := filepath.Join(w.repo, ".planq", "workspaces", name)
+		ws := filepath.Join(w.Repo, ".planq", "workspaces", name)
 		m, err := fakemodel.Start(
 			fakemodel.Turn{Text: "Declaring.", Tools: []fakemodel.ToolUse{{Name: "mcp__planq__jj_init", Input: map[string]any{"description": "Write " + name}}}},
 			fakemodel.Turn{Text: "Reading.", Tools: []fakemodel.ToolUse{{Name: "Bash", Input: map[string]any{"command": "cat shared.txt 2>&1; true"}}}},
@@ -147,12 +140,12 @@ func TestParallelWorktreeSessionsInClaudeCode(t *testing.T) {
 		if len(after) != 1 || strings.TrimSpace(after[0].Text) != name {
 			t.Errorf("session %s read back %+v, want only its own %q", name, after, name)
 		}
-		ws := filepath.Join(w.repo, ".planq", "workspaces", name)
-		if show := jjOut(t, ws, "file", "show", "-r", "@", "shared.txt"); strings.TrimSpace(show) != name {
+		ws := filepath.Join(w.Repo, ".planq", "workspaces", name)
+		if show := e2e.JJ(t, ws, "file", "show", "-r", "@", "shared.txt"); strings.TrimSpace(show) != name {
 			t.Errorf("workspace %s's change has shared.txt = %q", name, show)
 		}
 	}
-	if _, err := os.Stat(filepath.Join(w.repo, "shared.txt")); !os.IsNotExist(err) {
+	if _, err := os.Stat(filepath.Join(w.Repo, "shared.txt")); !os.IsNotExist(err) {
 		t.Errorf("shared.txt reached the main working copy: %v", err)
 	}
 }
@@ -162,8 +155,7 @@ func TestParallelWorktreeSessionsInClaudeCode(t *testing.T) {
 // parent is told the change, and folds it in with jj_squash.
 func TestSubagentWorktreeFoldedInClaudeCode(t *testing.T) {
 	w := newWorktreeWorld(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	defer cancel()
+	ctx := w.Ctx
 	changeRE := regexp.MustCompile(`- ([k-z]{12}) \(workspace (agent-[0-9a-zA-Z]+)`)
 	var folded string
 	m, err := fakemodel.Start(
@@ -199,16 +191,16 @@ func TestSubagentWorktreeFoldedInClaudeCode(t *testing.T) {
 		t.Fatal(err)
 	}
 	if folded == "" {
-		dumpDebug(t, w.home)
+		dumpDebug(t, w.Home)
 		t.Fatalf("the parent was never told its subagent's change; stdout: %s", res.Stdout)
 	}
-	if got, err := os.ReadFile(filepath.Join(w.repo, "helper.txt")); err != nil || strings.TrimSpace(string(got)) != "helper" {
+	if got, err := os.ReadFile(filepath.Join(w.Repo, "helper.txt")); err != nil || strings.TrimSpace(string(got)) != "helper" {
 		t.Errorf("helper.txt in the main working copy after jj_squash = %q, %v", got, err)
 	}
-	if d := jjOut(t, w.repo, "diff", "--summary"); !strings.Contains(d, "A helper.txt") {
+	if d := e2e.JJ(t, w.Repo, "diff", "--summary"); !strings.Contains(d, "A helper.txt") {
 		t.Errorf("the parent's change lacks the folded helper.txt:\n%s", d)
 	}
-	if desc := jjOut(t, w.repo, "log", "-r", "@", "--no-graph", "-T", "description"); !strings.HasPrefix(desc, "Add a helper through a subagent") {
+	if desc := e2e.JJ(t, w.Repo, "log", "-r", "@", "--no-graph", "-T", "description"); !strings.HasPrefix(desc, "Add a helper through a subagent") {
 		t.Errorf("the parent's description after the fold = %q", desc)
 	}
 }

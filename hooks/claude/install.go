@@ -241,10 +241,7 @@ func (o *InstallOptions) settingsEdit(path string) (conffile.FileEdit, statusLin
 		return e, sl, fmt.Errorf("%s: \"hooks\" is not an object; fix the file by hand", path)
 	}
 	for _, h := range Hooks {
-		spec := conffile.HookSpec{Event: h.Event, Matcher: h.Matcher, Entry: o.hookEntry(h), IsPlanq: func(e *conffile.Object) bool {
-			cmd, _ := entryCommand(e)
-			return conffile.IsPlanqHook(cmd, h.Subcommand, "", o.Exe)
-		}}
+		spec := h.Spec(h.Entry(conffile.Options(*o), ""), "", o.Exe)
 		if err := conffile.MergeHook(hooksObj, spec, o.Uninstall, path); err != nil {
 			return e, sl, err
 		}
@@ -258,23 +255,6 @@ func (o *InstallOptions) settingsEdit(path string) (conffile.FileEdit, statusLin
 		e.After = nil // the settings file held only planq's hooks: remove it
 	}
 	return e, sl, nil
-}
-
-func (o *InstallOptions) hookEntry(h Hook) *conffile.Object {
-	e := conffile.NewObject()
-	e.Set("type", "command")
-	e.Set("command", conffile.HookLine(conffile.Options(*o), h.Subcommand, "", h.Tool))
-	e.Set("timeout", conffile.Int(h.Timeout))
-	return e
-}
-
-func entryCommand(entry *conffile.Object) (string, bool) {
-	if entry == nil {
-		return "", false
-	}
-	v, _ := entry.Get("command")
-	s, ok := v.(string)
-	return s, ok
 }
 
 // HookCommand is the shell command line of planq's hook subcommand.
@@ -363,7 +343,7 @@ func Installed(projectDir, home string) []Status {
 				if v, ok := servers.Get(ServerName); ok {
 					st.Server = true
 					if e, ok := v.(*conffile.Object); ok {
-						st.ServerExe, _ = entryCommand(e)
+						st.ServerExe = conffile.EntryCommand(e)
 					}
 				}
 			}
@@ -397,26 +377,9 @@ func hasPlanqHook(hooksObj *conffile.Object, h Hook) bool {
 
 // planqHookExe finds planq's hook for h and returns the binary it runs.
 func planqHookExe(hooksObj *conffile.Object, h Hook) (string, bool) {
-	if hooksObj == nil {
-		return "", false
-	}
-	v, _ := hooksObj.Get(h.Event)
-	groups, _ := v.([]any)
-	for _, g := range groups {
-		group, _ := g.(*conffile.Object)
-		if group == nil {
-			continue
-		}
-		hv, _ := group.Get("hooks")
-		list, _ := hv.([]any)
-		for _, item := range list {
-			e, _ := item.(*conffile.Object)
-			cmd, _ := entryCommand(e)
-			if conffile.IsPlanqHook(cmd, h.Subcommand, "", "") {
-				if f := conffile.Fields(cmd); len(f) > 0 {
-					return f[0], true
-				}
-			}
+	for _, e := range conffile.Entries(hooksObj, h.Event) {
+		if cmd := conffile.EntryCommand(e); conffile.IsPlanqHook(cmd, h.Subcommand, "", "") {
+			return conffile.CommandBinary(cmd), true
 		}
 	}
 	return "", false

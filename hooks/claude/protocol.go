@@ -94,22 +94,13 @@ func ReadInput(r io.Reader) (Input, error) {
 
 // parseInput is ReadInput on the bytes read (session.DecodeObject), with
 // errors that say it was Claude Code's input.
-func parseInput(data []byte) (Input, error) {
-	var in Input
-	if err := session.DecodeInput(data, &in, Host.Display); err != nil {
-		return Input{}, err
-	}
-	return in, nil
-}
+func parseInput(data []byte) (Input, error) { return session.Decode[Input](data, Host.Display) }
 
 // Expect checks that the input is for event: it is an error when
 // hook_event_name names another event (a hook wired to the wrong event).
 // An input without a name is taken to be for event.
 func (in Input) Expect(event string) error {
-	if in.HookEventName != "" && in.HookEventName != event {
-		return fmt.Errorf("hook input is for %s, not %s; check the hook wiring (planq mcp install)", in.HookEventName, event)
-	}
-	return nil
+	return session.CheckEventName(in.HookEventName, event, "planq mcp install")
 }
 
 // Response is what a hook prints on stdout for Claude Code. A nil *Response
@@ -127,17 +118,7 @@ type Response struct {
 }
 
 // SpecificResponse is the hookSpecificOutput object.
-type SpecificResponse struct {
-	HookEventName string `json:"hookEventName"`
-	// PreToolUse: "allow", "deny" or "ask"; the reason is shown to the model
-	// for a denial and to the user otherwise.
-	PermissionDecision       string          `json:"permissionDecision,omitempty"`
-	PermissionDecisionReason string          `json:"permissionDecisionReason,omitempty"`
-	UpdatedInput             json.RawMessage `json:"updatedInput,omitempty"` // PreToolUse: replaces tool_input
-	// SessionStart, UserPromptSubmit, PreToolUse, PostToolUse: text added to
-	// the model's context.
-	AdditionalContext string `json:"additionalContext,omitempty"`
-}
+type SpecificResponse = session.HookSpecific
 
 // WriteResponse prints r as one line of JSON; a nil r prints nothing.
 func WriteResponse(w io.Writer, r *Response) error {
@@ -150,27 +131,20 @@ func WriteResponse(w io.Writer, r *Response) error {
 // DenyToolUse is a PreToolUse response that denies the call; reason goes to
 // the model.
 func DenyToolUse(reason string) *Response {
-	return &Response{Specific: &SpecificResponse{
-		HookEventName:            EventPreToolUse,
-		PermissionDecision:       "deny",
-		PermissionDecisionReason: reason,
-	}}
+	return Respond(session.EventPreToolUse, session.Reply{Deny: true, Reason: reason})
 }
 
 // WarnToolUse is a PreToolUse response that lets the call through (the usual
 // permission flow continues) with a warning for the user and the model.
 func WarnToolUse(warning string) *Response {
-	return &Response{
-		SystemMessage: warning,
-		Specific:      &SpecificResponse{HookEventName: EventPreToolUse, AdditionalContext: warning},
-	}
+	return Respond(session.EventPreToolUse, session.Reply{Warn: true, Reason: warning})
 }
 
 // Host is Claude Code, as the session core knows it.
 var Host = session.Host{Name: "claude", Display: "Claude Code", ToolPrefix: "mcp__planq__"}
 
 // eventNames maps planq's events to Claude Code's hook_event_name.
-var eventNames = map[string]string{
+var eventNames = session.EventNames{
 	session.EventSessionStart: EventSessionStart,
 	session.EventPreToolUse:   EventPreToolUse,
 	session.EventPostToolUse:  EventPostToolUse,
@@ -192,9 +166,9 @@ func (Protocol) Host() session.Host { return Host }
 // CLAUDE_PROJECT_DIR, which Claude Code sets for every hook.
 func (Protocol) Read(event string, data []byte, getenv func(string) string) (session.Event, error) {
 	ev := session.Event{Name: event, Host: Host, ProjectDir: getenv("CLAUDE_PROJECT_DIR")}
-	name, ok := eventNames[event]
-	if !ok {
-		return ev, fmt.Errorf("planq has no %s hook for Claude Code", event)
+	name, err := eventNames.Of(event, Host.Display)
+	if err != nil {
+		return ev, err
 	}
 	in, err := parseInput(data)
 	if err == nil {
@@ -302,30 +276,14 @@ func (Protocol) Write(w io.Writer, ev session.Event, r session.Reply) (int, erro
 	return 0, WriteResponse(w, Respond(ev.Name, r))
 }
 
-// Respond is Claude Code's response to event carrying r; nil says nothing.
+// Respond is Claude Code's response to event carrying r
+// (session.HookAnswer, in Claude Code's own envelope); nil says nothing.
 func Respond(event string, r session.Reply) *Response {
-	switch event {
-	case session.EventPreToolUse:
-		switch {
-		case r.Deny:
-			return DenyToolUse(r.Reason)
-		case r.Warn:
-			return WarnToolUse(r.Reason)
-		}
-	case session.EventSessionStart:
-		if r.Context != "" {
-			return &Response{Specific: &SpecificResponse{HookEventName: EventSessionStart, AdditionalContext: r.Context}}
-		}
-	case session.EventPostToolUse:
-		if r.Context != "" {
-			return &Response{Specific: &SpecificResponse{HookEventName: EventPostToolUse, AdditionalContext: r.Context}}
-		}
-	case session.EventStop:
-		if r.Nudge != "" {
-			return &Response{Decision: "block", Reason: r.Nudge}
-		}
+	a := session.HookAnswer(event, r)
+	if a == nil {
+		return nil
 	}
-	return nil
+	return &Response{SystemMessage: a.SystemMessage, Decision: a.Decision, Reason: a.Reason, Specific: a.Specific}
 }
 
 // responseIsError reports a tool response that says the call failed.

@@ -9,9 +9,8 @@ package codex
 
 import (
 	"context"
-	"os"
 	"path/filepath"
-	"strings"
+	"slices"
 
 	"github.com/planq-dev/planq/gate"
 	"github.com/planq-dev/planq/hooks/conffile"
@@ -118,23 +117,15 @@ func (Adapter) Installed(where conffile.Options) []conffile.Status {
 // anything but 0 or 2, or times out fails open), so the binary it runs
 // must be there.
 func failOpen(exes []string, gated bool) conffile.Finding {
-	f := conffile.Finding{Check: "fail-open", OK: gated && len(exes) > 0}
-	for _, exe := range exes {
-		if st, err := os.Stat(exe); err != nil || !st.Mode().IsRegular() || st.Mode().Perm()&0o111 == 0 {
-			f.OK = false
-			f.Detail = "Codex lets every tool call through when its PreToolUse hook cannot run, and " + exe + " is not an executable"
-		}
-	}
-	switch {
-	case !gated:
-		f.Detail = "planq's PreToolUse hook is not wired, so Codex runs every tool call ungated"
-	case f.OK:
-		f.Detail = "Codex lets a tool call through when its PreToolUse hook fails to run or times out; planq's runs " + strings.Join(exes, ", ") + " and answers within its deadline"
-	}
-	if !f.OK {
-		f.Fix = "planq mcp install --host codex   (re-run to point the hooks at this planq)"
-	}
-	return f
+	return conffile.FailOpen(Host.Name, exes, gated, conffile.FailOpenWords{
+		Ungated: "planq's PreToolUse hook is not wired, so Codex runs every tool call ungated",
+		Missing: func(exe string) string {
+			return "Codex lets every tool call through when its PreToolUse hook cannot run, and " + exe + " is not an executable"
+		},
+		OK: func(exes string) string {
+			return "Codex lets a tool call through when its PreToolUse hook fails to run or times out; planq's runs " + exes + " and answers within its deadline"
+		},
+	})
 }
 
 // excluded reports whether the repo's info/exclude keeps both of .codex/'s
@@ -174,12 +165,7 @@ func eventOf(codexEvent string) string {
 	if codexEvent == EventSubagentStop {
 		return "subagent-stop"
 	}
-	for k, v := range eventNames {
-		if v == codexEvent {
-			return k
-		}
-	}
-	return codexEvent
+	return eventNames.Planq(codexEvent)
 }
 
 // toolHookExes returns the binaries planq's tool hooks in hooksFile run.
@@ -197,38 +183,11 @@ func toolHookExes(hooksFile string) []string {
 		if !h.Tool {
 			continue
 		}
-		v, _ := events.Get(h.Event)
-		groups, _ := v.([]any)
-		for _, g := range groups {
-			gobj, _ := g.(*conffile.Object)
-			if gobj == nil {
-				continue
-			}
-			hv, _ := gobj.Get("hooks")
-			hs, _ := hv.([]any)
-			for _, hd := range hs {
-				hobj, _ := hd.(*conffile.Object)
-				if hobj == nil {
-					continue
-				}
-				c, _ := hobj.Get("command")
-				s, _ := c.(string)
-				if conffile.IsPlanqHook(s, h.Subcommand, Host.Name, "") {
-					if f := conffile.Fields(s); len(f) > 0 && !contains(out, f[0]) {
-						out = append(out, f[0])
-					}
-				}
+		for _, e := range conffile.Entries(events, h.Event) {
+			if s := conffile.EntryCommand(e); conffile.IsPlanqHook(s, h.Subcommand, Host.Name, "") && !slices.Contains(out, conffile.CommandBinary(s)) {
+				out = append(out, conffile.CommandBinary(s))
 			}
 		}
 	}
 	return out
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }

@@ -7,11 +7,12 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/planq-dev/planq/hooks/codex"
+	"github.com/planq-dev/planq/internal/e2e"
 	"github.com/planq-dev/planq/internal/fakemodel"
 	"github.com/planq-dev/planq/internal/testenv"
 )
@@ -27,42 +28,25 @@ import (
 // the first session's transcript back with query_ancestor.
 func TestEndToEndInCodex(t *testing.T) {
 	bin := fakemodel.EnsureCodex(t)
-	testenv.RequireJJ(t)
-	planq := testenv.BuildPlanqWithHook(t, "../..")
-	testenv.Isolate(t)
-	repo := testenv.JJRepo(t)
-	if real, err := filepath.EvalSymlinks(repo); err == nil {
-		repo = real
-	}
-	home := os.Getenv("HOME")
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	defer cancel()
-
-	install := exec.CommandContext(ctx, planq, "mcp", "install", "--host", "codex")
-	install.Dir = repo
-	out, err := install.CombinedOutput()
-	if err != nil {
-		t.Fatalf("planq mcp install --host codex: %v\n%s", err, out)
-	}
-	if !strings.Contains(string(out), "trust_level") {
+	w := e2e.New(t, testenv.BuildPlanqWithHook(t, "../.."))
+	if out := w.Install("--host", "codex"); !strings.Contains(out, "trust_level") {
 		t.Fatalf("install did not say how to trust the project:\n%s", out)
 	}
 	// Trust the project as planq's note says (the run bypasses hook trust).
-	cfg := filepath.Join(home, ".codex", "config.toml")
+	cfg := filepath.Join(w.Home, ".codex", "config.toml")
 	if err := os.MkdirAll(filepath.Dir(cfg), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(cfg, []byte(fmt.Sprintf("[projects.%q]\ntrust_level = \"trusted\"\n", repo)), 0o600); err != nil {
+	if err := os.WriteFile(cfg, []byte(fmt.Sprintf("[projects.%q]\ntrust_level = \"trusted\"\n", w.Repo)), 0o600); err != nil {
 		t.Fatal(err)
 	}
+	codex := w.CLI(bin, fakemodel.HostRun.Codex, patchModel(t, bin, w.Home)...)
 
-	hello := filepath.Join(repo, "hello.txt")
 	patch := func(content string) string {
 		return "*** Begin Patch\n*** Add File: hello.txt\n+" + content + "\n*** End Patch\n"
 	}
-	summary := "Add a greeting file\n\nDone:\n- hello.txt with a greeting\n\nKey decisions:\n- plain text (zebra-decision)\n\nLeft to do:\n- nothing\n\nOpen questions:\n- none"
 	var nudged string
-	m, err := fakemodel.Start(
+	s := w.Play(codex, "Add a greeting file",
 		fakemodel.Turn{Text: "Writing the file.", Tools: []fakemodel.ToolUse{{Name: "apply_patch", Input: patch("too early")}}},
 		fakemodel.Turn{Text: "Declaring the change.", Tools: []fakemodel.ToolUse{{Name: "mcp__planq__jj_init", Input: map[string]any{"description": "Add a greeting file"}}}},
 		fakemodel.Turn{Text: "Writing the okapi file again.", Tools: []fakemodel.ToolUse{{Name: "apply_patch", Input: patch("hello")}}},
@@ -70,109 +54,44 @@ func TestEndToEndInCodex(t *testing.T) {
 		fakemodel.Turn{Text: "All done."},
 		fakemodel.Turn{Func: func(r *fakemodel.Request) fakemodel.Turn {
 			nudged = r.LastUserText()
-			return fakemodel.Turn{Text: "Summarising.", Tools: []fakemodel.ToolUse{{Name: "mcp__planq__jj_describe", Input: map[string]any{"description": summary}}}}
+			return fakemodel.Turn{Text: "Summarising.", Tools: []fakemodel.ToolUse{{Name: "mcp__planq__jj_describe", Input: map[string]any{"description": e2e.Summary}}}}
 		}},
 		fakemodel.Turn{Text: "Summary written."},
 	)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer m.Close()
-	env := []string{"PLANQ_HOME=" + os.Getenv("PLANQ_HOME"), "JJ_CONFIG=" + os.Getenv("JJ_CONFIG"), "JJ_USER=Test User", "JJ_EMAIL=test@example.com"}
-	run := fakemodel.HostRun{Bin: bin, Dir: repo, Home: home, Model: m, Prompt: "Add a greeting file", Env: env,
-		Args: patchModel(t, bin, home)}
-	res, err := run.Codex(ctx)
-	loop := m.LoopRequests()
-	for i, r := range loop {
-		t.Logf("session 1 request %d (turn %d): %s", i, r.Turn, trunc(r.LastUserText(), 400))
-	}
-	if len(loop) > 0 {
-		t.Logf("tools offered: %v", loop[0].ToolNames())
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	if unused, extra := m.Remaining(); unused != 0 || extra != 0 {
-		t.Fatalf("script: %d turns unused, %d requests after it ended\nstdout: %s\nstderr: %s", unused, extra, trunc(res.Stdout, 3000), trunc(res.Stderr, 3000))
-	}
-	if !contains(loop[0].ToolNames(), "apply_patch") || !contains(loop[0].ToolNames(), "mcp__planq__jj_init") {
-		t.Fatalf("Codex offered %v, want apply_patch and planq's tools", loop[0].ToolNames())
+	if tools := s.Loop[0].ToolNames(); !slices.Contains(tools, "apply_patch") || !slices.Contains(tools, "mcp__planq__jj_init") {
+		t.Fatalf("Codex offered %v, want apply_patch and planq's tools", tools)
 	}
 	// The first patch was denied, the model told to call planq's init tool.
-	trs := loop[1].ToolResults()
-	if len(trs) != 1 || !strings.Contains(trs[0].Text, "planq gate: blocked") || !strings.Contains(trs[0].Text, "mcp__planq__jj_init") {
-		t.Fatalf("after the first patch the model got %+v, want the gate's denial naming mcp__planq__jj_init", trs)
-	}
+	w.ToolResult(s.Loop[1], "the first patch", "planq gate: blocked", "mcp__planq__jj_init")
 	// The patch and the shell append landed in the declared change.
-	if got, err := os.ReadFile(hello); err != nil || string(got) != "hello\nmore\n" {
-		t.Fatalf("hello.txt = %q, %v; want the patch and the shell append", got, err)
-	}
-	if d := jjOut(t, repo, "diff", "--summary"); !strings.Contains(d, "A hello.txt") || strings.Contains(d, ".codex") {
-		t.Fatalf("jj diff --summary = %q, want hello.txt added and the local wiring left out", d)
-	}
+	w.CheckGreeting(".codex")
 	// The turn's end was met by the nudge, a new user turn naming jj_describe.
 	if !strings.Contains(nudged, "mcp__planq__jj_describe") || !strings.Contains(nudged, "living summary") {
-		t.Fatalf("the model's turn after the stop = %q, want planq's nudge", trunc(nudged, 2000))
-	}
-	desc := jjOut(t, repo, "log", "-r", "@", "--no-graph", "-T", "description")
-	if !strings.Contains(desc, "zebra-decision") || !strings.HasPrefix(desc, "Add a greeting file") {
-		t.Fatalf("the change's description = %q, want the summary", desc)
+		t.Fatalf("the model's turn after the stop = %q, want planq's nudge", e2e.Trunc(nudged, 2000))
 	}
 
 	// A second session starts with the change's context, and reads the first
 	// session's transcript through query_ancestor.
-	m2, err := fakemodel.Start(
-		fakemodel.Turn{Text: "Looking back.", Tools: []fakemodel.ToolUse{{Name: "mcp__planq__query_ancestor", Input: map[string]any{
-			"change_id": "@", "include": []string{"transcript"}, "transcript_filter": map[string]any{"search": "okapi"}}}}},
-		fakemodel.Turn{Text: "Found it."},
-	)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer m2.Close()
-	run.Model, run.Prompt = m2, "What did the last session do?"
-	res, err = run.Codex(ctx)
-	loop2 := m2.LoopRequests()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(loop2) != 2 {
-		t.Fatalf("session 2: %d agent-loop requests, want 2\nstdout: %s", len(loop2), trunc(res.Stdout, 3000))
-	}
-	sys := loop2[0].System() // developer messages are part of it
+	s = w.Play(codex, "What did the last session do?", e2e.AskAncestor("mcp__planq__query_ancestor", "okapi"), fakemodel.Turn{Text: "Found it."})
+	sys := s.Loop[0].System() // developer messages are part of it
 	if !strings.Contains(sys, "planq: this session works in jj change") || !strings.Contains(sys, "zebra-decision") || !strings.Contains(sys, "mcp__planq__query_ancestor") {
-		t.Fatalf("session 2's developer context lacks planq's context:\n%s", trunc(sys, 6000))
-	}
-	trs = loop2[1].ToolResults()
-	if len(trs) != 1 || trs[0].IsError {
-		t.Fatalf("query_ancestor: %+v", trs)
+		t.Fatalf("session 2's developer context lacks planq's context:\n%s", e2e.Trunc(sys, 6000))
 	}
 	// Codex hands the model the tool's structured result (JSON).
-	if got := trs[0].Text; !strings.Contains(got, `"transcript"`) || !strings.Contains(got, "assistant: Writing the okapi file again.") {
-		t.Fatalf("query_ancestor = %s\nwant the first session's transcript lines about the okapi file", trunc(got, 3000))
-	}
+	w.ToolOK(s.Loop[1], "query_ancestor", `"transcript"`, "assistant: Writing the okapi file again.")
 
 	// Compaction: a tiny auto-compact limit makes Codex compact after the
 	// first reply; PreCompact logs it and SessionStart (source compact) gives
 	// the compacted conversation the summary back.
-	m3, err := fakemodel.Start(
+	s = w.Run(w.CLI(bin, fakemodel.HostRun.Codex, "-c", "model_auto_compact_token_limit=15"), "Look around.",
 		fakemodel.Turn{Text: "Looking around.", Tools: []fakemodel.ToolUse{{Name: "exec_command", Input: map[string]any{"cmd": "ls"}}}},
 		fakemodel.Turn{Text: "Nothing to do."},
 	)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer m3.Close()
-	run.Model, run.Prompt, run.Args = m3, "Look around.", []string{"-c", "model_auto_compact_token_limit=15"}
-	if _, err = run.Codex(ctx); err != nil {
-		t.Fatal(err)
-	}
-	if log := testenv.Run(t, repo, planq, "log", "-n", "5"); !strings.Contains(log, "Context compacted (auto) in Codex CLI session") {
+	if log := testenv.Run(t, w.Repo, w.Planq, "log", "-n", "5"); !strings.Contains(log, "Context compacted (auto) in Codex CLI session") {
 		t.Errorf("planq log after Codex compacted lacks the compaction:\n%s", log)
 	}
-	loop3 := m3.LoopRequests()
-	if sys := loop3[len(loop3)-1].System(); !strings.Contains(sys, "just compacted") || !strings.Contains(sys, "zebra-decision") {
-		t.Errorf("the request after compaction lacks planq's compact context:\n%s", trunc(sys, 6000))
+	if sys := s.Loop[len(s.Loop)-1].System(); !strings.Contains(sys, "just compacted") || !strings.Contains(sys, "zebra-decision") {
+		t.Errorf("the request after compaction lacks planq's compact context:\n%s", e2e.Trunc(sys, 6000))
 	}
 }
 
@@ -212,70 +131,35 @@ func patchModel(t *testing.T, bin, home string) []string {
 	return []string{"-c", fmt.Sprintf("model_catalog_json=%q", path), "-c", `model="gpt-5.5-planq-test"`}
 }
 
-func jjOut(t *testing.T, dir string, args ...string) string {
-	t.Helper()
-	return testenv.Run(t, dir, "jj", append([]string{"--no-pager", "--color", "never"}, args...)...)
-}
-
-func trunc(s string, n int) string {
-	if len(s) > n {
-		return s[:n] + "…"
-	}
-	return s
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
-}
-
 // TestTrustInCodex runs codex exec without --dangerously-bypass-hook-trust:
 // with planq's hooks untrusted Codex silently skips them and a write goes
 // through, which is why planq doctor fails codex-hook-trust; once the user
 // adds the lines doctor prints, the same write is denied and doctor passes.
 func TestTrustInCodex(t *testing.T) {
 	bin := fakemodel.EnsureCodex(t)
-	testenv.RequireJJ(t)
-	planq := testenv.BuildPlanqWithHook(t, "../..")
-	testenv.Isolate(t)
-	repo := testenv.JJRepo(t)
-	if real, err := filepath.EvalSymlinks(repo); err == nil {
-		repo = real
+	w := e2e.New(t, testenv.BuildPlanqWithHook(t, "../.."))
+	repo, home := w.Repo, w.Home
+	w.Install("--host", "codex", "--scope", "user")
+	// Codex as a user runs it, trusting only the hooks its config trusts.
+	codex := func(r fakemodel.HostRun, ctx context.Context) (fakemodel.Result, error) {
+		r.KeepHookTrust = true
+		return r.Codex(ctx)
 	}
-	home := os.Getenv("HOME")
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	defer cancel()
-	if out, err := exec.CommandContext(ctx, planq, "mcp", "install", "--host", "codex", "--scope", "user").CombinedOutput(); err != nil {
-		t.Fatalf("planq mcp install: %v\n%s", err, out)
-	}
-	env := []string{"PLANQ_HOME=" + os.Getenv("PLANQ_HOME"), "JJ_CONFIG=" + os.Getenv("JJ_CONFIG"), "JJ_USER=Test User", "JJ_EMAIL=test@example.com"}
-	write := func(name string) (*fakemodel.Server, string) {
-		m, err := fakemodel.Start(
+	write := func(name string) string {
+		s := w.Run(w.CLI(bin, codex), "write",
 			fakemodel.Turn{Text: "Writing.", Tools: []fakemodel.ToolUse{{Name: "exec_command", Input: map[string]any{"cmd": "echo hi > " + name}}}},
 			fakemodel.Turn{Text: "Done."},
 		)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer m.Close()
-		run := fakemodel.HostRun{Bin: bin, Dir: repo, Home: home, Model: m, Prompt: "write", Env: env, KeepHookTrust: true}
-		if res, err := run.Codex(ctx); err != nil {
-			t.Fatalf("%v\n%s", err, res.Stderr)
-		}
-		return m, m.LoopRequests()[1].ToolResults()[0].Text
+		return w.ToolResult(s.Loop[1], "the write").Text
 	}
 	doctor := func() string {
-		cmd := exec.CommandContext(ctx, planq, "doctor")
+		cmd := exec.CommandContext(w.Ctx, w.Planq, "doctor")
 		cmd.Dir = repo
 		out, _ := cmd.CombinedOutput()
 		return string(out)
 	}
 
-	if _, got := write("untrusted.txt"); strings.Contains(got, "planq gate") {
+	if got := write("untrusted.txt"); strings.Contains(got, "planq gate") {
 		t.Fatalf("with planq's hooks untrusted Codex still ran the gate: %s", got)
 	}
 	if _, err := os.Stat(filepath.Join(repo, "untrusted.txt")); err != nil {
@@ -305,7 +189,7 @@ func TestTrustInCodex(t *testing.T) {
 	_, _ = f.WriteString("\n" + strings.Join(lines, "\n") + "\n")
 	f.Close()
 
-	if _, got := write("trusted.txt"); !strings.Contains(got, "planq gate: blocked") || !strings.Contains(got, "mcp__planq__jj_init") {
+	if got := write("trusted.txt"); !strings.Contains(got, "planq gate: blocked") || !strings.Contains(got, "mcp__planq__jj_init") {
 		t.Fatalf("with planq's hooks trusted the write got %q, want the gate's denial", got)
 	}
 	if _, err := os.Stat(filepath.Join(repo, "trusted.txt")); !os.IsNotExist(err) {
@@ -325,21 +209,9 @@ var codexHooksWired = codex.Hooks
 // lineage (SubagentStop), so query_ancestor finds what only the subagent said.
 func TestSubagentInCodex(t *testing.T) {
 	bin := fakemodel.EnsureCodex(t)
-	testenv.RequireJJ(t)
-	planq := testenv.BuildPlanqWithHook(t, "../..")
-	testenv.Isolate(t)
-	repo := testenv.JJRepo(t)
-	if real, err := filepath.EvalSymlinks(repo); err == nil {
-		repo = real
-	}
-	home := os.Getenv("HOME")
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	defer cancel()
-	install := exec.CommandContext(ctx, planq, "mcp", "install", "--host", "codex", "--scope", "user")
-	install.Dir = repo
-	if out, err := install.CombinedOutput(); err != nil {
-		t.Fatalf("planq mcp install: %v\n%s", err, out)
-	}
+	w := e2e.New(t, testenv.BuildPlanqWithHook(t, "../.."))
+	repo, home := w.Repo, w.Home
+	w.Install("--host", "codex", "--scope", "user")
 	summary := "Add a greeting file\n\nDone:\n- hello.txt, written by a subagent\n\nKey decisions:\n- none\n\nLeft to do:\n- nothing\n\nOpen questions:\n- none"
 	var denied, nudgedSub string
 	turn := func(r *fakemodel.Request) fakemodel.Turn {
@@ -378,29 +250,17 @@ func TestSubagentInCodex(t *testing.T) {
 	for i := range script {
 		script[i] = fakemodel.Turn{Func: turn}
 	}
-	m, err := fakemodel.Start(script...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer m.Close()
-	env := []string{"PLANQ_HOME=" + os.Getenv("PLANQ_HOME"), "JJ_CONFIG=" + os.Getenv("JJ_CONFIG"), "JJ_USER=Test User", "JJ_EMAIL=test@example.com"}
-	res, err := fakemodel.HostRun{Bin: bin, Dir: repo, Home: home, Model: m, Prompt: "Add a greeting file", Env: env}.Codex(ctx)
-	for i, r := range m.LoopRequests() {
-		t.Logf("request %d: %s", i, trunc(r.LastUserText(), 300))
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := w.Run(w.CLI(bin, fakemodel.HostRun.Codex), "Add a greeting file", script...)
 	if !strings.Contains(denied, "mcp__planq__jj_init") {
-		t.Fatalf("the parent's first write was not denied naming mcp__planq__jj_init: %q\n%s", denied, trunc(res.Stderr, 2000))
+		t.Fatalf("the parent's first write was not denied naming mcp__planq__jj_init: %q\n%s", denied, e2e.Trunc(res.Stderr, 2000))
 	}
 	if got, err := os.ReadFile(filepath.Join(repo, "hello.txt")); err != nil || string(got) != "hello\n" {
 		t.Fatalf("hello.txt = %q, %v; want the subagent's write", got, err)
 	}
 	if nudgedSub != "" {
-		t.Errorf("the subagent was nudged: %s", trunc(nudgedSub, 500))
+		t.Errorf("the subagent was nudged: %s", e2e.Trunc(nudgedSub, 500))
 	}
-	if desc := jjOut(t, repo, "log", "-r", "@", "--no-graph", "-T", "description"); !strings.Contains(desc, "written by a subagent") {
+	if desc := w.Description(); !strings.Contains(desc, "written by a subagent") {
 		t.Fatalf("the parent was not nudged into the summary: %q", desc)
 	}
 	// The subagent's own words, which the parent's rollout does not hold,

@@ -97,16 +97,7 @@ func (Adapter) Install(ctx context.Context, o conffile.Options) (conffile.Result
 		return res, err
 	}
 	if !o.Uninstall {
-		for _, st := range (Adapter{}).Installed(o) {
-			if st.Scope != o.Scope {
-				continue
-			}
-			for _, f := range st.Findings {
-				if !f.OK {
-					res.Notes = append(res.Notes, f.Detail+"; "+f.Fix)
-				}
-			}
-		}
+		res.Advise((Adapter{}).Installed(o)...)
 	}
 	return res, nil
 }
@@ -145,19 +136,14 @@ func parseTOML(path string, data []byte) (map[string]any, error) {
 // rest of the file is kept byte for byte. It refuses a file that does not
 // parse, or that registers its own planq server outside the block.
 func configEdit(o conffile.Options, path string) (conffile.FileEdit, error) {
-	e := conffile.FileEdit{Path: path, Mode: 0o600}
-	before, err := conffile.ReadOrNil(path)
-	if err != nil {
+	e, err := conffile.ReadEdit(path, 0o600)
+	if err != nil || e.Before == nil && o.Uninstall {
 		return e, err
 	}
-	e.Before, e.After = before, before
-	if before == nil && o.Uninstall {
-		return e, nil
-	}
-	if _, err := parseTOML(path, before); err != nil {
+	if _, err := parseTOML(path, e.Before); err != nil {
 		return e, err
 	}
-	rest, at, err := conffile.SplitBlock(path, before, blockBegin, blockEnd)
+	rest, at, err := conffile.SplitBlock(path, e.Before, blockBegin, blockEnd)
 	if err != nil {
 		return e, err
 	}
@@ -172,11 +158,8 @@ func configEdit(o conffile.Options, path string) (conffile.FileEdit, error) {
 		if at < 0 {
 			return e, nil
 		}
-		if at == len(rest) && bytes.HasSuffix(rest, []byte("\n\n")) {
-			rest = rest[:len(rest)-1] // the blank line install put before the block
-		}
-		e.After = rest
-		if len(bytes.TrimSpace(rest)) == 0 && o.Scope != conffile.ScopeUser {
+		e.After = conffile.DropBlock(rest, at)
+		if len(bytes.TrimSpace(e.After)) == 0 && o.Scope != conffile.ScopeUser {
 			e.After, e.PruneDir = nil, true
 		}
 		return e, nil
@@ -184,20 +167,7 @@ func configEdit(o conffile.Options, path string) (conffile.FileEdit, error) {
 	if inlineServers(rest) {
 		return e, fmt.Errorf("%s cannot take planq's [mcp_servers.%s] table: its mcp_servers is an inline table; write it as [mcp_servers.NAME] tables, then rerun", path, ServerName)
 	}
-	block := serverBlock(o)
-	var out []byte
-	if at >= 0 {
-		out = append(append(append([]byte(nil), rest[:at]...), block...), rest[at:]...)
-	} else {
-		out = append([]byte(nil), rest...)
-		if len(out) > 0 && !bytes.HasSuffix(out, []byte("\n")) {
-			out = append(out, '\n')
-		}
-		if len(out) > 0 {
-			out = append(out, '\n')
-		}
-		out = append(out, block...)
-	}
+	out := conffile.PutBlock(rest, at, serverBlock(o))
 	if _, err := parseTOML(path, out); err != nil {
 		return e, fmt.Errorf("%s cannot take planq's [mcp_servers.%s] table (%v); define mcp_servers as [mcp_servers.NAME] tables, then rerun", path, ServerName, err)
 	}
@@ -224,91 +194,22 @@ func inlineServers(data []byte) bool {
 	return false
 }
 
-// hookEntry is planq's handler for h.
-func hookEntry(o conffile.Options, h Hook) *conffile.Object {
-	e := conffile.NewObject()
-	e.Set("type", "command")
-	e.Set("command", conffile.HookLine(o, h.Subcommand, Host.Name, h.Tool))
-	e.Set("timeout", conffile.Int(h.Timeout))
-	return e
-}
-
-// hookGroup is planq's matcher group for h.
-func hookGroup(o conffile.Options, h Hook) *conffile.Object {
-	g := conffile.NewObject()
-	if h.Matcher != "" {
-		g.Set("matcher", h.Matcher)
-	}
-	g.Set("hooks", []any{hookEntry(o, h)})
-	return g
-}
-
-// hooksEdit merges planq's hooks into hooks.json (or removes them): every
-// planq handler is taken out of its group (a group left empty goes), then
-// planq's group is appended, unless the file already has exactly it.
+// hooksEdit merges planq's hooks into hooks.json (or removes them): each in
+// a group of its own (conffile.HookSpec's Own), every other hook kept.
 func hooksEdit(o conffile.Options, path string) (conffile.FileEdit, error) {
-	e, doc, err := conffile.LoadJSON(path, 0o644)
-	if err != nil {
+	e, doc, err := o.EditJSON(path)
+	if err != nil || doc == nil {
 		return e, err
-	}
-	e.PruneDir = o.Scope != conffile.ScopeUser
-	if o.Uninstall && e.Before == nil {
-		return e, nil
 	}
 	events, err := doc.Path(path, !o.Uninstall, "hooks")
 	if err != nil || events == nil {
 		return e, err
 	}
 	for _, h := range Hooks {
-		var groups []any
-		if v, ok := events.Get(h.Event); ok && v != nil {
-			if groups, ok = v.([]any); !ok {
-				return e, fmt.Errorf("%s: hooks.%s is not a list; fix the file by hand", path, h.Event)
-			}
-		}
-		want := hookGroup(o, h)
-		if !o.Uninstall && planqOnlyIn(groups, h.Subcommand, want) {
-			continue
-		}
-		var kept []any
-		for _, g := range groups {
-			gobj, ok := g.(*conffile.Object)
-			if !ok {
-				kept = append(kept, g)
-				continue
-			}
-			hv, _ := gobj.Get("hooks")
-			handlers, ok := hv.([]any)
-			if !ok {
-				kept = append(kept, g)
-				continue
-			}
-			var others []any
-			for _, hd := range handlers {
-				if hobj, ok := hd.(*conffile.Object); ok {
-					if c, ok := hobj.Get("command"); ok {
-						if s, ok := c.(string); ok && conffile.IsPlanqHook(s, h.Subcommand, Host.Name, "") {
-							continue
-						}
-					}
-				}
-				others = append(others, hd)
-			}
-			if len(others) == 0 {
-				continue
-			}
-			if len(others) != len(handlers) {
-				gobj.Set("hooks", others)
-			}
-			kept = append(kept, gobj)
-		}
-		if !o.Uninstall {
-			kept = append(kept, want)
-		}
-		if len(kept) == 0 {
-			events.Del(h.Event)
-		} else {
-			events.Set(h.Event, kept)
+		spec := h.Spec(h.Entry(o, Host.Name), Host.Name, "")
+		spec.Own = true
+		if err := conffile.MergeHook(events, spec, o.Uninstall, path); err != nil {
+			return e, err
 		}
 	}
 	if o.Uninstall {
@@ -322,34 +223,6 @@ func hooksEdit(o conffile.Options, path string) (conffile.FileEdit, error) {
 	}
 	e.After = conffile.Render(doc, e.Before)
 	return e, nil
-}
-
-// planqOnlyIn reports whether groups hold planq's handler for sub exactly
-// once, as the group want.
-func planqOnlyIn(groups []any, sub string, want *conffile.Object) bool {
-	found := 0
-	exact := false
-	for _, g := range groups {
-		gobj, ok := g.(*conffile.Object)
-		if !ok {
-			continue
-		}
-		hv, _ := gobj.Get("hooks")
-		handlers, _ := hv.([]any)
-		for _, hd := range handlers {
-			hobj, ok := hd.(*conffile.Object)
-			if !ok {
-				continue
-			}
-			if c, _ := hobj.Get("command"); c != nil {
-				if s, ok := c.(string); ok && conffile.IsPlanqHook(s, sub, Host.Name, "") {
-					found++
-					exact = conffile.Same(gobj, want)
-				}
-			}
-		}
-	}
-	return found == 1 && exact
 }
 
 // decodeTOML decodes TOML data into v.

@@ -11,24 +11,9 @@ import (
 	"github.com/BurntSushi/toml"
 
 	"github.com/planq-dev/planq/hooks/conffile"
+	"github.com/planq-dev/planq/hooks/hosttest"
 	"github.com/planq-dev/planq/internal/testenv"
 )
-
-func installOpts(t *testing.T, repo, scope string, env map[string]string) conffile.Options {
-	t.Helper()
-	bin := filepath.Join(t.TempDir(), "with space")
-	return conffile.Options{Scope: scope, ProjectDir: repo, Home: os.Getenv("HOME"), Exe: filepath.Join(bin, "planq"), HookExe: filepath.Join(bin, "planq-hook"),
-		Getenv: func(k string) string { return env[k] }}
-}
-
-func readFile(t *testing.T, p string) string {
-	t.Helper()
-	data, err := os.ReadFile(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(data)
-}
 
 // The user's config.toml, with comments, another server and settings, and
 // hooks.json with a hook of their own.
@@ -58,13 +43,9 @@ notifications = true
 func TestInstallScopes(t *testing.T) {
 	for _, scope := range []string{conffile.ScopeLocal, conffile.ScopeProject, conffile.ScopeUser} {
 		t.Run(scope, func(t *testing.T) {
-			testenv.Isolate(t)
-			repo := testenv.JJRepo(t)
-			if real, err := filepath.EvalSymlinks(repo); err == nil {
-				repo = real
-			}
+			repo := hosttest.Repo(t)
 			codexHome := filepath.Join(t.TempDir(), "codex-home")
-			o := installOpts(t, repo, scope, map[string]string{"CODEX_HOME": codexHome})
+			o := hosttest.Options(t, repo, scope, map[string]string{"CODEX_HOME": codexHome})
 			cfg, hooks := paths(o)
 			if want := filepath.Join(codexHome, "config.toml"); scope == conffile.ScopeUser && cfg != want {
 				t.Fatalf("user scope config %s, want %s ($CODEX_HOME)", cfg, want)
@@ -84,13 +65,13 @@ func TestInstallScopes(t *testing.T) {
 				if _, err := os.Stat(cfg); !os.IsNotExist(err) {
 					t.Fatalf("the dry run wrote %s (%v)", cfg, err)
 				}
-			} else if readFile(t, cfg) != userConfig {
+			} else if hosttest.ReadFile(t, cfg) != userConfig {
 				t.Fatal("the dry run changed config.toml")
 			}
 			if res, err = (Adapter{}).Install(ctx, o); err != nil {
 				t.Fatal(err)
 			}
-			got := readFile(t, cfg)
+			got := hosttest.ReadFile(t, cfg)
 			if scope != conffile.ScopeLocal && !strings.HasPrefix(got, userConfig) {
 				t.Fatalf("the user's config.toml was not kept byte for byte:\n%s", got)
 			}
@@ -121,7 +102,7 @@ func TestInstallScopes(t *testing.T) {
 					} `json:"hooks"`
 				} `json:"hooks"`
 			}
-			if err := json.Unmarshal([]byte(readFile(t, hooks)), &hk); err != nil {
+			if err := json.Unmarshal([]byte(hosttest.ReadFile(t, hooks)), &hk); err != nil {
 				t.Fatal(err)
 			}
 			for _, h := range Hooks {
@@ -150,7 +131,7 @@ func TestInstallScopes(t *testing.T) {
 			if _, err := (Adapter{}).Install(ctx, moved); err != nil {
 				t.Fatal(err)
 			}
-			if s := readFile(t, hooks); strings.Contains(s, o.HookExe) || strings.Count(s, "--host codex") != len(Hooks) {
+			if s := hosttest.ReadFile(t, hooks); strings.Contains(s, o.HookExe) || strings.Count(s, "--host codex") != len(Hooks) {
 				t.Fatalf("after moving planq, hooks.json:\n%s", s)
 			}
 			if st := status(t, conffile.Options{Scope: scope, ProjectDir: repo, Home: o.Home, Getenv: o.Getenv}); st.ServerExe != moved.Exe {
@@ -174,12 +155,12 @@ func TestInstallScopes(t *testing.T) {
 				}
 				return
 			}
-			if got := readFile(t, cfg); got != userConfig {
+			if got := hosttest.ReadFile(t, cfg); got != userConfig {
 				t.Errorf("after uninstall config.toml =\n%s\nwant the user's own back", got)
 			}
 			var after map[string]any
-			if err := json.Unmarshal([]byte(readFile(t, hooks)), &after); err != nil || strings.Contains(readFile(t, hooks), "planq") || !strings.Contains(readFile(t, hooks), "my-audit") {
-				t.Errorf("after uninstall hooks.json =\n%s", readFile(t, hooks))
+			if err := json.Unmarshal([]byte(hosttest.ReadFile(t, hooks)), &after); err != nil || strings.Contains(hosttest.ReadFile(t, hooks), "planq") || !strings.Contains(hosttest.ReadFile(t, hooks), "my-audit") {
+				t.Errorf("after uninstall hooks.json =\n%s", hosttest.ReadFile(t, hooks))
 			}
 		})
 	}
@@ -207,7 +188,7 @@ func TestInstallRefuses(t *testing.T) {
 	for name, tt := range tests {
 		t.Run(name, func(t *testing.T) {
 			repo := t.TempDir()
-			o := installOpts(t, repo, conffile.ScopeProject, nil)
+			o := hosttest.Options(t, repo, conffile.ScopeProject, nil)
 			o.Home = t.TempDir()
 			cfg, hooks := paths(o)
 			testenv.WriteFile(t, filepath.Dir(cfg), "config.toml", tt.config)
@@ -218,7 +199,7 @@ func TestInstallRefuses(t *testing.T) {
 			if err == nil || !strings.Contains(err.Error(), tt.err) || strings.Contains(err.Error(), "\n") {
 				t.Fatalf("err = %v, want one line with %q", err, tt.err)
 			}
-			if readFile(t, cfg) != tt.config {
+			if hosttest.ReadFile(t, cfg) != tt.config {
 				t.Fatal("config.toml was changed")
 			}
 			if _, err := os.Stat(hooks); hooksFor[name] == "" && !os.IsNotExist(err) {

@@ -27,15 +27,9 @@ const (
 	EventSubagentStop = "SubagentStop" // served as planq's stop: a subagent's turn ended
 )
 
-// eventNames maps planq's events to Codex's hook_event_name.
-var eventNames = map[string]string{
-	session.EventSessionStart: EventSessionStart,
-	session.EventPreToolUse:   EventPreToolUse,
-	session.EventPostToolUse:  EventPostToolUse,
-	session.EventPreCompact:   EventPreCompact,
-	session.EventStop:         EventStop,
-	session.EventSessionEnd:   EventSessionEnd,
-}
+// eventNames maps planq's events to Codex's hook_event_name: Claude Code's
+// names.
+var eventNames = session.ClaudeEventNames()
 
 // Input is the JSON Codex 0.169 gives a command hook on stdin (Claude
 // Code's shape plus turn_id and model); fields an event does not carry stay
@@ -68,16 +62,6 @@ type Input struct {
 	AgentType string `json:"agent_type,omitempty"`
 }
 
-// parseInput decodes data strictly (session.DecodeObject), with errors that
-// say it was Codex's input.
-func parseInput(data []byte) (Input, error) {
-	var in Input
-	if err := session.DecodeInput(data, &in, Host.Display); err != nil {
-		return Input{}, err
-	}
-	return in, nil
-}
-
 // Protocol is Codex's hook protocol (session.Protocol).
 type Protocol struct{}
 
@@ -93,11 +77,11 @@ func (Protocol) Host() session.Host { return Host }
 // shares.
 func (Protocol) Read(event string, data []byte, getenv func(string) string) (session.Event, error) {
 	ev := session.Event{Name: event, Host: Host}
-	name, ok := eventNames[event]
-	if !ok {
-		return ev, fmt.Errorf("planq has no %s hook for Codex", event)
+	name, err := eventNames.Of(event, "Codex")
+	if err != nil {
+		return ev, err
 	}
-	in, err := parseInput(data)
+	in, err := session.Decode[Input](data, Host.Display)
 	if err != nil {
 		return ev, err
 	}
@@ -105,14 +89,11 @@ func (Protocol) Read(event string, data []byte, getenv func(string) string) (ses
 		// A subagent's stop: its transcript is agent_transcript_path.
 		name, in.TranscriptPath = EventSubagentStop, in.AgentTranscriptPath
 	}
-	if in.HookEventName != "" && in.HookEventName != name {
-		return ev, fmt.Errorf("hook input is for %s, not %s; check the hook wiring (planq mcp install --host codex)", in.HookEventName, name)
+	if err := session.CheckEventName(in.HookEventName, name, "planq mcp install --host codex"); err != nil {
+		return ev, err
 	}
-	if in.SessionID == "" {
-		return ev, errors.New("Codex's hook input has no session_id")
-	}
-	if in.Cwd == "" || !filepath.IsAbs(in.Cwd) {
-		return ev, fmt.Errorf("Codex's hook input cwd %q is not an absolute path", in.Cwd)
+	if err := session.RequireSession("Codex's hook input", in.SessionID, in.Cwd); err != nil {
+		return ev, err
 	}
 	ev.SessionID, ev.TranscriptPath, ev.Cwd = in.SessionID, in.TranscriptPath, in.Cwd
 	ev.Source, ev.Trigger, ev.Reason, ev.StopHookActive = in.Source, in.Trigger, in.Reason, in.StopHookActive
@@ -217,45 +198,21 @@ func responseIsError(resp json.RawMessage) bool {
 	return len(resp) > 0 && resp[0] == '{' && json.Unmarshal(resp, &r) == nil && r.IsError
 }
 
-// Response is what a hook prints on stdout for Codex.
-type Response struct {
-	Decision string            `json:"decision,omitempty"` // Stop: "block" continues the turn with Reason as a prompt
-	Reason   string            `json:"reason,omitempty"`
-	Specific *SpecificResponse `json:"hookSpecificOutput,omitempty"`
-	// SystemMessage is a warning shown to the user.
-	SystemMessage string `json:"systemMessage,omitempty"`
-}
+// Response is what a hook prints on stdout for Codex: Claude Code's
+// answer in the shape Codex and Gemini CLI share.
+type Response = session.HookOutput
 
 // SpecificResponse is the hookSpecificOutput object.
-type SpecificResponse struct {
-	HookEventName            string `json:"hookEventName"`
-	PermissionDecision       string `json:"permissionDecision,omitempty"`       // PreToolUse: "deny"
-	PermissionDecisionReason string `json:"permissionDecisionReason,omitempty"` // what the model is told
-	AdditionalContext        string `json:"additionalContext,omitempty"`        // SessionStart: a developer message; PreToolUse: model context
-}
+type SpecificResponse = session.HookSpecific
 
-// Respond is Codex's response to event carrying r; nil says nothing. A
-// warning goes to the user (systemMessage) and to the model
-// (additionalContext); PreCompact takes no context.
+// Respond is Codex's response to event carrying r (session.HookAnswer);
+// nil says nothing. post-tool-use's context, the workspaces of Claude
+// Code's subagents, is not Codex's.
 func Respond(event string, r session.Reply) *Response {
-	switch event {
-	case session.EventPreToolUse:
-		switch {
-		case r.Deny:
-			return &Response{Specific: &SpecificResponse{HookEventName: EventPreToolUse, PermissionDecision: "deny", PermissionDecisionReason: r.Reason}}
-		case r.Warn:
-			return &Response{SystemMessage: r.Reason, Specific: &SpecificResponse{HookEventName: EventPreToolUse, AdditionalContext: r.Reason}}
-		}
-	case session.EventSessionStart:
-		if r.Context != "" {
-			return &Response{Specific: &SpecificResponse{HookEventName: EventSessionStart, AdditionalContext: r.Context}}
-		}
-	case session.EventStop:
-		if r.Nudge != "" {
-			return &Response{Decision: "block", Reason: r.Nudge}
-		}
+	if event == session.EventPostToolUse {
+		return nil
 	}
-	return nil
+	return session.HookAnswer(event, r)
 }
 
 // Write answers ev with r as Codex reads it; it always exits 0.

@@ -2,7 +2,6 @@ package codex
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -10,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/planq-dev/planq/gate"
+	"github.com/planq-dev/planq/hooks/hosttest"
 	"github.com/planq-dev/planq/hooks/session"
 	"github.com/planq-dev/planq/internal/testenv"
 )
@@ -32,21 +32,11 @@ func rollout(t *testing.T, cwd, source string) string {
 
 func quote(s string) string { b, _ := json.Marshal(s); return string(b) }
 
-// fixture reads a payload Codex 0.169.0 sent a logging hook (testdata,
-// captured with go test -tags capture), pointed at project and transcript.
+// fixture reads a payload Codex 0.169.0 sent a logging hook, pointed at
+// project and transcript.
 func fixture(t *testing.T, name, cwd, transcript string) []byte {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join("testdata", name+".json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var m map[string]any
-	if err := json.Unmarshal(data, &m); err != nil {
-		t.Fatal(err)
-	}
-	m["cwd"], m["transcript_path"] = cwd, transcript
-	out, _ := json.Marshal(m)
-	return out
+	return hosttest.Fixture(t, name, func(m map[string]any) { m["cwd"], m["transcript_path"] = cwd, transcript })
 }
 
 func TestReadCapturedPayloads(t *testing.T) {
@@ -242,17 +232,7 @@ func gateCall(t *testing.T, repo, cwd, tool string, input any) (int, *Response) 
 
 func gateRaw(t *testing.T, payload string) (int, *Response) {
 	t.Helper()
-	var out, errb bytes.Buffer
-	code := session.RunPreToolUse(context.Background(), Protocol{}, strings.NewReader(payload), &out, &errb, os.Getenv)
-	s := strings.TrimSpace(out.String())
-	if s == "" {
-		return code, nil
-	}
-	var r Response
-	if err := json.Unmarshal([]byte(s), &r); err != nil {
-		t.Fatalf("reply %q: %v", s, err)
-	}
-	return code, &r
+	return hosttest.Gate[Response](t, Protocol{}, payload, os.Getenv)
 }
 
 func denied(r *Response) bool {

@@ -113,6 +113,22 @@ func LoadJSON(path string, mode fs.FileMode) (FileEdit, *Object, error) {
 	return e, doc, nil
 }
 
+// EditJSON is LoadJSON for one of a host's JSON files o's install edits
+// (a new one is 0644): a file in the project takes its directory with it
+// when its removal leaves that empty (PruneDir), and doc is nil when there
+// is nothing to edit, as when uninstalling from a file that is not there.
+func (o Options) EditJSON(path string) (FileEdit, *Object, error) {
+	e, doc, err := LoadJSON(path, 0o644)
+	if err != nil {
+		return e, nil, err
+	}
+	e.PruneDir = o.Scope != ScopeUser
+	if o.Uninstall && e.Before == nil {
+		return e, nil, nil
+	}
+	return e, doc, nil
+}
+
 // Render encodes doc, ending with a newline when the original did (or was
 // new). When doc says the same as before, before is returned byte for byte,
 // whatever its formatting.

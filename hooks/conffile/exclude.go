@@ -25,11 +25,10 @@ func ExcludeEdit(ctx context.Context, dir, jjBin, comment string, patterns ...st
 	if err != nil || !ok {
 		return FileEdit{}, err
 	}
-	e := FileEdit{Path: filepath.Join(gitDir, "info", "exclude"), Mode: 0o644}
-	if e.Before, err = ReadOrNil(e.Path); err != nil {
+	e, err := ReadEdit(filepath.Join(gitDir, "info", "exclude"), 0o644)
+	if err != nil {
 		return e, err
 	}
-	e.After = e.Before
 	var lines []string
 	sc := bufio.NewScanner(bytes.NewReader(e.Before))
 	for sc.Scan() {

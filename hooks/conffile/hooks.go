@@ -1,8 +1,8 @@
 package conffile
 
 import (
-	"bytes"
 	"fmt"
+	"iter"
 )
 
 // HookSpec is planq's hook for one event in a hooks object of Claude Code's
@@ -15,16 +15,24 @@ type HookSpec struct {
 	// IsPlanq reports whether an entry already there is planq's hook for
 	// the event (another binary path or timeout included).
 	IsPlanq func(entry *Object) bool
+	// Own keeps planq's entry alone in a group of its own, as planq wires
+	// Codex CLI's hooks.json: unless the event holds exactly that group
+	// once, every planq entry is taken out and the group appended last.
+	Own bool
 }
 
 // MergeHook makes hooksObj[spec.Event] hold exactly one planq entry (none
 // with remove), leaving every other hook where it is; an outdated planq
-// entry is updated in place, in a group whose matcher suits it.
+// entry is updated in place, in a group whose matcher suits it (with
+// spec.Own, in a group of its own, appended last).
 func MergeHook(hooksObj *Object, spec HookSpec, remove bool, path string) error {
 	v, exists := hooksObj.Get(spec.Event)
 	groups, ok := v.([]any)
 	if exists && v != nil && !ok {
 		return fmt.Errorf("%s: hooks.%s is not a list; fix the file by hand", path, spec.Event)
+	}
+	if spec.Own && !remove && ownGroupIn(groups, spec) {
+		return nil
 	}
 	found := false
 	var out []any
@@ -47,7 +55,7 @@ func MergeHook(hooksObj *Object, spec HookSpec, remove bool, path string) error 
 				kept = append(kept, item)
 				continue
 			}
-			if !remove && !found && matcherSuits(group, spec.Matcher) {
+			if !remove && !found && !spec.Own && matcherSuits(group, spec.Matcher) {
 				found = true
 				kept = append(kept, spec.Entry) // in place, updated if outdated
 			}
@@ -59,12 +67,7 @@ func MergeHook(hooksObj *Object, spec HookSpec, remove bool, path string) error 
 		out = append(out, group)
 	}
 	if !remove && !found {
-		g := NewObject()
-		if spec.Matcher != "" {
-			g.Set("matcher", spec.Matcher)
-		}
-		g.Set("hooks", []any{spec.Entry})
-		out = append(out, g)
+		out = append(out, ownGroup(spec))
 	}
 	if len(out) == 0 {
 		hooksObj.Del(spec.Event)
@@ -72,6 +75,60 @@ func MergeHook(hooksObj *Object, spec HookSpec, remove bool, path string) error 
 	}
 	hooksObj.Set(spec.Event, out)
 	return nil
+}
+
+// ownGroup is a group holding planq's entry alone, under its matcher.
+func ownGroup(spec HookSpec) *Object {
+	g := NewObject()
+	if spec.Matcher != "" {
+		g.Set("matcher", spec.Matcher)
+	}
+	g.Set("hooks", []any{spec.Entry})
+	return g
+}
+
+// ownGroupIn reports whether groups hold planq's entry exactly once, as
+// the whole of a group that is exactly ownGroup(spec).
+func ownGroupIn(groups []any, spec HookSpec) bool {
+	found, exact := 0, false
+	for group, entry := range entries(groups) {
+		if spec.IsPlanq(entry) {
+			found++
+			exact = Same(group, ownGroup(spec))
+		}
+	}
+	return found == 1 && exact
+}
+
+// Entries yields each entry of the groups of hooksObj[event] (Claude Code's
+// shape: [{"matcher": m, "hooks": [entry, …]}, …]) with its group, passing
+// over what has another shape.
+func Entries(hooksObj *Object, event string) iter.Seq2[*Object, *Object] {
+	if hooksObj == nil {
+		return entries(nil)
+	}
+	v, _ := hooksObj.Get(event)
+	groups, _ := v.([]any)
+	return entries(groups)
+}
+
+// entries yields each entry of groups with its group.
+func entries(groups []any) iter.Seq2[*Object, *Object] {
+	return func(yield func(group, entry *Object) bool) {
+		for _, g := range groups {
+			group, ok := g.(*Object)
+			if !ok {
+				continue
+			}
+			hv, _ := group.Get("hooks")
+			list, _ := hv.([]any)
+			for _, item := range list {
+				if entry, ok := item.(*Object); ok && !yield(group, entry) {
+					return
+				}
+			}
+		}
+	}
 }
 
 // matcherSuits reports whether a group's matcher lets planq's hook see what
@@ -85,51 +142,12 @@ func matcherSuits(group *Object, matcher string) bool {
 	return s == matcher
 }
 
-// SplitBlock returns data without planq's marked block (from the line
-// begin to the line end) and where the block was (-1: none). A block
-// marker not at a line's start, a begin without its end, or two blocks,
-// are errors: the user edited the file, and is told to fix it by hand.
-func SplitBlock(path string, data []byte, begin, end string) (rest []byte, at int, err error) {
-	i := bytes.Index(data, []byte(begin))
-	if i < 0 {
-		return data, -1, nil
-	}
-	if i > 0 && data[i-1] != '\n' {
-		return nil, 0, fmt.Errorf("%s: planq's block marker is not at the start of a line; fix the file by hand", path)
-	}
-	j := bytes.Index(data[i:], []byte(end))
-	if j < 0 {
-		return nil, 0, fmt.Errorf("%s: planq's block has no end marker %q; fix the file by hand", path, end)
-	}
-	stop := i + j + len(end)
-	if stop < len(data) && data[stop] == '\n' {
-		stop++
-	}
-	if bytes.Contains(data[stop:], []byte(begin)) {
-		return nil, 0, fmt.Errorf("%s has two planq blocks; remove one by hand", path)
-	}
-	return append(append([]byte(nil), data[:i]...), data[stop:]...), i, nil
-}
-
 // FindHook returns planq's entry for spec.Event in a group whose matcher
 // suits it (spec.Entry is not read).
 func FindHook(hooksObj *Object, spec HookSpec) (*Object, bool) {
-	if hooksObj == nil {
-		return nil, false
-	}
-	v, _ := hooksObj.Get(spec.Event)
-	groups, _ := v.([]any)
-	for _, g := range groups {
-		group, ok := g.(*Object)
-		if !ok || !matcherSuits(group, spec.Matcher) {
-			continue
-		}
-		hv, _ := group.Get("hooks")
-		list, _ := hv.([]any)
-		for _, item := range list {
-			if entry, ok := item.(*Object); ok && spec.IsPlanq(entry) {
-				return entry, true
-			}
+	for group, entry := range Entries(hooksObj, spec.Event) {
+		if matcherSuits(group, spec.Matcher) && spec.IsPlanq(entry) {
+			return entry, true
 		}
 	}
 	return nil, false
@@ -143,4 +161,43 @@ type Hook struct {
 	Event, Subcommand, Matcher string
 	Timeout                    int
 	Tool                       bool
+}
+
+// Entry is planq's entry for h in Claude Code's shape, which Codex CLI's
+// hooks.json shares: {"type": "command", "command": HookLine's for host,
+// "timeout": h.Timeout}.
+func (h Hook) Entry(o Options, host string) *Object {
+	e := NewObject()
+	e.Set("type", "command")
+	e.Set("command", HookLine(o, h.Subcommand, host, h.Tool))
+	e.Set("timeout", Int(h.Timeout))
+	return e
+}
+
+// Spec is h's HookSpec with entry as planq's: an entry already there is
+// planq's when its command runs h's subcommand (IsPlanqHook, for host and
+// exe).
+func (h Hook) Spec(entry *Object, host, exe string) HookSpec {
+	return HookSpec{Event: h.Event, Matcher: h.Matcher, Entry: entry, IsPlanq: func(e *Object) bool {
+		return IsPlanqHook(EntryCommand(e), h.Subcommand, host, exe)
+	}}
+}
+
+// CommandBinary is the binary a hook's command line runs (its first
+// word), or "".
+func CommandBinary(cmd string) string {
+	if f := Fields(cmd); len(f) > 0 {
+		return f[0]
+	}
+	return ""
+}
+
+// EntryCommand is a hook entry's "command", or "" (for a nil entry too).
+func EntryCommand(entry *Object) string {
+	if entry == nil {
+		return ""
+	}
+	v, _ := entry.Get("command")
+	s, _ := v.(string)
+	return s
 }

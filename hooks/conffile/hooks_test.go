@@ -5,34 +5,6 @@ import (
 	"testing"
 )
 
-func TestSplitBlock(t *testing.T) {
-	const b, e = "# >>> planq >>>", "# <<< planq <<<"
-	tests := []struct {
-		name, in, rest, err string
-		at                  int
-	}{
-		{"none", "a = 1\n", "a = 1\n", "", -1},
-		{"middle", "a = 1\n" + b + "\nx\n" + e + "\nb = 2\n", "a = 1\nb = 2\n", "", 6},
-		{"no end", b + "\nx\n", "", "no end marker", 0},
-		{"mid-line", "a " + b + "\n" + e + "\n", "", "not at the start of a line", 0},
-		{"two", b + "\n" + e + "\n" + b + "\n" + e + "\n", "", "two planq blocks", 0},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			rest, at, err := SplitBlock("f", []byte(tt.in), b, e)
-			if tt.err != "" {
-				if err == nil || !strings.Contains(err.Error(), tt.err) {
-					t.Fatalf("err = %v, want %q", err, tt.err)
-				}
-				return
-			}
-			if err != nil || string(rest) != tt.rest || at != tt.at {
-				t.Errorf("SplitBlock = %q, %d, %v; want %q, %d", rest, at, err, tt.rest, tt.at)
-			}
-		})
-	}
-}
-
 func TestMergeHook(t *testing.T) {
 	doc, err := Parse([]byte(`{"PreToolUse":[{"matcher":"Bash","hooks":[{"type":"command","command":"mine"},{"type":"command","command":"planq old"}]}]}`))
 	if err != nil {
@@ -62,5 +34,36 @@ func TestMergeHook(t *testing.T) {
 	}
 	if _, ok := FindHook(doc, spec); ok {
 		t.Error("FindHook found planq's hook after its removal")
+	}
+}
+
+// With Own, planq's entry stands alone in its own group: one already so
+// is left where it is, any other is taken out and its group appended last.
+func TestMergeHookOwn(t *testing.T) {
+	h := Hook{Event: "Stop", Subcommand: "stop", Timeout: 30}
+	o := Options{Exe: "/bin/planq"}
+	spec := h.Spec(h.Entry(o, "codex"), "codex", "")
+	spec.Own = true
+	tests := []struct{ name, in, want string }{
+		{"kept", `{"Stop":[{"hooks":[{"type":"command","command":"/bin/planq hook stop --host codex","timeout":30}]},{"hooks":[{"command":"mine"}]}]}`,
+			`{"Stop":[{"hooks":[{"type":"command","command":"/bin/planq hook stop --host codex","timeout":30}]},{"hooks":[{"command":"mine"}]}]}`},
+		{"outdated", `{"Stop":[{"hooks":[{"type":"command","command":"/old/planq hook stop --host codex","timeout":30}]},{"hooks":[{"command":"mine"}]}]}`,
+			`{"Stop":[{"hooks":[{"command":"mine"}]},{"hooks":[{"type":"command","command":"/bin/planq hook stop --host codex","timeout":30}]}]}`},
+		{"shared", `{"Stop":[{"hooks":[{"command":"mine"},{"type":"command","command":"/bin/planq hook stop --host codex","timeout":30}]}]}`,
+			`{"Stop":[{"hooks":[{"command":"mine"}]},{"hooks":[{"type":"command","command":"/bin/planq hook stop --host codex","timeout":30}]}]}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			doc, err := Parse([]byte(tt.in))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := MergeHook(doc, spec, false, "f"); err != nil {
+				t.Fatal(err)
+			}
+			if got := string(EncodeCompact(doc)); got != tt.want {
+				t.Errorf("MergeHook = %s\nwant %s", got, tt.want)
+			}
+		})
 	}
 }

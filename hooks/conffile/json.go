@@ -2,7 +2,10 @@
 // would want: JSON objects keep their keys in file order and every key
 // planq does not own, an unchanged document is written back byte for byte,
 // every edit can be shown as a unified diff first, and files are replaced
-// atomically. It also quotes and splits the command lines hosts run.
+// atomically. It also quotes and splits the command lines hosts run
+// (shell.go), merges planq's hooks into hooks objects of Claude Code's
+// shape (hooks.go), keeps planq's marked block in a user's text file
+// (block.go), and says what an install did and doctor found (wiring.go).
 package conffile
 
 import (

@@ -136,6 +136,60 @@ type Finding struct {
 	Fix    string // what to run or change, when something should be
 }
 
+// FailOpen is doctor's "fail-open" finding for a host that runs a tool
+// call whose PreToolUse hook cannot run. It fails when that hook is not
+// wired (gated false) or a binary the tool hooks run (exes) is not an
+// executable, and then says to re-run host's install; its words are the
+// host's.
+func FailOpen(host string, exes []string, gated bool, w FailOpenWords) Finding {
+	f := Finding{Check: "fail-open", OK: gated && len(exes) > 0}
+	for _, exe := range exes {
+		if !Executable(exe) {
+			f.OK = false
+			f.Detail = w.Missing(exe)
+		}
+	}
+	switch {
+	case !gated:
+		f.Detail = w.Ungated
+	case f.OK:
+		f.Detail = w.OK(strings.Join(exes, ", "))
+	}
+	if !f.OK {
+		f.Fix = "planq mcp install --host " + host + "   (re-run to point the hooks at this planq)"
+	}
+	return f
+}
+
+// FailOpenWords are what a host's fail-open finding says.
+type FailOpenWords struct {
+	Ungated string                   // the PreToolUse hook is not wired
+	Missing func(exe string) string  // exe, which a tool hook runs, is not an executable
+	OK      func(exes string) string // the tool hooks' binaries (exes, listed) are there
+}
+
+// Executable reports whether p is a regular file with an execute bit.
+func Executable(p string) bool {
+	st, err := os.Stat(p)
+	return err == nil && st.Mode().IsRegular() && st.Mode().Perm()&0o111 != 0
+}
+
+// Advise adds to r's notes what each finding of r's scope in sts that is
+// not OK says, with its fix: what planq doctor would say of the wiring
+// just written.
+func (r *Result) Advise(sts ...Status) {
+	for _, st := range sts {
+		if st.Scope != r.Scope {
+			continue
+		}
+		for _, f := range st.Findings {
+			if !f.OK {
+				r.Notes = append(r.Notes, f.Detail+"; "+f.Fix)
+			}
+		}
+	}
+}
+
 // Wired reports whether the scope holds planq's server or any of its hooks.
 func (s Status) Wired() bool { return s.Server || len(s.Hooks) > 0 }
 

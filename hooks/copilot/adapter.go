@@ -17,6 +17,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/planq-dev/planq/gate"
@@ -106,7 +107,7 @@ func (Adapter) Installed(where conffile.Options) []conffile.Status {
 			}
 		}
 		for _, h := range Hooks {
-			if exe, ok := wired[h.Event]; ok && h.Tool && exe != "" && !contains(st.ToolHookExes, exe) {
+			if exe, ok := wired[h.Event]; ok && h.Tool && exe != "" && !slices.Contains(st.ToolHookExes, exe) {
 				st.ToolHookExes = append(st.ToolHookExes, exe)
 			}
 		}
@@ -130,12 +131,7 @@ func eventOf(copilotEvent string) string {
 	if copilotEvent == EventSubagentStart {
 		return "subagent-start"
 	}
-	for k, v := range eventNames {
-		if v == copilotEvent {
-			return k
-		}
-	}
-	return copilotEvent
+	return eventNames.Planq(copilotEvent)
 }
 
 // excluded reports whether the repo's info/exclude keeps the project
@@ -183,11 +179,7 @@ func planqHooks(path string) map[string]string {
 		list, _ := v.([]any)
 		for _, hd := range list {
 			if c := handlerCommand(hd); conffile.IsPlanqHook(c, h.Subcommand, Host.Name, "") {
-				exe := ""
-				if f := conffile.Fields(c); len(f) > 0 {
-					exe = f[0]
-				}
-				out[h.Event] = exe
+				out[h.Event] = conffile.CommandBinary(c)
 			}
 		}
 	}
@@ -199,29 +191,16 @@ func planqHooks(path string) map[string]string {
 // and the tool call runs. It fails when the gate is not wired or its binary
 // is missing; else it passes with the warning.
 func failOpen(exes []string, gated bool) conffile.Finding {
-	f := conffile.Finding{Check: "fail-open", OK: gated && len(exes) > 0}
-	for _, exe := range exes {
-		if !executable(exe) {
-			f.OK = false
-			f.Detail = "Copilot CLI runs every tool call when its PreToolUse hook cannot run, and " + exe + " is not an executable: the gate is off"
-		}
-	}
-	switch {
-	case !gated:
-		f.Detail = "planq's PreToolUse hook is not wired, so Copilot CLI runs every tool call ungated"
-	case f.OK:
-		f.Detail = "warning: Copilot CLI skips a hook that fails or times out and runs the tool call, so the gate holds only while " +
-			strings.Join(exes, ", ") + " runs (it answers a bad input with a denial, within its 120 s timeout)"
-	}
-	if !f.OK {
-		f.Fix = "planq mcp install --host copilot   (re-run to point the hooks at this planq)"
-	}
-	return f
-}
-
-func executable(p string) bool {
-	st, err := os.Stat(p)
-	return err == nil && st.Mode().IsRegular() && st.Mode().Perm()&0o111 != 0
+	return conffile.FailOpen(Host.Name, exes, gated, conffile.FailOpenWords{
+		Ungated: "planq's PreToolUse hook is not wired, so Copilot CLI runs every tool call ungated",
+		Missing: func(exe string) string {
+			return "Copilot CLI runs every tool call when its PreToolUse hook cannot run, and " + exe + " is not an executable: the gate is off"
+		},
+		OK: func(exes string) string {
+			return "warning: Copilot CLI skips a hook that fails or times out and runs the tool call, so the gate holds only while " +
+				exes + " runs (it answers a bad input with a denial, within its 120 s timeout)"
+		},
+	})
 }
 
 // readLooseJSON reads a JSON object file that may start with // comment
@@ -319,13 +298,4 @@ func object(o *conffile.Object, k string) *conffile.Object {
 	v, _ := o.Get(k)
 	c, _ := v.(*conffile.Object)
 	return c
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }

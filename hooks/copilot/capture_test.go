@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/planq-dev/planq/internal/e2e"
 	"github.com/planq-dev/planq/internal/fakemodel"
 	"github.com/planq-dev/planq/internal/testenv"
 )
@@ -80,7 +81,7 @@ func TestCapturePayloads(t *testing.T) {
 			{Text: "sql", Tools: []fakemodel.ToolUse{{Name: "sql", Input: map[string]any{"description": "todos", "query": "SELECT 1"}}}},
 			{Text: "task", Tools: []fakemodel.ToolUse{{Name: "task", Input: map[string]any{"name": "helper", "description": "write c", "prompt": "write c.txt", "agent_type": "general-purpose", "mode": "sync"}}}},
 			{Func: func(r *fakemodel.Request) fakemodel.Turn {
-				t.Logf("subagent? system starts %q, tools %v", trunc(r.System(), 200), r.ToolNames())
+				t.Logf("subagent? system starts %q, tools %v", e2e.Trunc(r.System(), 200), r.ToolNames())
 				return fakemodel.Turn{Text: "sub shell", Tools: []fakemodel.ToolUse{{Name: "bash", Input: map[string]any{"command": "echo sub > c.txt", "description": "sub"}}}}
 			}},
 			{Text: "sub done"},

@@ -1,7 +1,6 @@
 package copilot
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"os"
@@ -119,16 +118,7 @@ func (Adapter) Install(ctx context.Context, o conffile.Options) (conffile.Result
 		_ = os.Remove(filepath.Join(o.ProjectDir, ".github"))
 	}
 	if !o.Uninstall {
-		for _, st := range (Adapter{}).Installed(o) {
-			if st.Scope != o.Scope {
-				continue
-			}
-			for _, fd := range st.Findings {
-				if !fd.OK {
-					res.Notes = append(res.Notes, fd.Detail+"; "+fd.Fix)
-				}
-			}
-		}
+		res.Advise((Adapter{}).Installed(o)...)
 	}
 	return res, nil
 }
@@ -154,12 +144,9 @@ func serverEntry(o conffile.Options) *conffile.Object {
 // serverEdit sets (or removes) mcpServers.planq in path, keeping every
 // other server and key.
 func serverEdit(o conffile.Options, path string) (conffile.FileEdit, error) {
-	e, doc, err := conffile.LoadJSON(path, 0o644)
-	if err != nil {
+	e, doc, err := o.EditJSON(path)
+	if err != nil || doc == nil {
 		return e, err
-	}
-	if o.Uninstall && e.Before == nil {
-		return e, nil
 	}
 	servers, err := doc.Path(path, !o.Uninstall, "mcpServers")
 	if err != nil || servers == nil {
@@ -206,13 +193,9 @@ func handlerCommand(v any) string {
 // kept, and planq's is appended, unless the list already has exactly it.
 // A project's hooks file gets "version": 1.
 func hooksEdit(o conffile.Options, path string) (conffile.FileEdit, error) {
-	e, doc, err := conffile.LoadJSON(path, 0o644)
-	if err != nil {
+	e, doc, err := o.EditJSON(path)
+	if err != nil || doc == nil {
 		return e, err
-	}
-	e.PruneDir = o.Scope != conffile.ScopeUser
-	if o.Uninstall && e.Before == nil {
-		return e, nil
 	}
 	if !o.Uninstall && o.Scope != conffile.ScopeUser && !doc.Has("version") {
 		doc.Set("version", conffile.Int(1))
@@ -286,16 +269,12 @@ func instructionsBlock() string {
 // planq's own (with front matter for every file) unless the user wrote
 // more into it; uninstall removes it when nothing else is left.
 func instructionsEdit(o conffile.Options, path string) (conffile.FileEdit, error) {
-	e := conffile.FileEdit{Path: path, Mode: 0o644, PruneDir: o.Scope != conffile.ScopeUser}
-	before, err := conffile.ReadOrNil(path)
-	if err != nil {
+	e, err := conffile.ReadEdit(path, 0o644)
+	e.PruneDir = o.Scope != conffile.ScopeUser
+	if err != nil || e.Before == nil && o.Uninstall {
 		return e, err
 	}
-	e.Before, e.After = before, before
-	if before == nil && o.Uninstall {
-		return e, nil
-	}
-	rest, at, err := conffile.SplitBlock(path, before, blockBegin, blockEnd)
+	rest, at, err := conffile.SplitBlock(path, e.Before, blockBegin, blockEnd)
 	if err != nil {
 		return e, err
 	}
@@ -303,32 +282,17 @@ func instructionsEdit(o conffile.Options, path string) (conffile.FileEdit, error
 		if at < 0 {
 			return e, nil
 		}
-		if at == len(rest) && bytes.HasSuffix(rest, []byte("\n\n")) {
-			rest = rest[:len(rest)-1] // the blank line install put before the block
-		}
-		e.After = rest
-		if left := strings.TrimSpace(string(rest)); left == "" || o.Scope != conffile.ScopeUser && left == strings.TrimSpace(instructionsFront) {
+		e.After = conffile.DropBlock(rest, at)
+		if left := strings.TrimSpace(string(e.After)); left == "" || o.Scope != conffile.ScopeUser && left == strings.TrimSpace(instructionsFront) {
 			e.After = nil
 		}
 		return e, nil
 	}
 	block := []byte(instructionsBlock())
-	var out []byte
-	switch {
-	case at >= 0:
-		out = append(append(append([]byte(nil), rest[:at]...), block...), rest[at:]...)
-	case before == nil && o.Scope != conffile.ScopeUser:
-		out = append([]byte(instructionsFront), block...)
-	default:
-		out = append([]byte(nil), rest...)
-		if len(out) > 0 && !bytes.HasSuffix(out, []byte("\n")) {
-			out = append(out, '\n')
-		}
-		if len(out) > 0 {
-			out = append(out, '\n')
-		}
-		out = append(out, block...)
+	if e.Before == nil && o.Scope != conffile.ScopeUser {
+		e.After = append([]byte(instructionsFront), block...)
+	} else {
+		e.After = conffile.PutBlock(rest, at, block)
 	}
-	e.After = out
 	return e, nil
 }

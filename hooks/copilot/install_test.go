@@ -10,24 +10,9 @@ import (
 	"testing"
 
 	"github.com/planq-dev/planq/hooks/conffile"
+	"github.com/planq-dev/planq/hooks/hosttest"
 	"github.com/planq-dev/planq/internal/testenv"
 )
-
-func installOpts(t *testing.T, repo, scope string, env map[string]string) conffile.Options {
-	t.Helper()
-	bin := filepath.Join(t.TempDir(), "with space")
-	return conffile.Options{Scope: scope, ProjectDir: repo, Home: os.Getenv("HOME"), Exe: filepath.Join(bin, "planq"), HookExe: filepath.Join(bin, "planq-hook"),
-		Getenv: func(k string) string { return env[k] }}
-}
-
-func readFile(t *testing.T, p string) string {
-	t.Helper()
-	data, err := os.ReadFile(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(data)
-}
 
 // The user's own files: an MCP config with another server, hooks (a hooks
 // file, or settings.json with other settings) with a hook of their own,
@@ -67,13 +52,9 @@ const (
 func TestInstallScopes(t *testing.T) {
 	for _, scope := range []string{conffile.ScopeLocal, conffile.ScopeProject, conffile.ScopeUser} {
 		t.Run(scope, func(t *testing.T) {
-			testenv.Isolate(t)
-			repo := testenv.JJRepo(t)
-			if real, err := filepath.EvalSymlinks(repo); err == nil {
-				repo = real
-			}
+			repo := hosttest.Repo(t)
 			ch := filepath.Join(t.TempDir(), "copilot-home")
-			o := installOpts(t, repo, scope, map[string]string{"COPILOT_HOME": ch, "PLANQ_HOME": "/state/planq"})
+			o := hosttest.Options(t, repo, scope, map[string]string{"COPILOT_HOME": ch, "PLANQ_HOME": "/state/planq"})
 			f := paths(o)
 			if scope == conffile.ScopeUser && (f.Server != filepath.Join(ch, "mcp-config.json") || f.Hooks != filepath.Join(ch, "settings.json") || f.Instructions != filepath.Join(ch, "copilot-instructions.md")) {
 				t.Fatalf("user scope files %+v, want them in $COPILOT_HOME", f)
@@ -113,7 +94,7 @@ func TestInstallScopes(t *testing.T) {
 					Tools   []string          `json:"tools"`
 				} `json:"mcpServers"`
 			}
-			if err := json.Unmarshal([]byte(readFile(t, f.Server)), &srv); err != nil {
+			if err := json.Unmarshal([]byte(hosttest.ReadFile(t, f.Server)), &srv); err != nil {
 				t.Fatal(err)
 			}
 			p := srv.MCPServers["planq"]
@@ -135,7 +116,7 @@ func TestInstallScopes(t *testing.T) {
 					TimeoutSec int    `json:"timeoutSec"`
 				} `json:"hooks"`
 			}
-			if err := json.Unmarshal([]byte(readFile(t, f.Hooks)), &hk); err != nil {
+			if err := json.Unmarshal([]byte(hosttest.ReadFile(t, f.Hooks)), &hk); err != nil {
 				t.Fatal(err)
 			}
 			if scope == conffile.ScopeUser && (hk.Theme != "dark" || hk.Version != 0) || scope != conffile.ScopeUser && hk.Version != 1 {
@@ -163,7 +144,7 @@ func TestInstallScopes(t *testing.T) {
 			}
 
 			// The instructions: planq's block, the user's lines kept.
-			ins := readFile(t, f.Instructions)
+			ins := hosttest.ReadFile(t, f.Instructions)
 			if !strings.Contains(ins, blockBegin) || !strings.Contains(ins, "`planq-jj_init`") || !strings.Contains(ins, "`planq-planq_context`") {
 				t.Fatalf("instructions:\n%s", ins)
 			}
@@ -204,8 +185,8 @@ func TestInstallScopes(t *testing.T) {
 				assertJSON(t, f.Server, userServers)
 				assertJSON(t, f.Hooks, hooksBefore)
 			}
-			if scope == conffile.ScopeUser && readFile(t, f.Instructions) != userInstructions {
-				t.Fatalf("the user's instructions after uninstall:\n%s", readFile(t, f.Instructions))
+			if scope == conffile.ScopeUser && hosttest.ReadFile(t, f.Instructions) != userInstructions {
+				t.Fatalf("the user's instructions after uninstall:\n%s", hosttest.ReadFile(t, f.Instructions))
 			}
 			if _, err := os.Stat(f.Instructions); scope != conffile.ScopeUser && !os.IsNotExist(err) {
 				t.Fatalf("planq's instructions file is left (%v)", err)
@@ -222,13 +203,13 @@ func TestInstallScopes(t *testing.T) {
 func TestInstructionsKeepUserText(t *testing.T) {
 	testenv.Isolate(t)
 	repo := testenv.JJRepo(t)
-	o := installOpts(t, repo, conffile.ScopeProject, nil)
+	o := hosttest.Options(t, repo, conffile.ScopeProject, nil)
 	f := paths(o)
 	ctx := context.Background()
 	if _, err := (Adapter{}).Install(ctx, o); err != nil {
 		t.Fatal(err)
 	}
-	withUser := readFile(t, f.Instructions) + "\nAlso: write tests.\n"
+	withUser := hosttest.ReadFile(t, f.Instructions) + "\nAlso: write tests.\n"
 	testenv.WriteFile(t, filepath.Dir(f.Instructions), filepath.Base(f.Instructions), strings.Replace(withUser, blockBegin, "Mine first.\n"+blockBegin, 1))
 	if res, err := (Adapter{}).Install(ctx, o); err != nil || res.Changed() {
 		t.Fatalf("reinstall: %+v, %v", res, err)
@@ -237,7 +218,7 @@ func TestInstructionsKeepUserText(t *testing.T) {
 	if _, err := (Adapter{}).Install(ctx, o); err != nil {
 		t.Fatal(err)
 	}
-	if got := readFile(t, f.Instructions); got != instructionsFront+"Mine first.\n\nAlso: write tests.\n" {
+	if got := hosttest.ReadFile(t, f.Instructions); got != instructionsFront+"Mine first.\n\nAlso: write tests.\n" {
 		t.Fatalf("after uninstall:\n%q", got)
 	}
 	testenv.WriteFile(t, filepath.Dir(f.Instructions), filepath.Base(f.Instructions), blockBegin+"\nno end\n")
@@ -273,7 +254,7 @@ func jjStatus(t *testing.T, repo string) string {
 func assertJSON(t *testing.T, path, want string) {
 	t.Helper()
 	var a, b any
-	if err := json.Unmarshal([]byte(readFile(t, path)), &a); err != nil {
+	if err := json.Unmarshal([]byte(hosttest.ReadFile(t, path)), &a); err != nil {
 		t.Fatal(err)
 	}
 	json.Unmarshal([]byte(want), &b)
@@ -288,14 +269,10 @@ func assertJSON(t *testing.T, path, want string) {
 // comment lines read past), -p's MCP loading, hooks turned off, and the
 // gate that fails open.
 func TestInstalledFindings(t *testing.T) {
-	testenv.Isolate(t)
-	repo := testenv.JJRepo(t)
-	if real, err := filepath.EvalSymlinks(repo); err == nil {
-		repo = real
-	}
+	repo := hosttest.Repo(t)
 	ch := filepath.Join(t.TempDir(), "copilot-home")
 	envs := map[string]string{"COPILOT_HOME": ch}
-	o := installOpts(t, repo, conffile.ScopeLocal, envs)
+	o := hosttest.Options(t, repo, conffile.ScopeLocal, envs)
 	for _, exe := range []string{o.Exe, o.HookExe} {
 		testenv.WriteFile(t, filepath.Dir(exe), filepath.Base(exe), "#!/bin/sh\n")
 		os.Chmod(exe, 0o755)
@@ -390,7 +367,7 @@ func TestInstalledNothing(t *testing.T) {
 	repo := testenv.JJRepo(t)
 	testenv.WriteFile(t, repo, ".mcp.json", `{"mcpServers":{"planq":{"command":"planq","args":["mcp","serve"]}}}`)
 	testenv.WriteFile(t, repo, ".github/hooks/other.json", userHooksFile)
-	o := installOpts(t, repo, conffile.ScopeProject, nil)
+	o := hosttest.Options(t, repo, conffile.ScopeProject, nil)
 	for _, st := range (Adapter{}).Installed(o) {
 		if st.Wired() || len(st.Findings) != 0 || len(st.Missing) != len(Hooks) {
 			t.Fatalf("%s scope: %+v", st.Scope, st)

@@ -28,15 +28,9 @@ const (
 	EventSubagentStart = "subagentStart" // served as planq's session-start for the subagent
 )
 
-// eventNames maps planq's events to Copilot's hook_event_name.
-var eventNames = map[string]string{
-	session.EventSessionStart: EventSessionStart,
-	session.EventPreToolUse:   EventPreToolUse,
-	session.EventPostToolUse:  EventPostToolUse,
-	session.EventPreCompact:   EventPreCompact,
-	session.EventStop:         EventStop,
-	session.EventSessionEnd:   EventSessionEnd,
-}
+// eventNames maps planq's events to Copilot's hook_event_name: Claude
+// Code's names.
+var eventNames = session.ClaudeEventNames()
 
 // Input is the JSON Copilot CLI 1.0.102 gives a hook wired by a PascalCase
 // event name on stdin; fields an event does not carry stay zero, fields
@@ -87,9 +81,6 @@ type SubagentInput struct {
 	ParentAgentID    string `json:"parentAgentId,omitempty"`
 }
 
-// decode reads data strictly into v (session.DecodeInput).
-func decode(data []byte, v any) error { return session.DecodeInput(data, v, Host.Display) }
-
 // Protocol is Copilot CLI's hook protocol (session.Protocol).
 type Protocol struct{}
 
@@ -107,28 +98,25 @@ func (Protocol) Host() session.Host { return Host }
 // ($COPILOT_HOME/session-state/<session>/events.jsonl).
 func (Protocol) Read(event string, data []byte, getenv func(string) string) (session.Event, error) {
 	ev := session.Event{Name: event, Host: Host}
-	name, ok := eventNames[event]
-	if !ok {
-		return ev, fmt.Errorf("planq has no %s hook for Copilot CLI", event)
+	name, err := eventNames.Of(event, Host.Display)
+	if err != nil {
+		return ev, err
 	}
 	if event == session.EventSessionStart && isSubagentStart(data) {
 		return readSubagentStart(ev, data, getenv)
 	}
-	var in Input
-	if err := decode(data, &in); err != nil {
+	in, err := session.Decode[Input](data, Host.Display)
+	if err != nil {
 		return ev, err
 	}
-	if in.HookEventName != name {
-		if in.HookEventName == "" {
-			return ev, fmt.Errorf("hook input has no hook_event_name; wire planq's hooks by their PascalCase names (planq mcp install --host copilot)")
-		}
-		return ev, fmt.Errorf("hook input is for %s, not %s; check the hook wiring (planq mcp install --host copilot)", in.HookEventName, name)
+	if in.HookEventName == "" {
+		return ev, fmt.Errorf("hook input has no hook_event_name; wire planq's hooks by their PascalCase names (planq mcp install --host copilot)")
 	}
-	if in.SessionID == "" {
-		return ev, errors.New("Copilot CLI's hook input has no session_id")
+	if err := session.CheckEventName(in.HookEventName, name, "planq mcp install --host copilot"); err != nil {
+		return ev, err
 	}
-	if in.Cwd == "" || !filepath.IsAbs(in.Cwd) {
-		return ev, fmt.Errorf("Copilot CLI's hook input cwd %q is not an absolute path", in.Cwd)
+	if err := session.RequireSession("Copilot CLI's hook input", in.SessionID, in.Cwd); err != nil {
+		return ev, err
 	}
 	ev.SessionID, ev.Cwd = in.SessionID, in.Cwd
 	if in.AgentID != "" && in.ParentAgentID != "" && in.ParentAgentID != in.AgentID {
@@ -162,15 +150,15 @@ func isSubagentStart(data []byte) bool {
 // readSubagentStart reads subagentStart's payload as the subagent's
 // session-start, parented to the session that started it.
 func readSubagentStart(ev session.Event, data []byte, getenv func(string) string) (session.Event, error) {
-	var in SubagentInput
-	if err := decode(data, &in); err != nil {
+	in, err := session.Decode[SubagentInput](data, Host.Display)
+	if err != nil {
 		return ev, err
 	}
 	if in.AgentID == "" || in.SessionID == "" {
 		return ev, errors.New("Copilot CLI's subagentStart input has no agentId or sessionId")
 	}
-	if in.Cwd == "" || !filepath.IsAbs(in.Cwd) {
-		return ev, fmt.Errorf("Copilot CLI's hook input cwd %q is not an absolute path", in.Cwd)
+	if err := session.RequireCwd("Copilot CLI's hook input", in.Cwd); err != nil {
+		return ev, err
 	}
 	parent := in.ParentAgentID
 	if parent == "" {

@@ -2,7 +2,6 @@ package copilot
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -10,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/planq-dev/planq/gate"
+	"github.com/planq-dev/planq/hooks/hosttest"
 	"github.com/planq-dev/planq/hooks/session"
 	"github.com/planq-dev/planq/internal/testenv"
 )
@@ -19,22 +19,14 @@ import (
 // where it names one, its transcript) replaced.
 func fixture(t *testing.T, name, cwd, transcript string) []byte {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join("testdata", name+".json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var m map[string]any
-	if err := json.Unmarshal(data, &m); err != nil {
-		t.Fatal(err)
-	}
-	m["cwd"] = cwd
-	for _, k := range []string{"transcript_path", "transcriptPath"} {
-		if _, ok := m[k]; ok {
-			m[k] = transcript
+	return hosttest.Fixture(t, name, func(m map[string]any) {
+		m["cwd"] = cwd
+		for _, k := range []string{"transcript_path", "transcriptPath"} {
+			if _, ok := m[k]; ok {
+				m[k] = transcript
+			}
 		}
-	}
-	out, _ := json.Marshal(m)
-	return out
+	})
 }
 
 func env(kv map[string]string) func(string) string { return func(k string) string { return kv[k] } }
@@ -246,17 +238,7 @@ func gateCall(t *testing.T, cwd, tool string, input any) (int, *Response) {
 
 func gateRaw(t *testing.T, payload string) (int, *Response) {
 	t.Helper()
-	var out, errb bytes.Buffer
-	code := session.RunPreToolUse(context.Background(), Protocol{}, strings.NewReader(payload), &out, &errb, os.Getenv)
-	s := strings.TrimSpace(out.String())
-	if s == "" {
-		return code, nil
-	}
-	var r Response
-	if err := json.Unmarshal([]byte(s), &r); err != nil {
-		t.Fatalf("reply %q: %v", s, err)
-	}
-	return code, &r
+	return hosttest.Gate[Response](t, Protocol{}, payload, os.Getenv)
 }
 
 func denied(r *Response) bool { return r != nil && r.PermissionDecision == "deny" }

@@ -131,8 +131,8 @@ func (Adapter) Install(ctx context.Context, o conffile.Options) (conffile.Result
 		return res, err
 	}
 	if !o.Uninstall && o.Scope != conffile.ScopeUser {
-		if f, ok := trustFinding(o, o.ProjectDir); ok && !f.OK {
-			res.Notes = append(res.Notes, f.Detail+"; "+f.Fix)
+		if f, ok := trustFinding(o, o.ProjectDir); ok {
+			res.Advise(conffile.Status{Scope: o.Scope, Findings: []conffile.Finding{f}})
 		}
 	}
 	return res, nil
@@ -182,13 +182,9 @@ func serverEntry(o conffile.Options) *conffile.Object {
 // settingsEdit merges planq's server and hooks into (or out of) the
 // settings file at path, keeping every other key.
 func settingsEdit(o conffile.Options, path string) (conffile.FileEdit, error) {
-	e, doc, err := conffile.LoadJSON(path, 0o644)
-	if err != nil {
+	e, doc, err := o.EditJSON(path)
+	if err != nil || doc == nil {
 		return e, err
-	}
-	e.PruneDir = o.Scope != conffile.ScopeUser
-	if o.Uninstall && e.Before == nil {
-		return e, nil
 	}
 	hadServers, hadHooks := doc.Has("mcpServers"), doc.Has("hooks")
 	servers, err := doc.Path(path, !o.Uninstall, "mcpServers")
@@ -210,11 +206,7 @@ func settingsEdit(o conffile.Options, path string) (conffile.FileEdit, error) {
 		return e, fmt.Errorf("%s: \"hooks\" is not an object; fix the file by hand", path)
 	}
 	for _, h := range Hooks {
-		spec := conffile.HookSpec{Event: h.Event, Matcher: h.Matcher, Entry: hookEntry(o, h),
-			IsPlanq: func(e *conffile.Object) bool {
-				return conffile.IsPlanqHook(entryCommand(e), h.Subcommand, Host.Name, "")
-			}}
-		if err := conffile.MergeHook(hooksObj, spec, o.Uninstall, path); err != nil {
+		if err := conffile.MergeHook(hooksObj, h.Spec(hookEntry(o, h), Host.Name, ""), o.Uninstall, path); err != nil {
 			return e, err
 		}
 	}
@@ -236,13 +228,4 @@ func hookEntry(o conffile.Options, h Hook) *conffile.Object {
 	e.Set("command", conffile.HookLine(o, h.Subcommand, Host.Name, h.Tool))
 	e.Set("timeout", conffile.Int(h.Timeout))
 	return e
-}
-
-func entryCommand(entry *conffile.Object) string {
-	if entry == nil {
-		return ""
-	}
-	v, _ := entry.Get("command")
-	s, _ := v.(string)
-	return s
 }

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/planq-dev/planq/hooks/conffile"
+	"github.com/planq-dev/planq/hooks/hosttest"
 	"github.com/planq-dev/planq/hooks/session"
 	"github.com/planq-dev/planq/internal/testenv"
 )
@@ -24,15 +25,6 @@ func installOpts(t *testing.T, repo, scope string) conffile.Options {
 		}
 	}
 	return conffile.Options{Scope: scope, ProjectDir: repo, Home: os.Getenv("HOME"), Exe: filepath.Join(bin, "planq"), HookExe: filepath.Join(bin, "planq-hook")}
-}
-
-func readFile(t *testing.T, p string) string {
-	t.Helper()
-	data, err := os.ReadFile(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(data)
 }
 
 // settingsDoc is the part of settings.json the tests read.
@@ -91,7 +83,7 @@ func TestInstallScopes(t *testing.T) {
 				t.Fatal(err)
 			}
 			var doc settingsDoc
-			if err := json.Unmarshal([]byte(readFile(t, path)), &doc); err != nil {
+			if err := json.Unmarshal([]byte(hosttest.ReadFile(t, path)), &doc); err != nil {
 				t.Fatal(err)
 			}
 			if user != "" && (doc.Theme != "Dracula" || len(doc.MCPServers) != 2) {
@@ -151,10 +143,10 @@ func TestInstallScopes(t *testing.T) {
 				return
 			}
 			var back, orig any
-			_ = json.Unmarshal([]byte(readFile(t, path)), &back)
+			_ = json.Unmarshal([]byte(hosttest.ReadFile(t, path)), &back)
 			_ = json.Unmarshal([]byte(user), &orig)
 			if !conffile.Same(back, orig) {
-				t.Fatalf("uninstall left:\n%s", readFile(t, path))
+				t.Fatalf("uninstall left:\n%s", hosttest.ReadFile(t, path))
 			}
 		})
 	}
@@ -174,7 +166,7 @@ func TestInstallFreshAndOutdated(t *testing.T) {
 		t.Fatal(err)
 	}
 	var doc settingsDoc
-	_ = json.Unmarshal([]byte(readFile(t, path)), &doc)
+	_ = json.Unmarshal([]byte(hosttest.ReadFile(t, path)), &doc)
 	if g := doc.Hooks["AfterAgent"]; len(g) != 1 || len(g[0].Hooks) != 1 || g[0].Hooks[0].Command != o.Exe+" hook stop --host gemini" || g[0].Hooks[0].Timeout != 30000 {
 		t.Fatalf("the outdated hook was not replaced in place: %+v", g)
 	}

@@ -35,7 +35,7 @@ const (
 )
 
 // eventNames maps planq's events to Gemini CLI's.
-var eventNames = map[string]string{
+var eventNames = session.EventNames{
 	session.EventSessionStart: EventSessionStart,
 	session.EventPreToolUse:   EventBeforeTool,
 	session.EventPostToolUse:  EventAfterTool,
@@ -75,13 +75,7 @@ type Input struct {
 
 // ParseInput decodes one hook input strictly (session.DecodeObject), with
 // errors that say it was Gemini CLI's.
-func ParseInput(data []byte) (Input, error) {
-	var in Input
-	if err := session.DecodeInput(data, &in, Host.Display); err != nil {
-		return Input{}, err
-	}
-	return in, nil
-}
+func ParseInput(data []byte) (Input, error) { return session.Decode[Input](data, Host.Display) }
 
 // Protocol is Gemini CLI's hook protocol (session.Protocol).
 type Protocol struct{}
@@ -96,16 +90,16 @@ func (Protocol) Host() session.Host { return Host }
 // it runs.
 func (Protocol) Read(event string, data []byte, getenv func(string) string) (session.Event, error) {
 	ev := session.Event{Name: event, Host: Host, ProjectDir: getenv("GEMINI_PROJECT_DIR")}
-	name, ok := eventNames[event]
-	if !ok {
-		return ev, fmt.Errorf("planq has no %s hook for Gemini CLI", event)
+	name, err := eventNames.Of(event, Host.Display)
+	if err != nil {
+		return ev, err
 	}
 	in, err := ParseInput(data)
 	if err != nil {
 		return ev, err
 	}
-	if in.HookEventName != "" && in.HookEventName != name {
-		return ev, fmt.Errorf("hook input is for %s, not %s; check the hook wiring (planq mcp install --host gemini)", in.HookEventName, name)
+	if err := session.CheckEventName(in.HookEventName, name, "planq mcp install --host gemini"); err != nil {
+		return ev, err
 	}
 	ev.SessionID, ev.TranscriptPath, ev.Cwd = in.SessionID, in.TranscriptPath, in.Cwd
 	ev.Source, ev.Trigger, ev.Reason, ev.StopHookActive = in.Source, in.Trigger, in.Reason, in.StopHookActive
@@ -176,25 +170,19 @@ func responseFailed(resp json.RawMessage) bool {
 	return e != "" && e != "null" && e != "false" && e != `""`
 }
 
-// Output is what a hook prints on stdout for Gemini CLI. A nil *Output
-// prints nothing, which Gemini CLI takes as "carry on".
-type Output struct {
-	// Decision "deny" with Reason: BeforeTool blocks the call and the model
-	// gets "Tool execution blocked: <Reason>"; AfterAgent ("block") sends
-	// Reason to the model as a new user message.
-	Decision      string          `json:"decision,omitempty"`
-	Reason        string          `json:"reason,omitempty"`
-	SystemMessage string          `json:"systemMessage,omitempty"` // shown to the user
-	Specific      *SpecificOutput `json:"hookSpecificOutput,omitempty"`
-}
+// Output is what a hook prints on stdout for Gemini CLI: Claude Code's
+// answer in the shape Codex and Gemini CLI share. Decision "deny" with
+// Reason: BeforeTool blocks the call and the model gets "Tool execution
+// blocked: <Reason>"; AfterAgent ("block") sends Reason to the model as a
+// new user message. A nil *Output prints nothing: "carry on".
+type Output = session.HookOutput
 
 // SpecificOutput is the hookSpecificOutput object.
-type SpecificOutput struct {
-	HookEventName     string `json:"hookEventName"`
-	AdditionalContext string `json:"additionalContext,omitempty"` // SessionStart: text for the model
-}
+type SpecificOutput = session.HookSpecific
 
 // Respond is Gemini CLI's answer to event carrying r; nil says nothing.
+// BeforeTool denies with a decision and warns the user alone; the
+// session's context and the nudge are Claude Code's (session.HookAnswer).
 func Respond(event string, r session.Reply) *Output {
 	switch event {
 	case session.EventPreToolUse:
@@ -204,14 +192,8 @@ func Respond(event string, r session.Reply) *Output {
 		case r.Warn:
 			return &Output{SystemMessage: r.Reason}
 		}
-	case session.EventSessionStart:
-		if r.Context != "" {
-			return &Output{Specific: &SpecificOutput{HookEventName: EventSessionStart, AdditionalContext: r.Context}}
-		}
-	case session.EventStop:
-		if r.Nudge != "" {
-			return &Output{Decision: "block", Reason: r.Nudge}
-		}
+	case session.EventSessionStart, session.EventStop:
+		return session.HookAnswer(event, r)
 	}
 	return nil
 }

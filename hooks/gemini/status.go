@@ -82,8 +82,8 @@ func status(o conffile.Options) conffile.Status {
 		}
 		st.Hooks = append(st.Hooks, h.Subcommand)
 		if h.Tool {
-			if f := conffile.Fields(cmd); len(f) > 0 && !slices.Contains(st.ToolHookExes, f[0]) {
-				st.ToolHookExes = append(st.ToolHookExes, f[0])
+			if exe := conffile.CommandBinary(cmd); exe != "" && !slices.Contains(st.ToolHookExes, exe) {
+				st.ToolHookExes = append(st.ToolHookExes, exe)
 			}
 		}
 	}
@@ -93,14 +93,11 @@ func status(o conffile.Options) conffile.Status {
 // planqHook returns the command of planq's hook for h in the hooks object,
 // in a group whose matcher lets it see what it must.
 func planqHook(hooksObj *conffile.Object, h Hook) (string, bool) {
-	entry, ok := conffile.FindHook(hooksObj, conffile.HookSpec{Event: h.Event, Matcher: h.Matcher,
-		IsPlanq: func(e *conffile.Object) bool {
-			return conffile.IsPlanqHook(entryCommand(e), h.Subcommand, Host.Name, "")
-		}})
+	entry, ok := conffile.FindHook(hooksObj, h.Spec(nil, Host.Name, ""))
 	if !ok {
 		return "", false
 	}
-	return entryCommand(entry), true
+	return conffile.EntryCommand(entry), true
 }
 
 // excluded reports whether the repo at dir keeps .gemini/settings.json out

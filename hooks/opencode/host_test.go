@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/planq-dev/planq/hooks/hosttest"
 	"github.com/planq-dev/planq/hooks/session"
 	"github.com/planq-dev/planq/internal/testenv"
 	"github.com/planq-dev/planq/transcript"
@@ -28,25 +29,18 @@ func gateCall(t *testing.T, dir, tool string, args any) (int, Reply) {
 
 func gateRaw(t *testing.T, dir, payload string) (int, Reply) {
 	t.Helper()
-	var out, errb bytes.Buffer
-	code := session.RunPreToolUse(context.Background(), Protocol{}, strings.NewReader(payload), &out, &errb, func(k string) string {
+	code, r := hosttest.Gate[Reply](t, Protocol{}, payload, func(k string) string {
 		if k == "PLANQ_PROJECT_DIR" {
 			return dir
 		}
 		return os.Getenv(k)
 	})
-	var r Reply
-	if s := strings.TrimSpace(out.String()); s != "" {
-		if err := json.Unmarshal([]byte(s), &r); err != nil {
-			t.Fatalf("reply %q: %v", s, err)
-		}
+	if r == nil {
+		return code, Reply{}
 	}
-	return code, r
+	return code, *r
 }
 
-// The gate speaks OpenCode: its tool names and argument fields, bash's
-// workdir, apply_patch's files, planq's tools as planq_<tool>, and denials
-// that name planq_jj_init.
 func TestGateOnOpenCodeTools(t *testing.T) {
 	testenv.Isolate(t)
 	repo := testenv.JJRepo(t)

@@ -172,13 +172,12 @@ func serverEdit(o conffile.Options, path string) (conffile.FileEdit, error) {
 }
 
 func pluginEdit(o conffile.Options, path string) (conffile.FileEdit, error) {
-	e := conffile.FileEdit{Path: path, Mode: 0o644, PruneDir: true}
-	before, err := conffile.ReadOrNil(path)
+	e, err := conffile.ReadEdit(path, 0o644)
+	e.PruneDir = true
 	if err != nil {
 		return e, err
 	}
-	e.Before, e.After = before, before
-	if before != nil && !bytes.HasPrefix(before, pluginMarker) {
+	if e.Before != nil && !bytes.HasPrefix(e.Before, pluginMarker) {
 		return e, fmt.Errorf("%s is not planq's plugin; move it away, then rerun", path)
 	}
 	if o.Uninstall {

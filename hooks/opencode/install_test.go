@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/planq-dev/planq/hooks/conffile"
+	"github.com/planq-dev/planq/hooks/hosttest"
 	"github.com/planq-dev/planq/internal/testenv"
 )
 
@@ -16,15 +17,6 @@ func installOpts(t *testing.T, repo, scope string) conffile.Options {
 	t.Helper()
 	bin := t.TempDir()
 	return conffile.Options{Scope: scope, ProjectDir: repo, Home: os.Getenv("HOME"), Exe: filepath.Join(bin, "planq"), HookExe: filepath.Join(bin, "planq-hook")}
-}
-
-func readFile(t *testing.T, p string) string {
-	t.Helper()
-	data, err := os.ReadFile(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(data)
 }
 
 // Each scope writes the server and the plugin where OpenCode reads them,
@@ -63,7 +55,7 @@ func TestInstallScopes(t *testing.T) {
 					Environment map[string]string `json:"environment"`
 				} `json:"mcp"`
 			}
-			if err := json.Unmarshal([]byte(readFile(t, server)), &doc); err != nil {
+			if err := json.Unmarshal([]byte(hosttest.ReadFile(t, server)), &doc); err != nil {
 				t.Fatal(err)
 			}
 			p := doc.MCP["planq"]
@@ -71,9 +63,9 @@ func TestInstallScopes(t *testing.T) {
 				t.Fatalf("planq's server entry: %+v", p)
 			}
 			if scope != conffile.ScopeLocal && (doc.Model != "anthropic/claude" || doc.MCP["github"].Type != "remote") {
-				t.Fatalf("the user's settings were lost:\n%s", readFile(t, server))
+				t.Fatalf("the user's settings were lost:\n%s", hosttest.ReadFile(t, server))
 			}
-			if js := readFile(t, plugin); !strings.Contains(js, `const HOOK = "`+o.HookExe+`"`) || !strings.Contains(js, `const PLANQ = "`+o.Exe+`"`) {
+			if js := hosttest.ReadFile(t, plugin); !strings.Contains(js, `const HOOK = "`+o.HookExe+`"`) || !strings.Contains(js, `const PLANQ = "`+o.Exe+`"`) {
 				t.Fatalf("plugin does not run planq's binaries:\n%.400s", js)
 			}
 			sts := Adapter{}.Installed(conffile.Options{ProjectDir: repo, Home: o.Home})
@@ -112,7 +104,7 @@ func TestInstallScopes(t *testing.T) {
 					t.Fatalf("uninstall left %s, which held only planq", server)
 				}
 			default:
-				if got := readFile(t, server); strings.Contains(got, "planq") || !strings.Contains(got, "github") {
+				if got := hosttest.ReadFile(t, server); strings.Contains(got, "planq") || !strings.Contains(got, "github") {
 					t.Fatalf("after uninstall:\n%s", got)
 				}
 			}
@@ -130,7 +122,7 @@ func TestInstallKeepsAForeignPlugin(t *testing.T) {
 	if _, err := (Adapter{}).Install(context.Background(), o); err == nil || !strings.Contains(err.Error(), "not planq's plugin") {
 		t.Fatalf("install over a foreign plugin: %v", err)
 	}
-	if got := readFile(t, plugin); !strings.Contains(got, "Mine") {
+	if got := hosttest.ReadFile(t, plugin); !strings.Contains(got, "Mine") {
 		t.Fatalf("the foreign plugin was changed:\n%s", got)
 	}
 }

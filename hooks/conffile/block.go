@@ -1,0 +1,75 @@
+package conffile
+
+import (
+	"bytes"
+	"fmt"
+	"io/fs"
+)
+
+// planq's block in a text file of the user's (Codex CLI's config.toml,
+// Copilot CLI's instructions): the lines between planq's markers are
+// planq's, the rest of the file is the user's and is kept byte for byte.
+
+// SplitBlock returns data without planq's marked block (from the line
+// begin to the line end) and where the block was (-1: none). A block
+// marker not at a line's start, a begin without its end, or two blocks,
+// are errors: the user edited the file, and is told to fix it by hand.
+func SplitBlock(path string, data []byte, begin, end string) (rest []byte, at int, err error) {
+	i := bytes.Index(data, []byte(begin))
+	if i < 0 {
+		return data, -1, nil
+	}
+	if i > 0 && data[i-1] != '\n' {
+		return nil, 0, fmt.Errorf("%s: planq's block marker is not at the start of a line; fix the file by hand", path)
+	}
+	j := bytes.Index(data[i:], []byte(end))
+	if j < 0 {
+		return nil, 0, fmt.Errorf("%s: planq's block has no end marker %q; fix the file by hand", path, end)
+	}
+	stop := i + j + len(end)
+	if stop < len(data) && data[stop] == '\n' {
+		stop++
+	}
+	if bytes.Contains(data[stop:], []byte(begin)) {
+		return nil, 0, fmt.Errorf("%s has two planq blocks; remove one by hand", path)
+	}
+	return append(append([]byte(nil), data[:i]...), data[stop:]...), i, nil
+}
+
+// PutBlock returns rest (a file without planq's block, as SplitBlock
+// returns it) with block, the marked lines, where the old block was (at),
+// else appended after a blank line.
+func PutBlock(rest []byte, at int, block []byte) []byte {
+	if at >= 0 {
+		return append(append(append([]byte(nil), rest[:at]...), block...), rest[at:]...)
+	}
+	out := append([]byte(nil), rest...)
+	if len(out) > 0 && !bytes.HasSuffix(out, []byte("\n")) {
+		out = append(out, '\n')
+	}
+	if len(out) > 0 {
+		out = append(out, '\n')
+	}
+	return append(out, block...)
+}
+
+// DropBlock returns rest (SplitBlock's, the block was at at) without the
+// blank line PutBlock put before a block it appended.
+func DropBlock(rest []byte, at int) []byte {
+	if at == len(rest) && bytes.HasSuffix(rest, []byte("\n\n")) {
+		return rest[:len(rest)-1]
+	}
+	return rest
+}
+
+// ReadEdit reads the file at path for an edit that starts as no change
+// (After = Before; nil for a missing file), writing it with mode.
+func ReadEdit(path string, mode fs.FileMode) (FileEdit, error) {
+	e := FileEdit{Path: path, Mode: mode}
+	data, err := ReadOrNil(path)
+	if err != nil {
+		return e, err
+	}
+	e.Before, e.After = data, data
+	return e, nil
+}

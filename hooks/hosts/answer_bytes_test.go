@@ -1,0 +1,44 @@
+package hosts
+
+import (
+	"bytes"
+	"fmt"
+	"path/filepath"
+	"testing"
+
+	"github.com/planq-dev/planq/hooks/session"
+)
+
+// Every adapter's hook answers, byte for byte: each reply the core gives,
+// for each event, as the host reads it (testdata/answers.txt; -update
+// rewrites it). The hosts that share Claude Code's answer shape share its
+// code, and this keeps each one's bytes what they were.
+func TestAnswerBytes(t *testing.T) {
+	cases := []struct {
+		label string
+		ev    session.Event
+		r     session.Reply
+	}{
+		{"deny", session.Event{Name: session.EventPreToolUse}, session.Reply{Deny: true, Reason: "planq gate: blocked <no change> & \"quoted\""}},
+		{"warn", session.Event{Name: session.EventPreToolUse}, session.Reply{Warn: true, Reason: "planq gate (warn mode, allowed)"}},
+		{"allow", session.Event{Name: session.EventPreToolUse}, session.Reply{}},
+		{"context", session.Event{Name: session.EventSessionStart}, session.Reply{Context: "planq: ctx\nline two"}},
+		{"subagent context", session.Event{Name: session.EventSessionStart, SessionID: "sub", ParentID: "main"}, session.Reply{Context: "planq: sub ctx"}},
+		{"no context", session.Event{Name: session.EventSessionStart}, session.Reply{}},
+		{"after a tool", session.Event{Name: session.EventPostToolUse}, session.Reply{Context: "planq: workspaces"}},
+		{"nudge", session.Event{Name: session.EventStop}, session.Reply{Nudge: "planq: describe it"}},
+		{"no nudge", session.Event{Name: session.EventStop}, session.Reply{}},
+		{"compact", session.Event{Name: session.EventPreCompact}, session.Reply{Context: "planq: summary"}},
+		{"end", session.Event{Name: session.EventSessionEnd}, session.Reply{}},
+		{"workspace", session.Event{Name: session.EventWorktreeCreate}, session.Reply{Path: "/repo/.planq/workspaces/w"}},
+	}
+	var out bytes.Buffer
+	for _, a := range All() {
+		for _, c := range cases {
+			var b bytes.Buffer
+			code, err := a.Protocol().Write(&b, c.ev, c.r)
+			fmt.Fprintf(&out, "%s %s: exit %d, err %v\n%s", a.Host().Name, c.label, code, err, b.String())
+		}
+	}
+	compareGolden(t, filepath.Join("testdata", "answers.txt"), out.Bytes())
+}
