@@ -168,12 +168,6 @@ type FailOpenWords struct {
 	OK      func(exes string) string // the tool hooks' binaries (exes, listed) are there
 }
 
-// Executable reports whether p is a regular file with an execute bit.
-func Executable(p string) bool {
-	st, err := os.Stat(p)
-	return err == nil && st.Mode().IsRegular() && st.Mode().Perm()&0o111 != 0
-}
-
 // Advise adds to r's notes what each finding of r's scope in sts that is
 // not OK says, with its fix: what planq doctor would say of the wiring
 // just written.
