@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/planq-dev/planq/internal/e2e"
 	"github.com/planq-dev/planq/internal/fakemodel"
 	"github.com/planq-dev/planq/internal/ptyterm"
 	"github.com/planq-dev/planq/internal/testenv"
@@ -110,7 +111,7 @@ func TestStatusLineInClaudeCode(t *testing.T) {
 		fail("no locked status line: %v", err)
 	}
 	locked := statusRow(screen, "gate locked")
-	id := jjOut(t, repo, "log", "-r", "@", "--no-graph", "-T", "change_id.short(12)")
+	id := e2e.JJ(t, repo, "log", "-r", "@", "--no-graph", "-T", "change_id.short(12)")
 	if want := id + " · gate locked · no change declared: jj_init first"; locked != want {
 		fail("status line %q, want %q", locked, want)
 	}

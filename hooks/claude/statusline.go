@@ -104,7 +104,7 @@ func isPlanqStatusLine(cmd, exe string) bool {
 func statusLineIn(doc *conffile.Object, exe string) (obj *conffile.Object, cmd string, ours bool) {
 	v, _ := doc.Get("statusLine")
 	obj, _ = v.(*conffile.Object)
-	cmd, _ = entryCommand(obj)
+	cmd = conffile.EntryCommand(obj)
 	return obj, cmd, obj != nil && isPlanqStatusLine(cmd, exe)
 }
 
