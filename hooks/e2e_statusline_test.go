@@ -132,7 +132,7 @@ func TestStatusLineInClaudeCode(t *testing.T) {
 		fail("no open status line with the summary: %v", err)
 	}
 	open := statusRow(screen, "gate open")
-	id = jjOut(t, repo, "log", "-r", "@", "--no-graph", "-T", "change_id.short(12)")
+	id = e2e.JJ(t, repo, "log", "-r", "@", "--no-graph", "-T", "change_id.short(12)")
 	if want := id + " · gate open · Add a greeting file · 2 left to do"; open != want {
 		fail("status line %q, want %q", open, want)
 	}
