@@ -82,7 +82,7 @@ func LoadProject(dir string) Project {
 func Evaluate(ctx context.Context, call ToolCall, dir string, opt EvalOptions) Evaluation {
 	if call.Tool.Kind == KindReadOnly {
 		v := Classify(call, DefaultPolicy())
-		return Evaluation{Verdict: v, Decision: Decision{Allow: true}, Mode: config.ModeStrict}
+		return Evaluation{Verdict: v, Decision: Decision{Allow: true, Rule: v.Rule}, Mode: config.ModeStrict}
 	}
 	if abs, err := filepath.Abs(dir); err == nil {
 		dir = abs
@@ -106,11 +106,11 @@ func Evaluate(ctx context.Context, call ToolCall, dir string, opt EvalOptions) E
 	}
 	ev := Evaluation{Verdict: Classify(call, pol), Mode: pol.Mode, ConfigErr: p.Err, OnErrorAllow: pol.OnErrorAllow}
 	if pol.Mode == config.ModeOff || !NeedsState(ev.Verdict) {
-		ev.Decision = Decision{Allow: true}
+		ev.Decision = Decide(call.Name, ev.Verdict, Status{}, nil, pol, opt.PlanqTool)
 		return ev
 	}
 	if p.Err != nil {
-		ev.Decision = Decision{Message: fmt.Sprintf("planq gate: blocked this %s call (%s): %s, and the gate's configuration is invalid: %s. "+
+		ev.Decision = Decision{Rule: RuleConfigError, Message: fmt.Sprintf("planq gate: blocked this %s call (%s): %s, and the gate's configuration is invalid: %s. "+
 			"Ask the user to fix .planq/config.yaml; read-only calls stay allowed.", call.Name, ev.Verdict.Part, ev.Verdict.Reason, text.OneLine(p.Err.Error()))}
 		return ev
 	}

@@ -59,6 +59,11 @@ type Verdict struct {
 	// Git is set when the call runs a git command that rewrites history or
 	// the working copy, which a jj repo should do with jj instead.
 	Git *GitRewrite `json:"git,omitempty"`
+	// Rule is the class of rule that judged the call (RuleReadOnly,
+	// RuleShell, RuleOutside, RulePlanq, RuleMCPConfig, RuleMCPName,
+	// RuleUnknown) when the call does not modify: that rule decides it. A
+	// modifying call is decided by the gate's state.
+	Rule string `json:"rule,omitempty"`
 }
 
 // GitRewrite names a history- or working-copy-rewriting git command and its
@@ -130,6 +135,21 @@ var defaultMCPReadGlobs = []string{
 // that differs from one the gate reads only in case, is ambiguous and
 // modifies.
 func Classify(call ToolCall, pol Policy) Verdict {
+	v := classify(call, pol)
+	if !v.Modifies && v.Rule == "" {
+		v.Rule = kindRule[call.Tool.Kind]
+	}
+	return v
+}
+
+// kindRule is the class of rule that let a call of each kind through as
+// not modifying, unless the judgement names a narrower one.
+var kindRule = map[Kind]string{
+	KindReadOnly: RuleReadOnly, KindShell: RuleShell, KindEditor: RuleOutside, KindPatch: RuleOutside,
+	KindMCP: RuleMCPName, KindUnknown: RuleUnknown,
+}
+
+func classify(call ToolCall, pol Policy) Verdict {
 	name, t := call.Name, call.Tool
 	switch t.Kind {
 	case KindReadOnly:
@@ -197,20 +217,20 @@ func editorTarget(w Where, p string) pathKind {
 // calls the tool.
 func classifyMCP(name string, t Tool, pol Policy) Verdict {
 	if t.Server == "planq" && planqAlwaysAllowed(t.MCPTool) {
-		return Verdict{Reason: "planq's " + t.MCPTool + " is always allowed"}
+		return Verdict{Reason: "planq's " + t.MCPTool + " is always allowed", Rule: RulePlanq}
 	}
 	full := "mcp__" + t.Server + "__" + t.MCPTool
 	if g, ok := matchGlob(pol.MCPDeny, full); ok {
 		return Verdict{Modifies: true, Part: name, Reason: name + " matches gate.mcp_deny " + g}
 	}
 	if g, ok := matchGlob(pol.MCPAllow, full); ok {
-		return Verdict{Part: name, Reason: name + " matches gate.mcp_allow " + g}
+		return Verdict{Part: name, Reason: name + " matches gate.mcp_allow " + g, Rule: RuleMCPConfig}
 	}
 	if g, ok := matchGlob(defaultMCPReadGlobs, full); ok {
 		return Verdict{Part: name, Reason: name + " only reads (its name matches " + g + ")"}
 	}
 	if pol.PermissiveUnknown {
-		return Verdict{Part: name, Reason: "MCP tool " + name + " is not known to modify (gate.unknown: permissive)"}
+		return Verdict{Part: name, Reason: "MCP tool " + name + " is not known to modify (gate.unknown: permissive)", Rule: RuleUnknown}
 	}
 	return Verdict{Modifies: true, Part: name,
 		Reason: "MCP tool " + name + " is not known to only read (add " + full + " to gate.mcp_allow in .planq/config.yaml if it does)"}

@@ -172,7 +172,7 @@ func TestStateJJFailure(t *testing.T) {
 
 func TestDecide(t *testing.T) {
 	mod := Verdict{Modifies: true, Part: "rm -rf build", Reason: "rm deletes files"}
-	ro := Verdict{Reason: "read-only: ls"}
+	ro := Verdict{Reason: "read-only: ls", Rule: RuleShell}
 	gitV := Verdict{Modifies: true, Part: "git commit -m x", Reason: "git commit records a commit",
 		Git: &GitRewrite{Part: "git commit -m x", Command: "git commit", JJ: "jj commit -m"}}
 	locked := Status{IsJJRepo: true, Locked: true, ChangeID: "qpvuntsmwlqtxyz"}
@@ -194,27 +194,28 @@ func TestDecide(t *testing.T) {
 		pol   Policy
 		allow bool
 		warn  bool
+		rule  string
 		want  []string
 	}{
-		{name: "read-only", v: ro, st: locked, pol: strict, allow: true},
-		{name: "modifying, locked", v: mod, st: locked, pol: strict,
+		{name: "read-only", v: ro, st: locked, pol: strict, allow: true, rule: RuleShell},
+		{name: "modifying, locked", v: mod, st: locked, pol: strict, rule: RuleLocked,
 			want: []string{"Bash", "rm -rf build", "rm deletes files", "mcp__planq__jj_init", "one-line description", "qpvuntsmwlqt", "retry"}},
-		{name: "modifying, not a jj repo", v: mod, st: noRepo, pol: strict,
+		{name: "modifying, not a jj repo", v: mod, st: noRepo, pol: strict, rule: RuleNotJJ,
 			want: []string{"not a jj repository", "mcp__planq__jj_git_init", "then mcp__planq__jj_init"}},
-		{name: "modifying, unlocked", v: mod, st: unlocked, pol: strict, allow: true},
-		{name: "git rewrite, unlocked jj repo", v: gitV, st: unlocked, pol: strict,
+		{name: "modifying, unlocked", v: mod, st: unlocked, pol: strict, allow: true, rule: RuleDeclared},
+		{name: "git rewrite, unlocked jj repo", v: gitV, st: unlocked, pol: strict, rule: RuleGit,
 			want: []string{"git commit", "jj commit -m", "gate.git: allow"}},
-		{name: "git rewrite allowed by config", v: gitV, st: unlocked, pol: gitOK, allow: true},
-		{name: "git rewrite outside jj, locked", v: gitV, st: noRepo, pol: strict, want: []string{"mcp__planq__jj_git_init"}},
-		{name: "warn mode", v: mod, st: locked, pol: warn, allow: true, warn: true, want: []string{"warn mode", "mcp__planq__jj_init"}},
-		{name: "off", v: mod, st: locked, pol: off, allow: true},
-		{name: "state error", v: mod, err: errors.New("jj exploded\nbadly"), pol: strict, want: []string{"jj exploded badly", "jj status"}},
+		{name: "git rewrite allowed by config", v: gitV, st: unlocked, pol: gitOK, allow: true, rule: RuleDeclared},
+		{name: "git rewrite outside jj, locked", v: gitV, st: noRepo, pol: strict, rule: RuleNotJJ, want: []string{"mcp__planq__jj_git_init"}},
+		{name: "warn mode", v: mod, st: locked, pol: warn, allow: true, warn: true, rule: RuleLocked, want: []string{"warn mode", "mcp__planq__jj_init"}},
+		{name: "off", v: mod, st: locked, pol: off, allow: true, rule: RuleOff},
+		{name: "state error", v: mod, err: errors.New("jj exploded\nbadly"), pol: strict, rule: RuleStateError, want: []string{"jj exploded badly", "jj status"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			d := Decide("Bash", tt.v, tt.st, tt.err, tt.pol, nil)
-			if d.Allow != tt.allow || d.Warn != tt.warn {
-				t.Fatalf("decision %+v, want allow=%v warn=%v", d, tt.allow, tt.warn)
+			if d.Allow != tt.allow || d.Warn != tt.warn || d.Rule != tt.rule {
+				t.Fatalf("decision %+v, want allow=%v warn=%v rule=%s", d, tt.allow, tt.warn, tt.rule)
 			}
 			for _, w := range tt.want {
 				if !strings.Contains(d.Message, w) {

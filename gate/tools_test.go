@@ -116,3 +116,43 @@ func TestDecideNamesTheHostsTool(t *testing.T) {
 		t.Fatalf("denial %q: want MCP's usual names by default", d.Message)
 	}
 }
+
+// Classify names the class of rule that let a call through as not
+// modifying; a modifying call has none (the gate's state decides it).
+func TestClassifyRule(t *testing.T) {
+	repo := t.TempDir()
+	out := t.TempDir()
+	allowCfg := DefaultPolicy()
+	allowCfg.MCPAllow = []string{"mcp__db__run*"}
+	permissive := DefaultPolicy()
+	permissive.PermissiveUnknown = true
+	tests := []struct {
+		name, tool, input string
+		pol               Policy
+		want              string
+	}{
+		{"host read-only tool", "Read", `{"file_path":"a"}`, DefaultPolicy(), RuleReadOnly},
+		{"read-only shell command", "Bash", `{"command":"ls -la"}`, DefaultPolicy(), RuleShell},
+		{"modifying shell command", "Bash", `{"command":"rm -rf build"}`, DefaultPolicy(), ""},
+		{"editor outside", "Write", `{"file_path":"` + filepath.Join(out, "x") + `"}`, DefaultPolicy(), RuleOutside},
+		{"editor inside", "Write", `{"file_path":"` + filepath.Join(repo, "x") + `"}`, DefaultPolicy(), ""},
+		{"planq tool", "mcp__planq__planq_log", `{}`, DefaultPolicy(), RulePlanq},
+		{"mcp_allow", "mcp__db__run_query", `{}`, allowCfg, RuleMCPConfig},
+		{"mcp read name", "mcp__db__get_rows", `{}`, DefaultPolicy(), RuleMCPName},
+		{"mcp unknown, permissive", "mcp__db__run_query", `{}`, permissive, RuleUnknown},
+		{"mcp unknown, strict", "mcp__db__run_query", `{}`, DefaultPolicy(), ""},
+		{"unknown tool, permissive", "Frobnicate", `{}`, permissive, RuleUnknown},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			v := Classify(ToolCall{Name: tt.tool, Tool: testTool(tt.tool), Input: json.RawMessage(tt.input), Root: repo, Cwd: repo}, tt.pol)
+			if v.Rule != tt.want {
+				t.Fatalf("rule %q (modifies=%v, %s), want %q", v.Rule, v.Modifies, v.Reason, tt.want)
+			}
+			d := Decide(tt.tool, v, Status{IsJJRepo: true, Locked: true}, nil, tt.pol, nil)
+			if wantRule := tt.want; wantRule != "" && (d.Rule != wantRule || !d.Allow) || wantRule == "" && (d.Rule != RuleLocked || d.Allow) {
+				t.Fatalf("decision %+v for rule %q", d, tt.want)
+			}
+		})
+	}
+}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/planq-dev/planq/hooks/session"
 	"github.com/planq-dev/planq/jj"
+	"github.com/planq-dev/planq/metrics"
 	"github.com/planq-dev/planq/staterepo"
 	"github.com/planq-dev/planq/transcript"
 )
@@ -137,7 +138,21 @@ func (r *Runner) sessionContext(ctx context.Context, ev session.Event) (string, 
 	if len(problems) > 0 {
 		blocks = append(blocks, block{text: "(planq problems: " + strings.Join(problems, "; ") + ")"})
 	}
-	return fit(blocks, ContextBudget), nil
+	text := fit(blocks, ContextBudget)
+	session.RecordStart(r.env(), s.Scope, ev, cur.Declared(), shown(summary.Surfaced(), text))
+	return text, nil
+}
+
+// shown returns the entries whose id the context text holds: what the
+// budget let through to the model.
+func shown(entries []metrics.Entry, text string) []metrics.Entry {
+	var out []metrics.Entry
+	for _, e := range entries {
+		if e.ID != "" && strings.Contains(text, e.ID) {
+			out = append(out, e)
+		}
+	}
+	return out
 }
 
 // snap is what session-start needs from jj.

@@ -1,7 +1,8 @@
 // Package mcp serves planq's tools over the Model Context Protocol.
 //
 // The layer is thin: each tool validates its input and calls the jj, gate,
-// staterepo and changelog packages, which know nothing of MCP.
+// staterepo and changelog packages, which know nothing of MCP. One
+// middleware records every call in the local metrics (metrics.go).
 package mcp
 
 import (
@@ -10,6 +11,7 @@ import (
 	"fmt"
 	"io"
 	"log"
+	"slices"
 	"strings"
 
 	"github.com/mark3labs/mcp-go/mcp"
@@ -62,17 +64,18 @@ func newServer(opts Options) (*server.MCPServer, *stateDeps) {
 	if version == "" {
 		version = "dev"
 	}
+	d := &deps{dir: opts.Dir, jj: &jj.Client{Dir: opts.Dir, Bin: opts.JJBin}, getenv: opts.Getenv}
+	state := newStateDeps(opts.Dir, opts.Maintainer)
+	tools := slices.Concat(jjTools(d), stateTools(state), opts.Extra)
 	s := server.NewMCPServer(ServerName, version,
 		server.WithToolCapabilities(false),
 		server.WithInstructions(Instructions),
 		server.WithInputSchemaValidation(),
+		// Outermost, so a call that panicked is recorded as failed.
+		server.WithToolHandlerMiddleware(newCallRecorder(opts.Dir, opts.Getenv, tools).middleware),
 		server.WithRecovery(),
 	)
-	d := &deps{dir: opts.Dir, jj: &jj.Client{Dir: opts.Dir, Bin: opts.JJBin}, getenv: opts.Getenv}
-	state := newStateDeps(opts.Dir, opts.Maintainer)
-	s.AddTools(jjTools(d)...)
-	s.AddTools(stateTools(state)...)
-	s.AddTools(opts.Extra...)
+	s.AddTools(tools...)
 	return s, state
 }
 

@@ -129,6 +129,7 @@ Start here:
 		newContinueCmd(a),
 		newResumeCmd(a),
 		newAgentsCmd(a),
+		newStatsCmd(a),
 	)
 	return root
 }

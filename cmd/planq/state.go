@@ -6,10 +6,12 @@ import (
 	"io"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/planq-dev/planq/config"
+	"github.com/planq-dev/planq/metrics"
 	"github.com/planq-dev/planq/staterepo"
 )
 
@@ -324,6 +326,7 @@ func printSync(a *app, asJSON bool, res []staterepo.SyncResult, err error) error
 func newStateGCCmd(a *app) *cobra.Command {
 	var f stateFlags
 	var dryRun, auto bool
+	var metricsAge string
 	cmd := &cobra.Command{
 		Use:   "gc",
 		Short: "Delete finished agents' branches and pack the state repo",
@@ -342,15 +345,24 @@ deleted). Needs git 2.37 or newer.
 
 Writes run the incremental kind of this on their own, in the background, when
 about $PLANQ_GC_AUTO loose objects (default 2048; 0 turns it off) have piled
-up. --auto runs that incremental step now, in the foreground.`,
+up. --auto runs that incremental step now, in the foreground.
+
+It also prunes the project's local metrics ('planq stats'): the day files
+under $PLANQ_HOME/metrics/<project>/ whose records are all older than
+--metrics-older-than (default 90d; a duration such as 30d or a date,
+YYYY-MM-DD). --dry-run lists them instead; --auto leaves them.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if auto && dryRun {
+				return fmt.Errorf("--auto and --dry-run do not go together; --dry-run reports which branches gc would delete")
+			}
+			cutoff, err := metrics.ParseSince(metricsAge, time.Now())
+			if err != nil {
+				return fmt.Errorf("--metrics-older-than: %w", err)
+			}
 			s, err := a.openStore(f.Repo)
 			if err != nil {
 				return err
-			}
-			if auto && dryRun {
-				return fmt.Errorf("--auto and --dry-run do not go together; --dry-run reports which branches gc would delete")
 			}
 			var res []staterepo.GCResult
 			if !auto {
@@ -366,11 +378,17 @@ up. --auto runs that incremental step now, in the foreground.`,
 				}
 				pack = &p
 			}
+			var pruned *metricsPrune
+			if !auto {
+				if pruned, err = a.pruneMetrics(s.Root, cutoff, dryRun); err != nil {
+					return err
+				}
+			}
 			if f.JSON {
 				if res == nil {
 					res = []staterepo.GCResult{}
 				}
-				return writeJSON(a.Stdout, map[string]any{"branches": res, "pack": pack})
+				return writeJSON(a.Stdout, map[string]any{"branches": res, "pack": pack, "metrics": pruned})
 			}
 			if !auto && len(res) == 0 {
 				fmt.Fprintln(a.Stdout, "No agent branches.")
@@ -390,6 +408,9 @@ up. --auto runs that incremental step now, in the foreground.`,
 				fmt.Fprintf(a.Stdout, "Packed %d loose objects (%s): %d packs, %.1f MiB of objects, %d temporary files removed, in %.1fs.\n",
 					pack.LooseBefore-pack.LooseAfter, pack.Mode, pack.PacksAfter, float64(pack.Bytes)/(1<<20), pack.TmpRemoved, pack.Seconds)
 			}
+			if pruned != nil {
+				fmt.Fprintln(a.Stdout, pruned.sentence())
+			}
 			return nil
 		},
 	}
@@ -397,5 +418,49 @@ up. --auto runs that incremental step now, in the foreground.`,
 	f.addJSON(cmd)
 	cmd.Flags().BoolVar(&dryRun, "dry-run", false, "report what would be deleted, delete nothing")
 	cmd.Flags().BoolVar(&auto, "auto", false, "only the incremental packing writes start on their own, now")
+	cmd.Flags().StringVar(&metricsAge, "metrics-older-than", "90d", "prune local metrics older than this (30d) or this date (YYYY-MM-DD)")
 	return cmd
+}
+
+// metricsPrune is what gc did to the local metrics.
+type metricsPrune struct {
+	Dir    string    `json:"dir"`
+	Before time.Time `json:"before"`
+	DryRun bool      `json:"dry_run"`
+	Files  []string  `json:"files"` // the day files pruned (with --dry-run: that would be)
+}
+
+// pruneMetrics prunes (or with dryRun lists) the day files of root's
+// project's metrics older than before.
+func (a *app) pruneMetrics(root string, before time.Time, dryRun bool) (*metricsPrune, error) {
+	dir, err := metrics.DirFor(root, a.Getenv)
+	if err != nil {
+		return nil, fmt.Errorf("cannot locate the local metrics: %w", err)
+	}
+	p := &metricsPrune{Dir: dir, Before: before, DryRun: dryRun}
+	var files []string
+	if dryRun {
+		files, err = metrics.OldFiles(dir, before)
+	} else {
+		files, err = metrics.Prune(dir, before)
+	}
+	for _, f := range files {
+		p.Files = append(p.Files, filepath.Base(f))
+	}
+	if p.Files == nil {
+		p.Files = []string{}
+	}
+	return p, err
+}
+
+// sentence says what gc did to the metrics, in one line.
+func (p *metricsPrune) sentence() string {
+	when := p.Before.Local().Format("2006-01-02 15:04")
+	switch {
+	case len(p.Files) == 0:
+		return fmt.Sprintf("No local metrics older than %s to prune (%s).", when, p.Dir)
+	case p.DryRun:
+		return fmt.Sprintf("Would prune %d local metrics day files older than %s from %s: %s.", len(p.Files), when, p.Dir, strings.Join(p.Files, ", "))
+	}
+	return fmt.Sprintf("Pruned %d local metrics day files older than %s from %s: %s.", len(p.Files), when, p.Dir, strings.Join(p.Files, ", "))
 }

@@ -3,8 +3,9 @@
 // the hook protocol each host adapter implements (Protocol), where a
 // session's records live and how a session is bound to its lineage of jj
 // changes (Scope), the gate's verdict on a tool call (PreToolUse) and the
-// files a call touched (PostToolUse). It links nothing heavier than the
-// gate, jj and the transcript store, so the planq-hook binary, which serves
+// files a call touched (PostToolUse), and the hooks' local metrics
+// (metrics.go). It links nothing heavier than the gate, jj, the transcript
+// store and the metrics recorder, so the planq-hook binary, which serves
 // the tool hooks on every tool call, starts fast. The rest of the core
 // (session-start context, the living-summary nudge, compaction, session
 // end, start/continue/resume) is package hooks.

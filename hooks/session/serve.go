@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/planq-dev/planq/gate"
 	"github.com/planq-dev/planq/internal/text"
 )
 
@@ -51,6 +52,7 @@ func RunPreToolUse(ctx context.Context, proto Protocol, stdin io.Reader, stdout,
 	type result struct {
 		ev    Event
 		reply Reply
+		acc   account
 		err   error
 	}
 	done := make(chan result, 1)
@@ -71,7 +73,7 @@ func RunPreToolUse(ctx context.Context, proto Protocol, stdin io.Reader, stdout,
 		if res.ev, res.err = proto.Read(EventPreToolUse, data, getenv); res.err != nil {
 			return
 		}
-		res.reply, res.err = PreToolUse(ctx, res.ev, getenv)
+		res.reply, res.acc, res.err = judge(ctx, res.ev, getenv)
 	}()
 	var res result
 	select {
@@ -81,6 +83,7 @@ func RunPreToolUse(ctx context.Context, proto Protocol, stdin io.Reader, stdout,
 	}
 	if res.err != nil {
 		res.reply = FailedPreToolUse(res.ev.ProjectDir, res.err)
+		res.acc = account{rule: gate.RuleGateError}
 		fmt.Fprintf(stderr, "planq hook pre-tool-use: %s\n", text.OneLine(res.err.Error()))
 	}
 	code, err := proto.Write(stdout, res.ev, res.reply)
@@ -88,6 +91,7 @@ func RunPreToolUse(ctx context.Context, proto Protocol, stdin io.Reader, stdout,
 		fmt.Fprintf(stderr, "planq hook pre-tool-use: blocked: cannot answer %s (%s)\n", proto.Host().Display, text.OneLine(err.Error()))
 		return 2
 	}
+	recordVerdict(res.ev, res.reply, res.acc, getenv)
 	return code
 }
 

@@ -21,34 +21,49 @@ import (
 // reading anything; other read-only calls read only the configuration; jj
 // and the gate's cache are consulted only for calls that modify.
 func PreToolUse(ctx context.Context, ev Event, getenv func(string) string) (Reply, error) {
+	r, _, err := judge(ctx, ev, getenv)
+	return r, err
+}
+
+// account is what the local metrics record of a pre-tool-use verdict: the
+// class of gate rule that decided (gate.Rule*), and whether the gate state
+// was read and found the change declared.
+type account struct {
+	rule     string
+	unlocked bool
+}
+
+// judge is PreToolUse with its account.
+func judge(ctx context.Context, ev Event, getenv func(string) string) (Reply, account, error) {
 	if ev.Call == nil || ev.Call.Name == "" {
-		return Reply{}, errors.New("hook input names no tool")
+		return Reply{}, account{}, errors.New("hook input names no tool")
 	}
 	if ev.Call.Tool.Kind == gate.KindReadOnly {
-		return Reply{}, nil
+		return Reply{}, account{rule: gate.RuleReadOnly}, nil
 	}
 	dir := ev.Cwd
 	if dir == "" {
 		dir = ev.ProjectDir
 	}
 	if dir == "" {
-		return Reply{}, errors.New("hook input has no working directory and the host named no project directory")
+		return Reply{}, account{}, errors.New("hook input has no working directory and the host named no project directory")
 	}
 	if !filepath.IsAbs(dir) {
-		return Reply{}, errors.New("the tool's working directory is not an absolute path: " + dir)
+		return Reply{}, account{}, errors.New("the tool's working directory is not an absolute path: " + dir)
 	}
 	if ev.ProjectDir != "" && !filepath.IsAbs(ev.ProjectDir) {
-		return Reply{}, errors.New("the project directory is not an absolute path: " + ev.ProjectDir)
+		return Reply{}, account{}, errors.New("the project directory is not an absolute path: " + ev.ProjectDir)
 	}
 	call := gate.ToolCall{Name: ev.Call.Name, Tool: ev.Call.Tool, Input: ev.Call.Input}
 	res := gate.Evaluate(ctx, call, dir, gate.EvalOptions{ProjectDir: ev.ProjectDir, Getenv: getenv, PlanqTool: ev.Host.Tool})
+	acc := account{rule: res.Decision.Rule, unlocked: res.State != nil && res.StateErr == nil && !res.State.Locked}
 	switch d := res.Decision; {
 	case d.Warn:
-		return Reply{Warn: true, Reason: d.Message}, nil
+		return Reply{Warn: true, Reason: d.Message}, acc, nil
 	case !d.Allow:
-		return Reply{Deny: true, Reason: d.Message}, nil
+		return Reply{Deny: true, Reason: d.Message}, acc, nil
 	}
-	return Reply{}, nil
+	return Reply{}, acc, nil
 }
 
 // FailedPreToolUse is the answer when the gate could not judge a call: a
@@ -111,6 +126,9 @@ func reconcile(ctx context.Context, e Env, ev Event, described bool) error {
 	cur, err := s.JJ.Current(ctx)
 	if err != nil {
 		return fmt.Errorf("jj: %w", err)
+	}
+	if cur.Declared() {
+		recordDeclared(e, s, ev)
 	}
 	root, _, err := s.Bind(ctx, e, ev, cur)
 	if err != nil || root == "" || !described {
