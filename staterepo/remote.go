@@ -39,11 +39,27 @@ const (
 	PreferRemote = "remote" // take the remote's version
 )
 
+// SyncAction is what a push or pull did to one branch; its text is what
+// `planq state push|pull --json` prints.
+type SyncAction string
+
+// The actions of a push or pull.
+const (
+	SyncCreated     SyncAction = "created"      // pull: the branch is new here
+	SyncFastForward SyncAction = "fast-forward" // pull: moved to the remote's commit
+	SyncMerged      SyncAction = "merged"       // pull: both sides' entries merged
+	SyncUpToDate    SyncAction = "up-to-date"   // nothing to do
+	SyncAhead       SyncAction = "ahead"        // pull: this side has commits the remote lacks
+	SyncBehind      SyncAction = "behind"       // push: the remote has commits this side lacks
+	SyncPushed      SyncAction = "pushed"       // push: the remote got this side's commits
+	SyncRefused     SyncAction = "refused"      // nothing was changed: Detail says why
+)
+
 // SyncResult is what a push or pull did to one branch.
 type SyncResult struct {
-	Branch string `json:"branch"`           // the branch
-	Action string `json:"action"`           // created, fast-forward, merged, up-to-date, ahead, behind, pushed, refused
-	Detail string `json:"detail,omitempty"` // what was merged, or why it was refused
+	Branch string     `json:"branch"`           // the branch
+	Action SyncAction `json:"action"`           // what was done
+	Detail string     `json:"detail,omitempty"` // what was merged, or why it was refused
 }
 
 var scpLike = regexp.MustCompile(`^[A-Za-z0-9_.-]+@[^:/]+:`)
@@ -165,7 +181,7 @@ func (s *Store) Pull(ctx context.Context, prefer string) ([]SyncResult, error) {
 		}
 		res, err := s.pullBranch(ctx, r, b, remote[b], prefer)
 		if err != nil {
-			res = SyncResult{Branch: b, Action: "refused", Detail: err.Error()}
+			res = SyncResult{Branch: b, Action: SyncRefused, Detail: err.Error()}
 			refused = append(refused, b)
 		}
 		results = append(results, res)
@@ -184,11 +200,11 @@ func (s *Store) pullBranch(ctx context.Context, r *gitstore.Repo, branch string,
 		return res, err
 	}
 	if ours.IsZero() {
-		res.Action = "created"
+		res.Action = SyncCreated
 		return res, r.UpdateRef(ctx, gitstore.RefUpdate{Name: gitstore.BranchRef(branch), New: theirs, Msg: "planq: pull: created from the remote", Sig: s.signature()})
 	}
 	if ours == theirs {
-		res.Action = "up-to-date"
+		res.Action = SyncUpToDate
 		return res, nil
 	}
 	oc, err := r.Commit(ours)
@@ -202,14 +218,14 @@ func (s *Store) pullBranch(ctx context.Context, r *gitstore.Repo, branch string,
 	if ok, err := tc.IsAncestor(oc); err != nil {
 		return res, err
 	} else if ok {
-		res.Action = "ahead"
+		res.Action = SyncAhead
 		return res, nil
 	}
 	var next plumbing.Hash
 	if ok, err := oc.IsAncestor(tc); err != nil {
 		return res, err
 	} else if ok {
-		res.Action, next = "fast-forward", theirs
+		res.Action, next = SyncFastForward, theirs
 	} else {
 		tree, detail, err := s.mergeTrees(r, branch, oc, tc, prefer)
 		if err != nil {
@@ -219,9 +235,9 @@ func (s *Store) pullBranch(ctx context.Context, r *gitstore.Repo, branch string,
 		if err != nil {
 			return res, err
 		}
-		res.Action, res.Detail = "merged", detail
+		res.Action, res.Detail = SyncMerged, detail
 	}
-	return res, s.moveBranch(ctx, r, branch, ours, next, "planq: pull: "+res.Action)
+	return res, s.moveBranch(ctx, r, branch, ours, next, "planq: pull: "+string(res.Action))
 }
 
 // moveBranch points branch from old to next, first checking that no
@@ -480,10 +496,10 @@ func (s *Store) Push(ctx context.Context) ([]SyncResult, error) {
 		res := SyncResult{Branch: b}
 		switch {
 		case !ok:
-			res.Action = "pushed"
+			res.Action = SyncPushed
 			res.Detail = "new on the remote"
 		case theirs == ours:
-			res.Action = "up-to-date"
+			res.Action = SyncUpToDate
 		default:
 			oc, err := r.Commit(ours)
 			if err != nil {
@@ -496,13 +512,13 @@ func (s *Store) Push(ctx context.Context) ([]SyncResult, error) {
 			if ahead, err := tc.IsAncestor(oc); err != nil {
 				return nil, err
 			} else if ahead {
-				res.Action = "pushed"
+				res.Action = SyncPushed
 			} else {
-				res.Action, res.Detail = "behind", "the remote has commits this repo lacks; run `planq state pull` first"
+				res.Action, res.Detail = SyncBehind, "the remote has commits this repo lacks; run `planq state pull` first"
 				behind = append(behind, b)
 			}
 		}
-		if res.Action == "pushed" {
+		if res.Action == SyncPushed {
 			specs = append(specs, gitconfig.RefSpec("refs/heads/"+b+":refs/heads/"+b))
 		}
 		results = append(results, res)

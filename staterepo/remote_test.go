@@ -129,7 +129,7 @@ func TestPushPullBetweenTwoClonesBothWriting(t *testing.T) {
 	}
 }
 
-func hasAction(res []SyncResult, branch, action string) bool {
+func hasAction(res []SyncResult, branch string, action SyncAction) bool {
 	for _, r := range res {
 		if r.Branch == branch && r.Action == action {
 			return true

@@ -309,11 +309,11 @@ func printSync(a *app, asJSON bool, res []staterepo.SyncResult, err error) error
 	}
 	for _, r := range res {
 		line := fmt.Sprintf("%-24s %s", r.Branch, r.Action)
-		if r.Detail != "" && r.Action != "refused" {
+		if r.Detail != "" && r.Action != staterepo.SyncRefused {
 			line += ": " + strings.ReplaceAll(r.Detail, "\n", "; ")
 		}
 		fmt.Fprintln(a.Stdout, line)
-		if r.Action == "refused" {
+		if r.Action == staterepo.SyncRefused {
 			fmt.Fprintf(a.Stderr, "planq: %s: %s\n", r.Branch, r.Detail)
 		}
 	}
