@@ -14,6 +14,7 @@ import (
 	git "github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
 
+	"github.com/planq-dev/planq/config"
 	"github.com/planq-dev/planq/jj"
 	"github.com/planq-dev/planq/staterepo/internal/gitstore"
 )
@@ -361,4 +362,34 @@ func gitDir(root string) (string, bool) {
 		return filepath.Clean(cd), true
 	}
 	return gd, true
+}
+
+// ClaimProject records in root's .planq/config.yaml the project the code
+// repo at root belongs to, and returns it: name when given, else the one
+// already recorded, else the default (config.ProjectName: the main
+// workspace's directory name). A repo recorded for another project is
+// refused, never renamed.
+func ClaimProject(root, name string) (string, error) {
+	cfg, err := config.Load(root)
+	if err != nil {
+		return "", err
+	}
+	if name == "" {
+		if name, err = config.ProjectName(root, cfg); err != nil {
+			return "", err
+		}
+	}
+	if err := config.ValidName(name); err != nil {
+		return "", fmt.Errorf("project name: %w", err)
+	}
+	if cfg.Project == name {
+		return name, nil
+	}
+	if cfg.Project != "" {
+		return "", fmt.Errorf("this repo already belongs to project %q (%s); edit that file to rename it", cfg.Project, config.File)
+	}
+	if err := config.Set(root, "project", name); err != nil {
+		return "", err
+	}
+	return name, nil
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -10,7 +11,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/planq-dev/planq/config"
 	"github.com/planq-dev/planq/metrics"
 	"github.com/planq-dev/planq/staterepo"
 )
@@ -63,9 +63,14 @@ which the code repo ignores.`,
 	return cmd
 }
 
+// stateInitOptions are `planq state init`'s flags.
+type stateInitOptions struct {
+	stateFlags
+	Project string
+}
+
 func newStateInitCmd(a *app) *cobra.Command {
-	var f stateFlags
-	var project string
+	o := &stateInitOptions{}
 	cmd := &cobra.Command{
 		Use:   "init",
 		Short: "Create the project's state repo and record the project name",
@@ -75,61 +80,48 @@ directory name, cleaned up to letters, digits, '.', '_' and '-'. Running it
 again changes nothing.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			dir, err := a.repoDir(f.Repo)
-			if err != nil {
-				return err
-			}
-			root, err := staterepo.FindRoot(dir)
-			if err != nil {
-				return err
-			}
-			cfg, err := config.Load(root)
-			if err != nil {
-				return err
-			}
-			if project == "" {
-				project = cfg.Project
-			}
-			if project == "" {
-				project = staterepo.SanitizeName(filepath.Base(root))
-			}
-			if err := config.ValidName(project); err != nil {
-				return fmt.Errorf("--project: %w", err)
-			}
-			if cfg.Project != project {
-				if cfg.Project != "" {
-					return fmt.Errorf("this repo already belongs to project %q (%s); edit that file to rename it", cfg.Project, config.File)
-				}
-				if err := config.Set(root, "project", project); err != nil {
-					return err
-				}
-			}
-			s, err := staterepo.Open(staterepo.Options{Dir: root, Getenv: a.Getenv, Warn: a.warn, Maintainer: a.Maintainer})
-			if err != nil {
-				return err
-			}
-			created, err := s.Init(cmd.Context())
-			if err != nil {
-				return err
-			}
-			if err := staterepo.EnsureIgnored(s.Root, false); err != nil {
-				return err
-			}
-			if f.JSON {
-				return writeJSON(a.Stdout, map[string]any{"project": s.Project, "bare": s.Bare, "created": created})
-			}
-			if created {
-				fmt.Fprintf(a.Stdout, "Created state repo for project %s at %s\n", s.Project, s.Bare)
-			} else {
-				fmt.Fprintf(a.Stdout, "State repo for project %s already exists at %s\n", s.Project, s.Bare)
-			}
-			return nil
+			return runStateInit(cmd.Context(), a, o)
 		},
 	}
-	f.addRepo(cmd)
-	f.addJSON(cmd)
-	cmd.Flags().StringVar(&project, "project", "", "project name (default: the repo directory's name)")
+	o.addRepo(cmd)
+	o.addJSON(cmd)
+	cmd.Flags().StringVar(&o.Project, "project", "", "project name (default: the repo directory's name)")
 	return cmd
+}
+
+// runStateInit is `planq state init`.
+func runStateInit(ctx context.Context, a *app, o *stateInitOptions) error {
+	dir, err := a.repoDir(o.Repo)
+	if err != nil {
+		return err
+	}
+	root, err := staterepo.FindRoot(dir)
+	if err != nil {
+		return err
+	}
+	if _, err := staterepo.ClaimProject(root, o.Project); err != nil {
+		return err
+	}
+	s, err := staterepo.Open(staterepo.Options{Dir: root, Getenv: a.Getenv, Warn: a.warn, Maintainer: a.Maintainer})
+	if err != nil {
+		return err
+	}
+	created, err := s.Init(ctx)
+	if err != nil {
+		return err
+	}
+	if err := staterepo.EnsureIgnored(s.Root, false); err != nil {
+		return err
+	}
+	if o.JSON {
+		return writeJSON(a.Stdout, map[string]any{"project": s.Project, "bare": s.Bare, "created": created})
+	}
+	if created {
+		fmt.Fprintf(a.Stdout, "Created state repo for project %s at %s\n", s.Project, s.Bare)
+	} else {
+		fmt.Fprintf(a.Stdout, "State repo for project %s already exists at %s\n", s.Project, s.Bare)
+	}
+	return nil
 }
 
 func newStateStatusCmd(a *app) *cobra.Command {
@@ -139,59 +131,64 @@ func newStateStatusCmd(a *app) *cobra.Command {
 		Short: "Show the state repo, its agents, the worktree and the remote",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			s, err := a.openStore(f.Repo)
-			if err != nil {
-				return err
-			}
-			st, err := s.Status(cmd.Context())
-			if err != nil {
-				return err
-			}
-			if f.JSON {
-				return writeJSON(a.Stdout, st)
-			}
-			w := a.Stdout
-			fmt.Fprintf(w, "project:  %s\nrepo:     %s\n", st.Project, st.Bare)
-			fmt.Fprintf(w, "agent:    %s (from %s)\n", st.Agent, st.AgentSource)
-			if st.CheckedOut != "" {
-				fmt.Fprintf(w, "worktree: %s (agent %s", st.Worktree, st.CheckedOut)
-				if len(st.Dirty) > 0 {
-					fmt.Fprintf(w, ", uncommitted: %s", strings.Join(st.Dirty, ", "))
-				} else {
-					fmt.Fprint(w, ", clean")
-				}
-				fmt.Fprintln(w, ")")
-			} else {
-				fmt.Fprintf(w, "worktree: none at %s\n", st.Worktree)
-			}
-			if st.Remote != "" {
-				fmt.Fprintf(w, "remote:   %s (global: %s)\n", st.Remote, st.GlobalRemote)
-			}
-			if o := st.Objects; o != nil {
-				fmt.Fprintf(w, "objects:  %.1f MiB: %d loose, %d packs\n", float64(o.Bytes)/(1<<20), o.Loose, o.Packs)
-			}
-			if len(st.Agents) > 0 {
-				fmt.Fprintln(w, "\nagents:")
-				for _, ag := range st.Agents {
-					where := ""
-					if ag.CheckedOutAt != "" {
-						where = "  [" + ag.CheckedOutAt + "]"
-					}
-					if ag.Remote != "" {
-						where += "  remote: " + ag.Remote
-					}
-					fmt.Fprintf(w, "  %-20s %s  %s%s\n", ag.Name, ag.LastCommit.Local().Format("2006-01-02 15:04"), ag.LastMessage, where)
-				}
-			}
-			for _, n := range st.Notes {
-				fmt.Fprintf(w, "\nnote: %s\n", n)
-			}
-			return nil
+			return runStateStatus(cmd.Context(), a, &f)
 		},
 	}
 	f.addRepo(cmd)
 	f.addJSON(cmd)
 	return cmd
+}
+
+// runStateStatus is `planq state status`.
+func runStateStatus(ctx context.Context, a *app, o *stateFlags) error {
+	s, err := a.openStore(o.Repo)
+	if err != nil {
+		return err
+	}
+	st, err := s.Status(ctx)
+	if err != nil {
+		return err
+	}
+	if o.JSON {
+		return writeJSON(a.Stdout, st)
+	}
+	w := a.Stdout
+	fmt.Fprintf(w, "project:  %s\nrepo:     %s\n", st.Project, st.Bare)
+	fmt.Fprintf(w, "agent:    %s (from %s)\n", st.Agent, st.AgentSource)
+	if st.CheckedOut != "" {
+		fmt.Fprintf(w, "worktree: %s (agent %s", st.Worktree, st.CheckedOut)
+		if len(st.Dirty) > 0 {
+			fmt.Fprintf(w, ", uncommitted: %s", strings.Join(st.Dirty, ", "))
+		} else {
+			fmt.Fprint(w, ", clean")
+		}
+		fmt.Fprintln(w, ")")
+	} else {
+		fmt.Fprintf(w, "worktree: none at %s\n", st.Worktree)
+	}
+	if st.Remote != "" {
+		fmt.Fprintf(w, "remote:   %s (global: %s)\n", st.Remote, st.GlobalRemote)
+	}
+	if o := st.Objects; o != nil {
+		fmt.Fprintf(w, "objects:  %.1f MiB: %d loose, %d packs\n", float64(o.Bytes)/(1<<20), o.Loose, o.Packs)
+	}
+	if len(st.Agents) > 0 {
+		fmt.Fprintln(w, "\nagents:")
+		for _, ag := range st.Agents {
+			where := ""
+			if ag.CheckedOutAt != "" {
+				where = "  [" + ag.CheckedOutAt + "]"
+			}
+			if ag.Remote != "" {
+				where += "  remote: " + ag.Remote
+			}
+			fmt.Fprintf(w, "  %-20s %s  %s%s\n", ag.Name, ag.LastCommit.Local().Format("2006-01-02 15:04"), ag.LastMessage, where)
+		}
+	}
+	for _, n := range st.Notes {
+		fmt.Fprintf(w, "\nnote: %s\n", n)
+	}
+	return nil
 }
 
 func newStateRemoteCmd(a *app) *cobra.Command {
