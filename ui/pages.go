@@ -1,0 +1,306 @@
+package ui
+
+import (
+	"fmt"
+	"html/template"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/planq-dev/planq/hooks"
+	"github.com/planq-dev/planq/internal/text"
+	"github.com/planq-dev/planq/jj"
+	"github.com/planq-dev/planq/metrics"
+	"github.com/planq-dev/planq/staterepo"
+	"github.com/planq-dev/planq/transcript"
+)
+
+// summaryLines is how many lines of a living summary the Overview shows.
+const summaryLines = 4
+
+// agentView is one workspace on the Overview.
+type agentView struct {
+	hooks.AgentStatus
+	Task    string   // the summary's task line
+	Lines   []string // the first lines of its summary after the task
+	Left    int      // "Left to do" items
+	HasLeft bool     // the summary has a "Left to do" section
+}
+
+type overviewData struct {
+	Agents    []agentView
+	AgentsErr string
+	State     staterepo.Status
+	StateErr  string
+	Lineages  []*transcript.Session
+}
+
+func (s *Server) overview(r *http.Request) (any, error) {
+	ctx := r.Context()
+	var d overviewData
+	list, err := hooks.Agents(ctx, hooks.WorkflowOptions{Dir: s.root, Getenv: s.getenv, JJBin: s.jjBin})
+	if err != nil {
+		d.AgentsErr = err.Error()
+	}
+	descs := map[string]string{}
+	if len(list) > 0 {
+		var ids []string
+		for _, a := range list {
+			if a.Change != "" {
+				ids = append(ids, a.Change)
+			}
+		}
+		if cs, err := s.jj().Log(ctx, strings.Join(ids, " | ")); err == nil {
+			for _, c := range cs {
+				descs[c.ChangeID] = c.Description
+			}
+		}
+	}
+	for _, a := range list {
+		v := agentView{AgentStatus: a}
+		desc := descs[a.Change]
+		sum := parseSummary(desc)
+		v.Task = sum.Task
+		if v.Task == "" {
+			v.Task = a.Summary
+		}
+		_, rest, _ := strings.Cut(strings.TrimSpace(desc), "\n")
+		for _, l := range strings.Split(rest, "\n") {
+			if l = strings.TrimSpace(l); l != "" && len(v.Lines) < summaryLines {
+				v.Lines = append(v.Lines, l)
+			}
+		}
+		if items, ok := jj.SectionItems(desc, "Left to do:"); ok {
+			v.Left, v.HasLeft = len(items), true
+		}
+		d.Agents = append(d.Agents, v)
+	}
+	if d.State, err = s.state.Status(ctx); err != nil {
+		d.StateErr = err.Error()
+	}
+	if s.ts != nil {
+		if ls, err := roots(s.ts); err == nil {
+			if len(ls) > 8 {
+				ls = ls[:8]
+			}
+			d.Lineages = ls
+		}
+	}
+	return d, nil
+}
+
+// changesPage is how many changes one Changes page shows.
+const changesPage = 50
+
+// ChangesRevset is the part of the graph the Changes page shows: the work
+// not yet in trunk, and trunk itself.
+const ChangesRevset = "trunk().. | trunk()"
+
+type section struct {
+	Name  string
+	Items []template.HTML
+	Empty bool
+}
+
+// changeView is one line of the Changes page's graph.
+type changeView struct {
+	Graph    string
+	C        *jj.Change
+	Task     string
+	Sections []section     // the living summary's sections, laid out
+	Body     template.HTML // the rest of the description, rendered
+	Lineage  *transcript.Session
+	Open     bool // shown expanded: the working copy
+}
+
+type changesData struct {
+	Rows       []changeView
+	Skip       int
+	Next, Prev int
+	More       bool
+	Revset     string
+	Err        string
+}
+
+func intParam(r *http.Request, name string, def int) (int, error) {
+	v := r.URL.Query().Get(name)
+	if v == "" {
+		return def, nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 0 {
+		return 0, fmt.Errorf("%s=%q: give a whole number, 0 or more", name, v)
+	}
+	return n, nil
+}
+
+func (s *Server) changes(r *http.Request) (any, error) {
+	skip, err := intParam(r, "skip", 0)
+	if err != nil {
+		return nil, err
+	}
+	d := changesData{Skip: skip, Revset: ChangesRevset, Next: skip + changesPage, Prev: max(skip-changesPage, 0)}
+	rows, more, err := logGraph(r.Context(), s.jj(), ChangesRevset, skip, changesPage)
+	if err != nil {
+		d.Err = err.Error()
+		return d, nil
+	}
+	d.More = more
+	lineage := s.lineageOf()
+	for _, row := range rows {
+		v := changeView{Graph: row.Graph}
+		if row.Change != nil {
+			v.C = row.Change
+			v.Open = row.Change.WorkingCopy
+			v.Lineage = lineage[row.Change.ChangeID]
+			v.Task, v.Sections, v.Body = layoutSummary(row.Change.Description)
+		}
+		d.Rows = append(d.Rows, v)
+	}
+	return d, nil
+}
+
+// layoutSummary splits a description into its task line, its living
+// summary's sections (each item rendered as Markdown) and the rest, rendered.
+func layoutSummary(desc string) (task string, secs []section, body template.HTML) {
+	sum := parseSummary(desc)
+	for _, sec := range sum.Sections {
+		v := section{Name: strings.TrimSuffix(sec.Name, ":"), Empty: len(sec.Items) == 0}
+		for _, it := range sec.Items {
+			v.Items = append(v.Items, renderInline(it))
+		}
+		secs = append(secs, v)
+	}
+	if strings.TrimSpace(sum.Body) != "" {
+		body = renderMarkdown(sum.Body)
+	}
+	return sum.Task, secs, body
+}
+
+// lineageOf maps each change recorded in a session lineage to it.
+func (s *Server) lineageOf() map[string]*transcript.Session {
+	out := map[string]*transcript.Session{}
+	if s.ts == nil {
+		return out
+	}
+	ls, err := roots(s.ts)
+	if err != nil {
+		return out
+	}
+	for _, l := range ls {
+		for _, c := range l.Changes {
+			if _, ok := out[c]; !ok {
+				out[c] = l
+			}
+		}
+		if _, ok := out[l.Root]; !ok {
+			out[l.Root] = l
+		}
+	}
+	return out
+}
+
+type statData struct {
+	Rev  string
+	Stat compactStat
+	Err  string
+}
+
+// revParam reads a change id from the query: letters and digits only, so
+// it is a change or commit id and never a revset expression.
+func revParam(r *http.Request) (string, error) {
+	rev := r.URL.Query().Get("rev")
+	if rev == "" || len(rev) > 64 || strings.IndexFunc(rev, func(c rune) bool {
+		return !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9')
+	}) >= 0 {
+		return "", fmt.Errorf("rev=%q: give a change id (lowercase letters and digits)", rev)
+	}
+	return rev, nil
+}
+
+func (s *Server) changeStat(r *http.Request) (any, error) {
+	rev, err := revParam(r)
+	if err != nil {
+		return nil, err
+	}
+	d := statData{Rev: rev}
+	if d.Stat, err = changeStat(r.Context(), s.jj(), rev); err != nil {
+		d.Err = err.Error()
+	}
+	return d, nil
+}
+
+// maxDiff bounds the diff shown at once, in bytes.
+const maxDiff = 2 << 20
+
+type diffLine struct {
+	Class string // add, del, hunk, file or ""
+	Text  string
+}
+
+type diffData struct {
+	Rev   string
+	Lines []diffLine
+	Cut   bool
+	Err   string
+}
+
+func (s *Server) changeDiff(r *http.Request) (any, error) {
+	rev, err := revParam(r)
+	if err != nil {
+		return nil, err
+	}
+	d := diffData{Rev: rev}
+	out, err := s.jj().DiffGit(r.Context(), rev)
+	if err != nil {
+		d.Err = err.Error()
+		return d, nil
+	}
+	out, d.Cut = text.CutAtLine(out, maxDiff)
+	for _, l := range strings.Split(strings.TrimRight(out, "\n"), "\n") {
+		c := ""
+		switch {
+		case strings.HasPrefix(l, "diff --git"), strings.HasPrefix(l, "+++ "), strings.HasPrefix(l, "--- "):
+			c = "file"
+		case strings.HasPrefix(l, "@@"):
+			c = "hunk"
+		case strings.HasPrefix(l, "+"):
+			c = "add"
+		case strings.HasPrefix(l, "-"):
+			c = "del"
+		}
+		d.Lines = append(d.Lines, diffLine{Class: c, Text: l})
+	}
+	return d, nil
+}
+
+type metricsData struct {
+	Dir   string
+	Since string
+	Sum   metrics.Summary
+	Err   string
+}
+
+func (s *Server) metricsPage(r *http.Request) (any, error) {
+	d := metricsData{Dir: s.metrics, Since: r.URL.Query().Get("since")}
+	if s.metrics == "" {
+		d.Err = "cannot locate this project's metrics"
+		return d, nil
+	}
+	var since = s.now().AddDate(0, 0, -30)
+	if d.Since != "" {
+		t, err := metrics.ParseSince(d.Since, s.now())
+		if err != nil {
+			return nil, fmt.Errorf("since: %w", err)
+		}
+		since = t
+	} else {
+		d.Since = "30d"
+	}
+	sum, err := metrics.Summarize(r.Context(), s.metrics, since)
+	if err != nil {
+		d.Err = err.Error()
+	}
+	d.Sum = sum
+	return d, nil
+}
