@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"sync"
 	"time"
+
+	"github.com/planq-dev/planq/jj"
 )
 
 // Live-update event names: what moved.
@@ -18,7 +20,7 @@ const (
 // and the state branches' heads. No process is started.
 func (s *Server) keys() map[string]string {
 	out := map[string]string{}
-	if k, err := opHeadsKey(s.root); err == nil {
+	if k, err := jj.OpHeadsKey(s.root); err == nil {
 		out[EventJJ] = k
 	}
 	if k, err := headsKey(s.state); err == nil {

@@ -59,7 +59,7 @@ func (s *Server) overview(r *http.Request) (any, error) {
 	for _, a := range list {
 		v := agentView{AgentStatus: a}
 		desc := descs[a.Change]
-		sum := parseSummary(desc)
+		sum := jj.ParseSummary(desc)
 		v.Task = sum.Task
 		if v.Task == "" {
 			v.Task = a.Summary
@@ -96,10 +96,11 @@ const changesPage = 50
 // not yet in trunk, and trunk itself.
 const ChangesRevset = "trunk().. | trunk()"
 
+// section is one living-summary section as the page lays it out.
 type section struct {
-	Name  string
-	Items []template.HTML
-	Empty bool
+	Name  string          // "Done", "Key decisions", "Left to do", "Open questions"
+	Items []template.HTML // its items, rendered
+	Text  template.HTML   // its text, rendered, when it has no list items
 }
 
 // changeView is one line of the Changes page's graph.
@@ -110,7 +111,9 @@ type changeView struct {
 	Sections []section     // the living summary's sections, laid out
 	Body     template.HTML // the rest of the description, rendered
 	Lineage  *transcript.Session
-	Open     bool // shown expanded: the working copy
+	Stat     *jj.CompactStat // nil when unknown
+	Elided   bool            // jj's "(elided revisions)" line
+	Open     bool            // shown expanded: the working copy
 }
 
 type changesData struct {
@@ -140,20 +143,35 @@ func (s *Server) changes(r *http.Request) (any, error) {
 		return nil, err
 	}
 	d := changesData{Skip: skip, Revset: ChangesRevset, Next: skip + changesPage, Prev: max(skip-changesPage, 0)}
-	rows, more, err := logGraph(r.Context(), s.jj(), ChangesRevset, skip, changesPage)
+	c := s.jj()
+	rows, more, err := c.LogGraph(r.Context(), ChangesRevset, skip, changesPage)
 	if err != nil {
 		d.Err = err.Error()
 		return d, nil
 	}
 	d.More = more
+	var commits []string
+	for _, row := range rows {
+		if row.Change != nil {
+			commits = append(commits, row.Change.CommitID)
+		}
+	}
+	var stats map[string]jj.CompactStat
+	if len(commits) > 0 {
+		// One jj process for the page's stats; a failure only leaves them out.
+		stats, _ = c.Stats(r.Context(), strings.Join(commits, " | "))
+	}
 	lineage := s.lineageOf()
 	for _, row := range rows {
-		v := changeView{Graph: row.Graph}
+		v := changeView{Graph: row.Graph, Elided: row.Elided}
 		if row.Change != nil {
 			v.C = row.Change
 			v.Open = row.Change.WorkingCopy
 			v.Lineage = lineage[row.Change.ChangeID]
 			v.Task, v.Sections, v.Body = layoutSummary(row.Change.Description)
+			if st, ok := stats[row.Change.CommitID]; ok {
+				v.Stat = &st
+			}
 		}
 		d.Rows = append(d.Rows, v)
 	}
@@ -163,11 +181,14 @@ func (s *Server) changes(r *http.Request) (any, error) {
 // layoutSummary splits a description into its task line, its living
 // summary's sections (each item rendered as Markdown) and the rest, rendered.
 func layoutSummary(desc string) (task string, secs []section, body template.HTML) {
-	sum := parseSummary(desc)
+	sum := jj.ParseSummary(desc)
 	for _, sec := range sum.Sections {
-		v := section{Name: strings.TrimSuffix(sec.Name, ":"), Empty: len(sec.Items) == 0}
+		v := section{Name: strings.TrimSuffix(sec.Name, ":")}
 		for _, it := range sec.Items {
 			v.Items = append(v.Items, renderInline(it))
+		}
+		if len(sec.Items) == 0 && !isListOnly(sec.Text) {
+			v.Text = renderMarkdown(sec.Text)
 		}
 		secs = append(secs, v)
 	}
@@ -175,6 +196,18 @@ func layoutSummary(desc string) (task string, secs []section, body template.HTML
 		body = renderMarkdown(sum.Body)
 	}
 	return sum.Task, secs, body
+}
+
+// isListOnly reports whether a section's text holds only list items (all
+// of them placeholders or checked boxes when the section has no items).
+func isListOnly(text string) bool {
+	for _, l := range strings.Split(text, "\n") {
+		l = strings.TrimSpace(l)
+		if l != "" && !strings.HasPrefix(l, "- ") && !strings.HasPrefix(l, "* ") && !strings.HasPrefix(l, "+ ") && l != "-" {
+			return false
+		}
+	}
+	return true
 }
 
 // lineageOf maps each change recorded in a session lineage to it.
@@ -200,12 +233,6 @@ func (s *Server) lineageOf() map[string]*transcript.Session {
 	return out
 }
 
-type statData struct {
-	Rev  string
-	Stat compactStat
-	Err  string
-}
-
 // revParam reads a change id from the query: letters and digits only, so
 // it is a change or commit id and never a revset expression.
 func revParam(r *http.Request) (string, error) {
@@ -216,18 +243,6 @@ func revParam(r *http.Request) (string, error) {
 		return "", fmt.Errorf("rev=%q: give a change id (lowercase letters and digits)", rev)
 	}
 	return rev, nil
-}
-
-func (s *Server) changeStat(r *http.Request) (any, error) {
-	rev, err := revParam(r)
-	if err != nil {
-		return nil, err
-	}
-	d := statData{Rev: rev}
-	if d.Stat, err = changeStat(r.Context(), s.jj(), rev); err != nil {
-		d.Err = err.Error()
-	}
-	return d, nil
 }
 
 // maxDiff bounds the diff shown at once, in bytes.

@@ -183,7 +183,6 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("/transcript", s.page("transcript", s.transcript))
 	mux.HandleFunc("/state", s.page("state", s.statePage))
 	mux.HandleFunc("/metrics", s.page("metrics", s.metricsPage))
-	mux.HandleFunc("/change/stat", s.fragment("stat", s.changeStat))
 	mux.HandleFunc("/change/diff", s.fragment("diff", s.changeDiff))
 	mux.HandleFunc("/events", s.events)
 	mux.Handle("/assets/", http.StripPrefix("/assets/", assetHandler()))

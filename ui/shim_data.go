@@ -1,9 +1,9 @@
 package ui
 
-// TEMPORARY: this file stands in for the data APIs of /work/wt/ui-contract.md
-// (branch uidata) until that branch is merged; it is deleted then, and the
-// names below become aliases of jj.GraphRow, jj.ParseSummary,
-// transcript.ReadPage, staterepo.Store.BranchEntries and the rest.
+// TEMPORARY: this file stands in for the transcript and staterepo data APIs
+// of /work/wt/ui-contract.md (branch uidata) until they are merged; it is
+// deleted then, and the names below become calls of transcript.ReadPage,
+// staterepo.Store.BranchEntries and the rest.
 
 import (
 	"bufio"
@@ -20,117 +20,9 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/planq-dev/planq/changelog"
-	"github.com/planq-dev/planq/jj"
 	"github.com/planq-dev/planq/staterepo"
 	"github.com/planq-dev/planq/transcript"
 )
-
-type graphRow struct {
-	Graph  string
-	Change *jj.Change
-}
-
-func logGraph(ctx context.Context, c *jj.Client, revset string, skip, limit int) ([]graphRow, bool, error) {
-	all, err := c.Log(ctx, revset)
-	if err != nil {
-		return nil, false, err
-	}
-	if skip > len(all) {
-		skip = len(all)
-	}
-	all = all[skip:]
-	more := len(all) > limit
-	if more {
-		all = all[:limit]
-	}
-	var rows []graphRow
-	for i := range all {
-		rows = append(rows, graphRow{Graph: "○ ", Change: &all[i]})
-	}
-	return rows, more, nil
-}
-
-type compactStat struct{ Files, Insertions, Deletions int }
-
-func changeStat(ctx context.Context, c *jj.Client, rev string) (compactStat, error) {
-	s, err := c.DiffStat(ctx, rev)
-	if err != nil {
-		return compactStat{}, err
-	}
-	var st compactStat
-	lines := strings.Split(strings.TrimSpace(s), "\n")
-	for _, part := range strings.Split(lines[len(lines)-1], ",") {
-		var n int
-		var word string
-		if _, err := fmt.Sscanf(strings.TrimSpace(part), "%d %s", &n, &word); err != nil {
-			continue
-		}
-		switch {
-		case strings.HasPrefix(word, "file"):
-			st.Files = n
-		case strings.HasPrefix(word, "insertion"):
-			st.Insertions = n
-		case strings.HasPrefix(word, "deletion"):
-			st.Deletions = n
-		}
-	}
-	return st, nil
-}
-
-func opHeadsKey(root string) (string, error) {
-	repo := filepath.Join(root, ".jj", "repo")
-	if fi, err := os.Stat(repo); err == nil && !fi.IsDir() {
-		data, err := os.ReadFile(repo)
-		if err != nil {
-			return "", err
-		}
-		repo = strings.TrimSpace(string(data))
-		if !filepath.IsAbs(repo) {
-			repo = filepath.Join(root, ".jj", repo)
-		}
-	}
-	ents, err := os.ReadDir(filepath.Join(repo, "op_heads", "heads"))
-	if err != nil {
-		return "", err
-	}
-	var names []string
-	for _, e := range ents {
-		names = append(names, e.Name())
-	}
-	slices.Sort(names)
-	return strings.Join(names, ","), nil
-}
-
-type summarySection struct {
-	Name  string
-	Items []string
-	Text  string
-}
-
-type summary struct {
-	Task     string
-	Body     string
-	Sections []summarySection
-}
-
-func parseSummary(desc string) summary {
-	s := summary{Task: jj.TaskLine(desc)}
-	_, rest, _ := strings.Cut(strings.TrimSpace(desc), "\n")
-	for _, name := range jj.SummarySections {
-		if i := strings.Index(rest, "\n"+name); i >= 0 {
-			rest = rest[:i]
-		} else if strings.HasPrefix(rest, name) {
-			rest = ""
-		}
-	}
-	s.Body = strings.TrimSpace(rest)
-	for _, name := range jj.SummarySections {
-		if items, ok := jj.SectionItems(desc, name); ok {
-			s.Sections = append(s.Sections, summarySection{Name: strings.TrimSuffix(name, ":"), Items: items})
-		}
-	}
-	return s
-}
 
 type page struct {
 	Lines []transcript.Line

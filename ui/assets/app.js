@@ -9,7 +9,7 @@
     return u.toString();
   }
 
-  // Load each open change's diff stat, and its diff when asked.
+  // Load a change's diff when asked.
   function load(el, url) {
     if (el.dataset.loaded) return;
     el.dataset.loaded = "1";
@@ -20,13 +20,6 @@
   }
 
   function wire(root) {
-    root.querySelectorAll("details.change").forEach(function (d) {
-      var stat = d.querySelector("[data-stat]");
-      if (d.open && stat) load(stat, "/change/stat?rev=" + encodeURIComponent(d.dataset.rev));
-      d.addEventListener("toggle", function () {
-        if (d.open && stat) load(stat, "/change/stat?rev=" + encodeURIComponent(d.dataset.rev));
-      });
-    });
     root.querySelectorAll("details[data-diff]").forEach(function (d) {
       d.addEventListener("toggle", function () {
         if (d.open) load(d.querySelector(".diffbody"), "/change/diff?rev=" + encodeURIComponent(d.dataset.diff));
