@@ -79,7 +79,7 @@ func (s *Server) overview(r *http.Request) (any, error) {
 		d.StateErr = err.Error()
 	}
 	if s.ts != nil {
-		if ls, err := roots(s.ts); err == nil {
+		if ls, _ := s.ts.Roots(); len(ls) > 0 {
 			if len(ls) > 8 {
 				ls = ls[:8]
 			}
@@ -216,10 +216,7 @@ func (s *Server) lineageOf() map[string]*transcript.Session {
 	if s.ts == nil {
 		return out
 	}
-	ls, err := roots(s.ts)
-	if err != nil {
-		return out
-	}
+	ls, _ := s.ts.Roots() // the readable ones, even when some are not
 	for _, l := range ls {
 		for _, c := range l.Changes {
 			if _, ok := out[c]; !ok {

@@ -94,10 +94,9 @@ func (s *Server) transcript(r *http.Request) (any, error) {
 		d.Err = "cannot locate the transcript store"
 		return d, nil
 	}
-	ls, err := roots(s.ts)
+	ls, err := s.ts.Roots()
 	if err != nil {
-		d.Err = err.Error()
-		return d, nil
+		d.Err = err.Error() // the readable lineages are listed all the same
 	}
 	d.Lineages = ls
 	q := r.URL.Query()
@@ -139,11 +138,11 @@ func (s *Server) transcript(r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	var p page
+	var p transcript.Page
 	if before != -2 {
-		p, err = readPageBefore(ctx, path, before, transcriptPage, transcript.Render)
+		p, err = transcript.ReadPageBefore(ctx, path, before, transcriptPage, transcript.WithRender(transcript.Render))
 	} else {
-		p, err = readPage(ctx, path, off, transcriptPage, transcript.Render)
+		p, err = transcript.ReadPage(ctx, path, off, transcriptPage, transcript.WithRender(transcript.Render))
 	}
 	if err != nil {
 		d.Err = describeReadErr(err)
