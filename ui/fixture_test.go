@@ -67,6 +67,7 @@ func buildProject(t *testing.T) project {
 	testenv.Isolate(t)
 	repo := testenv.JJRepo(t)
 	run := func(args ...string) string { return testenv.Run(t, repo, "jj", args...) }
+	testenv.WriteFile(t, repo, ".planq/config.yaml", "project: shop-api\n")
 	testenv.WriteFile(t, repo, "README.md", "# shop API\n")
 	run("describe", "-m", "Initial commit")
 	run("bookmark", "set", "main", "-r", "@")

@@ -152,5 +152,9 @@ func (s *Server) statePage(r *http.Request) (any, error) {
 }
 
 func viewEntry(e changelog.Entry) entryView {
-	return entryView{Entry: e, Title: changelog.QuickTitle(e.Body), HTML: renderMarkdown(e.Body)}
+	v := entryView{Entry: e, Title: changelog.QuickTitle(e.Body)}
+	if strings.TrimSpace(e.Body) != v.Title { // a one-line body is its title
+		v.HTML = renderMarkdown(e.Body)
+	}
+	return v
 }
