@@ -157,7 +157,7 @@ func (r *Runner) keepTranscript(ctx context.Context, ev session.Event) error {
 	if ev.TranscriptPath == "" {
 		return nil
 	}
-	s, err := session.Open(r.env(), ev)
+	s, err := session.Open(r.Env, ev)
 	if errors.Is(err, ErrNotJJRepo) {
 		return nil
 	}
