@@ -157,18 +157,11 @@ func (s *Store) Pull(ctx context.Context, prefer string) ([]SyncResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	lk, err := s.lockAndRecover(ctx)
+	lk, r, err := s.lockInitOpen(ctx)
 	if err != nil {
 		return nil, err
 	}
 	defer lk.Release()
-	if _, err := s.initLocked(ctx); err != nil {
-		return nil, err
-	}
-	r, err := s.openRepo()
-	if err != nil {
-		return nil, err
-	}
 	remote, err := s.fetch(ctx, r, url)
 	if err != nil {
 		return nil, err
