@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
-	"strings"
 
 	"github.com/planq-dev/planq/jj"
 )
@@ -51,7 +49,7 @@ func State(ctx context.Context, dir string) (Status, error) {
 	}
 	st := Status{IsJJRepo: true, Root: root}
 	cachePath := filepath.Join(root, ".jj", CacheFile)
-	key, keyErr := opHeadsKey(root)
+	key, keyErr := jj.OpHeadsKey(root)
 	if keyErr == nil {
 		if e, ok := readCache(cachePath); ok && e.Key == key {
 			st.ChangeID, st.Description, st.FromCache = e.ChangeID, e.Description, true
@@ -68,55 +66,10 @@ func State(ctx context.Context, dir string) (Status, error) {
 	st.ChangeID, st.Description = cur.ChangeID, cur.Description
 	st.Locked = !cur.Declared()
 	// Key the entry on the heads as they are now.
-	if key, err := opHeadsKey(root); err == nil {
+	if key, err := jj.OpHeadsKey(root); err == nil {
 		writeCache(cachePath, cacheEntry{Version: cacheVersion, Key: key, ChangeID: cur.ChangeID, Description: cur.Description})
 	}
 	return st, nil
-}
-
-// opHeadsKey names the repo's current operation heads: the files under
-// .jj/repo/op_heads/heads, with their modification times. Every jj operation
-// replaces them. In a secondary workspace .jj/repo is a file holding the
-// path of the shared repo directory.
-func opHeadsKey(root string) (string, error) {
-	jjDir := filepath.Join(root, ".jj")
-	repo := filepath.Join(jjDir, "repo")
-	fi, err := os.Stat(repo)
-	if err != nil {
-		return "", err
-	}
-	if !fi.IsDir() {
-		data, err := os.ReadFile(repo)
-		if err != nil {
-			return "", err
-		}
-		target := strings.TrimSpace(string(data))
-		if target == "" {
-			return "", fmt.Errorf("%s is empty", repo)
-		}
-		if !filepath.IsAbs(target) {
-			target = filepath.Join(jjDir, target)
-		}
-		repo = target
-	}
-	heads := filepath.Join(repo, "op_heads", "heads")
-	entries, err := os.ReadDir(heads)
-	if err != nil {
-		return "", err
-	}
-	if len(entries) == 0 {
-		return "", fmt.Errorf("%s has no operation heads", heads)
-	}
-	parts := make([]string, 0, len(entries))
-	for _, e := range entries {
-		info, err := e.Info()
-		if err != nil {
-			return "", err
-		}
-		parts = append(parts, fmt.Sprintf("%s@%d", e.Name(), info.ModTime().UnixNano()))
-	}
-	slices.Sort(parts)
-	return repo + "|" + strings.Join(parts, ","), nil
 }
 
 func readCache(path string) (cacheEntry, bool) {

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/planq-dev/planq/config"
+	"github.com/planq-dev/planq/jj"
 )
 
 // jjEnv isolates jj from the user's configuration.
@@ -140,7 +141,7 @@ func TestStateSecondaryWorkspace(t *testing.T) {
 	if fi, err := os.Stat(filepath.Join(ws, ".jj", "repo")); err != nil || fi.IsDir() {
 		t.Skipf("this jj keeps no repo pointer file in secondary workspaces (%v)", err)
 	}
-	if _, err := opHeadsKey(ws); err != nil {
+	if _, err := jj.OpHeadsKey(ws); err != nil {
 		t.Fatalf("op heads through the workspace's repo pointer: %v", err)
 	}
 	runJJ(t, ws, "describe", "-m", "Work in the second workspace")

@@ -52,15 +52,36 @@ func SectionItems(desc, section string) (items []string, ok bool) {
 	if i < 0 {
 		return nil, false
 	}
+	text, _, ok := sectionText(desc, i)
+	if !ok {
+		return nil, false
+	}
+	return itemsOf(text), true
+}
+
+// sectionText returns the text under the heading of SummarySections[i] in
+// desc, up to the next section heading of any kind, and where the heading
+// starts; ok is false when desc has no such heading.
+func sectionText(desc string, i int) (text string, at int, ok bool) {
 	res := sectionRes()
 	loc := res[i].FindStringIndex(desc)
 	if loc == nil {
-		return nil, false
+		return "", 0, false
 	}
-	for _, l := range strings.Split(desc[loc[1]:], "\n") {
-		if slices.ContainsFunc(res, func(re *regexp.Regexp) bool { return re.MatchString(l) }) {
-			break
+	rest := desc[loc[1]:]
+	end := len(rest)
+	for _, re := range res {
+		if l := re.FindStringIndex(rest); l != nil && l[0] < end {
+			end = l[0]
 		}
+	}
+	return rest[:end], loc[0], true
+}
+
+// itemsOf returns the items of a section's text (see SectionItems).
+func itemsOf(text string) []string {
+	var items []string
+	for _, l := range strings.Split(text, "\n") {
 		item, marked, checked := listItem(l)
 		if item == "" || !marked && (l[0] == ' ' || l[0] == '\t') {
 			continue // blank, or a continuation line
@@ -69,7 +90,54 @@ func SectionItems(desc, section string) (items []string, ok bool) {
 			items = append(items, item)
 		}
 	}
-	return items, true
+	return items
+}
+
+// Summary is a change description read as a living summary.
+type Summary struct {
+	Task string // the first non-empty line (TaskLine)
+	// Body is the free text between the task line and the first section
+	// heading, trimmed; all of the text after the task line when there are
+	// no sections.
+	Body     string
+	Sections []Section // the sections desc has, in SummarySections order
+}
+
+// Section is one section of a living summary.
+type Section struct {
+	Name  string   // as SummarySections names it, e.g. "Left to do:"
+	Items []string // its items, as SectionItems reads them
+	Text  string   // the text under the heading, trimmed, for display as Markdown
+}
+
+// ParseSummary reads desc as a living summary, with the rules of
+// SectionItems and MissingSections. A description that is no summary gives
+// its task line, the rest as Body, and no sections.
+func ParseSummary(desc string) Summary {
+	s := Summary{Task: TaskLine(desc)}
+	afterTask := 0
+	if s.Task != "" {
+		afterTask = strings.Index(desc, s.Task) + len(s.Task)
+	}
+	bodyEnd := len(desc)
+	for i, name := range SummarySections {
+		text, at, ok := sectionText(desc, i)
+		if !ok {
+			continue
+		}
+		if at < bodyEnd {
+			bodyEnd = at
+		}
+		s.Sections = append(s.Sections, Section{Name: name, Items: itemsOf(text), Text: strings.TrimRight(strings.TrimLeft(text, "\n"), " \t\n")})
+	}
+	if s.Task != "" && bodyEnd < afterTask {
+		// The first line is a section heading: there is no task line.
+		s.Task, afterTask = "", 0
+	}
+	if bodyEnd > afterTask {
+		s.Body = strings.TrimSpace(desc[afterTask:bodyEnd])
+	}
+	return s
 }
 
 // listItem returns line's text without its list marker, whether it had

@@ -62,3 +62,42 @@ func TestSectionItems(t *testing.T) {
 		})
 	}
 }
+
+func TestParseSummary(t *testing.T) {
+	tests := []struct {
+		name, desc string
+		want       Summary
+	}{
+		{
+			"full summary with free text",
+			"Add rate limiting\n\nWhy: the API was flooded.\n\nDone:\n- token bucket\n  in api/limit.go\n\nKey decisions:\n- buckets per key\n\nLeft to do:\n- overrides\n- [x] tests\n\nOpen questions:\n- none\n",
+			Summary{Task: "Add rate limiting", Body: "Why: the API was flooded.", Sections: []Section{
+				{Name: "Done:", Items: []string{"token bucket"}, Text: "- token bucket\n  in api/limit.go"},
+				{Name: "Key decisions:", Items: []string{"buckets per key"}, Text: "- buckets per key"},
+				{Name: "Left to do:", Items: []string{"overrides"}, Text: "- overrides\n- [x] tests"},
+				{Name: "Open questions:", Text: "- none"},
+			}},
+		},
+		{
+			"sections out of order are listed in SummarySections order",
+			"Task\n## Left to do\n- b\n## Done\n- a",
+			Summary{Task: "Task", Sections: []Section{
+				{Name: "Done:", Items: []string{"a"}, Text: "- a"},
+				{Name: "Left to do:", Items: []string{"b"}, Text: "- b"},
+			}},
+		},
+		{"no summary", "Fix the parser\n\nIt dropped the last token.", Summary{Task: "Fix the parser", Body: "It dropped the last token."}},
+		{"sections without a task line", "Done:\n- a\nLeft to do:", Summary{Sections: []Section{
+			{Name: "Done:", Items: []string{"a"}, Text: "- a"},
+			{Name: "Left to do:"},
+		}}},
+		{"empty", "", Summary{}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := ParseSummary(tt.desc); !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("ParseSummary =\n%#v\nwant\n%#v", got, tt.want)
+			}
+		})
+	}
+}

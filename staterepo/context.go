@@ -456,27 +456,14 @@ func indent(text string) string {
 }
 
 // CodeStateKey returns a cheap fingerprint of where the code repo is: jj's
-// operation heads (the names in .jj/repo/op_heads/heads) and git's HEAD. It
-// changes whenever jj records an operation or git moves HEAD, so a caller
-// can cache CodeBranch under it; "" means nothing could be read.
+// operation heads (jj.OpHeadsKey) and git's HEAD. It changes whenever jj
+// records an operation or git moves HEAD, so a caller can cache CodeBranch
+// under it; "" means nothing could be read.
 func CodeStateKey(root string) string {
 	var b strings.Builder
-	repoDir := filepath.Join(root, ".jj", "repo")
-	if st, err := os.Stat(repoDir); err == nil && !st.IsDir() {
-		// A secondary jj workspace: .jj/repo names the repo's directory.
-		if data, err := os.ReadFile(repoDir); err == nil {
-			p := strings.TrimSpace(string(data))
-			if !filepath.IsAbs(p) {
-				p = filepath.Join(root, ".jj", p)
-			}
-			repoDir = p
-		}
-	}
-	if ents, err := os.ReadDir(filepath.Join(repoDir, "op_heads", "heads")); err == nil {
-		for _, e := range ents {
-			b.WriteString(e.Name())
-			b.WriteByte(',')
-		}
+	if key, err := jj.OpHeadsKey(root); err == nil {
+		b.WriteString(key)
+		b.WriteByte(',')
 	}
 	if gd, ok := gitDir(root); ok {
 		if data, err := os.ReadFile(filepath.Join(gd, "HEAD")); err == nil {

@@ -176,6 +176,39 @@ func BenchmarkRangeTail(b *testing.B) {
 	}
 }
 
+// BenchmarkReadPage reads the first page (ReadPage at 0) and the last page
+// (ReadPageBefore the end) of 50 lines of the generated transcript (1 GiB
+// unless PLANQ_BENCH_TRANSCRIPT_MB says otherwise) and reports the time of
+// each, in ms. Goal: under 50 ms for the first page of a 1 GB transcript,
+// as for a small one (the page streams; the file's size does not count).
+func BenchmarkReadPage(b *testing.B) {
+	path := generateTranscript(b, benchSizeMB(b)<<20)
+	ctx := context.Background()
+	var first, last time.Duration
+	var peak uint64
+	for b.Loop() {
+		p := peakHeap(func() {
+			t0 := time.Now()
+			page, err := ReadPage(ctx, path, 0, 50, WithRender(Render))
+			first += time.Since(t0)
+			if err != nil || len(page.Lines) != 50 || page.Next < 0 {
+				b.Fatalf("first page: %d lines, next %d, %v", len(page.Lines), page.Next, err)
+			}
+			t0 = time.Now()
+			page, err = ReadPageBefore(ctx, path, -1, 50, WithRender(Render))
+			last += time.Since(t0)
+			if err != nil || len(page.Lines) != 50 || page.Next != -1 {
+				b.Fatalf("last page: %d lines, next %d, %v", len(page.Lines), page.Next, err)
+			}
+		})
+		peak = max(peak, p)
+	}
+	b.ReportMetric(float64(first.Microseconds())/1000/float64(b.N), "first-page-ms")
+	b.ReportMetric(float64(last.Microseconds())/1000/float64(b.N), "last-page-ms")
+	b.ReportMetric(float64(peak)/(1<<20), "peak-heap-MB")
+	b.ReportMetric(0, "ns/op")
+}
+
 func TestMain(m *testing.M) {
 	code := m.Run()
 	benchFile.Lock()

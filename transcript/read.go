@@ -5,12 +5,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/planq-dev/planq/internal/text"
 	"io"
 	"io/fs"
 	"os"
 	"strconv"
 	"strings"
+
+	"github.com/planq-dev/planq/internal/text"
 )
 
 // Reading limits: what one Search or Range returns at most.
@@ -24,7 +25,10 @@ const (
 
 // Line is one transcript line with its 1-based line number.
 type Line struct {
-	N    int64  // line number, from 1
+	N int64 // line number, from 1 (0 when unknown, see Page)
+	// Off is the byte offset where the line starts, a cursor for ReadPage
+	// and ReadPageBefore.
+	Off  int64
 	Text string // the line, cut at MaxLineChars with a "… [+N bytes]" marker
 }
 
@@ -107,13 +111,13 @@ func Range(ctx context.Context, path string, from, to int64, opts ...Option) (Re
 	}
 	var res Result
 	more := false
-	err = eachLine(ctx, f, func(n int64, line []byte) bool {
+	err = eachLine(ctx, f, func(n, off int64, line []byte) bool {
 		if n > want {
 			more = true
 			return false
 		}
 		if n >= from {
-			res.Lines = append(res.Lines, Line{N: n, Text: o.text(line)})
+			res.Lines = append(res.Lines, Line{N: n, Off: off, Text: o.text(line)})
 		}
 		return true
 	}, func(n int64) { res.Total = n })
@@ -277,6 +281,8 @@ func search(ctx context.Context, r io.Reader, needles [][]byte, limit int, text 
 		longHit bool   // that line matched
 		longPre []byte // its first MaxLineChars+ bytes
 		longLen int64  // its length so far
+		longOff int64  // where it starts
+		base    int64  // the file offset of buf[0]
 	)
 	emit := func(l Line) bool {
 		if len(res.Lines) == limit {
@@ -305,7 +311,7 @@ func search(ctx context.Context, r io.Reader, needles [][]byte, limit int, text 
 			// No newline in a full buffer: part of a long line.
 			lowerInto(low, data)
 			if !long {
-				long, longHit, longLen = true, false, 0
+				long, longHit, longLen, longOff = true, false, 0, base
 				longPre = append(longPre[:0], data[:min(len(data), MaxLineChars+4)]...)
 			}
 			if !longHit && indexAny(low[:end], needles) >= 0 {
@@ -315,6 +321,7 @@ func search(ctx context.Context, r io.Reader, needles [][]byte, limit int, text 
 			longLen += int64(end - keep)
 			copy(buf, data[end-keep:])
 			carry = keep
+			base += int64(end - keep)
 			continue
 		}
 		region := data[:cut]
@@ -334,7 +341,7 @@ func search(ctx context.Context, r io.Reader, needles [][]byte, limit int, text 
 				if int64(len(longPre)) < total && !strings.Contains(shown, "… [+") {
 					shown += fmt.Sprintf("… [+%d bytes]", total-int64(len(longPre)))
 				}
-				if !emit(Line{N: lineNo, Text: shown}) {
+				if !emit(Line{N: lineNo, Off: longOff, Text: shown}) {
 					return finishCount(ctx, r, res, lineNo, region[lineEnd:], data[cut:end], eof)
 				}
 			}
@@ -361,7 +368,7 @@ func search(ctx context.Context, r io.Reader, needles [][]byte, limit int, text 
 			} else {
 				le += p
 			}
-			if !emit(Line{N: lineNo, Text: text(region[ls:le])}) {
+			if !emit(Line{N: lineNo, Off: base + int64(ls), Text: text(region[ls:le])}) {
 				return finishCount(ctx, r, res, lineNo, region[ls:], data[cut:end], eof)
 			}
 			if le >= cut {
@@ -380,6 +387,7 @@ func search(ctx context.Context, r io.Reader, needles [][]byte, limit int, text 
 		}
 		copy(buf, data[cut:end])
 		carry = end - cut
+		base += int64(cut)
 	}
 }
 
@@ -448,15 +456,17 @@ func countNewlines(r io.Reader) (n int64, last byte, err error) {
 	}
 }
 
-// eachLine calls fn for each line of r (without its newline) until fn
-// returns false; done gets the number of the last line read. Lines longer
-// than the buffer are passed cut (their first part only).
-func eachLine(ctx context.Context, r io.Reader, fn func(n int64, line []byte) bool, done func(n int64)) error {
+// eachLine calls fn for each line of r (without its newline) with its
+// number and offset until fn returns false; done gets the number of the
+// last line read. Lines longer than the buffer are passed cut (their first
+// part only).
+func eachLine(ctx context.Context, r io.Reader, fn func(n, off int64, line []byte) bool, done func(n int64)) error {
 	buf := make([]byte, readChunk)
 	var (
 		lineNo int64
 		carry  int
-		skip   bool // discarding the rest of an over-long line
+		skip   bool  // discarding the rest of an over-long line
+		base   int64 // the file offset of buf[0]
 	)
 	defer func() { done(lineNo) }()
 	for {
@@ -476,14 +486,14 @@ func eachLine(ctx context.Context, r io.Reader, fn func(n int64, line []byte) bo
 			if nl < 0 {
 				break
 			}
-			line := data[pos : pos+nl]
+			line, off := data[pos:pos+nl], base+int64(pos)
 			pos += nl + 1
 			if skip {
 				skip = false
 				continue
 			}
 			lineNo++
-			if !fn(lineNo, line) {
+			if !fn(lineNo, off, line) {
 				return nil
 			}
 		}
@@ -491,7 +501,7 @@ func eachLine(ctx context.Context, r io.Reader, fn func(n int64, line []byte) bo
 		if eof {
 			if len(rest) > 0 && !skip {
 				lineNo++
-				fn(lineNo, rest)
+				fn(lineNo, base+int64(pos), rest)
 			}
 			return nil
 		}
@@ -499,15 +509,17 @@ func eachLine(ctx context.Context, r io.Reader, fn func(n int64, line []byte) bo
 			// A line longer than the buffer: pass its first part, skip the rest.
 			if !skip {
 				lineNo++
-				if !fn(lineNo, rest) {
+				if !fn(lineNo, base, rest) {
 					return nil
 				}
 				skip = true
 			}
 			carry = 0
+			base += int64(len(buf))
 			continue
 		}
 		copy(buf, rest)
 		carry = len(rest)
+		base += int64(pos)
 	}
 }

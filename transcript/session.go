@@ -322,3 +322,42 @@ func (s *Store) RootOfChangePrefix(prefix string) (root string, ok bool) {
 	r, err := s.readIndex(byChangeDir, match)
 	return r, err == nil
 }
+
+// Roots returns the session records of the project's stored lineages,
+// newest Updated first. A record that cannot be read is left out and named
+// in the error, which joins one error per such record; the others are
+// returned all the same. A project with no lineages has none.
+func (s *Store) Roots() ([]*Session, error) {
+	entries, err := os.ReadDir(s.ProjectDir())
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("transcript: list lineages: %w", err)
+	}
+	var (
+		out  []*Session
+		errs []error
+	)
+	for _, e := range entries {
+		if !e.IsDir() || ValidChangeID(e.Name()) != nil {
+			continue // by-session, by-change, stray files
+		}
+		sess, err := s.Load(e.Name())
+		switch {
+		case errors.Is(err, ErrNoSession):
+			continue // a lineage directory whose record is not written yet
+		case err != nil:
+			errs = append(errs, err)
+			continue
+		}
+		out = append(out, sess)
+	}
+	slices.SortStableFunc(out, func(a, b *Session) int {
+		if c := b.Updated.Compare(a.Updated); c != 0 {
+			return c
+		}
+		return strings.Compare(a.Root, b.Root)
+	})
+	return out, errors.Join(errs...)
+}

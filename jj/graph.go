@@ -1,0 +1,146 @@
+package jj
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// GraphRow is one line of jj's graph drawing of a log listing: its graph
+// characters and, on a node line, the change drawn there.
+type GraphRow struct {
+	// Graph is the line's graph characters as jj drew them ("│ ○", "├─╮",
+	// "~"), in the user's graph style, trailing spaces trimmed.
+	Graph string
+	// Change is the change on this line; nil on a line of edges only.
+	Change *Change
+	// Elided marks the line jj draws for revisions the revset left out
+	// ("~  (elided revisions)"); Graph then holds just its graph characters.
+	Elided bool
+}
+
+// graphMark starts the template output on a node line; jj never draws it.
+const graphMark = "\x1fPLANQ-NODE\x1f"
+
+// elidedText is what jj writes after the graph of an elided-revisions line.
+const elidedText = "(elided revisions)"
+
+// LogGraph lists revset newest first (jj's order) as jj draws its graph,
+// skipping the first skip changes and returning the lines of at most limit
+// changes (limit <= 0: all): each change's node line and the edge lines
+// below it. more says whether changes follow. It runs one jj process, with
+// --limit skip+limit+1, so a page deep into a long history costs more than
+// the first.
+func (c *Client) LogGraph(ctx context.Context, revset string, skip, limit int) (rows []GraphRow, more bool, err error) {
+	if skip < 0 {
+		return nil, false, fmt.Errorf("log graph: skip %d is negative", skip)
+	}
+	args := []string{"log", "-r", revset, "-T", `"` + graphMark + `" ++ ` + changeTemplate,
+		"--config=ui.log-word-wrap=false"}
+	if limit > 0 {
+		args = append(args, "--limit", strconv.Itoa(skip+limit+1))
+	}
+	out, err := c.run(ctx, false, args...)
+	if err != nil {
+		return nil, false, err
+	}
+	rows, nodes, err := parseGraph(out, skip, limit)
+	if err != nil {
+		return nil, false, err
+	}
+	return rows, limit > 0 && nodes > skip+limit, nil
+}
+
+// parseGraph splits jj log's graph output into rows, keeping those of the
+// nodes from skip up to skip+limit (limit <= 0: all), and counts the nodes.
+func parseGraph(out []byte, skip, limit int) (rows []GraphRow, nodes int, err error) {
+	keep := false
+	for _, line := range bytes.Split(bytes.TrimSuffix(out, []byte("\n")), []byte("\n")) {
+		graph, rest, isNode := bytes.Cut(line, []byte(graphMark))
+		if isNode {
+			keep = nodes >= skip && (limit <= 0 || nodes < skip+limit)
+			nodes++
+		}
+		if !keep {
+			continue
+		}
+		row := GraphRow{Graph: strings.TrimRight(string(graph), " ")}
+		if isNode {
+			var ch Change
+			if err := json.Unmarshal(bytes.TrimSpace(rest), &ch); err != nil {
+				return nil, 0, fmt.Errorf("jj log: unexpected output %q: %w", short(string(rest), 200), err)
+			}
+			ch.Description = strings.TrimSuffix(ch.Description, "\n")
+			row.Change = &ch
+		} else if g, ok := strings.CutSuffix(row.Graph, elidedText); ok {
+			row.Graph, row.Elided = strings.TrimRight(g, " "), true
+		}
+		rows = append(rows, row)
+	}
+	return rows, nodes, nil
+}
+
+// CompactStat is a change's diff stat in numbers.
+type CompactStat struct {
+	Files      int `json:"files"`      // files changed
+	Insertions int `json:"insertions"` // lines added
+	Deletions  int `json:"deletions"`  // lines removed
+}
+
+// statTemplate renders a commit's id and diff stat as a JSON object a line.
+const statTemplate = `"{" ++
+  "\"commit_id\":" ++ json(commit_id) ++
+  ",\"files\":" ++ json(self.diff().files().len()) ++
+  ",\"insertions\":" ++ self.diff().stat(80).total_added() ++
+  ",\"deletions\":" ++ self.diff().stat(80).total_removed() ++
+  "}\n"`
+
+// Stat returns the diff stat of the single change rev resolves to, as
+// numbers.
+func (c *Client) Stat(ctx context.Context, rev string) (CompactStat, error) {
+	stats, err := c.stats(ctx, rev, 2)
+	if err != nil {
+		return CompactStat{}, err
+	}
+	if len(stats) != 1 {
+		return CompactStat{}, &Error{Args: []string{"log", "-r", rev}, Stderr: fmt.Sprintf("Revision %q resolves to %d changes, not one", rev, len(stats)), Kind: ErrNoSuchRevision}
+	}
+	for _, s := range stats {
+		return s, nil
+	}
+	return CompactStat{}, nil
+}
+
+// Stats returns the diff stats of the changes of revset, by commit id, in
+// one jj process: for a page of LogGraph rows, pass their commit ids
+// joined by "|".
+func (c *Client) Stats(ctx context.Context, revset string) (map[string]CompactStat, error) {
+	return c.stats(ctx, revset, 0)
+}
+
+func (c *Client) stats(ctx context.Context, revset string, limit int) (map[string]CompactStat, error) {
+	args := []string{"log", "--no-graph", "-r", revset, "-T", statTemplate}
+	if limit > 0 {
+		args = append(args, "--limit", strconv.Itoa(limit))
+	}
+	out, err := c.run(ctx, false, args...)
+	if err != nil {
+		return nil, err
+	}
+	type stat struct {
+		CommitID string `json:"commit_id"`
+		CompactStat
+	}
+	list, err := parseLines[stat](out, "jj diff stat")
+	if err != nil {
+		return nil, err
+	}
+	m := make(map[string]CompactStat, len(list))
+	for _, s := range list {
+		m[s.CommitID] = s.CompactStat
+	}
+	return m, nil
+}

@@ -1,0 +1,212 @@
+package jj_test
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/planq-dev/planq/internal/testenv"
+	"github.com/planq-dev/planq/jj"
+)
+
+// graphRepo builds A, then B-C and D and D2 on A, a three-parent merge M of
+// C, D and D2, E on M, and X on the root; @ is X. It returns the repo and
+// the change ids by description.
+func graphRepo(t *testing.T) (string, map[string]string) {
+	t.Helper()
+	testenv.Isolate(t)
+	dir := testenv.JJRepo(t)
+	c := jj.New(dir)
+	ctx := context.Background()
+	ids := map[string]string{}
+	step := func(desc string, parents ...string) {
+		t.Helper()
+		ch, err := c.New(ctx, desc, parents...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids[desc] = ch.ChangeID
+	}
+	if err := c.Describe(ctx, "@", "A"); err != nil {
+		t.Fatal(err)
+	}
+	cur, err := c.Current(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids["A"] = cur.ChangeID
+	testenv.WriteFile(t, dir, "a.txt", "one\ntwo\n") // snapshot into A by the next command
+	step("B")
+	testenv.WriteFile(t, dir, "a.txt", "one\n")
+	testenv.WriteFile(t, dir, "b.txt", "b\n") // into B
+	step("C")
+	step("D", ids["A"])
+	step("D2", ids["A"])
+	step("M", ids["C"], ids["D"], ids["D2"])
+	step("E")
+	step("X", "root()")
+	return dir, ids
+}
+
+func titles(rows []jj.GraphRow) []string {
+	var out []string
+	for _, r := range rows {
+		if r.Change != nil {
+			out = append(out, r.Change.Title())
+		}
+	}
+	return out
+}
+
+func TestLogGraph(t *testing.T) {
+	dir, ids := graphRepo(t)
+	c := jj.New(dir)
+	ctx := context.Background()
+
+	all, more, err := c.LogGraph(ctx, "all()", 0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if more {
+		t.Error("more = true for an unlimited listing")
+	}
+	want := []string{"X", "E", "M", "D2", "D", "C", "B", "A", ""}
+	if got := titles(all); !slices.Equal(got, want) {
+		t.Fatalf("changes = %q, want %q", got, want)
+	}
+	var drawing []string
+	for _, r := range all {
+		drawing = append(drawing, r.Graph)
+		if r.Change != nil && !strings.ContainsAny(r.Graph, "@○◆") {
+			t.Errorf("node row %q of %q has no node symbol", r.Graph, r.Change.Title())
+		}
+	}
+	// The merge's node line is followed by the edge line that fans out to
+	// its three parents, as jj draws it.
+	m := slices.IndexFunc(all, func(r jj.GraphRow) bool { return r.Change != nil && r.Change.Title() == "M" })
+	if m < 0 || m+1 >= len(all) || all[m+1].Change != nil || strings.Count(all[m+1].Graph, "┬")+strings.Count(all[m+1].Graph, "╮") != 2 {
+		t.Fatalf("no fan-out line after the merge:\n%s", strings.Join(drawing, "\n"))
+	}
+	if got := all[m].Change.Parents; len(got) != 3 || !slices.Contains(got, ids["D2"]) {
+		t.Errorf("merge parents = %v, want C, D and D2", got)
+	}
+	if !all[0].Change.WorkingCopy || !strings.HasPrefix(all[0].Graph, "@") {
+		t.Errorf("first row = %q %+v, want @ drawn as the working copy", all[0].Graph, all[0].Change)
+	}
+
+	// Each page size walks the listing in pages; together the pages hold
+	// every change once, and their lines are the full drawing's.
+	for size := 1; size <= 4; size++ {
+		var got []jj.GraphRow
+		for skip := 0; ; skip += size {
+			page, more, err := c.LogGraph(ctx, "all()", skip, size)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if n := len(titles(page)); n > size || n == 0 {
+				t.Fatalf("size %d skip %d: %d changes", size, skip, n)
+			}
+			got = append(got, page...)
+			if !more {
+				break
+			}
+		}
+		if g := titles(got); !slices.Equal(g, want) {
+			t.Errorf("size %d: paged changes = %q, want %q", size, g, want)
+		}
+		var paged []string
+		for _, r := range got {
+			paged = append(paged, r.Graph)
+		}
+		if !slices.Equal(paged, drawing) {
+			t.Errorf("size %d: paged drawing\n%s\nwant\n%s", size, strings.Join(paged, "\n"), strings.Join(drawing, "\n"))
+		}
+	}
+	if page, more, err := c.LogGraph(ctx, "all()", 100, 10); err != nil || more || len(page) != 0 {
+		t.Errorf("past the end: %d rows, more %v, err %v", len(page), more, err)
+	}
+
+	// Changes whose parents the revset leaves out end in jj's "~" lines.
+	part, _, err := c.LogGraph(ctx, ids["M"]+"|"+ids["A"], 0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := titles(part); !slices.Equal(got, []string{"M", "A"}) {
+		t.Fatalf("partial listing = %q", got)
+	}
+	elided := slices.IndexFunc(part, func(r jj.GraphRow) bool { return r.Elided })
+	if elided < 0 || part[elided].Graph != "~" {
+		t.Errorf("no elided-revisions line between M and A: %+v", part)
+	}
+	if last := part[len(part)-1]; last.Change != nil || last.Graph != "~" {
+		t.Errorf("last line = %+v, want A's elided parent drawn as ~", last)
+	}
+
+	if _, _, err := c.LogGraph(ctx, "all(", 0, 10); err == nil {
+		t.Error("a bad revset gave no error")
+	}
+}
+
+func TestStat(t *testing.T) {
+	dir, ids := graphRepo(t)
+	c := jj.New(dir)
+	ctx := context.Background()
+	got, err := c.Stat(ctx, ids["B"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := (jj.CompactStat{Files: 2, Insertions: 1, Deletions: 1}); got != want {
+		t.Errorf("Stat(B) = %+v, want %+v", got, want)
+	}
+	if _, err := c.Stat(ctx, "all()"); err == nil {
+		t.Error("Stat of many changes gave no error")
+	}
+	rows, _, err := c.LogGraph(ctx, ids["A"]+"|"+ids["B"]+"|"+ids["E"], 0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var commits []string
+	for _, r := range rows {
+		if r.Change != nil {
+			commits = append(commits, r.Change.CommitID)
+		}
+	}
+	stats, err := c.Stats(ctx, strings.Join(commits, "|"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(stats) != 3 {
+		t.Fatalf("Stats = %v, want 3 entries", stats)
+	}
+	for _, r := range rows {
+		if r.Change == nil {
+			continue
+		}
+		want := map[string]jj.CompactStat{"A": {Files: 1, Insertions: 2}, "B": {Files: 2, Insertions: 1, Deletions: 1}, "E": {}}[r.Change.Title()]
+		if got := stats[r.Change.CommitID]; got != want {
+			t.Errorf("Stats[%s] = %+v, want %+v", r.Change.Title(), got, want)
+		}
+	}
+}
+
+func TestOpHeadsKey(t *testing.T) {
+	testenv.Isolate(t)
+	dir := testenv.JJRepo(t)
+	before, err := jj.OpHeadsKey(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again, _ := jj.OpHeadsKey(dir); again != before {
+		t.Errorf("key moved without an operation: %q then %q", before, again)
+	}
+	if err := jj.New(dir).Describe(context.Background(), "@", "task"); err != nil {
+		t.Fatal(err)
+	}
+	if after, err := jj.OpHeadsKey(dir); err != nil || after == before {
+		t.Errorf("key after jj describe = %q, %v; want a new key", after, err)
+	}
+	if _, err := jj.OpHeadsKey(t.TempDir()); err == nil {
+		t.Error("a directory without .jj gave a key")
+	}
+}
