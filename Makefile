@@ -8,6 +8,10 @@ GO ?= go
 BINDIR ?= $(shell if [ -w /usr/local/bin ]; then echo /usr/local/bin; else echo $(HOME)/.local/bin; fi)
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -X main.version=$(VERSION)
+# Static binaries, as the release archives are (scripts/dist.sh): no dynamic
+# loader at start, which is a measurable share of a hook's or the status
+# line's run (about 0.9 of 3.9 ms for planq-hook statusline here).
+STATIC := CGO_ENABLED=0
 # Tests and tools find a jj installed by scripts/install-jj.sh for a non-root user.
 export PATH := $(HOME)/.local/bin:$(PATH)
 TEST_TIMEOUT ?= 45m
@@ -17,14 +21,14 @@ TEST_TIMEOUT ?= 45m
 all: build
 
 build:
-	$(GO) build -ldflags '$(LDFLAGS)' -o planq ./cmd/planq
-	$(GO) build -ldflags '$(LDFLAGS)' -o planq-hook ./cmd/planq-hook
+	$(STATIC) $(GO) build -ldflags '$(LDFLAGS)' -o planq ./cmd/planq
+	$(STATIC) $(GO) build -ldflags '$(LDFLAGS)' -o planq-hook ./cmd/planq-hook
 
 ## install: jj and a git >= 2.42 for it (when missing), then planq and planq-hook (the fast tool-hook binary) into $(BINDIR)
 install: jj git
 	mkdir -p $(BINDIR)
-	$(GO) build -ldflags '$(LDFLAGS)' -o $(BINDIR)/planq ./cmd/planq
-	$(GO) build -ldflags '$(LDFLAGS)' -o $(BINDIR)/planq-hook ./cmd/planq-hook
+	$(STATIC) $(GO) build -ldflags '$(LDFLAGS)' -o $(BINDIR)/planq ./cmd/planq
+	$(STATIC) $(GO) build -ldflags '$(LDFLAGS)' -o $(BINDIR)/planq-hook ./cmd/planq-hook
 	@echo "planq and planq-hook installed in $(BINDIR)"
 	@case ":$$PATH:" in *":$(BINDIR):"*) ;; *) echo "add $(BINDIR) to your PATH: export PATH=\"$(BINDIR):\$$PATH\"";; esac
 

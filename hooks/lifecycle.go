@@ -157,16 +157,9 @@ func (r *Runner) keepTranscript(ctx context.Context, ev session.Event) error {
 	if ev.TranscriptPath == "" {
 		return nil
 	}
-	s, err := session.Open(r.env(), ev)
-	if errors.Is(err, ErrNotJJRepo) {
-		return nil
-	}
-	if err != nil {
-		return err
-	}
-	root, ok := s.SessionRoot(ev)
-	if !ok {
-		return nil // no declared change in this session yet: stop and session-end copy it later
+	s, root, err := session.OpenLineage(r.Env, ev)
+	if s == nil {
+		return err // nil too when no change is declared yet: stop and session-end copy it later
 	}
 	_, err = r.copyTranscript(ctx, &scope{Scope: s}, root, ev, 4*r.copyBudget())
 	return err

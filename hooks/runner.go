@@ -17,9 +17,7 @@ import (
 // session-end; the tool events are package session's) for any host. The
 // CLI builds one per hook process.
 type Runner struct {
-	Getenv func(string) string // environment; default os.Getenv
-	Now    func() time.Time    // clock; default time.Now
-	JJBin  string              // jj executable; default "jj"
+	session.Env // environment, clock and jj executable
 	// CopyBudget bounds the transcript copy of one hook call (default 2s;
 	// pre-compact and session-end get four times as much).
 	CopyBudget time.Duration
@@ -30,9 +28,7 @@ type Runner struct {
 	WireWorkspace func(ctx context.Context, mainRoot, ws string) error
 }
 
-func (r *Runner) env() session.Env { return session.Env{Getenv: r.Getenv, Now: r.Now, JJBin: r.JJBin} }
-
-func (r *Runner) now() time.Time { return r.env().Clock() }
+func (r *Runner) now() time.Time { return r.Clock() }
 
 func (r *Runner) copyBudget() time.Duration {
 	if r.CopyBudget > 0 {
@@ -47,9 +43,9 @@ func (r *Runner) Handle(ctx context.Context, ev session.Event) (session.Reply, e
 	case session.EventSessionStart:
 		return r.SessionStart(ctx, ev)
 	case session.EventPreToolUse:
-		return session.PreToolUse(ctx, ev, r.env().Lookup)
+		return session.PreToolUse(ctx, ev, r.Env.Lookup)
 	case session.EventPostToolUse:
-		return session.AfterToolUse(ctx, r.env(), ev)
+		return session.AfterToolUse(ctx, r.Env, ev)
 	case session.EventPreCompact:
 		return r.PreCompact(ctx, ev)
 	case session.EventStop:
@@ -99,7 +95,7 @@ func (r *Runner) openCurrent(ctx context.Context, ev session.Event) (s *scope, c
 }
 
 func (r *Runner) open(ev session.Event) (*scope, error) {
-	t, err := session.Open(r.env(), ev)
+	t, err := session.Open(r.Env, ev)
 	if err != nil {
 		return nil, err
 	}

@@ -69,7 +69,7 @@ func (r *Runner) sessionContext(ctx context.Context, ev session.Event) (string, 
 	var statErr error
 
 	var problems []string
-	root, sess, err := s.Bind(ctx, r.env(), ev, cur)
+	root, sess, err := s.Bind(ctx, r.Env, ev, cur)
 	if err != nil {
 		problems = append(problems, "recording the session: "+err.Error())
 	}
@@ -139,7 +139,7 @@ func (r *Runner) sessionContext(ctx context.Context, ev session.Event) (string, 
 		blocks = append(blocks, block{text: "(planq problems: " + strings.Join(problems, "; ") + ")"})
 	}
 	text := fit(blocks, ContextBudget)
-	session.RecordStart(r.env(), s.Scope, ev, cur.Declared(), shown(summary.Surfaced(), text))
+	session.RecordStart(r.Env, s.Scope, ev, cur.Declared(), shown(summary.Surfaced(), text))
 	return text, nil
 }
 

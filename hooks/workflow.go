@@ -22,7 +22,7 @@ type WorkflowOptions struct {
 }
 
 func (o WorkflowOptions) scope() (*scope, error) {
-	r := &Runner{Getenv: o.Getenv, JJBin: o.JJBin, Now: o.Now}
+	r := &Runner{Env: session.Env{Getenv: o.Getenv, JJBin: o.JJBin, Now: o.Now}}
 	return r.open(session.Event{Cwd: o.Dir})
 }
 

@@ -276,7 +276,7 @@ func (r *Runner) RemoveWorkspace(ctx context.Context, path string) (Removed, err
 // lineageOf returns the lineage the creating session (or cur) is in, and
 // the transcript store that records it; "" and nil when there is none.
 func (r *Runner) lineageOf(dir, sessionID string, cur jj.Change) (string, *transcript.Store) {
-	s, err := session.Open(r.env(), session.Event{Cwd: dir})
+	s, err := session.Open(r.Env, session.Event{Cwd: dir})
 	if err != nil {
 		return "", nil
 	}
@@ -371,7 +371,7 @@ func Agents(ctx context.Context, o WorkflowOptions) ([]AgentStatus, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &Runner{Getenv: o.Getenv, JJBin: o.JJBin, Now: o.Now}
+	r := &Runner{Env: session.Env{Getenv: o.Getenv, JJBin: o.JJBin, Now: o.Now}}
 	all, err := r.jj(mainRoot).WorkspaceDetails(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("jj: %w", err)
@@ -406,7 +406,7 @@ func RemoveAgent(ctx context.Context, o WorkflowOptions, name string) (Removed, 
 	if err != nil {
 		return Removed{}, err
 	}
-	r := &Runner{Getenv: o.Getenv, JJBin: o.JJBin, Now: o.Now}
+	r := &Runner{Env: session.Env{Getenv: o.Getenv, JJBin: o.JJBin, Now: o.Now}}
 	main := r.jj(mainRoot)
 	ws, err := main.WorkspaceNamed(ctx, name)
 	if err != nil {

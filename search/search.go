@@ -131,24 +131,16 @@ type Options struct {
 	SnippetLen int      // snippet length in characters (default 200, at most 2000)
 }
 
-func (o Options) limit() int {
-	switch {
-	case o.Limit <= 0:
-		return 10
-	case o.Limit > 1000:
-		return 1000
-	}
-	return o.Limit
-}
+func (o Options) limit() int { return bounded(o.Limit, 10, 1000) }
 
-func (o Options) snippetLen() int {
-	switch {
-	case o.SnippetLen <= 0:
-		return 200
-	case o.SnippetLen > 2000:
-		return 2000
+func (o Options) snippetLen() int { return bounded(o.SnippetLen, 200, 2000) }
+
+// bounded is v, or def when v is not positive, at most max.
+func bounded(v, def, max int) int {
+	if v <= 0 {
+		return def
 	}
-	return o.SnippetLen
+	return min(v, max)
 }
 
 func (o Options) admits(d *Doc) bool {

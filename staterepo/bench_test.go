@@ -140,3 +140,40 @@ func BenchmarkContext(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkBranchEntries reads the newest 50 entries of the agent's
+// changelog (60% of the entries) and of global's, and the page after the
+// first thousand, from a cold Store over a generated state, as the State page
+// of planq ui does. Goal: ≤ 200 ms for the newest 50 of 100,000 entries.
+func BenchmarkBranchEntries(b *testing.B) {
+	for _, n := range []int{10_000, 100_000} {
+		b.Run(fmt.Sprintf("entries=%d", n), func(b *testing.B) {
+			s := benchStore(b)
+			seedState(b, s, n)
+			c := context.Background()
+			var newest, deep time.Duration
+			for b.Loop() {
+				t0 := time.Now()
+				s2, err := Open(Options{Dir: s.Root, Home: s.Home})
+				if err != nil {
+					b.Fatal(err)
+				}
+				for _, branch := range []string{s.Branch(), GlobalBranch} {
+					es, total, err := s2.BranchEntries(c, branch, ChangelogFile, 0, 50)
+					if err != nil || len(es) != 50 || total != -1 {
+						b.Fatalf("%s: %d entries, total %d, %v", branch, len(es), total, err)
+					}
+				}
+				newest += time.Since(t0)
+				t0 = time.Now()
+				es, _, err := s2.BranchEntries(c, s.Branch(), ChangelogFile, 1000, 50)
+				deep += time.Since(t0)
+				if err != nil || len(es) != 50 {
+					b.Fatalf("deep page: %d entries, %v", len(es), err)
+				}
+			}
+			b.ReportMetric(float64(newest.Microseconds())/1000/float64(b.N), "newest50-2branches-ms")
+			b.ReportMetric(float64(deep.Microseconds())/1000/float64(b.N), "offset1000-ms")
+		})
+	}
+}

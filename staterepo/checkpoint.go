@@ -117,7 +117,12 @@ func (s *Store) Checkpoints(ctx context.Context) ([]Checkpoint, error) {
 	if err != nil {
 		return nil, err
 	}
-	files, err := r.BranchFiles(s.Branch())
+	return checkpointsOn(r, s.Branch())
+}
+
+// checkpointsOn lists the checkpoints on branch, oldest first.
+func checkpointsOn(r *gitstore.Repo, branch string) ([]Checkpoint, error) {
+	files, err := r.BranchFiles(branch)
 	if err != nil {
 		return nil, err
 	}

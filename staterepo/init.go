@@ -149,18 +149,11 @@ func (s *Store) Create(ctx context.Context, name string, gitignore bool) (Create
 	if err := ValidAgentName(name); err != nil {
 		return res, err
 	}
-	lk, err := s.lockAndRecover(ctx)
+	lk, r, err := s.lockInitOpen(ctx)
 	if err != nil {
 		return res, err
 	}
 	defer lk.Release()
-	if _, err := s.initLocked(ctx); err != nil {
-		return res, err
-	}
-	r, err := s.openRepo()
-	if err != nil {
-		return res, err
-	}
 	if h, err := r.Head(res.Branch); err != nil {
 		return res, err
 	} else if !h.IsZero() {

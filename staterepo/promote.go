@@ -37,18 +37,11 @@ func (s *Store) promote(ctx context.Context) (PromoteResult, error) {
 	if !s.Initialized() {
 		return res, fmt.Errorf("%w for project %s; nothing to promote", ErrNotInitialized, s.Project)
 	}
-	lk, err := s.lockAndRecover(ctx)
+	lk, r, err := s.lockInitOpen(ctx)
 	if err != nil {
 		return res, err
 	}
 	defer lk.Release()
-	if _, err := s.initLocked(ctx); err != nil {
-		return res, err
-	}
-	r, err := s.openRepo()
-	if err != nil {
-		return res, err
-	}
 	agentHead, agentTree, err := r.HeadTree(s.Branch())
 	if err != nil {
 		return res, err

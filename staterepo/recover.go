@@ -123,6 +123,26 @@ func (m syncMarks) clearAll() {
 	}
 }
 
+// lockInitOpen takes the lock (recovering as lockAndRecover does), creates
+// the bare repo when it does not exist yet, and opens it: the start of
+// every write that may be a project's first. The caller releases the lock.
+func (s *Store) lockInitOpen(ctx context.Context) (*fileLock, *gitstore.Repo, error) {
+	lk, err := s.lockAndRecover(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	if _, err := s.initLocked(ctx); err != nil {
+		lk.Release()
+		return nil, nil, err
+	}
+	r, err := s.openRepo()
+	if err != nil {
+		lk.Release()
+		return nil, nil, err
+	}
+	return lk, r, nil
+}
+
 // lockAndRecover takes the store's write lock and finishes what killed
 // processes left undone (see above). Recovery problems are warnings: the
 // branch, not the worktree, is what a write needs.

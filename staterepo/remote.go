@@ -157,18 +157,11 @@ func (s *Store) Pull(ctx context.Context, prefer string) ([]SyncResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	lk, err := s.lockAndRecover(ctx)
+	lk, r, err := s.lockInitOpen(ctx)
 	if err != nil {
 		return nil, err
 	}
 	defer lk.Release()
-	if _, err := s.initLocked(ctx); err != nil {
-		return nil, err
-	}
-	r, err := s.openRepo()
-	if err != nil {
-		return nil, err
-	}
 	remote, err := s.fetch(ctx, r, url)
 	if err != nil {
 		return nil, err
@@ -203,30 +196,29 @@ func (s *Store) pullBranch(ctx context.Context, r *gitstore.Repo, branch string,
 		res.Action = SyncCreated
 		return res, r.UpdateRef(ctx, gitstore.RefUpdate{Name: gitstore.BranchRef(branch), New: theirs, Msg: "planq: pull: created from the remote", Sig: s.signature()})
 	}
-	if ours == theirs {
-		res.Action = SyncUpToDate
-		return res, nil
-	}
-	oc, err := r.Commit(ours)
+	rel, err := r.Compare(ours, theirs)
 	if err != nil {
 		return res, err
-	}
-	tc, err := r.Commit(theirs)
-	if err != nil {
-		return res, err
-	}
-	if ok, err := tc.IsAncestor(oc); err != nil {
-		return res, err
-	} else if ok {
-		res.Action = SyncAhead
-		return res, nil
 	}
 	var next plumbing.Hash
-	if ok, err := oc.IsAncestor(tc); err != nil {
-		return res, err
-	} else if ok {
+	switch rel {
+	case gitstore.Same:
+		res.Action = SyncUpToDate
+		return res, nil
+	case gitstore.Ahead:
+		res.Action = SyncAhead
+		return res, nil
+	case gitstore.Behind:
 		res.Action, next = SyncFastForward, theirs
-	} else {
+	default:
+		oc, err := r.Commit(ours)
+		if err != nil {
+			return res, err
+		}
+		tc, err := r.Commit(theirs)
+		if err != nil {
+			return res, err
+		}
 		tree, detail, err := s.mergeTrees(r, branch, oc, tc, prefer)
 		if err != nil {
 			return res, err
@@ -498,22 +490,17 @@ func (s *Store) Push(ctx context.Context) ([]SyncResult, error) {
 		case !ok:
 			res.Action = SyncPushed
 			res.Detail = "new on the remote"
-		case theirs == ours:
-			res.Action = SyncUpToDate
 		default:
-			oc, err := r.Commit(ours)
+			rel, err := r.Compare(ours, theirs)
 			if err != nil {
 				return nil, err
 			}
-			tc, err := r.Commit(theirs)
-			if err != nil {
-				return nil, err
-			}
-			if ahead, err := tc.IsAncestor(oc); err != nil {
-				return nil, err
-			} else if ahead {
+			switch rel {
+			case gitstore.Same:
+				res.Action = SyncUpToDate
+			case gitstore.Ahead:
 				res.Action = SyncPushed
-			} else {
+			default:
 				res.Action, res.Detail = SyncBehind, "the remote has commits this repo lacks; run `planq state pull` first"
 				behind = append(behind, b)
 			}

@@ -216,19 +216,14 @@ func remoteState(r *gitstore.Repo, branch string, local plumbing.Hash, hasRemote
 	if !ok {
 		return "not pushed"
 	}
-	if theirs == local {
-		return "up to date"
-	}
-	lc, err1 := r.Commit(local)
-	tc, err2 := r.Commit(theirs)
-	if err1 != nil || err2 != nil {
+	rel, err := r.Compare(local, theirs)
+	if err != nil {
 		return "unknown"
 	}
-	if ok, _ := tc.IsAncestor(lc); ok {
-		return "ahead (push)"
-	}
-	if ok, _ := lc.IsAncestor(tc); ok {
-		return "behind (pull)"
-	}
-	return "diverged (pull merges)"
+	return [...]string{
+		gitstore.Same:     "up to date",
+		gitstore.Ahead:    "ahead (push)",
+		gitstore.Behind:   "behind (pull)",
+		gitstore.Diverged: "diverged (pull merges)",
+	}[rel]
 }

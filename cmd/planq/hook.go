@@ -86,7 +86,7 @@ func serveHook(cmd *cobra.Command, a *app, proto session.Protocol, event string)
 	case session.EventPostToolUse: // the same process as planq-hook's
 		return session.RunPostToolUse(cmd.Context(), proto, a.Stdin, a.Stdout, a.Stderr, session.Env{Getenv: a.Getenv})
 	}
-	r := &hooks.Runner{Getenv: a.Getenv, WireWorkspace: a.wireWorkspace}
+	r := &hooks.Runner{Env: session.Env{Getenv: a.Getenv}, WireWorkspace: a.wireWorkspace}
 	switch event {
 	case session.EventWorktreeCreate, session.EventWorktreeRemove:
 		return session.ServeStrict(cmd.Context(), proto, event, a.Stdin, a.Stdout, a.Stderr, a.Getenv, workspaceTimeout, r.Handle)

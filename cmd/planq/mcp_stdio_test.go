@@ -26,6 +26,7 @@ var planqBin = sync.OnceValues(func() (string, error) {
 	out := filepath.Join(dir, "planq")
 	for _, b := range []struct{ out, pkg string }{{out, "."}, {filepath.Join(dir, "planq-hook"), "../planq-hook"}} {
 		cmd := exec.Command("go", "build", "-o", b.out, b.pkg)
+		cmd.Env = testenv.BuildEnv()
 		if msg, err := cmd.CombinedOutput(); err != nil {
 			return "", fmt.Errorf("go build %s: %v\n%s", b.pkg, err, msg)
 		}

@@ -118,7 +118,7 @@ func runStart(ctx context.Context, a *app, o *sessionOptions) error {
 // startInWorkspace is `planq start -w NAME TASK`: the workspace (made, or
 // found), the change declared in it, the agent launched there.
 func (a *app) startInWorkspace(ctx context.Context, o *sessionOptions, wo hooks.WorkflowOptions, ad hosts.Adapter, task string) error {
-	r := &hooks.Runner{Getenv: a.Getenv, WireWorkspace: a.wireWorkspace}
+	r := &hooks.Runner{Env: session.Env{Getenv: a.Getenv}, WireWorkspace: a.wireWorkspace}
 	ws, err := r.CreateWorkspace(ctx, hooks.NewWorkspace{Dir: wo.Dir, Name: o.Workspace, Base: session.BaseFresh, Host: ad.Host()})
 	if err != nil {
 		return err

@@ -139,6 +139,25 @@ func (s *Scope) Bind(ctx context.Context, e Env, ev Event, cur jj.Change) (strin
 	return root, sess, err
 }
 
+// OpenLineage opens ev's scope and finds its session's lineage root; a nil
+// scope (and no error) when the session is not in a jj repo or has no
+// lineage yet (no declared change), which the hooks that keep a lineage's
+// record skip quietly.
+func OpenLineage(e Env, ev Event) (*Scope, string, error) {
+	s, err := Open(e, ev)
+	if errors.Is(err, ErrNotJJRepo) {
+		return nil, "", nil
+	}
+	if err != nil {
+		return nil, "", err
+	}
+	root, ok := s.SessionRoot(ev)
+	if !ok {
+		return nil, "", nil
+	}
+	return s, root, nil
+}
+
 // SessionRoot returns the lineage root recorded for ev's session (or its
 // parent's).
 func (s *Scope) SessionRoot(ev Event) (string, bool) {

@@ -148,16 +148,9 @@ func reconcile(ctx context.Context, e Env, ev Event, described bool) error {
 // recordFiles adds the files a call wrote inside the repo to the session's
 // lineage; relative paths are relative to the call's cwd.
 func recordFiles(ctx context.Context, e Env, ev Event, paths []string) error {
-	s, err := Open(e, ev)
-	if errors.Is(err, ErrNotJJRepo) {
-		return nil
-	}
-	if err != nil {
+	s, root, err := OpenLineage(e, ev)
+	if s == nil {
 		return err
-	}
-	root, ok := s.SessionRoot(ev)
-	if !ok {
-		return nil
 	}
 	var rels []string
 	for _, p := range paths {

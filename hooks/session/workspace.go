@@ -2,7 +2,6 @@ package session
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"strings"
@@ -31,16 +30,9 @@ func AfterToolUse(ctx context.Context, e Env, ev Event) (Reply, error) {
 // subagents hold, once each: their change ids, first lines and diff stats,
 // and how to fold them in. It is "" when there is nothing new to say.
 func SubagentReport(ctx context.Context, e Env, ev Event) (string, error) {
-	s, err := Open(e, ev)
-	if errors.Is(err, ErrNotJJRepo) {
-		return "", nil
-	}
-	if err != nil {
+	s, root, err := OpenLineage(e, ev)
+	if s == nil {
 		return "", err
-	}
-	root, ok := s.SessionRoot(ev)
-	if !ok {
-		return "", nil
 	}
 	var report []string
 	_, err = s.TS.Update(ctx, root, func(sess *transcript.Session) error {

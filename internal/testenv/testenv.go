@@ -155,6 +155,7 @@ func BuildPlanq(t testing.TB, root string) string {
 	out := filepath.Join(t.TempDir(), "planq")
 	cmd := exec.Command("go", "build", "-o", out, "./cmd/planq")
 	cmd.Dir = root
+	cmd.Env = BuildEnv()
 	if b, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("go build planq: %v\n%s", err, b)
 	}
@@ -168,10 +169,17 @@ func BuildPlanqWithHook(t testing.TB, root string) string {
 	planq := BuildPlanq(t, root)
 	cmd := exec.Command("go", "build", "-o", filepath.Join(filepath.Dir(planq), "planq-hook"), "./cmd/planq-hook")
 	cmd.Dir = root
+	cmd.Env = BuildEnv()
 	if b, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("go build planq-hook: %v\n%s", err, b)
 	}
 	return planq
+}
+
+// BuildEnv is the environment for building planq's binaries as make
+// and the release archives do: static, without cgo.
+func BuildEnv() []string {
+	return append(os.Environ(), "CGO_ENABLED=0")
 }
 
 // RemoteWithMain creates a bare git repo whose main holds one commit (a

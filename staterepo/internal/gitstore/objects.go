@@ -200,6 +200,41 @@ func (r *Repo) Commit(h plumbing.Hash) (*object.Commit, error) {
 	return decodeObject(r, h, plumbing.CommitObject, object.DecodeCommit)
 }
 
+// Relation is how a branch's commit stands to another of the same branch
+// (its remote's, say).
+type Relation int
+
+// The relations Compare tells apart.
+const (
+	Same     Relation = iota // the same commit
+	Ahead                    // the other is an ancestor: ours has more
+	Behind                   // ours is an ancestor of the other
+	Diverged                 // neither is an ancestor of the other
+)
+
+// Compare says how ours stands to theirs; it is the one ahead/behind rule
+// of push, pull and status.
+func (r *Repo) Compare(ours, theirs plumbing.Hash) (Relation, error) {
+	if ours == theirs {
+		return Same, nil
+	}
+	oc, err := r.Commit(ours)
+	if err != nil {
+		return 0, err
+	}
+	tc, err := r.Commit(theirs)
+	if err != nil {
+		return 0, err
+	}
+	if ok, err := tc.IsAncestor(oc); err != nil || ok {
+		return Ahead, err
+	}
+	if ok, err := oc.IsAncestor(tc); err != nil || ok {
+		return Behind, err
+	}
+	return Diverged, nil
+}
+
 // Tree reads a tree object.
 func (r *Repo) Tree(h plumbing.Hash) (*object.Tree, error) {
 	return decodeObject(r, h, plumbing.TreeObject, object.DecodeTree)
