@@ -23,7 +23,7 @@ func (s *Server) keys() map[string]string {
 	if k, err := jj.OpHeadsKey(s.root); err == nil {
 		out[EventJJ] = k
 	}
-	if k, err := headsKey(s.state); err == nil {
+	if k, err := s.state.HeadsKey(); err == nil {
 		out[EventState] = k
 	}
 	return out

@@ -114,7 +114,7 @@ func (s *Server) statePage(r *http.Request) (any, error) {
 	}
 	switch d.Kind {
 	case kindScratch:
-		data, ok, err := branchFile(ctx, s.state, d.Branch, staterepo.ScratchFile)
+		data, ok, err := s.state.BranchFile(ctx, d.Branch, staterepo.ScratchFile)
 		if err != nil {
 			d.Err = err.Error()
 		}
@@ -122,11 +122,11 @@ func (s *Server) statePage(r *http.Request) (any, error) {
 			d.Scratch, d.HasScratch = renderMarkdown(string(data)), true
 		}
 	case kindCheckpoints:
-		if d.Checkpoints, err = branchCheckpoints(ctx, s.state, d.Branch); err != nil {
+		if d.Checkpoints, err = s.state.BranchCheckpoints(ctx, d.Branch); err != nil {
 			d.Err = err.Error()
 		}
 	case kindHandoffs:
-		es, _, err := branchEntries(ctx, s.state, d.Branch, kindFile[d.Kind], 0, handoffWindow)
+		es, _, err := s.state.BranchEntries(ctx, d.Branch, kindFile[d.Kind], 0, handoffWindow)
 		if err != nil {
 			d.Err = err.Error()
 		}
@@ -137,7 +137,7 @@ func (s *Server) statePage(r *http.Request) (any, error) {
 		}
 		d.Total = len(d.Entries)
 	default:
-		es, total, err := branchEntries(ctx, s.state, d.Branch, kindFile[d.Kind], d.Offset, statePage)
+		es, total, err := s.state.BranchEntries(ctx, d.Branch, kindFile[d.Kind], d.Offset, statePage)
 		if err != nil {
 			d.Err = err.Error()
 		}

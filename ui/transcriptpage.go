@@ -27,6 +27,7 @@ const (
 // lineView is one transcript line on the page.
 type lineView struct {
 	N       int64
+	Off     int64 // byte offset of the line: where its page starts
 	Kind    string
 	Text    string
 	Summary string // the folded line's one-line summary
@@ -71,7 +72,7 @@ func viewLines(ls []transcript.Line) []lineView {
 	out := make([]lineView, 0, len(ls))
 	for _, l := range ls {
 		kind, sum := classify(l.Text)
-		out = append(out, lineView{N: l.N, Kind: kind, Text: l.Text, Summary: sum, Folded: kind == lineCall || kind == lineResult})
+		out = append(out, lineView{N: l.N, Off: l.Off, Kind: kind, Text: l.Text, Summary: sum, Folded: kind == lineCall || kind == lineResult})
 	}
 	return out
 }
