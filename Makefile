@@ -16,7 +16,7 @@ STATIC := CGO_ENABLED=0
 export PATH := $(HOME)/.local/bin:$(PATH)
 TEST_TIMEOUT ?= 45m
 
-.PHONY: all build install jj git test bench lint fmt vet dist clean
+.PHONY: all build install jj git chromium test bench lint fmt vet dist clean
 
 all: build
 
@@ -40,8 +40,13 @@ jj:
 git: jj
 	bash scripts/install-git.sh
 
-## test: the whole suite (installs jj and its git when missing; tests install Claude Code and MCP Inspector with npm themselves)
-test: jj git
+# The headless Chromium the `planq ui` browser tests drive (Debian's chromium
+# package, installed when missing and root; the tests skip loudly otherwise).
+chromium:
+	@bash scripts/install-chromium.sh || { rc=$$?; if [ $$rc -eq 3 ]; then echo "no Chromium here: the planq ui browser tests will skip"; else exit $$rc; fi; }
+
+## test: the whole suite (installs jj, its git and Chromium when missing; tests install Claude Code and MCP Inspector with npm themselves)
+test: jj git chromium
 	$(GO) vet ./...
 	$(GO) test -count=1 -timeout $(TEST_TIMEOUT) ./...
 
@@ -58,6 +63,9 @@ bench: jj git
 	$(GO) test -run '^$$' -bench Growth -benchtime 1x -timeout 120m ./staterepo/
 	# Transcript search over a generated 1 GB file (PLANQ_BENCH_TRANSCRIPT_MB to change the size).
 	$(GO) test -run '^$$' -bench . -benchtime 3x -benchmem -timeout 30m ./transcript/
+	# planq ui server time: Changes page at 10,000 changes, State page at 100,000 entries, first page of a
+	# 1 GB transcript (PLANQ_BENCH_TRANSCRIPT_MB to change the size); goals 200, 200 and 50 ms (p50-ms).
+	$(GO) test -run '^$$' -bench 'UI' -benchtime 20x -timeout 30m ./ui/
 
 # Platforms planq builds for; `make lint` compiles planq and its tests for each.
 PLATFORMS ?= linux/amd64 linux/arm64 darwin/amd64 darwin/arm64 windows/amd64

@@ -131,6 +131,7 @@ Start here:
 		newAgentsCmd(a),
 		newStatsCmd(a),
 		newStatuslineCmd(a),
+		newUICmd(a),
 	)
 	return root
 }

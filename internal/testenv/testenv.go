@@ -219,3 +219,66 @@ func Clone(t testing.TB, bare string) string {
 	Run(t, "", "jj", "git", "clone", "--colocate", bare, dir)
 	return dir
 }
+
+// EnsureChromium returns a headless-capable Chromium for browser tests,
+// running scripts/install-chromium.sh (found above the test's directory) to
+// find or install one; it skips the test loudly, naming the script, when
+// the script cannot install one here (exit code 3).
+func EnsureChromium(t testing.TB) string {
+	t.Helper()
+	c := chromium()
+	switch {
+	case c.skip != "":
+		t.Skipf("SKIPPED: no Chromium for the browser tests; run `bash scripts/install-chromium.sh` (or `make chromium`) as root: %s", c.skip)
+	case c.err != nil:
+		t.Fatal(c.err)
+	}
+	return c.path
+}
+
+// chromiumResult is what scripts/install-chromium.sh found.
+type chromiumResult struct {
+	path, skip string
+	err        error
+}
+
+// chromium runs scripts/install-chromium.sh once per test binary.
+var chromium = sync.OnceValue(func() chromiumResult {
+	script, err := findUp("scripts/install-chromium.sh")
+	if err != nil {
+		return chromiumResult{err: err}
+	}
+	cmd := exec.Command("bash", script)
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	r := chromiumResult{path: strings.TrimSpace(string(out))}
+	if ee, ok := err.(*exec.ExitError); ok && ee.ExitCode() == 3 {
+		r.skip = strings.TrimSpace(stderr.String())
+		return r
+	}
+	if err != nil || r.path == "" {
+		r.err = fmt.Errorf("bash %s: %v\n%s", script, err, stderr.String())
+	}
+	return r
+})
+
+// findUp returns the path of rel in the working directory or the nearest
+// directory above it that has it.
+func findUp(rel string) (string, error) {
+	dir, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	for {
+		p := filepath.Join(dir, filepath.FromSlash(rel))
+		if _, err := os.Stat(p); err == nil {
+			return p, nil
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", fmt.Errorf("%s not found above the test's directory", rel)
+		}
+		dir = parent
+	}
+}

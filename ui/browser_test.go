@@ -1,0 +1,208 @@
+package ui_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/planq-dev/planq/internal/testenv"
+)
+
+// browser starts a headless Chromium for the test and returns a tab's context.
+func browser(t *testing.T) context.Context {
+	t.Helper()
+	bin := testenv.EnsureChromium(t)
+	opts := append(chromedp.DefaultExecAllocatorOptions[:],
+		chromedp.ExecPath(bin),
+		chromedp.NoSandbox, // Debian's chromium starts as root only without its sandbox
+		chromedp.DisableGPU,
+		chromedp.WindowSize(1280, 900),
+		chromedp.UserDataDir(t.TempDir()),
+	)
+	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	ctx, cancel := chromedp.NewContext(actx, chromedp.WithErrorf(func(string, ...any) {}))
+	ctx, cancelTimeout := context.WithTimeout(ctx, 3*time.Minute)
+	t.Cleanup(func() { cancelTimeout(); cancel(); cancelAlloc() })
+	if err := chromedp.Do(ctx); err != nil { // start the browser
+		t.Fatalf("start chromium (%s): %v", bin, err)
+	}
+	return ctx
+}
+
+// seen waits until the element sel shows text including want, as a
+// person would see it: the DOM is polled, nothing sleeps.
+func seen(sel, want string) chromedp.Action[chromedp.Void] {
+	s, _ := json.Marshal(sel)
+	w, _ := json.Marshal(want)
+	expr := fmt.Sprintf(`(() => { for (const el of document.querySelectorAll(%s)) { if (el.innerText.includes(%s)) return true; } return false; })()`, s, w)
+	return chromedp.Poll[chromedp.Void](expr, chromedp.WithPollingTimeout(30*time.Second))
+}
+
+// present waits until document.querySelector(sel) finds something.
+func present(sel string) chromedp.Action[chromedp.Void] {
+	s, _ := json.Marshal(sel)
+	return chromedp.Poll[chromedp.Void](fmt.Sprintf(`!!document.querySelector(%s)`, s), chromedp.WithPollingTimeout(30*time.Second))
+}
+
+// screenshot keeps what the page shows as <page>.png in the test's artifacts
+// directory ($PLANQ_TEST_ARTIFACTS/ui, else a temp dir) and, with
+// PLANQ_UPDATE_SCREENSHOTS=1, as docs/ui/<page>.png for the README.
+func screenshot(t *testing.T, ctx context.Context, artifacts, page string) {
+	t.Helper()
+	png, err := chromedp.Run(ctx, chromedp.CaptureScreenshot())
+	if err != nil {
+		t.Fatalf("screenshot of %s: %v", page, err)
+	}
+	if len(png) < 10_000 {
+		t.Errorf("screenshot of %s is %d bytes: the page looks blank", page, len(png))
+	}
+	dirs := []string{artifacts}
+	if os.Getenv("PLANQ_UPDATE_SCREENSHOTS") == "1" {
+		dirs = append(dirs, filepath.Join("..", "docs", "ui"))
+	}
+	for _, dir := range dirs {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		p := filepath.Join(dir, page+".png")
+		if err := os.WriteFile(p, png, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("screenshot: %s", p)
+	}
+}
+
+func artifactsDir(t *testing.T) string {
+	if d := os.Getenv("PLANQ_TEST_ARTIFACTS"); d != "" {
+		return filepath.Join(d, "ui")
+	}
+	return t.TempDir()
+}
+
+func TestUIBrowser(t *testing.T) {
+	p := buildProject(t)
+	ctx := browser(t)
+	s, base := startServer(t, p.Repo)
+	artifacts := artifactsDir(t)
+	// load loads path with the token, as a person following the printed
+	// address there would, so each subtest stands alone.
+	load := func(path string) chromedp.Action[chromedp.Void] {
+		sep := "?"
+		if strings.Contains(path, "?") {
+			sep = "&"
+		}
+		return chromedp.Navigate(base + path + sep + "token=" + s.Token())
+	}
+	run := func(t *testing.T, steps ...chromedp.Action[chromedp.Void]) {
+		t.Helper()
+		if err := chromedp.Do(ctx, steps...); err != nil {
+			html, _ := chromedp.Run(ctx, chromedp.OuterHTML(chromedp.CSS("main")))
+			t.Fatalf("%v\npage content:\n%s", err, html)
+		}
+	}
+
+	t.Run("overview", func(t *testing.T) {
+		// The printed URL carries the token; the page drops it from the
+		// address and keeps it in a cookie.
+		run(t, chromedp.Navigate(s.URL()),
+			seen(`section.agent[data-agent="default"] .task`, routerTask),
+			seen(`section.agent[data-agent="default"] .gate`, "declared"),
+			seen(`section.agent[data-agent="default"] .left`, "Left to do: 2"),
+			seen(`section.agent[data-agent="docs"] .task`, "Document the rate limits"),
+			seen(`main`, "State repo"),
+			seen(`main table.list`, limiterTask), // the session lineage
+		)
+		loc, err := chromedp.Run(ctx, chromedp.Location())
+		if err != nil || strings.Contains(loc, "token=") {
+			t.Errorf("address %q (%v): the token should be gone from it", loc, err)
+		}
+		screenshot(t, ctx, artifacts, "overview")
+	})
+
+	t.Run("changes", func(t *testing.T) {
+		wc := `li.node.wc details.change`
+		run(t, load("/changes"),
+			seen(wc+` summary .title`, routerTask),
+			seen(wc+` .sec[data-section="Key decisions"]`, "limit before authentication"),
+			seen(wc+` .sec[data-section="Left to do"]`, "a 429 response with Retry-After"),
+			seen(wc+` .sec[data-section="Open questions"]`, "per API key or per client IP"),
+			seen(wc+` summary .statline`, "1 file"),
+			seen(`li.node summary .title`, limiterTask),
+			seen(`li.node summary .lineage`, "lineage"),
+			// The diff loads when asked for.
+			chromedp.Click(chromedp.CSS(wc+` details.diff > summary`)),
+			seen(wc+` pre.diff`, "api/router.go"),
+			seen(wc+` pre.diff .add`, "return 429"),
+		)
+		screenshot(t, ctx, artifacts, "changes")
+	})
+
+	t.Run("live update after jj describe", func(t *testing.T) {
+		run(t, load("/changes"),
+			present(`body[data-live="on"]`), // the event stream is open
+			seen(`li.node.wc summary .title`, routerTask),
+		)
+		testenv.Run(t, p.Repo, "jj", "describe", "-m", "Wire the limiter into the router and answer 429\n\nDone:\n- the 429 response\n\nKey decisions:\n- none\n\nLeft to do:\n- nothing\n\nOpen questions:\n- none\n")
+		run(t, seen(`li.node.wc summary .title`, "answer 429"),
+			seen(`li.node.wc .sec[data-section="Done"]`, "the 429 response"))
+	})
+
+	t.Run("transcript", func(t *testing.T) {
+		run(t, load("/transcript"),
+			seen(`ul.lineages li.sel`, limiterTask),
+			seen(`ol.transcript li.user`, "100 requests a minute per key"),
+			seen(`ol.transcript li.assistant`, "next I wire it into the router"),
+			seen(`details.fold.call > summary`, "tool call: Bash"),
+			seen(`details.fold.result > summary`, "tool result: ok"),
+		)
+		isOpen, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`document.querySelector("details.fold.call").open`))
+		if err != nil || isOpen {
+			t.Errorf("the tool call is shown open (%v); it should be folded", err)
+		}
+		run(t, chromedp.Click(chromedp.CSS(`details.fold.call > summary`)),
+			seen(`details.fold.call[open] pre`, `go test ./api/`))
+		screenshot(t, ctx, artifacts, "transcript")
+		run(t, load("/transcript?root="+p.Root+"&q=token+bucket"),
+			seen(`ol.hits li`, "token bucket in api/limit.go"))
+	})
+
+	t.Run("state", func(t *testing.T) {
+		run(t, load("/state"),
+			seen(`ul.branches`, "global"),
+			seen(`ul.branches`, "main"),
+			chromedp.SendKeys(chromedp.CSS(`form.search input[type=search]`), "token bucket"),
+		)
+		// Submitting navigates; wait for the results page to be there.
+		run(t, chromedp.Submit(chromedp.CSS(`form.search input[type=search]`)),
+			chromedp.WaitVisible(chromedp.CSS(`ol.hits`)),
+			seen(`ol.hits li.hit`, "Token bucket per API key"),
+		)
+		screenshot(t, ctx, artifacts, "state")
+		run(t, load("/state?branch=agent-main&kind=learnings"),
+			seen(`ol.entries li.entry`, "jj describe keeps the change id"),
+			load("/state?branch=agent-main&kind=handoffs"),
+			seen(`ol.entries li.entry`, "Return 429 with Retry-After"),
+			load("/state?branch=agent-main&kind=scratch"),
+			seen(`main .md`, "check the proxy's X-Forwarded-For"),
+			load("/state?branch=agent-main&kind=checkpoints"),
+			seen(`main table.list`, "before-router"),
+		)
+	})
+
+	t.Run("metrics", func(t *testing.T) {
+		run(t, load("/metrics"),
+			seen(`main`, "Gate verdicts"),
+			seen(`main table.list`, "locked"),
+			seen(`main table.list`, "jj_describe"),
+			seen(`main table.list`, "retry budget"),
+		)
+		screenshot(t, ctx, artifacts, "metrics")
+	})
+}
