@@ -13,6 +13,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/planq-dev/planq/internal/testenv"
+	"github.com/planq-dev/planq/staterepo"
 )
 
 // browser starts a headless Chromium for the test and returns a tab's context.
@@ -152,6 +153,22 @@ func TestUIBrowser(t *testing.T) {
 		testenv.Run(t, p.Repo, "jj", "describe", "-m", "Wire the limiter into the router and answer 429\n\nDone:\n- the 429 response\n\nKey decisions:\n- none\n\nLeft to do:\n- nothing\n\nOpen questions:\n- none\n")
 		run(t, seen(`li.node.wc summary .title`, "answer 429"),
 			seen(`li.node.wc .sec[data-section="Done"]`, "the 429 response"))
+	})
+
+	t.Run("live update after a state write", func(t *testing.T) {
+		run(t, load("/state?branch=agent-main&kind=learnings"),
+			present(`body[data-live="on"]`),
+			seen(`ol.entries li.entry`, "jj describe keeps the change id"),
+		)
+		// Another planq process (an agent's planq_learn) writes the branch.
+		st, err := staterepo.Open(staterepo.Options{Dir: p.Repo, Warn: func(string) {}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := st.Learn(context.Background(), "Retry-After must be whole seconds", "Checked against RFC 9110"); err != nil {
+			t.Fatal(err)
+		}
+		run(t, seen(`ol.entries li.entry`, "Retry-After must be whole seconds"))
 	})
 
 	t.Run("transcript", func(t *testing.T) {
