@@ -92,9 +92,36 @@ func (s *Server) overview(r *http.Request) (any, error) {
 // changesPage is how many changes one Changes page shows.
 const changesPage = 50
 
-// ChangesRevset is the part of the graph the Changes page shows: the work
-// not yet in trunk, and trunk itself.
+// ChangesRevset is the part of the graph the Changes page shows besides
+// the session lineages' changes: the work not yet in trunk, and trunk itself.
 const ChangesRevset = "trunk().. | trunk()"
+
+// maxLineageChanges bounds how many lineage changes the Changes page adds
+// to ChangesRevset (the newest lineages' first), so the revset stays a
+// modest argument.
+const maxLineageChanges = 1000
+
+// changesRevset is ChangesRevset and the changes of the lineages ls (newest
+// first) that still exist, even those trunk took in: change_id() matches
+// nothing for an abandoned change, where a bare id would fail the revset.
+func changesRevset(ls []*transcript.Session) string {
+	var b strings.Builder
+	b.WriteString(ChangesRevset)
+	n := 0
+	for _, l := range ls {
+		for _, id := range l.Changes {
+			if n == maxLineageChanges {
+				return b.String()
+			}
+			if transcript.ValidChangeID(id) != nil {
+				continue // never revset text from a hand-edited record
+			}
+			b.WriteString(" | change_id(" + id + ")")
+			n++
+		}
+	}
+	return b.String()
+}
 
 // section is one living-summary section as the page lays it out.
 type section struct {
@@ -142,9 +169,10 @@ func (s *Server) changes(r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	d := changesData{Skip: skip, Revset: ChangesRevset, Next: skip + changesPage, Prev: max(skip-changesPage, 0)}
+	d := changesData{Skip: skip, Revset: ChangesRevset + " and the session lineages", Next: skip + changesPage, Prev: max(skip-changesPage, 0)}
 	c := s.jj()
-	rows, more, err := c.LogGraph(r.Context(), ChangesRevset, skip, changesPage)
+	ls := s.lineages()
+	rows, more, err := c.LogGraph(r.Context(), changesRevset(ls), skip, changesPage)
 	if err != nil {
 		d.Err = err.Error()
 		return d, nil
@@ -161,7 +189,7 @@ func (s *Server) changes(r *http.Request) (any, error) {
 		// One jj process for the page's stats; a failure only leaves them out.
 		stats, _ = c.Stats(r.Context(), strings.Join(commits, " | "))
 	}
-	lineage := s.lineageOf()
+	lineage := lineageOf(ls)
 	for _, row := range rows {
 		v := changeView{Graph: row.Graph, Elided: row.Elided}
 		if row.Change != nil {
@@ -211,12 +239,20 @@ func isListOnly(text string) bool {
 }
 
 // lineageOf maps each change recorded in a session lineage to it.
-func (s *Server) lineageOf() map[string]*transcript.Session {
-	out := map[string]*transcript.Session{}
+// lineages lists the stored lineages, newest first: the readable ones, even
+// when some are not; none when the store cannot be located.
+func (s *Server) lineages() []*transcript.Session {
 	if s.ts == nil {
-		return out
+		return nil
 	}
-	ls, _ := s.ts.Roots() // the readable ones, even when some are not
+	ls, _ := s.ts.Roots()
+	return ls
+}
+
+// lineageOf maps each change of the lineages ls to its lineage, the newest
+// lineage winning.
+func lineageOf(ls []*transcript.Session) map[string]*transcript.Session {
+	out := map[string]*transcript.Session{}
 	for _, l := range ls {
 		for _, c := range l.Changes {
 			if _, ok := out[c]; !ok {

@@ -39,8 +39,9 @@ func newUICmd(a *app) *cobra.Command {
   Overview    every agent's workspace: its change, gate state, the first lines
               of its living summary, last activity; the state repo's branches
               and how they stand against the remote; the session lineages
-  Changes     the change graph (trunk().. and trunk()), paged, each change's
-              living summary laid out by section, its diff stat, and its diff
+  Changes     the change graph (trunk().., trunk() and the session
+              lineages), paged, each change's living summary laid out by
+              section, its diff stat, and its diff
   Transcript  a session lineage's stored transcript, paged and searchable,
               tool calls and results folded
   State       scratch, changelog, handoffs, learnings, decisions and
