@@ -106,16 +106,21 @@ func (r *Runner) open(ev session.Event) (*scope, error) {
 	return &scope{Scope: t, state: st}, nil
 }
 
-// copyTranscript appends the new complete lines of ev's transcript to the
-// lineage's store within budget.
+// copyTranscript appends to the lineage's store, within budget, what its
+// earlier transcripts gained since their last copy (Store.CatchUp) and the
+// new complete lines of ev's transcript.
 func (r *Runner) copyTranscript(ctx context.Context, s *scope, root string, ev session.Event, budget time.Duration) (transcript.CopyResult, error) {
-	if root == "" || ev.TranscriptPath == "" {
+	if root == "" {
 		return transcript.CopyResult{}, nil
 	}
-	if !filepath.IsAbs(ev.TranscriptPath) || filepath.Ext(ev.TranscriptPath) != ".jsonl" {
+	if ev.TranscriptPath != "" && (!filepath.IsAbs(ev.TranscriptPath) || filepath.Ext(ev.TranscriptPath) != ".jsonl") {
 		return transcript.CopyResult{}, fmt.Errorf("transcript path %q is not an absolute .jsonl path", ev.TranscriptPath)
 	}
 	ctx, cancel := context.WithTimeout(ctx, budget)
 	defer cancel()
+	// First what earlier sessions of the lineage wrote after their last hook.
+	if _, err := s.TS.CatchUp(ctx, root, transcript.CopyOptions{}); err != nil || ev.TranscriptPath == "" {
+		return transcript.CopyResult{}, err
+	}
 	return s.TS.Copy(ctx, root, ev.TranscriptPath, transcript.CopyOptions{})
 }

@@ -43,6 +43,43 @@ type CopyResult struct {
 
 const copyChunk = 256 << 10
 
+// CatchUp copies, for the lineage root, what the transcripts it has copied
+// from before gained since: a host that writes its transcript after its
+// last hook has run (Copilot CLI writes a session's last events to
+// events.jsonl as it exits, after its Stop and SessionEnd hooks) would
+// otherwise lose them. A source that shrank or is gone is left alone
+// (Copy re-reads a replaced source when its own session names it). Hooks
+// call it before copying their own transcript.
+func (s *Store) CatchUp(ctx context.Context, root string, opt CopyOptions) (CopyResult, error) {
+	var total CopyResult
+	dir, err := s.Dir(root)
+	if err != nil {
+		return total, err
+	}
+	st, fresh, err := s.readCopyState(dir)
+	if err != nil || fresh {
+		return total, err
+	}
+	for src, off := range st.Sources {
+		if ctx.Err() != nil {
+			total.Pending = true
+			break
+		}
+		info, err := os.Stat(src)
+		if err != nil || info.Size() <= off {
+			continue
+		}
+		res, err := s.Copy(ctx, root, src, opt)
+		total.Lines += res.Lines
+		total.Bytes += res.Bytes
+		total.Pending = total.Pending || res.Pending
+		if err != nil {
+			return total, err
+		}
+	}
+	return total, nil
+}
+
 // Copy appends to the lineage's transcript the complete lines of src that
 // were not copied before. It never copies a line twice, never copies a torn
 // last line (that line is copied once it is complete), and repairs a store

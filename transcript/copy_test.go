@@ -196,3 +196,46 @@ func TestRejectsUnsafeNames(t *testing.T) {
 		t.Error("RootOfSession accepted ../../x")
 	}
 }
+
+// A host that writes the rest of a session's transcript after its last hook
+// (Copilot CLI, as it exits) loses nothing: the next hook of the lineage
+// catches up every source that grew, and leaves shrunk or gone ones alone.
+func TestCatchUpCopiesWhatEarlierSourcesGained(t *testing.T) {
+	s := newStore(t)
+	ctx := context.Background()
+	dir := t.TempDir()
+	first, second, gone := filepath.Join(dir, "first.jsonl"), filepath.Join(dir, "second.jsonl"), filepath.Join(dir, "gone.jsonl")
+
+	// Nothing copied yet: nothing to catch up.
+	if res, err := s.CatchUp(ctx, root, CopyOptions{}); err != nil || res.Lines != 0 {
+		t.Fatalf("fresh lineage: %+v, %v", res, err)
+	}
+	appendFile(t, first, "f1\n")
+	appendFile(t, second, "s1\ns2\n")
+	appendFile(t, gone, "g1\n")
+	for _, src := range []string{first, second, gone} {
+		if _, err := s.Copy(ctx, root, src, CopyOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// After its last hook, the first session writes two more lines; the
+	// second is rewritten shorter (a replaced file); the third is deleted.
+	appendFile(t, first, "f2\nf3\n")
+	if err := os.WriteFile(second, []byte("x\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(gone); err != nil {
+		t.Fatal(err)
+	}
+	res, err := s.CatchUp(ctx, root, CopyOptions{})
+	if err != nil || res.Lines != 2 {
+		t.Fatalf("catch up: %+v, %v; want the first session's 2 new lines", res, err)
+	}
+	if got, want := stored(t, s), "f1\ns1\ns2\ng1\nf2\nf3\n"; got != want {
+		t.Fatalf("stored %q, want %q", got, want)
+	}
+	// Again: nothing new.
+	if res, err := s.CatchUp(ctx, root, CopyOptions{}); err != nil || res.Lines != 0 {
+		t.Fatalf("second catch up: %+v, %v; want nothing", res, err)
+	}
+}
