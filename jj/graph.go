@@ -90,6 +90,41 @@ type CompactStat struct {
 	Deletions  int `json:"deletions"`  // lines removed
 }
 
+// ParseStat reads jj's diff stat summary line ("2 files changed, 5
+// insertions(+), 1 deletion(-)", as DiffStat's last line says it); parts it
+// does not find are 0.
+func ParseStat(s string) CompactStat {
+	var st CompactStat
+	for _, part := range strings.Split(s, ",") {
+		var n int
+		var word string
+		if _, err := fmt.Sscanf(strings.TrimSpace(part), "%d %s", &n, &word); err != nil {
+			continue
+		}
+		switch {
+		case strings.HasPrefix(word, "file"):
+			st.Files = n
+		case strings.HasPrefix(word, "insertion"):
+			st.Insertions = n
+		case strings.HasPrefix(word, "deletion"):
+			st.Deletions = n
+		}
+	}
+	return st
+}
+
+// String is the stat in short: "2 files +5 -1", "-" for no files.
+func (st CompactStat) String() string {
+	if st.Files == 0 {
+		return "-"
+	}
+	unit := "files"
+	if st.Files == 1 {
+		unit = "file"
+	}
+	return fmt.Sprintf("%d %s +%d -%d", st.Files, unit, st.Insertions, st.Deletions)
+}
+
 // statTemplate renders a commit's id and diff stat as a JSON object a line.
 const statTemplate = `"{" ++
   "\"commit_id\":" ++ json(commit_id) ++

@@ -210,3 +210,23 @@ func TestOpHeadsKey(t *testing.T) {
 		t.Error("a directory without .jj gave a key")
 	}
 }
+
+func TestParseStat(t *testing.T) {
+	tests := []struct {
+		in    string
+		want  jj.CompactStat
+		short string
+	}{
+		{"2 files changed, 5 insertions(+), 1 deletion(-)", jj.CompactStat{2, 5, 1}, "2 files +5 -1"},
+		{"1 file changed, 8 insertions(+), 0 deletions(-)", jj.CompactStat{1, 8, 0}, "1 file +8 -0"},
+		{"0 files changed, 0 insertions(+), 0 deletions(-)", jj.CompactStat{}, "-"},
+		{"", jj.CompactStat{}, "-"},
+		{"garbage, 3 apples", jj.CompactStat{}, "-"},
+	}
+	for _, tt := range tests {
+		got := jj.ParseStat(tt.in)
+		if got != tt.want || got.String() != tt.short {
+			t.Errorf("ParseStat(%q) = %+v (%q), want %+v (%q)", tt.in, got, got, tt.want, tt.short)
+		}
+	}
+}

@@ -13,6 +13,7 @@ import (
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/extension"
 
+	"github.com/planq-dev/planq/internal/text"
 	"github.com/planq-dev/planq/jj"
 )
 
@@ -51,17 +52,20 @@ func renderInline(src string) template.HTML {
 	return template.HTML(h) // from renderMarkdown: safe
 }
 
-func parseTemplates() (*template.Template, error) {
+// parseTemplates parses the embedded templates; now is the clock of their
+// "ago" function.
+func parseTemplates(now func() time.Time) (*template.Template, error) {
 	funcs := template.FuncMap{
 		"md":    renderMarkdown,
 		"short": jj.ShortID,
+		"stat":  func(s string) string { return jj.ParseStat(s).String() },
 		"stamp": func(t time.Time) string {
 			if t.IsZero() {
 				return "-"
 			}
 			return t.Local().Format("2006-01-02 15:04")
 		},
-		"ago":  ago,
+		"ago":  func(t time.Time) string { return text.Ago(now(), t) },
 		"dur":  func(d time.Duration) string { return d.Round(time.Second).String() },
 		"join": strings.Join,
 		"add":  func(a, b int) int { return a + b },
@@ -139,21 +143,4 @@ func (s *Server) fragment(name string, fn func(*http.Request) (any, error)) http
 			http.Error(w, "planq ui: "+err.Error(), http.StatusInternalServerError)
 		}
 	}
-}
-
-// ago says how long before now t was, in the largest whole unit.
-func ago(t time.Time) string {
-	if t.IsZero() {
-		return "-"
-	}
-	d := time.Since(t)
-	switch {
-	case d < time.Minute:
-		return "just now"
-	case d < time.Hour:
-		return fmt.Sprintf("%dm ago", int(d.Minutes()))
-	case d < 48*time.Hour:
-		return fmt.Sprintf("%dh ago", int(d.Hours()))
-	}
-	return fmt.Sprintf("%dd ago", int(d.Hours()/24))
 }

@@ -101,7 +101,7 @@ func New(o Options) (*Server, error) {
 	if dir, err := metrics.DirFor(root, getenv); err == nil {
 		s.metrics = dir
 	}
-	if s.tmpl, err = parseTemplates(); err != nil {
+	if s.tmpl, err = parseTemplates(s.now); err != nil {
 		return nil, err
 	}
 	s.live = newHub(s.keys, s.poll)

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/planq-dev/planq/hooks"
+	"github.com/planq-dev/planq/internal/text"
 	"github.com/planq-dev/planq/jj"
 )
 
@@ -82,7 +83,7 @@ func runAgents(ctx context.Context, a *app, o *agentsOptions) error {
 			name += " (main)"
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", name, jj.ShortID(ag.Change), gate, cut(summary, 50),
-			compactStat(ag.DiffStat), conflicts, ago(time.Now(), ag.Updated), ag.Path)
+			jj.ParseStat(ag.DiffStat), conflicts, text.Ago(time.Now(), ag.Updated), ag.Path)
 	}
 	return tw.Flush()
 }
@@ -130,52 +131,6 @@ func runAgentsRemove(ctx context.Context, a *app, o *agentsRemoveOptions) error 
 		fmt.Fprintf(a.Stdout, "Its directory stays (%s).\n", r.Why)
 	}
 	return nil
-}
-
-// compactStat shortens "2 files changed, 5 insertions(+), 1 deletion(-)"
-// to "2 files +5 -1".
-func compactStat(s string) string {
-	var files, ins, del int
-	for _, part := range strings.Split(s, ",") {
-		var n int
-		var word string
-		if _, err := fmt.Sscanf(strings.TrimSpace(part), "%d %s", &n, &word); err != nil {
-			continue
-		}
-		switch {
-		case strings.HasPrefix(word, "file"):
-			files = n
-		case strings.HasPrefix(word, "insertion"):
-			ins = n
-		case strings.HasPrefix(word, "deletion"):
-			del = n
-		}
-	}
-	if files == 0 {
-		return "-"
-	}
-	unit := "files"
-	if files == 1 {
-		unit = "file"
-	}
-	return fmt.Sprintf("%d %s +%d -%d", files, unit, ins, del)
-}
-
-// ago says how long before now t was, in the largest whole unit.
-func ago(now, t time.Time) string {
-	if t.IsZero() {
-		return "-"
-	}
-	d := now.Sub(t)
-	switch {
-	case d < time.Minute:
-		return "just now"
-	case d < time.Hour:
-		return fmt.Sprintf("%dm ago", int(d.Minutes()))
-	case d < 48*time.Hour:
-		return fmt.Sprintf("%dh ago", int(d.Hours()))
-	}
-	return fmt.Sprintf("%dd ago", int(d.Hours()/24))
 }
 
 // cut shortens s to n runes, marking the cut.

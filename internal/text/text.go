@@ -1,11 +1,14 @@
 // Package text shapes short texts for people and models: one line, the
-// first line, and cuts that never split a line or a UTF-8 sequence. It is
+// first line, cuts that never split a line or a UTF-8 sequence, and how
+// long ago something was. It is
 // the one home of these helpers; it imports nothing of planq's, so the hook
 // binary pays nothing for it.
 package text
 
 import (
+	"fmt"
 	"strings"
+	"time"
 	"unicode/utf8"
 )
 
@@ -45,4 +48,22 @@ func CutAtLine(s string, max int) (kept string, cut bool) {
 		return s[:i+1], true
 	}
 	return Prefix(s, max), true
+}
+
+// Ago says how long before now t was, in the largest whole unit ("just
+// now", "5m ago", "3h ago", "4d ago"); "-" for the zero time.
+func Ago(now, t time.Time) string {
+	if t.IsZero() {
+		return "-"
+	}
+	d := now.Sub(t)
+	switch {
+	case d < time.Minute:
+		return "just now"
+	case d < time.Hour:
+		return fmt.Sprintf("%dm ago", int(d.Minutes()))
+	case d < 48*time.Hour:
+		return fmt.Sprintf("%dh ago", int(d.Hours()))
+	}
+	return fmt.Sprintf("%dd ago", int(d.Hours()/24))
 }

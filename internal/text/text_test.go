@@ -1,6 +1,9 @@
 package text
 
-import "testing"
+import (
+	"testing"
+	"time"
+)
 
 func TestOneLine(t *testing.T) {
 	for in, want := range map[string]string{
@@ -70,6 +73,27 @@ func TestCutAtLine(t *testing.T) {
 		}
 		if len(got) > tt.max {
 			t.Errorf("CutAtLine(%q, %d) kept %d bytes, over the limit", tt.s, tt.max, len(got))
+		}
+	}
+}
+
+func TestAgo(t *testing.T) {
+	now := time.Date(2026, 11, 26, 12, 0, 0, 0, time.UTC)
+	tests := []struct {
+		then time.Time
+		want string
+	}{
+		{time.Time{}, "-"},
+		{now.Add(-30 * time.Second), "just now"},
+		{now.Add(time.Minute), "just now"}, // a clock a little ahead
+		{now.Add(-5*time.Minute - 59*time.Second), "5m ago"},
+		{now.Add(-3 * time.Hour), "3h ago"},
+		{now.Add(-47 * time.Hour), "47h ago"},
+		{now.Add(-4 * 24 * time.Hour), "4d ago"},
+	}
+	for _, tt := range tests {
+		if got := Ago(now, tt.then); got != tt.want {
+			t.Errorf("Ago(now, now%+v) = %q, want %q", tt.then.Sub(now), got, tt.want)
 		}
 	}
 }
