@@ -133,35 +133,11 @@ const statTemplate = `"{" ++
   ",\"deletions\":" ++ self.diff().stat(80).total_removed() ++
   "}\n"`
 
-// Stat returns the diff stat of the single change rev resolves to, as
-// numbers.
-func (c *Client) Stat(ctx context.Context, rev string) (CompactStat, error) {
-	stats, err := c.stats(ctx, rev, 2)
-	if err != nil {
-		return CompactStat{}, err
-	}
-	if len(stats) != 1 {
-		return CompactStat{}, &Error{Args: []string{"log", "-r", rev}, Stderr: fmt.Sprintf("Revision %q resolves to %d changes, not one", rev, len(stats)), Kind: ErrNoSuchRevision}
-	}
-	for _, s := range stats {
-		return s, nil
-	}
-	return CompactStat{}, nil
-}
-
 // Stats returns the diff stats of the changes of revset, by commit id, in
 // one jj process: for a page of LogGraph rows, pass their commit ids
 // joined by "|".
 func (c *Client) Stats(ctx context.Context, revset string) (map[string]CompactStat, error) {
-	return c.stats(ctx, revset, 0)
-}
-
-func (c *Client) stats(ctx context.Context, revset string, limit int) (map[string]CompactStat, error) {
-	args := []string{"log", "--no-graph", "-r", revset, "-T", statTemplate}
-	if limit > 0 {
-		args = append(args, "--limit", strconv.Itoa(limit))
-	}
-	out, err := c.run(ctx, false, args...)
+	out, err := c.run(ctx, false, "log", "--no-graph", "-r", revset, "-T", statTemplate)
 	if err != nil {
 		return nil, err
 	}
