@@ -59,7 +59,7 @@ func ReadPage(ctx context.Context, path string, off int64, n int, opts ...Option
 	if err != nil {
 		return Page{}, fmt.Errorf("transcript page %s: %w", path, err)
 	}
-	p, err := readLines(ctx, f, start, size, n, o)
+	p, err := readLines(ctx, f, start, size, size, n, o)
 	if err != nil {
 		return Page{}, fmt.Errorf("transcript page %s: %w", path, err)
 	}
@@ -94,14 +94,10 @@ func ReadPageBefore(ctx context.Context, path string, off int64, n int, opts ...
 	if err != nil {
 		return Page{}, fmt.Errorf("transcript page %s: %w", path, err)
 	}
-	p, err := readLines(ctx, f, start, end, n, o)
+	p, err := readLines(ctx, f, start, end, size, n, o)
 	if err != nil {
 		return Page{}, fmt.Errorf("transcript page %s: %w", path, err)
 	}
-	if p.End < size {
-		p.Next = p.End
-	}
-	p.Size = size
 	return p, nil
 }
 
@@ -186,8 +182,9 @@ func nthLineBefore(ctx context.Context, f *os.File, end int64, n int) (int64, er
 	return 0, nil
 }
 
-// readLines reads up to n lines from start, stopping at offset stop.
-func readLines(ctx context.Context, f *os.File, start, stop int64, n int, o readOptions) (Page, error) {
+// readLines reads up to n lines from start, stopping at offset stop, of a
+// file of size bytes.
+func readLines(ctx context.Context, f *os.File, start, stop, size int64, n int, o readOptions) (Page, error) {
 	p := Page{Start: start, End: start, Next: -1, Prev: -1}
 	if start > 0 {
 		p.Prev = start
@@ -236,10 +233,10 @@ func readLines(ctx context.Context, f *os.File, start, stop int64, n int, o read
 			break
 		}
 	}
-	if p.End < stop {
+	if p.End < size {
 		p.Next = p.End
 	}
-	p.Size = stop
+	p.Size = size
 	return p, nil
 }
 
