@@ -353,7 +353,10 @@ type AgentStatus struct {
 	Change   string `json:"change"`   // its working-copy change
 	Declared bool   `json:"declared"` // the gate is open: the change is declared
 	Summary  string `json:"summary"`  // the first line of its description
-	DiffStat string `json:"diff_stat"`
+	// Description is its whole description (the living summary), for planq
+	// ui; `planq agents --json` keeps to the first line.
+	Description string `json:"-"`
+	DiffStat    string `json:"diff_stat"`
 	// Conflicts are the files with conflicts in its change.
 	Conflicts []string  `json:"conflicts"`
 	Updated   time.Time `json:"last_activity"` // its change's last rewrite (snapshot)
@@ -379,7 +382,7 @@ func Agents(ctx context.Context, o WorkflowOptions) ([]AgentStatus, error) {
 	var out []AgentStatus
 	for _, w := range all {
 		a := AgentStatus{Name: w.Name, Path: w.Root, Main: w.Root != "" && jj.SamePath(w.Root, mainRoot),
-			Change: w.Change.ChangeID, Declared: w.Change.Declared(), Summary: w.Change.Title(),
+			Change: w.Change.ChangeID, Declared: w.Change.Declared(), Summary: w.Change.Title(), Description: w.Change.Description,
 			DiffStat: statSummary(w.Stat), Conflicts: nonNilStrings(w.Change.ConflictedFiles), Updated: w.Updated}
 		out = append(out, a)
 	}

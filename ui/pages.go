@@ -42,36 +42,23 @@ func (s *Server) overview(r *http.Request) (any, error) {
 	if err != nil {
 		d.AgentsErr = err.Error()
 	}
-	descs := map[string]string{}
-	if len(list) > 0 {
-		var ids []string
-		for _, a := range list {
-			if a.Change != "" {
-				ids = append(ids, a.Change)
-			}
-		}
-		if cs, err := s.jj().Log(ctx, strings.Join(ids, " | ")); err == nil {
-			for _, c := range cs {
-				descs[c.ChangeID] = c.Description
-			}
-		}
-	}
 	for _, a := range list {
 		v := agentView{AgentStatus: a}
-		desc := descs[a.Change]
-		sum := jj.ParseSummary(desc)
+		sum := jj.ParseSummary(a.Description)
 		v.Task = sum.Task
 		if v.Task == "" {
 			v.Task = a.Summary
 		}
-		_, rest, _ := strings.Cut(strings.TrimSpace(desc), "\n")
+		_, rest, _ := strings.Cut(strings.TrimSpace(a.Description), "\n")
 		for _, l := range strings.Split(rest, "\n") {
 			if l = strings.TrimSpace(l); l != "" && len(v.Lines) < summaryLines {
 				v.Lines = append(v.Lines, l)
 			}
 		}
-		if items, ok := jj.SectionItems(desc, "Left to do:"); ok {
-			v.Left, v.HasLeft = len(items), true
+		for _, sec := range sum.Sections {
+			if sec.Name == "Left to do:" {
+				v.Left, v.HasLeft = len(sec.Items), true
+			}
 		}
 		d.Agents = append(d.Agents, v)
 	}
