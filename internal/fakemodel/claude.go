@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/planq-dev/planq/internal/testenv"
 )
 
 // EnsureClaude returns the path of a working Claude Code CLI, installing it
@@ -29,7 +31,7 @@ func ensureCLI(tb testing.TB, label, script string, args ...string) string {
 	if testing.Short() {
 		tb.Skipf("SKIPPED (-short): the end-to-end test runs the real %s CLI", label)
 	}
-	root, err := repoRoot()
+	root, err := testenv.ModuleRoot()
 	if err != nil {
 		tb.Fatalf("find repo root: %v", err)
 	}
@@ -54,24 +56,6 @@ func ensureCLI(tb testing.TB, label, script string, args ...string) string {
 		tb.Fatalf("scripts/%s printed no path\n%s", script, stderr.String())
 	}
 	return path
-}
-
-// repoRoot walks up from the working directory to the directory holding go.mod.
-func repoRoot() (string, error) {
-	dir, err := os.Getwd()
-	if err != nil {
-		return "", err
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir, nil
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return "", errors.New("no go.mod above the working directory")
-		}
-		dir = parent
-	}
 }
 
 // Run describes one headless Claude Code run against a fake model.

@@ -13,6 +13,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/planq-dev/planq/internal/testenv"
 )
 
 // TestInstallClaudeUsesTheMachinesNpmConfig: scripts/install-claude.sh
@@ -24,7 +26,7 @@ func TestInstallClaudeUsesTheMachinesNpmConfig(t *testing.T) {
 	if _, err := exec.LookPath("npm"); err != nil {
 		t.Skip("SKIPPED: npm is not installed")
 	}
-	root, err := repoRoot()
+	root, err := testenv.ModuleRoot()
 	if err != nil {
 		t.Fatal(err)
 	}

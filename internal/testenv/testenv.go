@@ -221,7 +221,7 @@ func Clone(t testing.TB, bare string) string {
 }
 
 // EnsureChromium returns a headless-capable Chromium for browser tests,
-// running scripts/install-chromium.sh (found above the test's directory) to
+// running the module's scripts/install-chromium.sh to
 // find or install one; it skips the test loudly, naming the script, when
 // the script cannot install one here (exit code 3).
 func EnsureChromium(t testing.TB) string {
@@ -244,10 +244,11 @@ type chromiumResult struct {
 
 // chromium runs scripts/install-chromium.sh once per test binary.
 var chromium = sync.OnceValue(func() chromiumResult {
-	script, err := findUp("scripts/install-chromium.sh")
+	root, err := ModuleRoot()
 	if err != nil {
 		return chromiumResult{err: err}
 	}
+	script := filepath.Join(root, "scripts", "install-chromium.sh")
 	cmd := exec.Command("bash", script)
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
@@ -263,21 +264,21 @@ var chromium = sync.OnceValue(func() chromiumResult {
 	return r
 })
 
-// findUp returns the path of rel in the working directory or the nearest
-// directory above it that has it.
-func findUp(rel string) (string, error) {
+// ModuleRoot returns the module's root, the nearest directory holding
+// go.mod at or above the working directory (a test's package directory),
+// where the project's scripts are.
+func ModuleRoot() (string, error) {
 	dir, err := os.Getwd()
 	if err != nil {
 		return "", err
 	}
 	for {
-		p := filepath.Join(dir, filepath.FromSlash(rel))
-		if _, err := os.Stat(p); err == nil {
-			return p, nil
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return dir, nil
 		}
 		parent := filepath.Dir(dir)
 		if parent == dir {
-			return "", fmt.Errorf("%s not found above the test's directory", rel)
+			return "", fmt.Errorf("no go.mod above the working directory")
 		}
 		dir = parent
 	}
