@@ -88,11 +88,12 @@ func (sess *Session) check(root string) error {
 	return nil
 }
 
-// checkLineageDir reports a directory of the project's sessions that holds
-// a session record but is not named by a change id (a copied or foreign
-// lineage): its record is never read. Index directories, stray files and
-// directories without a record are no lineages and pass.
-func (s *Store) checkLineageDir(e fs.DirEntry) error {
+// CheckDir reports an entry of the project's sessions directory
+// (ProjectDir) that holds a session record but is not named by a change id
+// (a copied or foreign lineage): its record is never read. Index
+// directories, stray files and directories without a record are no
+// lineages and pass; so does a lineage directory, whose record Load checks.
+func (s *Store) CheckDir(e fs.DirEntry) error {
 	name := e.Name()
 	if !e.IsDir() || name == bySessionDir || name == byChangeDir || ValidChangeID(name) == nil {
 		return nil

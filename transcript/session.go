@@ -338,7 +338,7 @@ func (s *Store) Roots() ([]*Session, error) {
 		errs []error
 	)
 	for _, e := range entries {
-		if err := s.checkLineageDir(e); err != nil {
+		if err := s.CheckDir(e); err != nil {
 			errs = append(errs, err)
 			continue
 		}
