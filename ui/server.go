@@ -53,6 +53,7 @@ type Server struct {
 	state    *staterepo.Store
 	searcher *staterepo.Searcher
 	ts       *transcript.Store // nil when the store cannot be located
+	catalog  *lineageCatalog   // the stored lineages; nil with ts
 	metrics  string            // the metrics directory ("" when unknown)
 
 	mu    sync.Mutex
@@ -96,7 +97,7 @@ func New(o Options) (*Server, error) {
 		s.now = time.Now
 	}
 	if ts, err := transcript.New(st.Home, st.Project); err == nil {
-		s.ts = ts
+		s.ts, s.catalog = ts, newLineageCatalog(ts)
 	}
 	if dir, err := metrics.DirFor(root, getenv); err == nil {
 		s.metrics = dir

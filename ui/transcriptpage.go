@@ -34,8 +34,16 @@ type lineView struct {
 	Folded  bool
 }
 
+// sideLineages is how many lineages the Transcript page lists at a time.
+const sideLineages = 50
+
 type transcriptData struct {
-	Lineages []*transcript.Session
+	Lineages []*transcript.Session // the lineages listed, newest first
+	LSkip    int                   // lineages skipped before them
+	LNext    int                   // the next list's skip; 0: none
+	LPrev    int                   // the previous list's skip
+	LTotal   int
+	Bad      *badNotice
 	Sel      *transcript.Session
 	Root     string
 	Lines    []lineView
@@ -95,26 +103,41 @@ func (s *Server) transcript(r *http.Request) (any, error) {
 		d.Err = "cannot locate the transcript store"
 		return d, nil
 	}
-	ls, err := s.ts.Roots()
-	if err != nil {
-		d.Err = err.Error() // the readable lineages are listed all the same
-	}
-	d.Lineages = ls
 	q := r.URL.Query()
 	d.Root = q.Get("root")
-	if d.Root == "" && len(ls) > 0 {
-		d.Root = ls[0].Root
+	if d.Root != "" {
+		if err := transcript.ValidChangeID(d.Root); err != nil {
+			return nil, fmt.Errorf("root: %w", err)
+		}
 	}
-	if d.Root == "" {
-		return d, nil
+	var err error
+	if d.LSkip, err = intParam(r, "lskip", 0); err != nil {
+		return nil, err
 	}
-	if err := transcript.ValidChangeID(d.Root); err != nil {
-		return nil, fmt.Errorf("root: %w", err)
+	ls, err := s.catalog.list()
+	if err != nil {
+		d.Err = err.Error()
 	}
-	for _, l := range ls {
+	if len(ls.Errs) > 0 {
+		d.Err = strings.Join(ls.Errs, "; ") // the readable lineages are listed all the same
+	}
+	d.Bad = noticeOf(ls.Bad)
+	d.LTotal = len(ls.All)
+	if d.Root == "" && len(ls.All) > 0 {
+		d.Root = ls.All[0].Root
+	}
+	for _, l := range ls.All {
 		if l.Root == d.Root {
 			d.Sel = l
 		}
+	}
+	page := ls.All[min(d.LSkip, len(ls.All)):]
+	if len(page) > sideLineages {
+		page, d.LNext = page[:sideLineages], d.LSkip+sideLineages
+	}
+	d.Lineages, d.LPrev = page, max(d.LSkip-sideLineages, 0)
+	if d.Root == "" {
+		return d, nil
 	}
 	path, err := s.ts.Path(d.Root)
 	if err != nil {
