@@ -180,6 +180,48 @@ func TestStats(t *testing.T) {
 	}
 }
 
+// LogGraphWithStats draws what LogGraph draws, page by page, with the
+// stats Stats reads, from one jj process.
+func TestLogGraphWithStats(t *testing.T) {
+	dir, _ := graphRepo(t)
+	c := jj.New(dir)
+	ctx := context.Background()
+	for _, page := range []struct{ skip, limit int }{{0, 0}, {0, 3}, {2, 3}} {
+		plain, more, err := c.LogGraph(ctx, "all()", page.skip, page.limit)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rows, moreS, err := c.LogGraphWithStats(ctx, "all()", page.skip, page.limit)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(rows) != len(plain) || more != moreS {
+			t.Fatalf("%+v: %d rows (more %v), LogGraph %d (more %v)", page, len(rows), moreS, len(plain), more)
+		}
+		var commits []string
+		for i, r := range rows {
+			if r.Graph != plain[i].Graph || (r.Change == nil) != (plain[i].Change == nil) || r.Elided != plain[i].Elided {
+				t.Errorf("%+v row %d = %q %v, LogGraph's %q", page, i, r.Graph, r.Change, plain[i].Graph)
+			}
+			if r.Change != nil {
+				commits = append(commits, r.Change.CommitID)
+				if r.Stat == nil || r.Change.CommitID != plain[i].Change.CommitID {
+					t.Errorf("%+v row %d: change %v, stat %v", page, i, r.Change, r.Stat)
+				}
+			}
+		}
+		stats, err := c.Stats(ctx, strings.Join(commits, "|"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range rows {
+			if r.Change != nil && r.Stat != nil && *r.Stat != stats[r.Change.CommitID] {
+				t.Errorf("%s: stat %+v, Stats says %+v", r.Change.Title(), *r.Stat, stats[r.Change.CommitID])
+			}
+		}
+	}
+}
+
 func TestOpHeadsKey(t *testing.T) {
 	testenv.Isolate(t)
 	dir := testenv.JJRepo(t)

@@ -82,7 +82,9 @@ func TestUIChangesShowLineagesInTrunk(t *testing.T) {
 			}
 		}
 	}
-	contains("/changes", get("/changes"), "Work after trunk", "Later work")
+	contains("/changes", get("/changes"), "Work after trunk", "Later work", `class="statline"`)
+	// A later page has its stats too (from a second jj process).
+	contains("/changes?skip=1", get("/changes?skip=1"), "Later work", `class="statline"`, "← newer")
 	view := "/changes?lineage=" + lineage
 	page := get(view)
 	contains(view, page, "Lineage work in trunk already", "session lineage")

@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"context"
 	"fmt"
 	"html/template"
 	"net/http"
@@ -239,24 +240,12 @@ func (s *Server) changes(r *http.Request) (any, error) {
 		revset = lineageRevset(d.Lineage)
 		d.Revset = fmt.Sprintf("the changes of session lineage %s", jj.ShortID(root))
 	}
-	c := s.jj()
-	rows, more, err := c.LogGraph(r.Context(), revset, skip, changesPage)
+	rows, more, err := s.graphPage(r.Context(), revset, skip)
 	if err != nil {
 		d.Err = err.Error()
 		return d, nil
 	}
 	d.More = more
-	var commits []string
-	for _, row := range rows {
-		if row.Change != nil {
-			commits = append(commits, row.Change.CommitID)
-		}
-	}
-	var stats map[string]jj.CompactStat
-	if len(commits) > 0 {
-		// One jj process for the page's stats; a failure only leaves them out.
-		stats, _ = c.Stats(r.Context(), strings.Join(commits, " | "))
-	}
 	for _, row := range rows {
 		v := changeView{Graph: row.Graph, Elided: row.Elided}
 		if row.Change != nil {
@@ -264,14 +253,48 @@ func (s *Server) changes(r *http.Request) (any, error) {
 			v.Open = row.Change.WorkingCopy || d.Change != ""
 			v.Lineage = pl.of(row.Change.ChangeID, row.Change.Description)
 			v.Task, v.Sections, v.Body = layoutSummary(row.Change.Description)
-			if st, ok := stats[row.Change.CommitID]; ok {
-				v.Stat = &st
-			}
+			v.Stat = row.Stat
 		}
 		d.Rows = append(d.Rows, v)
 	}
 	d.Bad = noticeOf(pl.bad)
 	return d, nil
+}
+
+// graphPage reads a page of the graph of revset with each change's diff
+// stat: the first page from one jj process, a later one from two (jj
+// would compute the stats of the skipped changes too), the second of
+// which may fail and only leave the stats out.
+func (s *Server) graphPage(ctx context.Context, revset string, skip int) ([]jj.GraphRow, bool, error) {
+	c := s.jj()
+	if skip == 0 {
+		return c.LogGraphWithStats(ctx, revset, 0, changesPage)
+	}
+	rows, more, err := c.LogGraph(ctx, revset, skip, changesPage)
+	if err != nil {
+		return nil, false, err
+	}
+	var commits []string
+	for _, row := range rows {
+		if row.Change != nil {
+			commits = append(commits, row.Change.CommitID)
+		}
+	}
+	if len(commits) == 0 {
+		return rows, more, nil
+	}
+	stats, err := c.Stats(ctx, strings.Join(commits, " | "))
+	if err != nil {
+		return rows, more, nil
+	}
+	for i, row := range rows {
+		if row.Change != nil {
+			if st, ok := stats[row.Change.CommitID]; ok {
+				rows[i].Stat = &st
+			}
+		}
+	}
+	return rows, more, nil
 }
 
 // layoutSummary splits a description into its task line, its living
