@@ -156,6 +156,9 @@ func (p *pageLineages) of(changeID, description string) *transcript.Session {
 
 // load returns the record of the lineage rooted at root, or nil.
 func (p *pageLineages) load(root string) *transcript.Session {
+	if p.ts == nil {
+		return nil
+	}
 	if sess, ok := p.roots[root]; ok {
 		return sess
 	}

@@ -60,7 +60,8 @@ type Server struct {
 	hosts map[string]bool // Host header values accepted (127.0.0.1:PORT, localhost:PORT)
 	port  int
 
-	live *hub
+	live  *hub
+	notes noteLog // the state repo's warnings (see noteLog)
 }
 
 // New prepares a server for the code repo at o.Dir; it listens nowhere yet.
@@ -84,12 +85,12 @@ func New(o Options) (*Server, error) {
 		}
 		token = hex.EncodeToString(b)
 	}
-	st, err := staterepo.Open(staterepo.Options{Dir: root, Getenv: getenv, Warn: func(string) {}})
+	s := &Server{root: root, token: token, getenv: getenv, jjBin: o.JJBin, poll: o.Poll, now: o.Now, hosts: map[string]bool{}}
+	st, err := staterepo.Open(staterepo.Options{Dir: root, Getenv: getenv, Warn: s.notes.add})
 	if err != nil {
 		return nil, fmt.Errorf("state repo: %w", err)
 	}
-	s := &Server{root: root, token: token, getenv: getenv, jjBin: o.JJBin, poll: o.Poll, now: o.Now,
-		state: st, searcher: staterepo.NewSearcher(st), hosts: map[string]bool{}}
+	s.state, s.searcher = st, staterepo.NewSearcher(st)
 	if s.poll <= 0 {
 		s.poll = 500 * time.Millisecond
 	}

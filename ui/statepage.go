@@ -73,10 +73,24 @@ type stateData struct {
 	Searched    bool
 	Hits        []search.Hit
 	Err         string
+	Notes       capped[string] // what the reads of this page skipped or repaired
+	NoteCount   int
 	NoRepo      bool
 }
 
 func (s *Server) statePage(r *http.Request) (any, error) {
+	start := time.Now()
+	d, err := s.readState(r)
+	if err != nil {
+		return nil, err
+	}
+	// Report once what the page's reads skipped (entries that do not parse).
+	notes := s.notes.since(start)
+	d.Notes, d.NoteCount = capList(notes, maxBadShown), len(notes)
+	return d, nil
+}
+
+func (s *Server) readState(r *http.Request) (stateData, error) {
 	ctx := r.Context()
 	q := r.URL.Query()
 	d := stateData{Kinds: stateKinds, Branch: q.Get("branch"), Kind: q.Get("kind"), Query: strings.TrimSpace(q.Get("q"))}
@@ -96,13 +110,13 @@ func (s *Server) statePage(r *http.Request) (any, error) {
 		d.Branch = staterepo.GlobalBranch
 	}
 	if !slices.ContainsFunc(d.Branches, func(b branchLink) bool { return b.Branch == d.Branch }) {
-		return nil, fmt.Errorf("branch %q: no such state branch (pick one from the list)", d.Branch)
+		return d, fmt.Errorf("branch %q: no such state branch (pick one from the list)", d.Branch)
 	}
 	if d.Kind == "" {
 		d.Kind = kindChangelog
 	}
 	if !slices.Contains(stateKinds, d.Kind) {
-		return nil, fmt.Errorf("kind %q: use one of %s", d.Kind, strings.Join(stateKinds, ", "))
+		return d, fmt.Errorf("kind %q: use one of %s", d.Kind, strings.Join(stateKinds, ", "))
 	}
 	if d.Query != "" {
 		d.Searched = true
@@ -113,7 +127,7 @@ func (s *Server) statePage(r *http.Request) (any, error) {
 		d.Hits = hits
 	}
 	if d.Offset, err = intParam(r, "offset", 0); err != nil {
-		return nil, err
+		return d, err
 	}
 	switch d.Kind {
 	case kindScratch:
