@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -59,21 +60,45 @@ func (c *lineageCatalog) list() (lineageList, error) {
 	if err != nil {
 		return out, fmt.Errorf("list session lineages: %w", err)
 	}
+	// Stat the records in parallel: the syscalls dominate, and a machine
+	// with cores to spare does them side by side.
+	type stat struct {
+		fi  fs.FileInfo
+		bad error
+	}
+	stats := make([]stat, len(entries))
+	var wg sync.WaitGroup
+	workers := min(runtime.GOMAXPROCS(0), 8, max(1, len(entries)/500))
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := w; i < len(entries); i += workers {
+				e := entries[i]
+				if err := c.ts.CheckDir(e); err != nil {
+					stats[i].bad = err
+					continue
+				}
+				if !e.IsDir() || transcript.ValidChangeID(e.Name()) != nil {
+					continue // index directories, stray files
+				}
+				// A lineage whose record is not written yet has none.
+				stats[i].fi, _ = os.Stat(filepath.Join(dir, e.Name(), transcript.SessionFile))
+			}
+		}()
+	}
+	wg.Wait()
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	seen := make(map[string]bool, len(entries))
-	for _, e := range entries {
-		name := e.Name()
-		if err := c.ts.CheckDir(e); err != nil {
-			out.Bad = append(out.Bad, transcript.BadRecords(err)...)
+	for i, e := range entries {
+		name, fi := e.Name(), stats[i].fi
+		if stats[i].bad != nil {
+			out.Bad = append(out.Bad, transcript.BadRecords(stats[i].bad)...)
 			continue
 		}
-		if !e.IsDir() || transcript.ValidChangeID(name) != nil {
-			continue // index directories, stray files
-		}
-		fi, err := os.Stat(filepath.Join(dir, name, transcript.SessionFile))
-		if err != nil {
-			continue // a lineage whose record is not written yet
+		if fi == nil {
+			continue
 		}
 		seen[name] = true
 		ce, ok := c.recs[name]

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/planq-dev/planq/hooks"
 	"github.com/planq-dev/planq/internal/text"
@@ -74,6 +75,13 @@ type overviewData struct {
 func (s *Server) overview(r *http.Request) (any, error) {
 	ctx := r.Context()
 	var d overviewData
+	// The lineages are listed while jj and git answer.
+	var (
+		ls    lineageList
+		lsErr error
+		wg    sync.WaitGroup
+	)
+	wg.Go(func() { ls, lsErr = s.catalog.list() })
 	list, err := hooks.Agents(ctx, hooks.WorkflowOptions{Dir: s.root, Getenv: s.getenv, JJBin: s.jjBin})
 	if err != nil {
 		d.AgentsErr = err.Error()
@@ -85,9 +93,9 @@ func (s *Server) overview(r *http.Request) (any, error) {
 	if d.State, err = s.state.Status(ctx); err != nil {
 		d.StateErr = err.Error()
 	}
-	ls, err := s.catalog.list()
-	if err != nil {
-		d.LinErr = err.Error()
+	wg.Wait()
+	if lsErr != nil {
+		d.LinErr = lsErr.Error()
 	}
 	d.Lineages = ls.All
 	if len(d.Lineages) > newestLineages {

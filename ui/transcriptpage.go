@@ -114,18 +114,39 @@ func (s *Server) transcript(r *http.Request) (any, error) {
 	if d.LSkip, err = intParam(r, "lskip", 0); err != nil {
 		return nil, err
 	}
-	ls, err := s.catalog.list()
+	off, err := int64Param(r, "off", 0)
 	if err != nil {
-		d.Err = err.Error()
+		return nil, err
 	}
-	if len(ls.Errs) > 0 {
-		d.Err = strings.Join(ls.Errs, "; ") // the readable lineages are listed all the same
+	before, err := int64Param(r, "before", -2)
+	if err != nil {
+		return nil, err
+	}
+	// The lineages are listed while the transcript is read.
+	var (
+		ls     lineageList
+		lsErr  error
+		listed = make(chan struct{})
+	)
+	go func() { ls, lsErr = s.catalog.list(); close(listed) }()
+	if d.Root == "" {
+		<-listed
+		if len(ls.All) > 0 {
+			d.Root = ls.All[0].Root
+		}
+	}
+	if d.Root != "" {
+		s.readTranscript(r, &d, off, before)
+	}
+	<-listed
+	if lsErr != nil {
+		d.Err = strings.TrimPrefix(d.Err+"; "+lsErr.Error(), "; ")
+	}
+	if len(ls.Errs) > 0 { // the readable lineages are listed all the same
+		d.Err = strings.TrimPrefix(d.Err+"; "+strings.Join(ls.Errs, "; "), "; ")
 	}
 	d.Bad = noticeOf(ls.Bad)
 	d.LTotal = len(ls.All)
-	if d.Root == "" && len(ls.All) > 0 {
-		d.Root = ls.All[0].Root
-	}
 	for _, l := range ls.All {
 		if l.Root == d.Root {
 			d.Sel = l
@@ -136,31 +157,28 @@ func (s *Server) transcript(r *http.Request) (any, error) {
 		page, d.LNext = page[:sideLineages], d.LSkip+sideLineages
 	}
 	d.Lineages, d.LPrev = page, max(d.LSkip-sideLineages, 0)
-	if d.Root == "" {
-		return d, nil
-	}
+	return d, nil
+}
+
+// readTranscript reads the lines the page shows of d.Root's transcript:
+// the hits of the search q, else the page at off or ending before before
+// (-2: none given).
+func (s *Server) readTranscript(r *http.Request, d *transcriptData, off, before int64) {
 	path, err := s.ts.Path(d.Root)
 	if err != nil {
-		return nil, err
+		d.Err = err.Error()
+		return
 	}
 	ctx := r.Context()
-	if d.Query = strings.TrimSpace(q.Get("q")); d.Query != "" {
+	if d.Query = strings.TrimSpace(r.URL.Query().Get("q")); d.Query != "" {
 		d.Searched = true
 		res, err := transcript.Search(ctx, path, d.Query, 50, transcript.WithRender(transcript.Render))
 		if err != nil {
 			d.Err = describeReadErr(err)
-			return d, nil
+			return
 		}
 		d.Hits = viewLines(res.Lines)
-		return d, nil
-	}
-	off, err := int64Param(r, "off", 0)
-	if err != nil {
-		return nil, err
-	}
-	before, err := int64Param(r, "before", -2)
-	if err != nil {
-		return nil, err
+		return
 	}
 	var p transcript.Page
 	if before != -2 {
@@ -170,10 +188,9 @@ func (s *Server) transcript(r *http.Request) (any, error) {
 	}
 	if err != nil {
 		d.Err = describeReadErr(err)
-		return d, nil
+		return
 	}
 	d.Lines, d.Next, d.Prev, d.Start = viewLines(p.Lines), p.Next, p.Prev, p.Start
-	return d, nil
 }
 
 func describeReadErr(err error) string {
