@@ -6,9 +6,9 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/http/httptrace"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -26,30 +26,19 @@ import (
 )
 
 // benchServer starts the UI server of repo on a free port, as `planq ui`
-// does, and returns its address and a client that carries the token cookie
-// a browser holds after opening the printed URL.
-func benchServer(b *testing.B, repo string) (base string, get func(path string) *http.Request) {
+// does, and returns a maker of requests that carry the token cookie a
+// browser holds after opening the printed URL.
+func benchServer(b *testing.B, repo string) func(path string) *http.Request {
 	b.Helper()
-	s, err := ui.New(ui.Options{Dir: repo})
-	if err != nil {
-		b.Fatal(err)
-	}
-	ln, err := s.Listen("127.0.0.1:0")
-	if err != nil {
-		b.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() { _ = s.Serve(ctx, ln); close(done) }()
-	b.Cleanup(func() { cancel(); <-done })
-	port := ln.Addr().(*net.TCPAddr).Port
-	base = "http://127.0.0.1:" + strconv.Itoa(port)
-	return base, func(path string) *http.Request {
+	s, base := startServer(b, repo)
+	u, _ := url.Parse(base)
+	cookie := &http.Cookie{Name: "planq_ui_" + u.Port(), Value: s.Token()}
+	return func(path string) *http.Request {
 		r, err := http.NewRequest(http.MethodGet, base+path, nil)
 		if err != nil {
 			b.Fatal(err)
 		}
-		r.AddCookie(&http.Cookie{Name: "planq_ui_" + strconv.Itoa(port), Value: s.Token()})
+		r.AddCookie(cookie)
 		return r
 	}
 }
@@ -89,36 +78,57 @@ func percentile(ds []time.Duration, p int) time.Duration {
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 
+// pageTimes collects what a browser waits for over a benchmark's requests
+// of one page, and the CPU time each cost.
+type pageTimes struct {
+	cold               time.Duration // the first request
+	firsts, alls, cpus []time.Duration
+}
+
+// fetch requests the page once more and records it.
+func (pt *pageTimes) fetch(b *testing.B, client *http.Client, req *http.Request, want string) {
+	b.Helper()
+	c0, cpu := cpuTime()
+	f, a := fetch(b, client, req, want)
+	if c1, _ := cpuTime(); cpu {
+		pt.cpus = append(pt.cpus, c1-c0)
+	}
+	pt.firsts, pt.alls = append(pt.firsts, f), append(pt.alls, a)
+}
+
+// report reports the first request's time, the median and slowest time to
+// the first byte and to the whole page, and the median CPU time, in
+// milliseconds, with the goal for the whole page.
+func (pt *pageTimes) report(b *testing.B, path string, goal time.Duration) {
+	if len(pt.cpus) > 0 {
+		// On a busy machine wall times swing with the load; the CPU time a
+		// request costs (the server and its jj processes) does not.
+		b.ReportMetric(p50(pt.cpus), "cpu-p50-ms")
+	}
+	b.ReportMetric(ms(pt.cold), "first-request-ms")
+	b.ReportMetric(p50(pt.firsts), "first-byte-p50-ms")
+	b.ReportMetric(p50(pt.alls), "p50-ms")
+	b.ReportMetric(p100(pt.alls), "max-ms")
+	b.ReportMetric(float64(goal.Milliseconds()), "goal-ms")
+	if p := percentile(pt.alls, 50); p > goal {
+		b.Logf("%s: p50 %v is over the goal of %v", path, p, goal)
+	}
+}
+
 // timePage requests path from the running server b.N times after one
-// request to warm the caches, as a browser would, and reports the first
-// request's time, the median and slowest time to the first byte and to the
-// whole page, in milliseconds, with the goal for the whole page.
+// request to warm the caches, as a browser would, and reports the times
+// (pageTimes.report).
 func timePage(b *testing.B, path, want string, goal time.Duration, req func(string) *http.Request) {
 	b.Helper()
 	client := &http.Client{}
-	_, cold := fetch(b, client, req(path), want)
-	var firsts, alls, cpus []time.Duration
+	var pt pageTimes
+	_, pt.cold = fetch(b, client, req(path), want)
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		c0, cpu := cpuTime()
-		f, a := fetch(b, client, req(path), want)
-		if c1, _ := cpuTime(); cpu {
-			cpus = append(cpus, c1-c0)
-		}
-		firsts, alls = append(firsts, f), append(alls, a)
+		pt.fetch(b, client, req(path), want)
 	}
 	b.StopTimer()
-	if len(cpus) > 0 {
-		b.ReportMetric(p50(cpus), "cpu-p50-ms")
-	}
-	b.ReportMetric(ms(cold), "first-request-ms")
-	b.ReportMetric(p50(firsts), "first-byte-p50-ms")
-	b.ReportMetric(p50(alls), "p50-ms")
-	b.ReportMetric(p100(alls), "max-ms")
-	b.ReportMetric(float64(goal.Milliseconds()), "goal-ms")
-	if p := percentile(alls, 50); p > goal {
-		b.Logf("%s: p50 %v is over the goal of %v", path, p, goal)
-	}
+	pt.report(b, path, goal)
 }
 
 // BenchmarkUIChangesPage requests the first Changes page from a running
@@ -133,7 +143,7 @@ func BenchmarkUIChangesPage(b *testing.B) {
 	repo := testenv.JJRepo(b)
 	const n = 10_000
 	importCommits(b, repo, n)
-	ts := benchStore(b, repo)
+	ts := openTranscripts(b, repo)
 	ids := strings.Fields(testenv.Run(b, repo, "jj", "log", "--no-graph", "-r", ui.ChangesRevset, "--limit", "100", "-T", `change_id ++ "\n"`))
 	ctx := context.Background()
 	for _, id := range ids {
@@ -145,12 +155,12 @@ func BenchmarkUIChangesPage(b *testing.B) {
 	bad, _ := ts.Dir(strings.Repeat("z", 32))
 	testenv.WriteFile(b, bad, transcript.SessionFile, `{"root":"abc123","changes":["x) | all() | (y"]}`)
 
-	base, req := benchServer(b, repo)
+	req := benchServer(b, repo)
 	const want = "Change 10000 of the generated history"
 	client := &http.Client{}
 	// The first request of a fresh server: nothing served yet.
 	_, cold := fetch(b, client, req("/changes"), want)
-	b.Logf("%s: %d changes, %d lineages; first GET /changes %.1f ms", base, n, n, ms(cold))
+	b.Logf("%d changes, %d lineages; first GET /changes %.1f ms", n, n, ms(cold))
 	jjLog := func(b *testing.B, args ...string) time.Duration {
 		start := time.Now()
 		testenv.Run(b, repo, "jj", append([]string{"log", "-r", ui.ChangesRevset}, args...)...)
@@ -158,35 +168,26 @@ func BenchmarkUIChangesPage(b *testing.B) {
 	}
 	// A sub-benchmark, so the repo above is built once, not once per b.N.
 	b.Run("10k-changes-10k-lineages", func(b *testing.B) {
-		var firsts, alls, logs50, logsAll, cpuPage, cpuLog []time.Duration
+		pt := pageTimes{cold: cold}
+		var logs50, logsAll, cpuLog []time.Duration
 		for i := 0; i < b.N; i++ {
+			pt.fetch(b, client, req("/changes"), want)
 			c0, cpu := cpuTime()
-			f, a := fetch(b, client, req("/changes"), want)
-			c1, _ := cpuTime()
-			firsts, alls = append(firsts, f), append(alls, a)
 			logs50 = append(logs50, jjLog(b, "--limit", "50"))
-			c2, _ := cpuTime()
-			logsAll = append(logsAll, jjLog(b))
-			if cpu {
-				cpuPage, cpuLog = append(cpuPage, c1-c0), append(cpuLog, c2-c1)
+			if c1, _ := cpuTime(); cpu {
+				cpuLog = append(cpuLog, c1-c0)
 			}
+			logsAll = append(logsAll, jjLog(b))
 		}
-		// On a busy machine wall times swing with the load; the CPU time a
-		// request costs (the server and its jj processes) does not.
-		if len(cpuPage) > 0 {
-			b.ReportMetric(p50(cpuPage), "cpu-p50-ms")
+		pt.report(b, "/changes", 200*time.Millisecond)
+		if len(cpuLog) > 0 {
 			b.ReportMetric(p50(cpuLog), "jj-log-50-cpu-p50-ms")
 		}
-		b.ReportMetric(ms(cold), "first-request-ms")
-		b.ReportMetric(p50(firsts), "first-byte-p50-ms")
-		b.ReportMetric(p50(alls), "p50-ms")
-		b.ReportMetric(p100(alls), "max-ms")
-		b.ReportMetric(200, "goal-ms")
 		b.ReportMetric(p50(logs50), "jj-log-50-p50-ms")
 		b.ReportMetric(p50(logsAll), "jj-log-all-p50-ms")
-		b.ReportMetric(p50(alls)/p50(logs50), "page/jj-log-50")
+		b.ReportMetric(p50(pt.alls)/p50(logs50), "page/jj-log-50")
 		b.Logf("GET /changes p50 %.1f ms (first byte %.1f ms); jj log -r '%s' --limit 50: p50 %.1f ms, without --limit: %.1f ms",
-			p50(alls), p50(firsts), ui.ChangesRevset, p50(logs50), p50(logsAll))
+			p50(pt.alls), p50(pt.firsts), ui.ChangesRevset, p50(logs50), p50(logsAll))
 	})
 	// The pages that list the lineages, on the same repo.
 	b.Run("overview-10k-lineages", func(b *testing.B) {
@@ -195,20 +196,6 @@ func BenchmarkUIChangesPage(b *testing.B) {
 	b.Run("transcript-10k-lineages", func(b *testing.B) {
 		timePage(b, "/transcript", "Session on ", 200*time.Millisecond, req)
 	})
-}
-
-// benchStore returns the transcript store of repo's project.
-func benchStore(b *testing.B, repo string) *transcript.Store {
-	b.Helper()
-	st, err := staterepo.Open(staterepo.Options{Dir: repo, Warn: func(string) {}})
-	if err != nil {
-		b.Fatal(err)
-	}
-	ts, err := transcript.New(st.Home, st.Project)
-	if err != nil {
-		b.Fatal(err)
-	}
-	return ts
 }
 
 // importCommits writes n commits on branch work with git fast-import (a
@@ -245,21 +232,15 @@ func BenchmarkUIStatePage(b *testing.B) {
 	testenv.Isolate(b)
 	repo := testenv.JJRepo(b)
 	const n = 100_000
-	st, err := staterepo.Open(staterepo.Options{Dir: repo, Warn: func(string) {}})
-	if err != nil {
-		b.Fatal(err)
-	}
+	st := openState(b, repo, true)
 	ctx := context.Background()
-	if _, err := st.Init(ctx); err != nil {
-		b.Fatal(err)
-	}
 	data := genEntries(b, n, st.Agent)
 	if _, err := st.Update(ctx, "bench: seed", func(tx *staterepo.Tx) error {
 		return writeSegments(tx, staterepo.ChangelogFile, data)
 	}); err != nil {
 		b.Fatal(err)
 	}
-	_, req := benchServer(b, repo)
+	req := benchServer(b, repo)
 	timePage(b, "/state?branch="+st.Branch()+"&kind=changelog", fmt.Sprintf("entry %d of the generated state", n), 200*time.Millisecond, req)
 }
 
@@ -306,14 +287,7 @@ func BenchmarkUITranscriptPage(b *testing.B) {
 			b.Fatalf("PLANQ_BENCH_TRANSCRIPT_MB=%q: want a positive number of MiB", v)
 		}
 	}
-	st, err := staterepo.Open(staterepo.Options{Dir: repo, Warn: func(string) {}})
-	if err != nil {
-		b.Fatal(err)
-	}
-	ts, err := transcript.New(st.Home, st.Project)
-	if err != nil {
-		b.Fatal(err)
-	}
+	ts := openTranscripts(b, repo)
 	const root = "kxqwvnmpzlrstuyo"
 	if _, err := ts.Update(context.Background(), root, func(s *transcript.Session) error {
 		s.Task = "A long session"
@@ -327,7 +301,7 @@ func BenchmarkUITranscriptPage(b *testing.B) {
 		b.Fatal(err)
 	}
 	writeTranscript(b, path, mb<<20)
-	_, req := benchServer(b, repo)
+	req := benchServer(b, repo)
 	timePage(b, "/transcript?root="+root, "tool call: Bash", 50*time.Millisecond, req)
 	b.ReportMetric(float64(mb), "transcript-MB")
 }

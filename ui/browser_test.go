@@ -13,7 +13,6 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/planq-dev/planq/internal/testenv"
-	"github.com/planq-dev/planq/staterepo"
 )
 
 // browser starts a headless Chromium for the test and returns a tab's context.
@@ -180,11 +179,7 @@ func TestUIBrowser(t *testing.T) {
 			seen(`ol.entries li.entry`, "jj describe keeps the change id"),
 		)
 		// Another planq process (an agent's planq_learn) writes the branch.
-		st, err := staterepo.Open(staterepo.Options{Dir: p.Repo, Warn: func(string) {}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := st.Learn(context.Background(), "Retry-After must be whole seconds", "Checked against RFC 9110"); err != nil {
+		if _, err := openState(t, p.Repo, false).Learn(context.Background(), "Retry-After must be whole seconds", "Checked against RFC 9110"); err != nil {
 			t.Fatal(err)
 		}
 		run(t, seen(`ol.entries li.entry`, "Retry-After must be whole seconds"))

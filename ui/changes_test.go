@@ -11,7 +11,6 @@ import (
 	"testing"
 
 	"github.com/planq-dev/planq/internal/testenv"
-	"github.com/planq-dev/planq/staterepo"
 	"github.com/planq-dev/planq/transcript"
 	"github.com/planq-dev/planq/ui"
 )
@@ -37,14 +36,7 @@ func TestUIChangesShowLineagesInTrunk(t *testing.T) {
 		t.Fatalf("the lineage change is in %s already; the test shows nothing:\n%s", ui.ChangesRevset, out)
 	}
 
-	st, err := staterepo.Open(staterepo.Options{Dir: repo, Warn: func(string) {}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ts, err := transcript.New(st.Home, st.Project)
-	if err != nil {
-		t.Fatal(err)
-	}
+	ts := openTranscripts(t, repo)
 	if _, err := ts.Update(context.Background(), lineage, func(s *transcript.Session) error {
 		s.Task = "Lineage work in trunk already"
 		s.AddChange(lineage)

@@ -88,13 +88,7 @@ func buildProject(t *testing.T) project {
 	run("status") // snapshot the main workspace
 
 	ctx := context.Background()
-	st, err := staterepo.Open(staterepo.Options{Dir: repo, Warn: func(string) {}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := st.Init(ctx); err != nil {
-		t.Fatal(err)
-	}
+	st := openState(t, repo, true)
 	must := func(_ any, err error) {
 		t.Helper()
 		if err != nil {
@@ -112,10 +106,7 @@ func buildProject(t *testing.T) project {
 	must(st.CreateCheckpoint(ctx, "before-router", staterepo.OwnerUser))
 	must(st.Promote(ctx))
 
-	ts, err := transcript.New(st.Home, st.Project)
-	if err != nil {
-		t.Fatal(err)
-	}
+	ts := openTranscripts(t, repo)
 	if _, err := ts.Update(ctx, root, func(s *transcript.Session) error {
 		s.Task = limiterTask
 		s.AddChange(root)
@@ -210,18 +201,10 @@ func addScale(t *testing.T, p project, n int) string {
 	fixerChange := strings.TrimSpace(testenv.Run(t, fixer, "jj", "log", "--no-graph", "-r", "@", "-T", "change_id"))
 	run("status")
 
-	ctx := context.Background()
-	st, err := staterepo.Open(staterepo.Options{Dir: p.Repo, Warn: func(string) {}})
-	if err != nil {
+	if _, err := openState(t, p.Repo, false).Learn(context.Background(), "A path can be long: "+longWord, "Seen in the conflict"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := st.Learn(ctx, "A path can be long: "+longWord, "Seen in the conflict"); err != nil {
-		t.Fatal(err)
-	}
-	ts, err := transcript.New(st.Home, st.Project)
-	if err != nil {
-		t.Fatal(err)
-	}
+	ts := openTranscripts(t, p.Repo)
 	path, err := ts.Path(p.Root)
 	if err != nil {
 		t.Fatal(err)
@@ -287,4 +270,31 @@ func writeLineages(t testing.TB, ts *transcript.Store, n int, until time.Time) [
 		roots = append(roots, root)
 	}
 	return roots
+}
+
+// openState opens the state store of repo's project, its warnings
+// dropped; with create, it makes the state repo first.
+func openState(t testing.TB, repo string, create bool) *staterepo.Store {
+	t.Helper()
+	st, err := staterepo.Open(staterepo.Options{Dir: repo, Warn: func(string) {}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if create {
+		if _, err := st.Init(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return st
+}
+
+// openTranscripts returns the transcript store of repo's project.
+func openTranscripts(t testing.TB, repo string) *transcript.Store {
+	t.Helper()
+	st := openState(t, repo, false)
+	ts, err := transcript.New(st.Home, st.Project)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ts
 }

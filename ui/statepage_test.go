@@ -19,13 +19,7 @@ func TestUIStateReportsBadEntries(t *testing.T) {
 	testenv.Isolate(t)
 	repo := testenv.JJRepo(t)
 	ctx := context.Background()
-	st, err := staterepo.Open(staterepo.Options{Dir: repo, Warn: func(string) {}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := st.Init(ctx); err != nil {
-		t.Fatal(err)
-	}
+	st := openState(t, repo, true)
 	if _, err := st.Log(ctx, "Wrote the limiter", changelog.TypeImplement, ""); err != nil {
 		t.Fatal(err)
 	}
