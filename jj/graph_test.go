@@ -262,3 +262,34 @@ func TestParseStat(t *testing.T) {
 		}
 	}
 }
+
+func TestChangeIDsRevset(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		ids  []string
+		want string
+	}{
+		{nil, "none()"},
+		{[]string{"kkkkkkkkkkkk", "zyxwvutsrqponmlk"}, "change_id(kkkkkkkkkkkk) | change_id(zyxwvutsrqponmlk)"},
+		// Short (jj fails a revset on an ambiguous prefix), not jj's alphabet, revset text: left out.
+		{[]string{"kkkk", "abcdefabcdef", `x") | all() | ("y`, "KKKKKKKKKKKK", "kkkkkkkkkkkk"}, "change_id(kkkkkkkkkkkk)"},
+	}
+	for _, tt := range tests {
+		if got := jj.ChangeIDsRevset(tt.ids); got != tt.want {
+			t.Errorf("ChangeIDsRevset(%q) = %q, want %q", tt.ids, got, tt.want)
+		}
+	}
+}
+
+func TestResolveChangeIDs(t *testing.T) {
+	dir, ids := graphRepo(t)
+	c := jj.New(dir)
+	a, b := ids["A"], ids["B"]
+	got, err := c.ResolveChangeIDs(context.Background(), []string{a[:12], b, strings.Repeat("k", 32), "abc", a[:4]})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 2 || got[a[:12]] != a || got[b] != b {
+		t.Errorf("ResolveChangeIDs = %v, want %s and %s resolved, nothing else", got, a[:12], b)
+	}
+}

@@ -10,7 +10,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/planq-dev/planq/transcript"
 )
@@ -29,10 +28,16 @@ type lineageCatalog struct {
 }
 
 type catalogEntry struct {
-	mod  time.Time
-	size int64
+	fi   fs.FileInfo         // the record file when it was read
 	sess *transcript.Session // nil for a bad record
 	err  error               // why the record was skipped
+}
+
+// changed reports whether the record file is not the one read: another
+// file (the store replaces a record by renaming a new one over it), or the
+// same edited in place.
+func (ce catalogEntry) changed(fi fs.FileInfo) bool {
+	return ce.fi == nil || !os.SameFile(ce.fi, fi) || !ce.fi.ModTime().Equal(fi.ModTime()) || ce.fi.Size() != fi.Size()
 }
 
 // lineageList is what a refresh found.
@@ -102,8 +107,8 @@ func (c *lineageCatalog) list() (lineageList, error) {
 		}
 		seen[name] = true
 		ce, ok := c.recs[name]
-		if !ok || !ce.mod.Equal(fi.ModTime()) || ce.size != fi.Size() {
-			ce = catalogEntry{mod: fi.ModTime(), size: fi.Size()}
+		if !ok || ce.changed(fi) {
+			ce = catalogEntry{fi: fi}
 			ce.sess, ce.err = c.ts.Load(name)
 			c.recs[name] = ce
 		}
