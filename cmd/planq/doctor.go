@@ -67,6 +67,8 @@ runs (its git.executable-path, else git on PATH) can fetch (>= 2.42), the
 directory is a jj repo (colocated with git, jj only, git only, or none), the
 settings file is valid, and Claude Code will start planq's server and hooks
 here (wiring that sits in a jj change other than the working copy is named).
+It also reads the project's session records and names any that are not
+valid (hand-edited or foreign), which planq skips.
 Every problem comes with the command that fixes it on this platform.
 
 Exit status is 0 when everything is in order, 1 otherwise.`,
@@ -138,6 +140,11 @@ func runDoctor(cmd *cobra.Command, a *app, opts *doctorOptions) error {
 		rep.Checks = append(rep.Checks, check{Name: "config", Detail: err.Error(), Fix: "edit " + config.Path(root)})
 	} else {
 		rep.Checks = append(rep.Checks, check{Name: "config", OK: true, Detail: "settings valid (" + config.File + ")"})
+	}
+	if rep.RepoRoot != "" {
+		if c, ok := sessionsCheck(root, a.Getenv); ok {
+			rep.Checks = append(rep.Checks, c)
+		}
 	}
 
 	home, _ := a.homeDir()

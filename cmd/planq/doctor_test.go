@@ -199,3 +199,27 @@ func TestDoctorReportsTheHookBinary(t *testing.T) {
 		t.Fatalf("doctor with a planq-hook of another version: exit %d\n%s", code, out)
 	}
 }
+
+// doctor reads every session record and names the bad ones, with the fix;
+// valid records pass.
+func TestDoctorNamesBadSessionRecords(t *testing.T) {
+	testenv.Isolate(t)
+	repo := testenv.JJRepo(t)
+	testenv.WriteFile(t, repo, ".planq/config.yaml", "project: shop-api\n")
+	sessions := filepath.Join(os.Getenv("PLANQ_HOME"), "sessions", "shop-api")
+	good := filepath.Join(sessions, "kkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkk")
+	testenv.WriteFile(t, good, "session.json", `{"project":"p","root":"kkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkk","changes":["kkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkk"]}`)
+	out, _, _ := runIn(t, repo, "doctor")
+	if !strings.Contains(out, "ok   sessions 1 session lineage record(s), all valid") {
+		t.Fatalf("doctor with one valid record:\n%s", out)
+	}
+	bad := filepath.Join(sessions, "abc123")
+	testenv.WriteFile(t, bad, "session.json", `{"project":"p","root":"abc123"}`)
+	edited := filepath.Join(sessions, "mmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmm")
+	testenv.WriteFile(t, edited, "session.json", `{"project":"p","root":"mmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmm","changes":["x) | all() | (y"]}`)
+	out, _, code := runIn(t, repo, "doctor")
+	if code != 1 || !strings.Contains(out, "FAIL sessions 2 session record(s) are not valid") || !strings.Contains(out, "fix or remove") ||
+		!strings.Contains(out, bad) || !strings.Contains(out, edited) {
+		t.Fatalf("doctor with two bad records: exit %d\n%s", code, out)
+	}
+}
