@@ -105,7 +105,8 @@ as it was. --dry-run prints the diff instead.`
 	if !uninstall {
 		cmd.Flags().BoolVar(&opts.StatusLine, "statusline", false, "also show planq's status line in Claude Code (statusLine: planq statusline); your own is kept")
 	}
-	cmd.Flags().StringVar(&opts.Claude, "claude", "", `Claude Code CLI to register the server with (default: claude on PATH; "none": edit the files directly); implies --host claude when --host is not given`)
+	cmd.Flags().StringVar(&opts.Claude, "claude", "", "ignored: planq edits Claude Code's files itself; implies --host claude when --host is not given")
+	_ = cmd.Flags().MarkDeprecated("claude", "planq edits ~/.claude.json in place itself (`claude mcp` rewrites the whole file and adds keys of its own); use --host claude")
 	return cmd
 }
 
@@ -187,28 +188,11 @@ func runMCPInstall(ctx context.Context, a *app, opts *mcpInstallOptions, uninsta
 	}
 	var errs []error
 	for _, ad := range ads {
-		ho := o
-		if ad.Host().Name == "claude" {
-			ho.HostCLI = a.claudeCLI(opts.Claude)
-		}
-		if err := a.installOne(ctx, ad, ho); err != nil {
+		if err := a.installOne(ctx, ad, o); err != nil {
 			errs = append(errs, fmt.Errorf("%s: %w", ad.Host().Display, err))
 		}
 	}
 	return errors.Join(errs...)
-}
-
-// claudeCLI is the claude binary to register the server with ("" edits the
-// files directly).
-func (a *app) claudeCLI(flag string) string {
-	switch flag {
-	case "none":
-		return ""
-	case "":
-		p, _ := a.lookPath("claude")
-		return p
-	}
-	return flag
 }
 
 // installOne wires (or unwires) one host and reports what it did.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"io/fs"
+	"os"
 )
 
 // planq's block in a text file of the user's (Codex CLI's config.toml,
@@ -63,12 +64,16 @@ func DropBlock(rest []byte, at int) []byte {
 }
 
 // ReadEdit reads the file at path for an edit that starts as no change
-// (After = Before; nil for a missing file), writing it with mode.
+// (After = Before; nil for a missing file). The edit writes the file with
+// the mode it has (a user's 0644 config stays 0644), a new one with mode.
 func ReadEdit(path string, mode fs.FileMode) (FileEdit, error) {
 	e := FileEdit{Path: path, Mode: mode}
 	data, err := ReadOrNil(path)
 	if err != nil {
 		return e, err
+	}
+	if info, err := os.Stat(path); err == nil {
+		e.Mode = info.Mode().Perm()
 	}
 	e.Before, e.After = data, data
 	return e, nil

@@ -15,6 +15,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/tailscale/hujson"
 )
 
 // Object is a JSON object that keeps its keys in file order, so editing a
@@ -66,25 +68,42 @@ func (o *Object) Child(k string) (*Object, bool) {
 }
 
 // Parse decodes a JSON document into *Object, []any, string,
-// json.Number, bool and nil values. Empty input is an empty Object.
+// json.Number, bool and nil values. Comments and trailing commas (JSONC,
+// which OpenCode and Gemini CLI read) are allowed. Empty input is an empty
+// Object.
 func Parse(data []byte) (*Object, error) {
 	if len(bytes.TrimSpace(data)) == 0 {
 		return NewObject(), nil
 	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	v, err := decodeValue(dec)
+	// A copy: hujson.Standardize blanks comments in the bytes it is given.
+	std, err := hujson.Standardize(bytes.Clone(data))
 	if err != nil {
 		return nil, err
 	}
-	if _, err := dec.Token(); err != io.EOF {
-		return nil, errors.New("unexpected data after the top-level value")
+	var v any
+	if err := decodeInto(std, &v); err != nil {
+		return nil, err
 	}
 	o, ok := v.(*Object)
 	if !ok {
 		return nil, errors.New("the top-level value is not an Object")
 	}
 	return o, nil
+}
+
+// decodeInto decodes one standard JSON value into the Object model.
+func decodeInto(data []byte, out *any) error {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	v, err := decodeValue(dec)
+	if err != nil {
+		return err
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return errors.New("unexpected data after the top-level value")
+	}
+	*out = v
+	return nil
 }
 
 func decodeValue(dec *json.Decoder) (any, error) {

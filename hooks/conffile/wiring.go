@@ -29,9 +29,6 @@ type Options struct {
 	// HookExe is the absolute path of planq-hook, which then serves the tool
 	// hooks (pre-tool-use, post-tool-use); empty wires them to `planq hook …`.
 	HookExe string
-	// HostCLI is the host's own CLI to register the server with (Claude
-	// Code's `claude mcp add-json`); empty means planq edits the files itself.
-	HostCLI string
 	// SharedServer says the MCP server reaches ProjectDir from an enclosing
 	// directory's registration already (a jj workspace nested in a wired
 	// project), so only the rest is wired; a host whose server config is
@@ -216,10 +213,12 @@ func Executable(path string) bool {
 }
 
 // LocalExclude is the edit that keeps a host's local-scope files out of jj
-// and git (ExcludeEdit, under a comment naming the host); outside local
-// scope, and when uninstalling, it is no edit.
-func (o Options) LocalExclude(ctx context.Context, display, name string, files ...string) (FileEdit, error) {
-	if o.Scope != ScopeLocal || o.Uninstall {
+// and git (ExcludeEdit, under a comment naming the host), and, when
+// uninstalling, the edit that takes those lines out again
+// (ExcludeRemoval); outside local scope it is no edit. legacy are older
+// comments of planq's for the same lines.
+func (o Options) LocalExclude(ctx context.Context, display, name string, legacy []string, files ...string) (FileEdit, error) {
+	if o.Scope != ScopeLocal {
 		return FileEdit{}, nil
 	}
 	var patterns []string
@@ -230,8 +229,11 @@ func (o Options) LocalExclude(ctx context.Context, display, name string, files .
 		}
 		patterns = append(patterns, "/"+filepath.ToSlash(rel))
 	}
-	return ExcludeEdit(ctx, o.ProjectDir, o.JJBin,
-		fmt.Sprintf("%s's local planq wiring, written by `planq mcp install --host %s`", display, name), patterns...)
+	comment := fmt.Sprintf("%s's local planq wiring, written by `planq mcp install --host %s`", display, name)
+	if o.Uninstall {
+		return ExcludeRemoval(ctx, o.ProjectDir, o.JJBin, append([]string{comment}, legacy...), patterns...)
+	}
+	return ExcludeEdit(ctx, o.ProjectDir, o.JJBin, comment, patterns...)
 }
 
 // Step is one file an install edits and what to say once it is done.
@@ -240,13 +242,27 @@ type Step struct {
 	Note string
 }
 
-// Apply records the steps that change something in res, in order, and
-// (unless DryRun) applies them, noting each; it stops at the first
-// failure.
-func (o Options) Apply(res *Result, steps ...Step) error {
+// Apply records the steps that change something in res and (unless
+// DryRun) applies them, noting each; it stops at the first failure. The
+// exclude step (LocalExclude's) goes first when installing, so no jj
+// snapshot ever takes planq's files in, and last when uninstalling, once
+// they are gone. A file removed takes with it the directories it leaves
+// empty, up to the project (the home, in user scope).
+func (o Options) Apply(res *Result, exclude Step, steps ...Step) error {
+	steps = append([]Step{exclude}, steps...)
+	if o.Uninstall {
+		steps = append(steps[1:], exclude)
+	}
+	root := o.ProjectDir
+	if o.Scope == ScopeUser {
+		root = o.Home
+	}
 	var todo []Step
 	for _, s := range steps {
 		if s.Edit.Path != "" && s.Edit.Changed() {
+			if s.Edit.PruneUpTo == "" {
+				s.Edit.PruneUpTo = root
+			}
 			res.Edits = append(res.Edits, s.Edit)
 			todo = append(todo, s)
 		}
@@ -266,7 +282,12 @@ func (o Options) Apply(res *Result, steps ...Step) error {
 }
 
 // ExcludeNote is what an install says after applying a LocalExclude edit.
-func ExcludeNote(e FileEdit) string { return "jj and git ignore the local wiring (" + e.Path + ")" }
+func (o Options) ExcludeNote(e FileEdit) string {
+	if o.Uninstall {
+		return "planq's lines taken out of " + e.Path
+	}
+	return "jj and git ignore the local wiring (" + e.Path + ")"
+}
 
 // Installed reports whether a host is on this machine: its CLI command on
 // PATH (lookPath), or one of its config paths.

@@ -138,7 +138,7 @@ func eventOf(copilotEvent string) string {
 // files of local scope out of jj and git.
 func excluded(o conffile.Options) bool {
 	f := paths(o)
-	e, err := o.LocalExclude(context.Background(), Host.Display, Host.Name, f.Hooks, f.Server, f.Instructions)
+	e, err := o.LocalExclude(context.Background(), Host.Display, Host.Name, nil, f.Hooks, f.Server, f.Instructions)
 	return err == nil && e.Path != "" && !e.Changed()
 }
 

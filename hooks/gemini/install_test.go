@@ -188,7 +188,7 @@ func TestInstallLocalRefusesTrackedSettings(t *testing.T) {
 	testenv.WriteFile(t, filepath.Join(repo, ".gemini"), "settings.json", `{"theme":"x"}`)
 	testenv.Run(t, repo, "jj", "--no-pager", "status")
 	_, err := Adapter{}.Install(context.Background(), installOpts(t, repo, conffile.ScopeLocal))
-	if err == nil || !strings.Contains(err.Error(), "jj tracks it") {
+	if err == nil || !strings.Contains(err.Error(), "is part of the repo") {
 		t.Fatalf("err = %v, want a refusal", err)
 	}
 	if _, err := (Adapter{}).Install(context.Background(), installOpts(t, repo, conffile.ScopeProject)); err != nil {

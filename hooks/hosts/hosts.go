@@ -132,7 +132,7 @@ func WireWorkspace(ctx context.Context, o conffile.Options, ws string) error {
 			continue
 		}
 		wo := o
-		wo.Scope, wo.ProjectDir, wo.SharedServer, wo.HostCLI = conffile.ScopeLocal, ws, true, ""
+		wo.Scope, wo.ProjectDir, wo.SharedServer = conffile.ScopeLocal, ws, true
 		wo.StatusLine = statusLine // the agent there sees planq's status line too
 		if _, err := ad.Install(ctx, wo); err != nil {
 			return fmt.Errorf("%s: %w", ad.Host().Display, err)

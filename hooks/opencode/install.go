@@ -104,13 +104,15 @@ func (Adapter) Install(ctx context.Context, o conffile.Options) (conffile.Result
 	if err != nil {
 		return res, err
 	}
-	ignoreEdit, err := o.LocalExclude(ctx, Host.Display, Host.Name, serverFile, pluginFile)
+	if err := o.RefuseTracked(ctx, Host.Name, serverFile, pluginFile); err != nil {
+		return res, err
+	}
+	ignoreEdit, err := o.LocalExclude(ctx, Host.Display, Host.Name, nil, serverFile, pluginFile)
 	if err != nil {
 		return res, err
 	}
-	// The exclude lines first, so no jj snapshot ever takes the files.
 	err = o.Apply(&res,
-		conffile.Step{Edit: ignoreEdit, Note: conffile.ExcludeNote(ignoreEdit)},
+		conffile.Step{Edit: ignoreEdit, Note: o.ExcludeNote(ignoreEdit)},
 		conffile.Step{Edit: serverEdit, Note: fmt.Sprintf("MCP server %q %s %s", ServerName, o.Verb("removed from", "registered in"), serverFile)},
 		conffile.Step{Edit: pluginEdit, Note: fmt.Sprintf("plugin %s %s", pluginFile, o.Verb("removed", "written (the gate and the session hooks)"))})
 	if err != nil {
@@ -133,13 +135,9 @@ func serverEntry(o conffile.Options) *conffile.Object {
 }
 
 func serverEdit(o conffile.Options, path string) (conffile.FileEdit, error) {
-	e, doc, err := conffile.LoadJSON(path, 0o644)
-	if err != nil {
+	e, doc, err := o.EditJSON(path)
+	if err != nil || doc == nil {
 		return e, err
-	}
-	e.PruneDir = o.Scope == conffile.ScopeLocal
-	if o.Uninstall && e.Before == nil {
-		return e, nil
 	}
 	servers, err := doc.Path(path, !o.Uninstall, "mcp")
 	if err != nil || servers == nil {
@@ -167,13 +165,14 @@ func serverEdit(o conffile.Options, path string) (conffile.FileEdit, error) {
 			servers.Set(ServerName, serverEntry(o))
 		}
 	}
-	e.After = conffile.Render(doc, e.Before)
+	if err := e.SetJSON(doc); err != nil {
+		return e, err
+	}
 	return e, nil
 }
 
 func pluginEdit(o conffile.Options, path string) (conffile.FileEdit, error) {
 	e, err := conffile.ReadEdit(path, 0o644)
-	e.PruneDir = true
 	if err != nil {
 		return e, err
 	}
