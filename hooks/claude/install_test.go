@@ -88,7 +88,10 @@ func planqHooks(t *testing.T, settings map[string]any) map[string][]string {
 			for _, h := range g.(map[string]any)["hooks"].([]any) {
 				cmd := h.(map[string]any)["command"].(string)
 				if strings.Contains(cmd, "planq") {
-					out[ev] = append(out[ev], cmd)
+					if ev == "PreToolUse" && !conffile.FailsClosed(cmd) {
+						t.Errorf("the gate's command %q does not fail closed", cmd)
+					}
+					out[ev] = append(out[ev], conffile.Line(conffile.HookArgv(cmd)...))
 				}
 			}
 		}
@@ -443,7 +446,7 @@ func TestInstallMovesAnOldCatchAllToolHookToTheGatedMatcher(t *testing.T) {
 	if !reflect.DeepEqual(catchAll, []string{"audit-log"}) {
 		t.Errorf("catch-all group = %v, want only the user's audit-log", catchAll)
 	}
-	if len(gated) != 1 || !strings.HasSuffix(gated[0], "hook pre-tool-use") {
+	if len(gated) != 1 || !strings.HasSuffix(strings.Join(conffile.HookArgv(gated[0]), " "), "hook pre-tool-use") {
 		t.Errorf("gated group = %v, want planq's pre-tool-use", gated)
 	}
 }

@@ -106,10 +106,7 @@ func TestInstallScopes(t *testing.T) {
 						}
 					}
 				}
-				want := o.Exe + " hook " + h.Subcommand + " --host gemini"
-				if h.Tool {
-					want = o.HookExe + " " + h.Subcommand + " --host gemini"
-				}
+				want := conffile.HookLine(o, h.Subcommand, "gemini", h.Tool)
 				if len(found) != 1 || found[0] != want {
 					t.Errorf("%s: planq's hooks %q, want [%q]", h.Event, found, want)
 				}
