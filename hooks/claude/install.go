@@ -286,6 +286,7 @@ func Installed(projectDir, home string) []Status {
 		}
 		st := Status{Host: Host.Name, Scope: scope}
 		st.ServerFile, st.HooksFile = o.paths()
+		st.Files = []string{st.ServerFile, st.HooksFile}
 		if _, doc, err := loadJSON(st.ServerFile); err == nil {
 			if servers, err := o.serversObject(doc, st.ServerFile, false); err == nil && servers != nil {
 				if v, ok := servers.Get(ServerName); ok {
@@ -300,15 +301,21 @@ func Installed(projectDir, home string) []Status {
 			_, _, st.StatusLine = statusLineIn(doc, "")
 			hooksObj, _ := doc.Child("hooks")
 			for _, h := range Hooks {
-				if exe, ok := planqHookExe(hooksObj, h); ok {
+				if cmd, ok := planqHookCommand(hooksObj, h); ok {
 					st.Hooks = append(st.Hooks, h.Event)
-					if h.Tool && !slices.Contains(st.ToolHookExes, exe) {
+					if exe := conffile.CommandBinary(cmd); h.Tool && !slices.Contains(st.ToolHookExes, exe) {
 						st.ToolHookExes = append(st.ToolHookExes, exe)
+					}
+					if h.Subcommand == conffile.GateHook {
+						st.Gate = append(st.Gate, cmd)
 					}
 				} else {
 					st.Missing = append(st.Missing, h.Event)
 				}
 			}
+		}
+		if st.Wired() {
+			st.Findings = append(st.Findings, failOpen(st.Gate))
 		}
 		out = append(out, st)
 	}
@@ -319,16 +326,31 @@ func Installed(projectDir, home string) []Status {
 }
 
 func hasPlanqHook(hooksObj *conffile.Object, h Hook) bool {
-	_, ok := planqHookExe(hooksObj, h)
+	_, ok := planqHookCommand(hooksObj, h)
 	return ok
 }
 
-// planqHookExe finds planq's hook for h and returns the binary it runs.
-func planqHookExe(hooksObj *conffile.Object, h Hook) (string, bool) {
+// planqHookCommand finds planq's hook for h and returns its command line.
+func planqHookCommand(hooksObj *conffile.Object, h Hook) (string, bool) {
 	for _, e := range conffile.Entries(hooksObj, h.Event) {
 		if cmd := conffile.EntryCommand(e); conffile.IsPlanqHook(cmd, h.Subcommand, "", "") {
-			return conffile.CommandBinary(cmd), true
+			return cmd, true
 		}
 	}
 	return "", false
+}
+
+// failOpen is the finding on what Claude Code does when the gate's hook
+// cannot run. Seen with Claude Code 2.1.197: a PreToolUse command that
+// exits with anything but 2 lets the call through (127 with planq-hook
+// moved away: a Write landed; 126 not executable; a crash), and exit 2
+// blocks it with stderr as the reason; so planq's gate command turns any
+// failure of its binary into exit 2.
+func failOpen(gate []string) conffile.Finding {
+	return conffile.FailOpen(Host.Name, gate, conffile.FailOpenWords{
+		Ungated: "planq's PreToolUse hook is not wired, so Claude Code runs every tool call ungated",
+		Open:    "Claude Code runs a tool call whose PreToolUse command fails with any exit status but 2 (a missing, unexecutable or crashing planq-hook)",
+		OK: "Claude Code runs a tool call whose PreToolUse command fails with any exit status but 2; planq's gate command turns " +
+			"any failure of its binary into exit 2 (held back, with the reason) and answers within 7 s of the 10 s timeout",
+	})
 }

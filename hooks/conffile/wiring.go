@@ -115,6 +115,12 @@ type Status struct {
 	Missing    []string // events without one
 	// ToolHookExes are the binaries the tool hooks run (planq or planq-hook).
 	ToolHookExes []string
+	// Gate are the command lines of planq's gate (pre-tool-use) hook
+	// here, for the hosts that run one through a shell.
+	Gate []string
+	// Files are the files this scope's wiring is written to, whether or
+	// not they exist (ServerFile and HooksFile, and any other).
+	Files []string
 	// StatusLine says planq's status line is wired in this scope (Claude
 	// Code's statusLine).
 	StatusLine bool
@@ -133,36 +139,38 @@ type Finding struct {
 	Fix    string // what to run or change, when something should be
 }
 
-// FailOpen is doctor's "fail-open" finding for a host that runs a tool
-// call whose PreToolUse hook cannot run. It fails when that hook is not
-// wired (gated false) or a binary the tool hooks run (exes) is not an
-// executable, and then says to re-run host's install; its words are the
-// host's.
-func FailOpen(host string, exes []string, gated bool, w FailOpenWords) Finding {
-	f := Finding{Check: "fail-open", OK: gated && len(exes) > 0}
-	for _, exe := range exes {
-		if !Executable(exe) {
-			f.OK = false
-			f.Detail = w.Missing(exe)
+// FailOpen is doctor's "fail-open" finding: what the host does with a tool
+// call when planq's gate (its command lines gate) cannot run, and whether
+// this wiring holds the call back then. It fails when the gate is not
+// wired, when a command lacks the fail-closed tail the host needs (an
+// older install: the host would let calls through), and when the binary a
+// command runs is not an executable (every gated call is then held back
+// until it is); the fix is to install again. w's words are the host's.
+func FailOpen(host string, gate []string, w FailOpenWords) Finding {
+	f := Finding{Check: "fail-open", OK: len(gate) > 0, Detail: w.OK}
+	if !f.OK {
+		f.Detail = w.Ungated
+	}
+	for _, cmd := range gate {
+		exe := CommandBinary(cmd)
+		switch {
+		case !FailsClosed(cmd):
+			f.OK, f.Detail = false, w.Open+"; planq's gate command here is an older one, which does not turn its failure into a denial"
+		case !Executable(exe):
+			f.OK, f.Detail = false, exe+", which planq's gate runs, is not an executable, so every gated tool call is held back until it is (the gate fails closed)"
 		}
 	}
-	switch {
-	case !gated:
-		f.Detail = w.Ungated
-	case f.OK:
-		f.Detail = w.OK(strings.Join(exes, ", "))
-	}
 	if !f.OK {
-		f.Fix = "planq mcp install --host " + host + "   (re-run to point the hooks at this planq)"
+		f.Fix = "planq mcp install --host " + host + "   (re-run: points the hooks at this planq; its gate command fails closed)"
 	}
 	return f
 }
 
 // FailOpenWords are what a host's fail-open finding says.
 type FailOpenWords struct {
-	Ungated string                   // the PreToolUse hook is not wired
-	Missing func(exe string) string  // exe, which a tool hook runs, is not an executable
-	OK      func(exes string) string // the tool hooks' binaries (exes, listed) are there
+	Ungated string // the PreToolUse hook is not wired
+	Open    string // what the host does with a call whose hook command fails
+	OK      string // what the host does, and why planq's wiring holds
 }
 
 // Advise adds to r's notes what each finding of r's scope in sts that is
