@@ -12,12 +12,13 @@ import (
 )
 
 // Tracked returns those of files (absolute paths) that the repo at dir
-// tracks: in jj's working-copy change as jj last recorded it (no snapshot,
-// so no file is taken in by asking), or, in a git repo without jj, in
-// git's index. An info/exclude line does not untrack a tracked file, so
-// such a file cannot keep planq's wiring to this machine. Outside a repo
-// nothing is tracked.
-func Tracked(ctx context.Context, dir, jjBin string, files ...string) ([]string, error) {
+// tracks: in jj's working-copy change (after a snapshot of the working
+// copy when snapshot is set; else as jj last recorded it, so no file is
+// taken in by asking), or, in a git repo without jj, in git's index. An
+// info/exclude line does not untrack a tracked file, so such a file
+// cannot keep planq's wiring to this machine. Outside a repo nothing is
+// tracked.
+func Tracked(ctx context.Context, dir, jjBin string, snapshot bool, files ...string) ([]string, error) {
 	if len(files) == 0 {
 		return nil, nil
 	}
@@ -30,7 +31,7 @@ func Tracked(ctx context.Context, dir, jjBin string, files ...string) ([]string,
 		if err != nil {
 			return nil, err
 		}
-		got, err := c.TrackedFiles(ctx, "@", false, rels...)
+		got, err := c.TrackedFiles(ctx, "@", snapshot, rels...)
 		if err != nil {
 			return nil, fmt.Errorf("ask jj which of planq's files it tracks: %w", err)
 		}
@@ -89,7 +90,7 @@ func (o Options) RefuseTracked(ctx context.Context, host string, files ...string
 	if o.Scope != ScopeLocal || o.Uninstall {
 		return nil
 	}
-	tracked, err := Tracked(ctx, o.ProjectDir, o.JJBin, files...)
+	tracked, err := Tracked(ctx, o.ProjectDir, o.JJBin, false, files...)
 	if err != nil || len(tracked) == 0 {
 		return err
 	}
