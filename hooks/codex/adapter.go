@@ -50,6 +50,11 @@ func (a Adapter) Detect(home string, lookPath func(string) (string, error)) bool
 	return conffile.Installed(a.Command(), lookPath, filepath.Join(home, ".codex"))
 }
 
+// Subcommands are codex's subcommands after which Launch's arguments go in
+// an agent command (`codex exec resume ID PROMPT`: resume is a subcommand
+// of exec, and a prompt of the user's comes after it).
+func (Adapter) Subcommands() []string { return []string{"exec"} }
+
 // Launch returns the arguments after codex that start its TUI with prompt,
 // or resume the session (thread) resume.
 func (Adapter) Launch(prompt, resume string) []string {

@@ -46,6 +46,35 @@ type Adapter interface {
 	Launch(prompt, resume string) []string
 }
 
+// Subcommander is a host whose CLI has subcommands that take Launch's
+// arguments after them (`codex exec`, `opencode run`).
+type Subcommander interface {
+	Subcommands() []string
+}
+
+// AgentArgv returns the command that launches ad's session: agentCmd's
+// words with args, the host's launch arguments (Launch's), right after the
+// word that runs the host's CLI (its base name is ad.Command()) and, when
+// the next word is one of the host's subcommands, after that; the rest of
+// agentCmd's words follow. So `codex exec --json 'Go on'` resumes as
+// `codex exec resume ID --json 'Go on'` (Codex wants resume ID before a
+// prompt), `npx claude --model opus` starts as `npx claude TASK --model
+// opus`. A command that names no host CLI gets args at its end.
+func AgentArgv(ad Adapter, agentCmd []string, args []string) []string {
+	at := len(agentCmd)
+	for i, w := range agentCmd {
+		base := w[strings.LastIndexAny(w, `/\`)+1:]
+		if base == ad.Command() || base == ad.Command()+".exe" || base == ad.Command()+".cmd" {
+			at = i + 1
+			if sc, ok := ad.(Subcommander); ok && at < len(agentCmd) && slices.Contains(sc.Subcommands(), agentCmd[at]) {
+				at++
+			}
+			break
+		}
+	}
+	return slices.Concat(agentCmd[:at], args, agentCmd[at:])
+}
+
 // WorktreeLauncher is a host that makes its own worktrees through planq's
 // worktree hooks (Claude Code's --worktree), so a session in a workspace is
 // started from the main working copy by the workspace's name.

@@ -37,6 +37,10 @@ func (Adapter) Tool(name string) gate.Tool { return GateTool(name) }
 // Command is OpenCode's CLI.
 func (Adapter) Command() string { return "opencode" }
 
+// Subcommands are opencode's subcommands after which Launch's arguments go
+// in an agent command (`opencode run --session ID …`).
+func (Adapter) Subcommands() []string { return []string{"run"} }
+
 // Scopes are the install scopes, the default first:
 //
 //	local    .opencode/opencode.json and .opencode/plugin/planq.js, which
