@@ -46,6 +46,21 @@ type Adapter interface {
 	Launch(prompt, resume string) []string
 }
 
+// wiredIn reports whether the workspace ws has ad's wiring of its own
+// already: the project's files, committed with project scope, in its
+// checkout. It needs no local wiring then (and a tracked file would refuse
+// it).
+func wiredIn(ad Adapter, o conffile.Options, ws string) bool {
+	wo := o
+	wo.ProjectDir = ws
+	for _, st := range ad.Installed(wo) {
+		if st.Scope != conffile.ScopeUser && st.Wired() {
+			return true
+		}
+	}
+	return false
+}
+
 // Subcommander is a host whose CLI has subcommands that take Launch's
 // arguments after them (`codex exec`, `opencode run`).
 type Subcommander interface {
@@ -147,9 +162,11 @@ func Detected(home string, lookPath func(string) (string, error)) []Adapter {
 // WireWorkspace gives the jj workspace ws, nested in the project o.ProjectDir,
 // planq's wiring for every host wired in that project (local or project
 // scope), its status line included: local scope in ws, the server left to
-// the project's registration where it reaches ws. Without it, a host would
-// run a parallel agent there with no gate: hooks are read from the
-// workspace's own files. o's Exe and HookExe say which planq runs the hooks.
+// the project's registration where it reaches ws. A host whose wiring ws's
+// checkout holds already (project scope, committed) is left as it is.
+// Without it, a host would run a parallel agent there with no gate: hooks
+// are read from the workspace's own files. o's Exe and HookExe say which
+// planq runs the hooks.
 func WireWorkspace(ctx context.Context, o conffile.Options, ws string) error {
 	for _, ad := range All() {
 		wired, statusLine := false, false
@@ -157,7 +174,7 @@ func WireWorkspace(ctx context.Context, o conffile.Options, ws string) error {
 			wired = wired || st.Scope != conffile.ScopeUser && st.Wired()
 			statusLine = statusLine || st.Scope != conffile.ScopeUser && st.StatusLine
 		}
-		if !wired {
+		if !wired || wiredIn(ad, o, ws) {
 			continue
 		}
 		wo := o
