@@ -389,6 +389,10 @@ func wiringScenario(t *testing.T, planq string, c wiringCase, scope string) {
 	if _, ok := checks["local-wiring"]; ok {
 		t.Errorf("doctor after uninstall still checks local wiring: %+v", checks["local-wiring"])
 	}
+	// Only this host is on the machine: doctor says nothing of Claude Code.
+	if ch, ok := checks["server"]; ok && c.host != "claude" {
+		t.Errorf("doctor on a machine with only %s checks Claude Code: %+v", c.display, ch)
+	}
 }
 
 // leakCaught tracks the local wiring in a new change, as a user might by
