@@ -57,6 +57,9 @@ type Leak struct {
 	File    string   // repo-relative, slashes
 	Tracked bool     // the working-copy change tracks it
 	Changes []string // "<short id> \"<title>\"" of each change that changes it
+	// Earlier are the short ids of those changes that are not the working
+	// copy (all of them when that is not known).
+	Earlier []string
 }
 
 // String says where the file is, in one line.
@@ -74,18 +77,18 @@ func (l Leak) String() string {
 // LeakFix is what to do about leaks: keep the files to this machine, or
 // share the wiring on purpose.
 func LeakFix(leaks []Leak) string {
-	var files, changes []string
+	var files, earlier []string
 	for _, l := range leaks {
 		files = append(files, l.File)
-		for _, c := range l.Changes {
-			if id, _, _ := strings.Cut(c, " "); !slices.Contains(changes, id) {
-				changes = append(changes, id)
+		for _, id := range l.Earlier {
+			if !slices.Contains(earlier, id) {
+				earlier = append(earlier, id)
 			}
 		}
 	}
-	fix := "to keep it to this machine: jj file untrack " + strings.Join(files, " ") + " (info/exclude ignores it)"
-	if len(changes) > 0 {
-		fix += "; take it out of " + strings.Join(changes, ", ") + " with jj restore -c CHANGE " + strings.Join(files, " ") + ", then planq mcp install writes it back untracked"
+	fix := "to keep it to this machine: jj file untrack " + strings.Join(files, " ") + " (info/exclude ignores it) takes it out of the working-copy change"
+	if len(earlier) > 0 {
+		fix += "; out of an earlier change (" + strings.Join(earlier, ", ") + "): jj restore -c CHANGE " + strings.Join(files, " ") + ", then planq mcp install writes it back untracked"
 	}
 	return fix + "; or, to share planq's wiring with the repo, planq mcp install --scope project"
 }
@@ -111,14 +114,21 @@ func FindLeaks(ctx context.Context, c *jj.Client, root string, files []string) (
 		return nil, fmt.Errorf("find the changes that hold planq's local wiring: %w", err)
 	}
 	var stack []jj.StackChange
+	wc := ""
 	for _, ch := range changes {
 		fs, err := c.DiffSummary(ctx, ch.CommitID)
 		if err != nil {
 			return nil, err
 		}
 		stack = append(stack, jj.StackChange{ChangeID: ch.ChangeID, Title: ch.Title(), Files: fs})
+		if ch.WorkingCopy {
+			wc = ch.ChangeID
+		}
 	}
 	leaks := StackLeaks(files, stack)
+	for i := range leaks {
+		leaks[i].Earlier = slices.DeleteFunc(leaks[i].Earlier, func(id string) bool { return wc != "" && id == jj.ShortID(wc) })
+	}
 	for _, t := range tracked {
 		rel, err := filepath.Rel(root, t)
 		if err != nil {
@@ -131,7 +141,8 @@ func FindLeaks(ctx context.Context, c *jj.Client, root string, files []string) (
 }
 
 // StackLeaks returns the files of planq's local wiring that changes of the
-// stack change: what jj_push would send.
+// stack change: what jj_push would send. Which of them is the working copy
+// is not known here (Earlier holds them all).
 func StackLeaks(files []string, stack []jj.StackChange) []Leak {
 	var leaks []Leak
 	for _, ch := range stack {
@@ -142,6 +153,7 @@ func StackLeaks(files []string, stack []jj.StackChange) []Leak {
 					leaks = addLeak(leaks, filepath.ToSlash(p), func(l *Leak) {
 						if !slices.Contains(l.Changes, c) {
 							l.Changes = append(l.Changes, c)
+							l.Earlier = append(l.Earlier, jj.ShortID(ch.ChangeID))
 						}
 					})
 				}
