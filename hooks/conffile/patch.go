@@ -24,7 +24,10 @@ func Patch(before []byte, want *Object) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := patcher{unit: detectIndent(before)}
+	p := patcher{unit: detectIndent(before), nl: "\n"}
+	if bytes.Contains(before, []byte("\r\n")) {
+		p.nl = "\r\n" // a file of Windows line endings keeps them
+	}
 	if err := p.value(&v, want, ""); err != nil {
 		return nil, err
 	}
@@ -38,8 +41,9 @@ func Patch(before []byte, want *Object) ([]byte, error) {
 }
 
 // patcher edits one document; unit is its indentation step, for a
-// container planq opens where the file has none to copy.
-type patcher struct{ unit string }
+// container planq opens where the file has none to copy, and nl its line
+// ending.
+type patcher struct{ unit, nl string }
 
 // model decodes a syntax tree value into the Object model.
 func model(v hujson.Value) (any, error) {
@@ -148,7 +152,7 @@ func (p patcher) object(obj *hujson.Object, want *Object, indent string) error {
 			return err
 		}
 		m.Value.Value = val
-		its.insert(len(obj.Members), m, inner, indent, multi)
+		its.insert(len(obj.Members), m, inner, indent, p.nl, multi)
 	}
 	return nil
 }
@@ -186,7 +190,7 @@ func (p patcher) array(arr *hujson.Array, want []any, indent string) error {
 			if err != nil {
 				return err
 			}
-			its.insert(at, hujson.Value{Value: val}, inner, indent, multi)
+			its.insert(at, hujson.Value{Value: val}, inner, indent, p.nl, multi)
 			at++
 		}
 		if pair[0] < len(cur) {
@@ -199,9 +203,8 @@ func (p patcher) array(arr *hujson.Array, want []any, indent string) error {
 
 // indent is the indentation of the container's items (from the last one
 // that starts a line, a comment before it included, else the container's
-// own indentation and a unit)
-// and whether they are laid out one per line (so is an empty container
-// planq fills).
+// own indentation and a unit) and whether they are laid out one per line
+// (so is an empty container planq fills).
 func (c items[T]) indent(indent, unit string) (string, bool) {
 	list := *c.list
 	for i := len(list) - 1; i >= 0; i-- {
@@ -228,25 +231,25 @@ func (c items[T]) near(i int) *hujson.Value {
 }
 
 // insert puts item at i, laid out like its neighbour (an empty container
-// is opened: on lines of their own at inner and indent when multi),
-// keeping the container's trailing comma or its absence.
-func (c items[T]) insert(i int, item T, inner, indent string, multi bool) {
+// is opened: on lines of their own at inner and indent when multi, ended
+// by nl), keeping the container's trailing comma or its absence.
+func (c items[T]) insert(i int, item T, inner, indent, nl string, multi bool) {
 	list := *c.list
 	n := len(list)
 	b := c.before(&item)
 	switch {
 	case n == 0:
 		if multi {
-			*b = hujson.Extra("\n" + inner)
+			*b = hujson.Extra(nl + inner)
 			if isSpace(*c.after) {
-				*c.after = hujson.Extra("\n" + indent)
+				*c.after = hujson.Extra(nl + indent)
 			}
 		}
 	case i == n:
-		*b = lineBreak(*c.before(&list[n-1]), inner)
+		*b = lineBreak(*c.before(&list[n-1]), inner, nl)
 	default:
 		next := c.before(&list[i])
-		*b = lineBreak(*next, inner)
+		*b = lineBreak(*next, inner, nl)
 		if i == 0 && !bytes.Contains(*next, []byte("\n")) && isSpace(*next) {
 			*b, *next = append(hujson.Extra(nil), *next...), hujson.Extra(" ") // [x → [new, x
 		}
@@ -332,7 +335,7 @@ func (p patcher) write(b *bytes.Buffer, v any, indent string, like *hujson.Value
 			if i > 0 {
 				b.WriteByte(',')
 			}
-			b.WriteString("\n" + indent + p.unit)
+			b.WriteString(p.nl + indent + p.unit)
 			writeString(b, k)
 			b.WriteString(": ")
 			var child *hujson.Value
@@ -346,7 +349,7 @@ func (p patcher) write(b *bytes.Buffer, v any, indent string, like *hujson.Value
 			}
 			p.write(b, t.vals[k], indent+p.unit, child, true)
 		}
-		b.WriteString("\n" + indent + "}")
+		b.WriteString(p.nl + indent + "}")
 	case []any:
 		if likeArr != nil {
 			multi = multi && spans(*like)
@@ -360,25 +363,25 @@ func (p patcher) write(b *bytes.Buffer, v any, indent string, like *hujson.Value
 			if i > 0 {
 				b.WriteByte(',')
 			}
-			b.WriteString("\n" + indent + p.unit)
+			b.WriteString(p.nl + indent + p.unit)
 			var child *hujson.Value
 			if likeArr != nil && len(likeArr.Elements) > 0 {
 				child = &likeArr.Elements[len(likeArr.Elements)-1]
 			}
 			p.write(b, e, indent+p.unit, child, true)
 		}
-		b.WriteString("\n" + indent + "]")
+		b.WriteString(p.nl + indent + "]")
 	default:
 		writeLine(b, v)
 	}
 }
 
 // lineBreak is the whitespace before a new item laid out like the item
-// whose whitespace before is b: a line break and inner when b breaks the
-// line, else b's spaces (no comment of the user's is copied).
-func lineBreak(b hujson.Extra, inner string) hujson.Extra {
+// whose whitespace before is b: a line break (nl) and inner when b breaks
+// the line, else b's spaces (no comment of the user's is copied).
+func lineBreak(b hujson.Extra, inner, nl string) hujson.Extra {
 	if bytes.Contains(b, []byte("\n")) {
-		return hujson.Extra("\n" + inner)
+		return hujson.Extra(nl + inner)
 	}
 	if len(b) > 0 && isSpace(b) {
 		return append(hujson.Extra(nil), b...)

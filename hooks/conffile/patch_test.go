@@ -25,6 +25,8 @@ func TestPatchAddRemoveRoundTrip(t *testing.T) {
 			"{\n\t// my servers\n\t\"mcp\": {\n\t\t// GitHub's\n\t\t\"github\": {\n\t\t\t\"command\": \"gh\"\n\t\t},\n\t\t\"planq\": {\n\t\t\t\"command\": \"/opt/planq\",\n\t\t\t\"args\": [\n\t\t\t\t\"mcp\",\n\t\t\t\t\"serve\"\n\t\t\t]\n\t\t}\n\t}\n}"},
 		{"trailing commas", "{\n   \"mcp\": {\n      \"github\": {\"command\": \"gh\"},\n   },\n}\n",
 			"{\n   \"mcp\": {\n      \"github\": {\"command\": \"gh\"},\n      \"planq\": {\"command\": \"/opt/planq\", \"args\": [\"mcp\", \"serve\"]},\n   },\n}\n"},
+		{"windows line endings", "{\r\n  \"mcp\": {\r\n    \"github\": {\r\n      \"command\": \"gh\"\r\n    }\r\n  }\r\n}\r\n",
+			"{\r\n  \"mcp\": {\r\n    \"github\": {\r\n      \"command\": \"gh\"\r\n    },\r\n    \"planq\": {\r\n      \"command\": \"/opt/planq\",\r\n      \"args\": [\r\n        \"mcp\",\r\n        \"serve\"\r\n      ]\r\n    }\r\n  }\r\n}\r\n"},
 		{"one line", `{"mcp": {"github": {"command": "gh"}}}`,
 			`{"mcp": {"github": {"command": "gh"}, "planq": {"command": "/opt/planq", "args": ["mcp", "serve"]}}}`},
 		{"empty object", "{\n  \"mcp\": {}\n}\n",
