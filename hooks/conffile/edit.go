@@ -72,7 +72,11 @@ func Apply(e FileEdit) error {
 	if err := os.MkdirAll(filepath.Dir(e.Path), 0o755); err != nil {
 		return fmt.Errorf("create %s: %w", filepath.Dir(e.Path), err)
 	}
-	if err := config.WriteFileAtomic(e.Path, e.After, e.Mode); err != nil {
+	target := e.Path
+	if real, err := filepath.EvalSymlinks(e.Path); err == nil {
+		target = real // a symlinked config (a dotfiles repo's) stays a symlink: its file is written
+	}
+	if err := config.WriteFileAtomic(target, e.After, e.Mode); err != nil {
 		return fmt.Errorf("write %s: %w", e.Path, err)
 	}
 	return nil
