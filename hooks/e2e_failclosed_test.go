@@ -126,68 +126,83 @@ var failHosts = []failHost{
 // segmentation fault after half an answer).
 var hookFailures = []struct {
 	name   string
-	break_ func(t *testing.T, hook string)
+	break_ func(hook string) error
 }{
-	{"missing", func(t *testing.T, hook string) {
-		if err := os.Rename(hook, hook+".away"); err != nil {
-			t.Fatal(err)
-		}
-	}},
-	{"unexecutable", func(t *testing.T, hook string) {
-		if err := os.Chmod(hook, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}},
-	{"crashing", func(t *testing.T, hook string) {
-		if err := os.WriteFile(hook, []byte("#!/bin/sh\nprintf '{\"hookSpecificOutput\":'\nkill -SEGV $$\n"), 0o755); err != nil {
-			t.Fatal(err)
-		}
+	{"missing", func(hook string) error { return os.Rename(hook, hook+".away") }},
+	{"unexecutable", func(hook string) error { return os.Chmod(hook, 0o644) }},
+	{"crashing", func(hook string) error {
+		return os.WriteFile(hook, []byte("#!/bin/sh\nprintf '{\"hookSpecificOutput\":'\nkill -SEGV $$\n"), 0o755)
 	}},
 }
 
 // TestBrokenHookBinaryDeniesInEveryHost checks, in each real host, that
 // planq's gate fails closed when the planq-hook binary its wiring runs is
 // missing, not executable or crashing: before the change is declared, a
-// file write and a shell command that writes are both held back, and
-// neither file lands. (Claude Code, like Codex, lets a call through when a
-// hook command exits 127; planq's wiring turns any failure of the hook
-// command into the host's blocking answer.)
+// file write and a shell command that writes are held back under each
+// failure in turn (the binary is broken anew before each), and no file
+// lands. (Claude Code and Codex let a call through when a hook command
+// exits 127, 126 or crashes, Gemini CLI when it crashes; planq's wiring
+// turns any failure of the hook command into the host's blocking answer.)
 func TestBrokenHookBinaryDeniesInEveryHost(t *testing.T) {
 	built := planqWithHookBinary(t) // before Isolate: the build uses the real Go caches
 	for _, h := range failHosts {
-		for _, f := range hookFailures {
-			t.Run(h.name+"/"+f.name, func(t *testing.T) {
-				planq := copyPlanq(t, built)
-				w := e2e.New(t, planq)
-				host := h.setup(t, w)
-				scope := "local"
-				if h.name == "claude" {
-					scope = "project" // claude's e2e env reads the project's .mcp.json without approval
-				}
-				w.Install("--host", h.name, "--scope", scope)
-				f.break_(t, filepath.Join(filepath.Dir(planq), "planq-hook"))
+		t.Run(h.name, func(t *testing.T) {
+			planq := copyPlanq(t, built)
+			hook := filepath.Join(filepath.Dir(planq), "planq-hook")
+			good, err := os.ReadFile(hook)
+			if err != nil {
+				t.Fatal(err)
+			}
+			w := e2e.New(t, planq)
+			host := h.setup(t, w)
+			scope := "local"
+			if h.name == "claude" {
+				scope = "project" // claude's e2e env reads the project's .mcp.json without approval
+			}
+			w.Install("--host", h.name, "--scope", scope)
 
-				written, shelled := filepath.Join(w.Repo, "written.txt"), filepath.Join(w.Repo, "shelled.txt")
-				var turns []fakemodel.Turn
+			// Each turn breaks the binary its own way (from a good copy)
+			// before the model's call reaches the gate.
+			var turns []fakemodel.Turn
+			var files []string
+			for _, f := range hookFailures {
+				var calls []fakemodel.ToolUse
 				if h.write != nil {
-					turns = append(turns, fakemodel.Turn{Text: "Writing.", Tools: []fakemodel.ToolUse{h.write(written)}})
+					p := filepath.Join(w.Repo, f.name+"-written.txt")
+					calls, files = append(calls, h.write(p)), append(files, p)
 				}
-				turns = append(turns,
-					fakemodel.Turn{Text: "Shell.", Tools: []fakemodel.ToolUse{h.shell("echo must not land > " + shelled)}},
-					fakemodel.Turn{Text: "Done."})
-				s := w.Run(host, "Write the files", turns...)
-				for _, r := range s.Loop[1:] {
-					for _, tr := range r.ToolResults() {
-						t.Logf("tool result: error=%v %s", tr.IsError, e2e.Trunc(tr.Text, 300))
-					}
+				p := filepath.Join(w.Repo, f.name+"-shelled.txt")
+				calls, files = append(calls, h.shell("echo must not land > "+p)), append(files, p)
+				for i, call := range calls {
+					turns = append(turns, fakemodel.Turn{Func: func(*fakemodel.Request) fakemodel.Turn {
+						_ = os.Remove(hook + ".away")
+						err := os.WriteFile(hook, good, 0o755)
+						if err == nil {
+							err = os.Chmod(hook, 0o755)
+						}
+						if err == nil {
+							err = f.break_(hook)
+						}
+						if err != nil {
+							return fakemodel.Turn{Text: "could not break the hook: " + err.Error()}
+						}
+						return fakemodel.Turn{Text: fmt.Sprintf("Call %d with the hook %s.", i, f.name), Tools: []fakemodel.ToolUse{call}}
+					}})
 				}
-				for _, p := range []string{written, shelled} {
-					if _, err := os.Stat(p); !os.IsNotExist(err) {
-						t.Errorf("%s landed (%v) although planq's gate could not run", filepath.Base(p), err)
-					}
+			}
+			turns = append(turns, fakemodel.Turn{Text: "Done."})
+			s := w.Play(host, "Write the files", turns...)
+			for _, r := range s.Loop[1:] {
+				for _, tr := range r.ToolResults() {
+					t.Logf("tool result: error=%v %s", tr.IsError, e2e.Trunc(tr.Text, 300))
 				}
-			})
-		}
+			}
+			for _, p := range files {
+				if _, err := os.Stat(p); !os.IsNotExist(err) {
+					t.Errorf("%s landed (%v) although planq's gate could not run", filepath.Base(p), err)
+				}
+			}
+		})
 	}
 }
 
