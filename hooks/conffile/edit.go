@@ -160,13 +160,6 @@ func (e *FileEdit) SetJSON(doc *Object) error {
 	return nil
 }
 
-// EncodeCompact encodes v on one line.
-func EncodeCompact(v any) []byte {
-	var b bytes.Buffer
-	_ = jsonCompact(&b, Encode(v))
-	return b.Bytes()
-}
-
 // Int is a JSON integer.
 func Int(n int) any { return Number(fmt.Sprint(n)) }
 
