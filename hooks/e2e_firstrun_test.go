@@ -65,8 +65,9 @@ func TestFirstRunInClaudeCode(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 
-	// planq mcp install: the default scope, registered through claude.
-	install := exec.CommandContext(ctx, planq, "mcp", "install", "--claude", claude)
+	// planq mcp install: the default (local) scope; the server goes into
+	// ~/.claude.json, edited in place by planq.
+	install := exec.CommandContext(ctx, planq, "mcp", "install", "--host", "claude")
 	install.Dir = repo
 	if out, err := install.CombinedOutput(); err != nil {
 		t.Fatalf("planq mcp install: %v\n%s", err, out)

@@ -170,7 +170,7 @@ func TestDoctorReportsTheHookBinary(t *testing.T) {
 		}
 		return string(out), code
 	}
-	if out, code := run(bin, "mcp", "install", "--scope", "project", "--claude", "none"); code != 0 {
+	if out, code := run(bin, "mcp", "install", "--scope", "project", "--host", "claude"); code != 0 {
 		t.Fatalf("mcp install: exit %d\n%s", code, out)
 	}
 	settings, _ := os.ReadFile(filepath.Join(repo, ".claude", "settings.json"))

@@ -13,6 +13,7 @@ import (
 
 	"github.com/planq-dev/planq/gate"
 	"github.com/planq-dev/planq/hooks/session"
+	"github.com/planq-dev/planq/mcp/toolnames"
 )
 
 // env is the environment Gemini CLI 0.61.0 gives a hook (captured), for the
@@ -160,6 +161,16 @@ func TestShellDir(t *testing.T) {
 // TestGateTools covers every tool Gemini CLI 0.61.0 offers (its request's
 // functionDeclarations, plus the ones its source names): each one that can
 // write is gated, the read-only ones never are.
+// Every tool of planq's server (toolnames, the list the server registers)
+// is known by its name alone, without a context.
+func TestGateKnowsEveryPlanqTool(t *testing.T) {
+	for _, name := range toolnames.All() {
+		if got := GateTool(ToolPrefix+name, nil); got != (gate.Tool{Kind: gate.KindMCP, Server: ServerName, MCPTool: name}) {
+			t.Errorf("GateTool(%q) = %+v", ToolPrefix+name, got)
+		}
+	}
+}
+
 func TestGateTools(t *testing.T) {
 	tests := []struct {
 		name string
@@ -185,6 +196,7 @@ func TestGateTools(t *testing.T) {
 		{"Write_File", nil, gate.Tool{}},    // names are exact
 		{"mcp_planq_jj_init", nil, gate.Tool{Kind: gate.KindMCP, Server: "planq", MCPTool: "jj_init"}},
 		{"mcp_planq_jj_init", &MCPContext{ServerName: "planq", ToolName: "jj_init"}, gate.Tool{Kind: gate.KindMCP, Server: "planq", MCPTool: "jj_init"}},
+		{"mcp_planq_jj_squash", nil, gate.Tool{Kind: gate.KindMCP, Server: "planq", MCPTool: "jj_squash"}},
 		{"mcp_planq_unknown", nil, gate.Tool{}}, // not one of planq's tools, and no context to split it
 		// Server names with underscores: only the context can split them.
 		{"mcp_my_db_run_query", &MCPContext{ServerName: "my_db", ToolName: "run_query"}, gate.Tool{Kind: gate.KindMCP, Server: "my_db", MCPTool: "run_query"}},
