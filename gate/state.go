@@ -76,6 +76,9 @@ func State(ctx context.Context, dir string) (Status, error) {
 	}
 	st.ChangeID, st.Description = cur.ChangeID, cur.Description
 	st.Locked = !cur.Declared()
+	if st.Locked {
+		MarkLocked(root) // jj moved and the gate is locked: a declaration by hand is worth a check
+	}
 	// Key the entry on the heads as they are now.
 	if key, err := jj.OpHeadsKey(root); err == nil && secretErr == nil {
 		e := cacheEntry{Version: cacheVersion, Key: key, ChangeID: cur.ChangeID, Description: cur.Description}
@@ -102,23 +105,12 @@ func readCache(path string, secret []byte, root string) (cacheEntry, bool) {
 	return e, true
 }
 
-// writeCache replaces the cache file atomically (a temporary file renamed
-// into place), so a concurrent hook reads the old entry or the new one,
-// never half of one. It is best effort: without a cache the next call runs
-// jj again. It does not fsync; a cache lost in a crash costs one jj run.
+// writeCache replaces the cache file atomically, so a concurrent hook reads
+// the old entry or the new one, never half of one. It is best effort:
+// without a cache the next call runs jj again. It does not fsync; a cache
+// lost in a crash costs one jj run.
 func writeCache(path string, e cacheEntry) {
-	data, err := json.Marshal(e)
-	if err != nil {
-		return
-	}
-	f, err := os.CreateTemp(filepath.Dir(path), "."+CacheFile+".tmp-*")
-	if err != nil {
-		return
-	}
-	tmp := f.Name()
-	_, werr := f.Write(data)
-	cerr := f.Close()
-	if werr != nil || cerr != nil || os.Rename(tmp, path) != nil {
-		os.Remove(tmp)
+	if data, err := json.Marshal(e); err == nil {
+		_ = writeFileAtomic(path, data)
 	}
 }
