@@ -624,16 +624,10 @@ func (a *analyzer) pathKind(p arg) pathKind {
 	if len(a.judged) >= maxPathChecks {
 		return pathInside // past the bound, no more outside credit
 	}
-	k := pathInside
-	if r, ok := a.resolve(v, a.where.Cwd); ok {
-		if a.places == nil {
-			a.places = a.where.places()
-		}
-		k = a.places.classify(a.where.Root, r)
-		if k == pathOutside && hardLinked(r) {
-			k = pathInside
-		}
+	if a.places == nil {
+		a.places = a.where.places()
 	}
+	k := a.places.judge(a.where.Root, v, a.where.Cwd, a.resolveAbs)
 	if a.judged == nil {
 		a.judged = map[string]pathKind{}
 	}
@@ -648,9 +642,27 @@ type resolution struct {
 	ok   bool
 }
 
-// resolve is resolvePath, remembered, and bounded: past maxPathChecks
+// readings resolves p (relative to cwd) under both readings
+// (pathReadings); ok is false when either cannot be known.
+func (a *analyzer) readings(p, cwd string) ([]string, bool) {
+	forms, ok := pathReadings(p, cwd)
+	if !ok {
+		return nil, false
+	}
+	out := make([]string, 0, len(forms))
+	for _, f := range forms {
+		r, ok := a.resolveAbs(f, cwd)
+		if !ok {
+			return nil, false
+		}
+		out = append(out, r)
+	}
+	return out, true
+}
+
+// resolveAbs is resolveAbs, remembered, and bounded: past maxPathChecks
 // distinct paths it reports ok false (the path counts as unknown).
-func (a *analyzer) resolve(p, cwd string) (string, bool) {
+func (a *analyzer) resolveAbs(p, cwd string) (string, bool) {
 	key := [2]string{p, cwd}
 	if r, ok := a.resolved[key]; ok {
 		return r.path, r.ok
@@ -659,7 +671,7 @@ func (a *analyzer) resolve(p, cwd string) (string, bool) {
 		return "", false
 	}
 	a.step(64)
-	r, ok := resolvePath(p, cwd)
+	r, ok := resolveAbs(p, cwd)
 	if a.resolved == nil {
 		a.resolved = map[[2]string]resolution{}
 	}

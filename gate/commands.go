@@ -104,6 +104,7 @@ func buildCommands() map[string]*rule {
 		"gocyclo", "ineffassign", "tflint", "checkov", "gitleaks")
 	builtinRules(t)
 	fileOpRules(t)
+	patchRules(t)
 
 	// Readers with options that write files or run programs.
 	t["less"] = &rule{ro: true, check: lessCheck, modFlags: []string{"-o", "-O", "--log-file", "--LOG-FILE"}, valued: []string{"-o", "-O", "--log-file", "--LOG-FILE", "-k", "--lesskey-file", "-p", "--pattern", "-t", "--tag", "-T", "--tag-file", "-x", "--tabs", "-y", "-z", "-b", "-h", "-j", "-P"}}

@@ -84,13 +84,18 @@ func (a *analyzer) outsideOperand(f arg, lastGlob bool) bool {
 	if a.pathKind(d) != pathOutside {
 		return false
 	}
-	r, ok := a.resolve(d.val, a.where.Cwd)
+	rs, ok := a.readings(d.val, a.where.Cwd)
 	if !ok {
 		return false
 	}
 	// The glob must not be able to match an entry that tools find by
 	// walking up (it could not: the directory is not above the project).
-	return !within(r, a.where.Root)
+	for _, r := range rs {
+		if within(r, a.where.Root) {
+			return false
+		}
+	}
+	return true
 }
 
 func fileOpRules(t map[string]*rule) {

@@ -3,7 +3,6 @@ package gate
 import (
 	"encoding/json"
 	"path"
-	"path/filepath"
 	"strings"
 
 	"github.com/planq-dev/planq/config"
@@ -189,27 +188,10 @@ func classify(call ToolCall, pol Policy) Verdict {
 	return Verdict{Modifies: true, Part: name, Reason: "unknown tool " + name + " counts as modifying (gate.unknown: strict)"}
 }
 
-// editorTarget says where an editor tool's file is: resolved (symlinks,
-// /proc/self/cwd, ..) and compared with the project the same way as the
-// files a Bash command writes.
+// editorTarget says where an editor tool's (or a patch's) file is: judged
+// by the one rule the files a Bash command writes are (places.judge).
 func editorTarget(w Where, p string) pathKind {
-	root := resolvedRoot(w.Root)
-	if p == "" || root == "" {
-		return pathInside
-	}
-	cwd := w.Cwd
-	if cwd == "" && !filepath.IsAbs(p) {
-		return pathInside
-	}
-	r, ok := resolvePath(p, cwd)
-	if !ok {
-		return pathInside
-	}
-	k := w.classifyPath(root, r)
-	if k == pathOutside && hardLinked(r) {
-		return pathInside
-	}
-	return k
+	return w.places().judge(resolvedRoot(w.Root), p, w.Cwd, resolveAbs)
 }
 
 // classifyMCP judges an MCP tool. The configuration's globs and the read

@@ -289,8 +289,16 @@ func (a *analyzer) gitDirInside(d arg) bool {
 	if !isAbsPath(d.val) && (a.facts.cdAny || a.where.Cwd == "") {
 		return false
 	}
-	r, ok := a.resolve(d.val, a.where.Cwd)
-	return ok && within(a.where.Root, r) && !d.glob && !d.tilde
+	if d.glob || d.tilde {
+		return false
+	}
+	rs, ok := a.readings(d.val, a.where.Cwd)
+	if !ok {
+		return false
+	}
+	// In the project under both readings: a repository elsewhere has a
+	// configuration that can make git run programs.
+	return !slices.ContainsFunc(rs, func(r string) bool { return !within(a.where.Root, r) })
 }
 
 // gitRemoteArgs refuses the options of fetch, clone, pull, ls-remote and
@@ -505,7 +513,8 @@ func jjInitCheck(c *cmdCtx, name string, args []arg, _ *rule) outcome {
 		return outcome{}
 	}
 	if d.static && c.a.where.Root != "" {
-		if rp, ok := c.a.resolve(d.val, c.a.where.Cwd); ok && !c.a.facts.cdAny && foldPath(rp) == foldPath(c.a.where.Root) {
+		if rs, ok := c.a.readings(d.val, c.a.where.Cwd); ok && !c.a.facts.cdAny &&
+			!slices.ContainsFunc(rs, func(r string) bool { return foldPath(r) != foldPath(c.a.where.Root) }) {
 			return outcome{}
 		}
 	}

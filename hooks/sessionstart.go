@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/planq-dev/planq/gate"
 	"github.com/planq-dev/planq/hooks/session"
 	"github.com/planq-dev/planq/jj"
 	"github.com/planq-dev/planq/metrics"
@@ -55,6 +56,10 @@ func (r *Runner) sessionContext(ctx context.Context, ev session.Event) (string, 
 		return "", err
 	}
 	cur, parent, stat := js.cur, js.parent, js.stat
+	// The files as jj just recorded them are where the check at the
+	// declaration starts: what changes while the gate is locked is named
+	// then.
+	baselineErr := gate.SessionStarted(s.Root, ev.SessionID, ev.ParentID, !cur.Declared())
 	var (
 		wg       sync.WaitGroup
 		summary  staterepo.Summary
@@ -69,6 +74,9 @@ func (r *Runner) sessionContext(ctx context.Context, ev session.Event) (string, 
 	var statErr error
 
 	var problems []string
+	if baselineErr != nil {
+		problems = append(problems, "recording the working copy for the check at declaration: "+baselineErr.Error())
+	}
 	root, sess, err := s.Bind(ctx, r.Env, ev, cur)
 	if err != nil {
 		problems = append(problems, "recording the session: "+err.Error())

@@ -237,6 +237,7 @@ func TestUIBrowser(t *testing.T) {
 	t.Run("metrics", func(t *testing.T) {
 		run(t, load("/metrics"),
 			seen(`main`, "Gate verdicts"),
+			seen(`main`, "1 declarations checked; 0 found 0 files changed while locked"),
 			seen(`main table.list`, "locked"),
 			seen(`main table.list`, "jj_describe"),
 			seen(`main table.list`, "retry budget"),

@@ -142,6 +142,7 @@ func buildProject(t *testing.T) project {
 		{Time: now.Add(-time.Hour), Kind: metrics.KindTool, Tool: "jj_describe"},
 		{Time: now.Add(-time.Hour), Kind: metrics.KindTool, Tool: "planq_search"},
 		{Time: now.Add(-time.Hour), Kind: metrics.KindEmptySearch, Query: "retry budget"},
+		metrics.EscapesRecord("jj_init", "s1", "claude", nil),
 	}
 	if err := metrics.Append(dir, recs...); err != nil {
 		t.Fatal(err)

@@ -88,61 +88,94 @@ var lineageTools = map[string]bool{"jj_init": true, "jj_new": true, "jj_describe
 // lineage's new changes after jj_init, jj_new, jj_describe or a shell
 // command that ran jj.
 func PostToolUse(ctx context.Context, e Env, ev Event) error {
+	_, err := postToolUse(ctx, e, ev)
+	return err
+}
+
+// postToolUse is PostToolUse, with what the model should be told: the
+// files that changed while the gate was locked, when the call declared the
+// change by hand.
+func postToolUse(ctx context.Context, e Env, ev Event) (string, error) {
 	c := ev.Call
 	if c == nil || c.Failed {
-		return nil
+		return "", nil
 	}
 	switch t := c.Tool; {
 	case t.Kind == gate.KindEditor:
 		p := stringInput(c.Input, t.Field)
 		if p == "" {
-			return nil
+			return "", nil
 		}
-		return recordFiles(ctx, e, ev, []string{p})
+		return "", recordFiles(ctx, e, ev, []string{p})
 	case t.Kind == gate.KindPatch:
 		paths, err := gate.PatchPaths(stringInput(c.Input, t.Field))
 		if err != nil {
-			return nil // the host could not apply it either
+			return "", nil // the host could not apply it either
 		}
-		return recordFiles(ctx, e, ev, paths)
+		return "", recordFiles(ctx, e, ev, paths)
 	case t.Kind == gate.KindMCP && t.Server == "planq" && lineageTools[t.MCPTool],
 		t.Kind == gate.KindShell && mentionsJJ(stringInput(c.Input, t.Field)):
 		return reconcile(ctx, e, ev, t.Kind == gate.KindMCP && t.MCPTool == "jj_describe")
 	}
-	return nil
+	return "", nil
 }
 
 // reconcile binds the session to @'s lineage after jj moved; described says
 // the description was just written, so the stop hook knows which diff it
-// describes.
-func reconcile(ctx context.Context, e Env, ev Event, described bool) error {
+// describes. When the call declared the change by hand (the gate was seen
+// locked since the last check), it makes the check at declaration and
+// returns its note for the model.
+func reconcile(ctx context.Context, e Env, ev Event, described bool) (string, error) {
 	s, err := Open(e, ev)
 	if errors.Is(err, ErrNotJJRepo) {
-		return nil
+		return "", nil
 	}
 	if err != nil {
-		return err
+		return "", err
 	}
 	cur, err := s.JJ.Current(ctx)
 	if err != nil {
-		return fmt.Errorf("jj: %w", err)
+		return "", fmt.Errorf("jj: %w", err)
 	}
+	var note string
 	if cur.Declared() {
 		recordDeclared(e, s, ev)
+		note = checkByHand(ctx, e, s, ev)
+	} else {
+		gate.MarkLocked(s.Root)
 	}
 	root, _, err := s.Bind(ctx, e, ev, cur)
 	if err != nil || root == "" || !described {
-		return err
+		return note, err
 	}
 	mark, err := s.MarkOf(ctx, cur)
 	if err != nil {
-		return err
+		return note, err
 	}
 	_, err = s.TS.Update(ctx, root, func(sess *transcript.Session) error {
 		SetMark(sess, cur.ChangeID, mark)
 		return nil
 	})
-	return err
+	return note, err
+}
+
+// checkByHand is the check at declaration for a change declared outside
+// jj_init (jj describe or jj new -m in a shell): made only when the gate
+// was seen locked since the last check, so the jj commands of a declared
+// session cost nothing more. It never fails the hook.
+func checkByHand(ctx context.Context, e Env, s *Scope, ev Event) string {
+	if !gate.Pending(s.Root) {
+		return ""
+	}
+	esc, err := gate.CheckDeclared(ctx, s.JJ, s.Root)
+	if err != nil || !esc.Checked {
+		return ""
+	}
+	RecordEscapes(e, s, ev, ev.Call.Name, esc.Files)
+	if n := esc.Note(); n != "" {
+		return "planq: " + n
+	}
+	return ""
 }
 
 // recordFiles adds the files a call wrote inside the repo to the session's
