@@ -58,10 +58,11 @@ type refusalScanner struct {
 	refused bool
 }
 
-// refusals are how programs report EACCES, EPERM and EROFS, lowercased.
-var refusals = []string{"permission denied", "operation not permitted", "read-only file system", "eacces", "eperm", "erofs"}
+// refusals are how programs report EACCES, EPERM, EROFS and EXDEV (what
+// Landlock answers a link or rename out of the project), lowercased.
+var refusals = []string{"permission denied", "operation not permitted", "read-only file system", "invalid cross-device link", "eacces", "eperm", "erofs", "exdev"}
 
-const refusalKeep = len("operation not permitted") - 1
+const refusalKeep = len("invalid cross-device link") - 1
 
 func (s *refusalScanner) Write(p []byte) {
 	if s.refused {
