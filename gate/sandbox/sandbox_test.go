@@ -57,7 +57,10 @@ func TestCommandReadsBackInAShell(t *testing.T) {
 	if _, err := Command([]string{"x"}, Invocation{Root: "/", Command: "a\x00b"}); err == nil {
 		t.Errorf("a command with a NUL byte was quoted")
 	}
-	for _, s := range []string{"ls", "'a' b", "'a''b", "'a' 'sandbox' '--bogus'", "'x' 'sandbox' '--root' '/' '--' 'a' 'b'"} {
+	if entry, inv, ok := Unwrap(`'/bin/planq-sandbox' '--root' '/p' '--' 'ls'`); !ok || !slices.Equal(entry, []string{"/bin/planq-sandbox"}) || inv.Command != "ls" {
+		t.Errorf("Unwrap of a planq-sandbox rewrite: %q %+v %v", entry, inv, ok)
+	}
+	for _, s := range []string{"ls", "'a' b", "'a''b", "'a' 'sandbox' '--bogus'", "'x' 'sandbox' '--root' '/' '--' 'a' 'b'", "'--root' '/' '--' 'ls'"} {
 		if _, _, ok := Unwrap(s); ok {
 			t.Errorf("Unwrap(%q) took it for a rewrite", s)
 		}
