@@ -469,8 +469,14 @@ func enforcementCheck(hcs []hostChecks) check {
 		parts = append(parts, how+" for "+strings.Join(by[how], ", "))
 	}
 	c.Detail = strings.Join(parts, "; ")
-	if e := sandbox.Detect(); !e.Available() && runtime.GOOS == "linux" {
+	e := sandbox.Detect()
+	switch entry, err := sandbox.Entry(); {
+	case !e.Available() && runtime.GOOS == "linux":
 		c.Fix = "a Linux 6.2 or later kernel with Landlock enabled (lsm= boot parameter) gives locked shell commands the OS sandbox"
+	case e.Available() && err == nil && filepath.Base(entry[0]) != sandbox.LeanBinary:
+		// Works, but every sandboxed command starts a bigger binary.
+		c.Detail += "; sandboxed commands start " + strings.Join(entry, " ") + " (" + sandbox.LeanBinary + " is not installed beside planq)"
+		c.Fix = "make install (it puts " + sandbox.LeanBinary + " beside planq: each sandboxed command starts faster)"
 	}
 	return c
 }
