@@ -89,16 +89,18 @@ func TestSandboxKeepsWhoApprovesInClaudeCode(t *testing.T) {
 		name  string
 		mode  string
 		rules map[string][]string
-		ran   bool   // the command ran (in the sandbox)
-		want  string // the tool result says
+		args  []string // more of claude's arguments
+		ran   bool     // the command ran (in the sandbox)
+		want  string   // the tool result says
 	}{
-		{"default mode, no rule: asked", "default", nil, false, "requires approval"},
-		{"default mode, allow rule: runs sandboxed", "default", map[string][]string{"allow": {"Bash(python3:*)"}}, true, "42"},
-		{"default mode, allow rule of the untrusted project: asked", "default", nil, false, "requires approval"},
-		{"bypass, deny rule: denied", "bypassPermissions", map[string][]string{"deny": {"Bash(python3:*)"}}, false, "Bash(python3:*)"},
-		{"bypass, ask rule: asked", "bypassPermissions", map[string][]string{"ask": {"Bash(python3 -c:*)"}}, false, "asks about it"},
-		{"bypass, no rule: runs sandboxed", "bypassPermissions", nil, true, "42"},
-		{"dontAsk, allow rule: runs sandboxed", "dontAsk", map[string][]string{"allow": {"Bash(python3:*)"}}, true, "42"},
+		{"default mode, no rule: asked", "default", nil, nil, false, "requires approval"},
+		{"default mode, allow rule: runs sandboxed", "default", map[string][]string{"allow": {"Bash(python3:*)"}}, nil, true, "42"},
+		{"default mode, allow rule of the untrusted project: asked", "default", nil, nil, false, "requires approval"},
+		{"bypass, deny rule: denied", "bypassPermissions", map[string][]string{"deny": {"Bash(python3:*)"}}, nil, false, "Bash(python3:*)"},
+		{"bypass, ask rule: asked", "bypassPermissions", map[string][]string{"ask": {"Bash(python3 -c:*)"}}, nil, false, "asks about it"},
+		{"bypass, no rule: runs sandboxed", "bypassPermissions", nil, nil, true, "42"},
+		{"dontAsk, allow rule: runs sandboxed", "dontAsk", map[string][]string{"allow": {"Bash(python3:*)"}}, nil, true, "42"},
+		{"bypass, deny rule on the command line: denied", "bypassPermissions", nil, []string{"--disallowedTools", "Bash(python3:*)"}, false, "Bash(python3:*)"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -119,7 +121,7 @@ func TestSandboxKeepsWhoApprovesInClaudeCode(t *testing.T) {
 				testenv.WriteFile(t, w.Repo, ".claude/settings.local.json", `{"permissions":{"allow":["Bash(python3:*)"]}}`)
 			}
 			host := func(ctx context.Context, m *fakemodel.Server, prompt string) (fakemodel.Result, error) {
-				return claudeInMode(ctx, fakemodel.Run{Claude: claude, Dir: w.Repo, Home: w.Home, Env: claudeEnv(), Model: m}, tt.mode, prompt)
+				return claudeInMode(ctx, fakemodel.Run{Claude: claude, Dir: w.Repo, Home: w.Home, Env: claudeEnv(), Model: m, Args: tt.args}, tt.mode, prompt)
 			}
 			s := w.Play(host, "Compute",
 				fakemodel.Turn{Text: "Running.", Tools: []fakemodel.ToolUse{{Name: "Bash", Input: map[string]any{"command": cmd}}}},
@@ -137,9 +139,9 @@ func TestSandboxKeepsWhoApprovesInClaudeCode(t *testing.T) {
 }
 
 // claudeInMode runs Claude Code headless in permission mode (not the
-// bypass every other end-to-end test uses).
+// bypass every other end-to-end test uses), with r.Args after the prompt.
 func claudeInMode(ctx context.Context, r fakemodel.Run, mode, prompt string) (fakemodel.Result, error) {
-	args := []string{"--output-format", "json", "--permission-mode", mode, "-p", prompt}
+	args := append([]string{"--output-format", "json", "--permission-mode", mode, "-p", prompt}, r.Args...)
 	if mode == "bypassPermissions" {
 		args = append(args, "--dangerously-skip-permissions")
 	}

@@ -12,12 +12,26 @@ import (
 )
 
 // claudeArgs are the arguments of the claude process this hook runs under:
-// the nearest ancestor (Claude Code runs hooks through a shell) whose
-// program is claude. Nil when there is none within a few generations.
+// the nearest ancestor that is claude, through the shells Claude Code runs
+// hooks with. Each ancestor's program is read from /proc/PID/exe (cheap);
+// only claude's own command line is read. Nil when the chain leads
+// elsewhere within a few generations.
 func claudeArgs() []string {
 	pid := os.Getppid()
-	for range 6 {
+	for range 4 {
 		if pid <= 1 {
+			return nil
+		}
+		exe, err := os.Readlink(fmt.Sprintf("/proc/%d/exe", pid))
+		if err != nil {
+			return nil
+		}
+		switch filepath.Base(exe) {
+		case "sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "busybox":
+			pid = parentOf(pid)
+			continue
+		case "claude", "claude.exe", "node", "bun":
+		default:
 			return nil
 		}
 		data, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
@@ -33,7 +47,7 @@ func claudeArgs() []string {
 				return args[i+1:]
 			}
 		}
-		pid = parentOf(pid)
+		return nil
 	}
 	return nil
 }

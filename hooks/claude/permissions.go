@@ -188,10 +188,9 @@ func loadBashRules(projectDir string, getenv func(string) string) bashRules {
 		// The project's own allow rules count only once the user trusted
 		// the project: a repository cannot approve commands for itself
 		// [run]. Its deny and ask rules always count.
-		trusted := trustedProject(projectDir, userDir, getenv)
 		for _, f := range []string{filepath.Join(projectDir, ".claude", "settings.json"), filepath.Join(projectDir, ".claude", "settings.local.json")} {
 			p := readPermissions(f)
-			if !trusted {
+			if len(p.Allow) > 0 && !trustedProject(projectDir, userDir, getenv) {
 				p.Allow = nil
 			}
 			rules.add(p)
