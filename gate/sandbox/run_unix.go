@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"syscall"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // Run runs inv.Command in the sandbox, with stdin and stdout passed
@@ -48,14 +50,16 @@ func Run(inv Invocation) int {
 	exe, _ := os.Executable()
 	pl := NewPlan(Spec{Root: root, TempDir: tmp, Exe: exe, Getenv: os.Getenv})
 	shell := pickShell()
-	r, w, err := os.Pipe()
-	if err != nil {
+	var p [2]int
+	if err := syscall.Pipe(p[:]); err != nil {
 		return cannotRun(err)
 	}
-	pid, err := start(pl, []string{shell, "-c", inv.Command}, &syscall.ProcAttr{Env: env, Files: []uintptr{0, 1, w.Fd()}})
-	w.Close()
+	r, w := p[0], p[1]
+	syscall.CloseOnExec(r)
+	pid, err := start(pl, []string{shell, "-c", inv.Command}, &syscall.ProcAttr{Env: env, Files: []uintptr{0, 1, uintptr(w)}})
+	syscall.Close(w)
 	if err != nil {
-		r.Close()
+		syscall.Close(r)
 		return cannotRun(err)
 	}
 	stop := forwardSignals(pid)
@@ -72,30 +76,39 @@ func Run(inv Invocation) int {
 	return code
 }
 
-// copyUntilExit copies the command's stderr (r) to this process's, through
-// scan, until it ends, and reaps the command. It polls, in this one
-// goroutine, rather than wait in threads of its own (each costs a
-// process this short-lived more than the work): a read waits at most
+// copyUntilExit copies the command's stderr (the pipe r) to this
+// process's, through scan, until it ends, and reaps the command. It uses
+// the pipe directly, with poll(2), in the calling goroutine, which is
+// locked to its thread (start): Go's poller would wait for another thread
+// to notice the pipe, milliseconds on a busy machine. A poll waits at most
 // 50 ms, then the command is looked at. A process the command left in the
-// background may hold stderr open; 200 ms after the command exits its
+// background may hold stderr open; 200 ms after the command exits, its
 // output is dropped rather than the answer held up.
-func copyUntilExit(r *os.File, pid int, scan *refusalScanner) syscall.WaitStatus {
-	defer r.Close()
+func copyUntilExit(r, pid int, scan *refusalScanner) syscall.WaitStatus {
+	defer syscall.Close(r)
 	var ws syscall.WaitStatus
 	exited := false
 	var grace time.Time
 	buf := make([]byte, 32<<10)
+	fds := []unix.PollFd{{Fd: int32(r), Events: unix.POLLIN}}
 	for {
-		r.SetReadDeadline(time.Now().Add(50 * time.Millisecond))
-		n, err := r.Read(buf)
-		if n > 0 {
-			os.Stderr.Write(buf[:n])
-			scan.Write(buf[:n])
-		}
-		if err == nil {
+		n, err := unix.Poll(fds, 50)
+		if errors.Is(err, syscall.EINTR) {
 			continue
 		}
-		if !errors.Is(err, os.ErrDeadlineExceeded) {
+		if err != nil {
+			break
+		}
+		if n > 0 {
+			m, err := syscall.Read(r, buf)
+			if m > 0 {
+				os.Stderr.Write(buf[:m])
+				scan.Write(buf[:m])
+				continue
+			}
+			if errors.Is(err, syscall.EINTR) || errors.Is(err, syscall.EAGAIN) {
+				continue
+			}
 			break // EOF: every writer is gone
 		}
 		if !exited {

@@ -366,3 +366,27 @@ func TestBadInvocation(t *testing.T) {
 		}
 	}
 }
+
+// TestBackgroundHolderDoesNotHang: a process the command leaves in the
+// background, holding stderr open, does not keep the entry point (and so
+// the host) waiting for it.
+func TestBackgroundHolderDoesNotHang(t *testing.T) {
+	requireLandlock(t)
+	t.Parallel()
+	w := newWorld(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	c := exec.CommandContext(ctx, os.Args[0], "--root", w.root, "--", `sleep 120 & echo $!`)
+	c.Dir, c.Env = w.root, w.env
+	out, err := c.Output()
+	if ctx.Err() != nil {
+		t.Fatalf("the entry point waited for the background process: %v", err)
+	}
+	if err != nil {
+		t.Fatalf("%v %s", err, out)
+	}
+	var pid int
+	if _, err := fmt.Sscan(string(out), &pid); err == nil && pid > 1 {
+		syscall.Kill(pid, syscall.SIGKILL)
+	}
+}
