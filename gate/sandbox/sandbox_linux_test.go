@@ -376,7 +376,7 @@ func TestBackgroundHolderDoesNotHang(t *testing.T) {
 	w := newWorld(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	c := exec.CommandContext(ctx, os.Args[0], "--root", w.root, "--", `sleep 120 & echo $!`)
+	c := exec.CommandContext(ctx, os.Args[0], "--root", w.root, "--", `sleep 120 >/dev/null & echo $!`) // stderr held, stdout not
 	c.Dir, c.Env = w.root, w.env
 	out, err := c.Output()
 	if ctx.Err() != nil {
