@@ -123,6 +123,12 @@ func HookAnswer(event string, r Reply) *HookOutput {
 	switch event {
 	case EventPreToolUse:
 		switch {
+		case r.Command != "":
+			// A host that runs rewritten commands writes the rewrite
+			// itself; one that reaches here would run the original
+			// unsandboxed, so it is denied instead.
+			return &HookOutput{Specific: &HookSpecific{HookEventName: name, PermissionDecision: "deny",
+				PermissionDecisionReason: "planq gate: blocked this call: it may run only in the OS sandbox, and planq cannot hand this host the sandboxed command."}}
 		case r.Deny:
 			return &HookOutput{Specific: &HookSpecific{HookEventName: name, PermissionDecision: "deny", PermissionDecisionReason: r.Reason}}
 		case r.Warn:
