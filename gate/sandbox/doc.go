@@ -43,7 +43,9 @@
 // ABI 6's IPC scoping keeps the command from signalling processes outside
 // the sandbox and from connecting to abstract unix sockets served outside.
 // A seccomp filter makes socket(AF_UNIX) fail with EPERM, takes io_uring
-// away (ENOSYS) and refuses foreign-architecture system calls: tmux,
+// away (ENOSYS), refuses what a command run as root could reach past the
+// sandbox with (bpf, loading kernel modules, kexec, open_by_handle_at) and
+// foreign-architecture system calls: tmux,
 // screen, docker, podman, systemd (systemd-run), ssh-agent, D-Bus and
 // editor servers all listen on pathname unix sockets, and any of them would
 // write the project on the command's behalf. Measured here on 55 everyday

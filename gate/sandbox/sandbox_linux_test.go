@@ -21,11 +21,33 @@ import (
 // real kernel: commands run only in temporary directories made here.
 const entryEnv = "PLANQ_SANDBOX_TEST_ENTRY"
 
+// probeEnv makes this test binary, run as a command inside the sandbox,
+// try the system calls the seccomp filter refuses and print what each got.
+const probeEnv = "PLANQ_SANDBOX_TEST_PROBE"
+
 func TestMain(m *testing.M) {
 	if os.Getenv(entryEnv) == "1" {
 		os.Exit(Main(os.Args[1:]))
 	}
+	if os.Getenv(probeEnv) == "1" {
+		probe()
+		os.Exit(0)
+	}
 	os.Exit(m.Run())
+}
+
+func probe() {
+	_, _, e := syscall.RawSyscall(syscall.SYS_SOCKET, syscall.AF_UNIX, syscall.SOCK_STREAM, 0)
+	fmt.Printf("socket-unix:%d\n", e)
+	fd, _, e := syscall.RawSyscall(syscall.SYS_SOCKET, syscall.AF_INET, syscall.SOCK_STREAM, 0)
+	syscall.Close(int(fd))
+	fmt.Printf("socket-inet:%d\n", e)
+	_, e2 := syscall.Socketpair(syscall.AF_UNIX, syscall.SOCK_STREAM, 0)
+	fmt.Printf("socketpair:%v\n", e2 == nil)
+	for _, c := range refusedCalls {
+		_, _, e := syscall.RawSyscall(uintptr(c.nr), 0, 0, 0)
+		fmt.Printf("call-%d:%d\n", c.nr, e)
+	}
 }
 
 func requireLandlock(t *testing.T) {
@@ -388,5 +410,29 @@ func TestBackgroundHolderDoesNotHang(t *testing.T) {
 	var pid int
 	if _, err := fmt.Sscan(string(out), &pid); err == nil && pid > 1 {
 		syscall.Kill(pid, syscall.SIGKILL)
+	}
+}
+
+// TestSeccompRefusals runs this test binary as the sandboxed command, to
+// make the system calls the filter refuses itself: a unix socket, io_uring,
+// bpf, module loading, open_by_handle_at; an inet socket and a socketpair
+// still work.
+func TestSeccompRefusals(t *testing.T) {
+	requireLandlock(t)
+	t.Parallel()
+	w := newWorld(t)
+	w.env = append(w.env, probeEnv+"=1")
+	out, stderr, code := w.run(t, fmt.Sprintf("env -u %s %q", entryEnv, os.Args[0]))
+	if code != 0 {
+		t.Fatalf("the probe failed: %d %s", code, stderr)
+	}
+	want := []string{fmt.Sprintf("socket-unix:%d", syscall.EPERM), "socket-inet:0", "socketpair:true"}
+	for _, c := range refusedCalls {
+		want = append(want, fmt.Sprintf("call-%d:%d", c.nr, c.errno))
+	}
+	for _, w := range want {
+		if !strings.Contains(out, w+"\n") {
+			t.Errorf("the probe lacks %q:\n%s", w, out)
+		}
 	}
 }
