@@ -234,31 +234,32 @@ func patchRules(t map[string]*rule) {
 }
 
 // applyPatchCheck reads the patch from the one argument, else from a
-// here-document on standard input.
+// here-document on standard input. Every finding is sure: Codex applies an apply_patch command itself,
+// outside any shell, so the OS sandbox would not hold it.
 func applyPatchCheck(c *cmdCtx, name string, args []arg, _ *rule) outcome {
 	var text arg
 	switch len(args) {
 	case 0:
 		body, ok := stdinText(c.redirs)
 		if !ok {
-			return outcome{mod: true, reason: name + " reads a patch from standard input, which planq cannot read"}
+			return outcome{mod: true, sure: true, reason: name + " reads a patch from standard input, which planq cannot read"}
 		}
 		text = body
 	case 1:
 		text = args[0]
 	default:
-		return outcome{mod: true, reason: name + " with more than one argument is not a patch planq reads"}
+		return outcome{mod: true, sure: true, reason: name + " with more than one argument is not a patch planq reads"}
 	}
 	if !text.static {
-		return outcome{mod: true, reason: name + " applies a patch computed at run time"}
+		return outcome{mod: true, sure: true, reason: name + " applies a patch computed at run time"}
 	}
 	paths, err := patchTargets(text.val)
 	if err != nil {
-		return outcome{mod: true, reason: "planq cannot read the " + name + " patch (" + err.Error() + "), so it cannot tell which files it writes"}
+		return outcome{mod: true, sure: true, reason: "planq cannot read the " + name + " patch (" + err.Error() + "), so it cannot tell which files it writes"}
 	}
 	for _, p := range paths {
 		if c.a.pathKind(staticArg(p)) != pathOutside {
-			return outcome{mod: true, reason: name + " writes " + p}
+			return outcome{mod: true, sure: true, reason: name + " writes " + p}
 		}
 	}
 	return outcome{}
