@@ -8,7 +8,9 @@
 //   event          stdin                                          reply
 //   pre-tool-use   {tool, sessionID, callID, args, parentID?}     {decision:"deny", reason}: throw reason (the model
 //                                                                 sees it as the tool's error); {decision:"allow",
-//                                                                 warning?} or empty: run, warning added to the output
+//                                                                 warning?, command?} or empty: run, warning added to
+//                                                                 the output; command replaces args.command (the
+//                                                                 shell command runs in planq's sandbox)
 //   post-tool-use  {tool, sessionID, callID, args}                ignored
 //   session-start  {sessionID, parentID?, source}                 {context}: added to the system prompt of every
 //                  source: "startup" (session created here),      request of the session
@@ -82,6 +84,11 @@ export const PlanqPlugin = async ({ directory, client }) => {
       }
       if (reply.decision === "deny") throw new Error(String(reply.reason || "planq gate: denied"));
       if (reply.decision !== undefined && reply.decision !== "allow") throw new Error(`${GATE_FAILED}unknown decision ${JSON.stringify(reply.decision)}`);
+      if (reply.command !== undefined) {
+        // OpenCode runs the args object it passed in: change it, never replace it.
+        if (typeof reply.command !== "string" || typeof output.args?.command !== "string") throw new Error(`${GATE_FAILED}cannot run ${input.tool} in the sandbox`);
+        output.args.command = reply.command;
+      }
       if (reply.warning) warnings.set(input.callID, String(reply.warning));
     },
     "tool.execute.after": (input, output) => quiet("post-tool-use", () => {

@@ -5,7 +5,7 @@
 //
 // CASE: {argv2?, sessions: {id: {parentID?}}, messages: [...], steps: [...]}; a step is
 // {hook, input, output} for a hook, or {event} for the event hook. It prints one JSON object:
-// {results: [{output} | {error}], prompts: [{id, text}], logs: [console.error lines]}.
+// {results: [{output, sameArgs} | {error}], prompts: [{id, text}], logs: [console.error lines]}.
 import { readFileSync } from "node:fs";
 import { pathToFileURL } from "node:url";
 
@@ -26,9 +26,11 @@ const hooks = await PlanqPlugin({ directory: c.directory, worktree: c.directory,
 const results = [];
 for (const s of c.steps) {
   try {
+    const args = s.output?.args;
     if (s.event) await hooks.event({ event: s.event });
     else await hooks[s.hook](s.input, s.output);
-    results.push({ output: s.output ?? null });
+    // sameArgs: OpenCode runs the args object it passed in, so a hook must change it, not replace it.
+    results.push({ output: s.output ?? null, sameArgs: s.output?.args === args });
   } catch (e) {
     results.push({ error: e.message });
   }
