@@ -6,9 +6,11 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/planq-dev/planq/gate/sandbox"
 	"github.com/planq-dev/planq/hooks/hosttest"
 	"github.com/planq-dev/planq/hooks/session"
 	"github.com/planq-dev/planq/internal/testenv"
@@ -93,6 +95,28 @@ func TestGateOnOpenCodeTools(t *testing.T) {
 	testenv.Run(t, repo, "jj", "describe", "-m", "Add a file")
 	if _, r := gateCall(t, repo, "write", map[string]string{"filePath": filepath.Join(repo, "a.go"), "content": "x"}); r.Decision == "deny" {
 		t.Fatalf("after declaring: %+v", r)
+	}
+}
+
+// While the change is undeclared, a bash call the gate is not sure modifies
+// runs in planq's sandbox: the reply allows it with the command the plugin
+// puts in its args.
+func TestGateRewritesForOpenCode(t *testing.T) {
+	if !sandbox.Detect().Available() {
+		t.Skipf("no OS sandbox here (%s): the gate stays parser-only", sandbox.Detect())
+	}
+	testenv.Isolate(t)
+	repo := testenv.JJRepo(t)
+	_, r := gateCall(t, repo, "bash", map[string]string{"command": "python3 -c 'print(1)'", "workdir": "sub", "description": "d"})
+	_, inv, ok := sandbox.Unwrap(r.Command)
+	if r.Decision != "allow" || !ok || inv.Command != "python3 -c 'print(1)'" || !slices.Equal(inv.Tools, []string{"planq_jj_init"}) {
+		t.Fatalf("a locked read: reply %+v, want an allow with the sandbox command", r)
+	}
+	if _, r := gateCall(t, repo, "bash", map[string]string{"command": "rm -rf build"}); r.Decision != "deny" || r.Command != "" {
+		t.Fatalf("a sure write: reply %+v, want it denied", r)
+	}
+	if _, r := gateCall(t, repo, "bash", map[string]string{"cmd": "ls"}); r.Decision != "deny" || r.Command != "" {
+		t.Fatalf("a bash call without a command: reply %+v, want it denied", r)
 	}
 }
 

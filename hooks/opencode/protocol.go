@@ -114,6 +114,7 @@ type Reply struct {
 	Decision string `json:"decision,omitempty"` // pre-tool-use: "allow" or "deny"
 	Reason   string `json:"reason,omitempty"`   // pre-tool-use deny: the error the model sees, verbatim
 	Warning  string `json:"warning,omitempty"`  // pre-tool-use allow: appended to the tool's output
+	Command  string `json:"command,omitempty"`  // pre-tool-use allow: the command a bash call runs instead of its own
 	Context  string `json:"context,omitempty"`  // session-start: system prompt text; pre-compact: compaction prompt text
 	Nudge    string `json:"nudge,omitempty"`    // stop: a user message sent to a main session
 }
