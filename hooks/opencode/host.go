@@ -78,6 +78,12 @@ func (Protocol) Read(event string, data []byte, getenv func(string) string) (ses
 			if ev.Cwd, err = workdir(p.Directory, p.Args); err != nil {
 				return ev, err
 			}
+			if event == EventPreToolUse && (!p.Rewrites || p.Permission == nil || !sandboxable(ev.Call.Command(), ev.Cwd, p.Directory, *p.Permission)) {
+				// An older plugin, unknown rules, or rules and asks of
+				// OpenCode's that would judge the rewritten command instead of
+				// this one: the call keeps the parser-only gate.
+				ev.Host.Rewrites = false
+			}
 		}
 	}
 	mirror, err := mirrorPath(getenv, p.SessionID)

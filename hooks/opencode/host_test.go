@@ -25,7 +25,8 @@ func gateCall(t *testing.T, dir, tool string, args any) (int, Reply) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	payload, _ := json.Marshal(map[string]any{"tool": tool, "sessionID": "ses_1", "callID": "call_1", "args": json.RawMessage(raw), "directory": dir})
+	payload, _ := json.Marshal(map[string]any{"tool": tool, "sessionID": "ses_1", "callID": "call_1", "args": json.RawMessage(raw), "directory": dir,
+		"rewrites": true, "permission": map[string]any{}})
 	return gateRaw(t, dir, string(payload))
 }
 
@@ -117,6 +118,33 @@ func TestGateRewritesForOpenCode(t *testing.T) {
 	}
 	if _, r := gateCall(t, repo, "bash", map[string]string{"cmd": "ls"}); r.Decision != "deny" || r.Command != "" {
 		t.Fatalf("a bash call without a command: reply %+v, want it denied", r)
+	}
+	// A call OpenCode's own rules or asks would judge, and any call from a
+	// plugin that does not apply commands, keeps the parser-only verdict:
+	// ls is let through as it is, a cargo build denied.
+	payload := func(command string, extra map[string]any) string {
+		p := map[string]any{"tool": "bash", "sessionID": "ses_1", "callID": "call_1", "directory": repo, "args": map[string]string{"command": command}}
+		for k, v := range extra {
+			p[k] = v
+		}
+		b, _ := json.Marshal(p)
+		return string(b)
+	}
+	for name, extra := range map[string]map[string]any{
+		"an older plugin":        {},
+		"no config":              {"rewrites": true},
+		"bash asked":             {"rewrites": true, "permission": map[string]any{"global": map[string]string{"bash": "ask"}}},
+		"a rule on cargo and ls": {"rewrites": true, "permission": map[string]any{"global": map[string]any{"bash": map[string]string{"ls *": "allow", "cargo *": "ask"}}}},
+	} {
+		if _, r := gateRaw(t, repo, payload("ls", extra)); r.Decision != "" || r.Command != "" {
+			t.Errorf("%s: ls got %+v, want it let through as it is", name, r)
+		}
+		if _, r := gateRaw(t, repo, payload("cargo build", extra)); r.Decision != "deny" {
+			t.Errorf("%s: cargo build got %+v, want the parser's denial", name, r)
+		}
+	}
+	if _, r := gateRaw(t, repo, payload("cat /etc/hostname", map[string]any{"rewrites": true, "permission": map[string]any{}})); r.Command != "" {
+		t.Errorf("cat of a file outside the project, which OpenCode asks about: %+v, want it left to OpenCode", r)
 	}
 }
 

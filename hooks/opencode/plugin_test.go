@@ -42,6 +42,7 @@ func TestRender(t *testing.T) {
 // harnessCase is one run of testdata/harness.mjs.
 type harnessCase struct {
 	Argv2     *string                   `json:"argv2,omitempty"`
+	Config    json.RawMessage           `json:"config,omitempty"` // client.config.get's data; null: it fails
 	Directory string                    `json:"directory"`
 	Sessions  map[string]map[string]any `json:"sessions"`
 	Messages  json.RawMessage           `json:"messages,omitempty"`
@@ -189,7 +190,8 @@ func TestPluginRewrite(t *testing.T) {
 	write := beforeWrite("s", "c2", "/proj/a.txt")
 	after := step{Hook: "tool.execute.after", Input: map[string]any{"tool": "bash", "sessionID": "s", "callID": "c1", "args": map[string]any{"command": sandboxed}},
 		Output: map[string]any{"title": "", "output": "out", "metadata": map[string]any{}}}
-	res := runHarness(t, bin, js, st, harnessCase{Directory: "/proj", Sessions: map[string]map[string]any{"s": {}}, Steps: []step{bash, write, after}})
+	config := json.RawMessage(`{"permission":{"bash":{"*":"allow","git push *":"ask"}},"agent":{"build":{"permission":"allow"},"plan":{}}}`)
+	res := runHarness(t, bin, js, st, harnessCase{Directory: "/proj", Config: config, Sessions: map[string]map[string]any{"s": {}}, Steps: []step{bash, write, after}})
 	r := res.Results[0]
 	if r.Error != nil {
 		t.Fatalf("the bash call was blocked: %s", *r.Error)
@@ -206,6 +208,25 @@ func TestPluginRewrite(t *testing.T) {
 	}
 	if got := res.Results[2].Output["output"]; got != "out\n\nPLANQ-WARNING" {
 		t.Errorf("output after the rewritten call = %q, want the warning appended", got)
+	}
+	// The gate hears that the plugin applies commands, and the user's
+	// permission config, global and per agent, which OpenCode would judge
+	// the rewritten command by.
+	p, err := ReadPayload(bytes.NewReader(st.calls(t, EventPreToolUse)[0].Stdin))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := (Permissions{Global: json.RawMessage(`{"bash":{"*":"allow","git push *":"ask"}}`), Agents: []json.RawMessage{json.RawMessage(`"allow"`)}}); !p.Rewrites || p.Permission == nil || !reflect.DeepEqual(*p.Permission, want) {
+		t.Errorf("pre-tool-use payload: rewrites %v, permission %+v; want true, %+v", p.Rewrites, p.Permission, want)
+	}
+	// When OpenCode cannot say its config, the payload has no permission.
+	st = newStub(t, stubRule{Event: "pre-tool-use", Reply: `{"decision":"allow"}`})
+	if js, err = Render(st.bin, ""); err != nil {
+		t.Fatal(err)
+	}
+	runHarness(t, bin, js, st, harnessCase{Directory: "/proj", Config: json.RawMessage("null"), Sessions: map[string]map[string]any{"s": {}}, Steps: []step{bash}})
+	if p, err := ReadPayload(bytes.NewReader(st.calls(t, EventPreToolUse)[0].Stdin)); err != nil || !p.Rewrites || p.Permission != nil {
+		t.Errorf("pre-tool-use payload without a config: %+v, %v; want rewrites and no permission", p, err)
 	}
 }
 

@@ -3,7 +3,7 @@
 //
 //   harness.mjs PLUGIN CASE   (CASE is a JSON file)
 //
-// CASE: {argv2?, sessions: {id: {parentID?}}, messages: [...], steps: [...]}; a step is
+// CASE: {argv2?, config?, sessions: {id: {parentID?}}, messages: [...], steps: [...]}; a step is
 // {hook, input, output} for a hook, or {event} for the event hook. It prints one JSON object:
 // {results: [{output, sameArgs} | {error}], prompts: [{id, text}], logs: [console.error lines]}.
 import { readFileSync } from "node:fs";
@@ -15,6 +15,7 @@ if (c.argv2 !== undefined) process.argv[2] = c.argv2;
 const logs = [], prompts = [];
 console.error = (...a) => logs.push(a.join(" "));
 const client = {
+  config: { get: async () => (c.config === null ? { error: { name: "Unavailable" } } : { data: c.config ?? {} }) },
   session: {
     get: async ({ path }) => (c.sessions?.[path.id] ? { data: { id: path.id, ...c.sessions[path.id] } } : { error: { name: "NotFound" } }),
     messages: async () => ({ data: c.messages ?? [] }),
