@@ -160,22 +160,3 @@ func addLiterals(progs map[string]bool, e syntax.Node, only bool) bool {
 	}
 	return true
 }
-
-// namesProgram reports whether a shell command names one of progs: a word
-// of it (split at blanks, quotes and shell operators) whose base name is a
-// program a rule is about. It over-approximates Codex, which applies a rule
-// only to the first words of a plain command.
-func namesProgram(command string, progs map[string]bool) bool {
-	if len(progs) == 0 {
-		return false
-	}
-	words := strings.FieldsFunc(command, func(r rune) bool {
-		return strings.ContainsRune(" \t\n\r;&|()<>`$'\"{}=\\!", r)
-	})
-	for _, w := range words {
-		if progs[w] || progs[filepath.Base(w)] {
-			return true
-		}
-	}
-	return false
-}

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/planq-dev/planq/hooks/session"
 	"github.com/planq-dev/planq/internal/fakemodel"
 )
 
@@ -64,11 +65,11 @@ func TestRulePrograms(t *testing.T) {
 		{"echo gitk", false},
 		{"echo git-lfs", false},
 	} {
-		if got := namesProgram(tt.command, progs); got != tt.want {
-			t.Errorf("namesProgram(%q) = %v, want %v", tt.command, got, tt.want)
+		if got := session.RuleJudges(tt.command, progs); got != tt.want {
+			t.Errorf("session.RuleJudges(%q) = %v, want %v", tt.command, got, tt.want)
 		}
 	}
-	if namesProgram("git push", nil) {
+	if session.RuleJudges("git push", nil) {
 		t.Error("no rules named a program")
 	}
 
@@ -80,7 +81,7 @@ prefix_rule(pattern = p + ["push"], decision = "forbidden")
 `), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if progs, err := rulePrograms([]string{opaque}); err != nil || !progs["git"] || !progs["push"] || !namesProgram("git push", progs) {
+	if progs, err := rulePrograms([]string{opaque}); err != nil || !progs["git"] || !progs["push"] || !session.RuleJudges("git push", progs) {
 		t.Errorf("a computed pattern: programs %v, %v; want every string of the file", progs, err)
 	}
 
@@ -143,7 +144,7 @@ func TestRuleProgramsAsCodex(t *testing.T) {
 			continue
 		}
 		matched++
-		if !namesProgram(strings.Join(argv, " "), progs) {
+		if !session.RuleJudges(strings.Join(argv, " "), progs) {
 			t.Errorf("Codex applies a rule to %q, but planq would rewrite it", argv)
 		}
 	}

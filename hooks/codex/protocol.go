@@ -143,7 +143,7 @@ func sandboxable(ev session.Event, getenv func(string) string) bool {
 		project = ev.Cwd
 	}
 	progs, err := rulePrograms(rulesDirs(userDir(getenv, getenv("HOME")), project, ev.Cwd))
-	return err == nil && !namesProgram(ev.Call.Command(), progs)
+	return err == nil && !session.RuleJudges(ev.Call.Command(), progs)
 }
 
 // maxMetaLine bounds the rollout's first line, the session_meta record

@@ -16,6 +16,7 @@ import (
 	"strings"
 
 	"github.com/planq-dev/planq/gate"
+	"github.com/planq-dev/planq/hooks/conffile"
 	"github.com/planq-dev/planq/hooks/session"
 )
 
@@ -122,14 +123,27 @@ func (Protocol) Read(event string, data []byte, getenv func(string) string) (ses
 		if ev.Cwd, err = shellDir(ev.ProjectDir, in.Cwd, in.ToolInput); err != nil {
 			return ev, err
 		}
-		if event == session.EventPreToolUse && refusesSubstitution(ev.Call.Command()) {
-			// Gemini CLI refuses this command itself, after the hooks; a
-			// rewrite would quote it past that check. It reaches Gemini as
-			// the model wrote it.
+		if event == session.EventPreToolUse && !sandboxable(ev, getenv) {
 			ev.Host.Rewrites = false
 		}
 	}
 	return ev, nil
+}
+
+// sandboxable reports whether ev's run_shell_command may be rewritten to
+// run in planq's sandbox; a call that may not reaches Gemini CLI as the
+// model wrote it, with the parser-only verdict. Not when Gemini CLI would
+// refuse the command itself ($(…), backticks: a rewrite would quote it past
+// that check), nor when one of the user's shell rules names a program of
+// it, or its policies or settings cannot be read (the policy engine judges
+// the rewritten command, and the rule would stop applying).
+func sandboxable(ev session.Event, getenv func(string) string) bool {
+	command := ev.Call.Command()
+	if refusesSubstitution(command) {
+		return false
+	}
+	progs, err := shellRulePrograms(conffile.Options{Home: getenv("HOME"), Getenv: getenv, ProjectDir: ev.ProjectDir})
+	return err == nil && !session.RuleJudges(command, progs)
 }
 
 // shellDir is the directory a run_shell_command runs in: its dir_path,

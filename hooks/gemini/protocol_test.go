@@ -15,6 +15,7 @@ import (
 	"github.com/planq-dev/planq/gate/sandbox"
 	"github.com/planq-dev/planq/hooks/hosttest"
 	"github.com/planq-dev/planq/hooks/session"
+	"github.com/planq-dev/planq/internal/testenv"
 )
 
 // env is the environment Gemini CLI 0.61.0 gives a hook (captured), for the
@@ -303,5 +304,21 @@ func TestGateRewritesForGemini(t *testing.T) {
 	}
 	if o := answer("ls '$(pwd)'"); o == nil || o.Specific.ToolInput == nil {
 		t.Fatalf("a quoted $( that Gemini CLI runs: answer %+v, want it rewritten", o)
+	}
+
+	// A command one of the user's shell rules is about is left to the rule.
+	policies := filepath.Join(os.Getenv("HOME"), ".gemini", "policies")
+	testenv.WriteFile(t, policies, "auto-saved.toml", "[[rule]]\ntoolName = \"run_shell_command\"\ncommandPrefix = \"git log\"\ndecision = \"allow\"\npriority = 100\n")
+	if o := answer("git log -1"); o != nil {
+		t.Fatalf("a command a rule is about: answer %+v, want nothing (the parser lets it through, Gemini's rule judges it)", o)
+	}
+	if o := answer("ls -la"); o == nil || o.Specific.ToolInput == nil {
+		t.Fatalf("a command no rule is about: answer %+v, want it rewritten", o)
+	}
+	// "Allow always" for the sandbox's own command would approve every
+	// locked call: then nothing is rewritten.
+	testenv.WriteFile(t, policies, "auto-saved.toml", "[[rule]]\ntoolName = \"run_shell_command\"\ncommandPrefix = \"planq-hook\"\ndecision = \"allow\"\npriority = 100\n")
+	if o := answer("ls -la"); o != nil {
+		t.Fatalf("with a rule about planq-hook: answer %+v, want ls left as it is", o)
 	}
 }

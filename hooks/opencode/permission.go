@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
+
+	"github.com/planq-dev/planq/hooks/session"
 )
 
 // OpenCode judges its permission rules on the command it runs, after the
@@ -86,7 +88,7 @@ func bashAllowed(raw json.RawMessage, command string) bool {
 	if json.Unmarshal(raw, &rules) != nil {
 		return false
 	}
-	words := commandWords(command)
+	progs := map[string]bool{}
 	for pattern, action := range rules {
 		if pattern == "*" {
 			if action != "allow" {
@@ -95,21 +97,12 @@ func bashAllowed(raw json.RawMessage, command string) bool {
 			continue
 		}
 		first, _, _ := strings.Cut(strings.TrimSpace(pattern), " ")
-		if first == "" || strings.ContainsAny(first, "*?[") || words[first] {
+		if first == "" || strings.ContainsAny(first, "*?[") {
 			return false
 		}
+		progs[first] = true
 	}
-	return true
-}
-
-// commandWords are the words of a shell command (split at blanks, quotes
-// and operators), and their base names.
-func commandWords(command string) map[string]bool {
-	words := map[string]bool{}
-	for _, w := range strings.FieldsFunc(command, func(r rune) bool { return strings.ContainsRune(" \t\n\r;&|()<>`$'\"{}=\\!", r) }) {
-		words[w], words[filepath.Base(w)] = true, true
-	}
-	return words
+	return !session.RuleJudges(command, progs)
 }
 
 // outsideDirArg reports whether command runs one of dirPrograms with an
