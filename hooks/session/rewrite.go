@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/planq-dev/planq/gate/sandbox"
 	"github.com/planq-dev/planq/internal/text"
 )
 
@@ -35,13 +36,14 @@ func RewriteFailed(ev Event, err error) Reply {
 // command differently once it is rewritten to run in planq's sandbox: when
 // a word of command (split at blanks, quotes and shell operators; its base
 // name too) is one of progs, or when progs holds the sandbox's own entry
-// point (planq-hook, planq), which every rewritten command starts. It
+// point (planq-sandbox, planq-hook, planq), which every rewritten command
+// starts. It
 // over-approximates: hosts match rules on a command's first words only.
 func RuleJudges(command string, progs map[string]bool) bool {
 	if len(progs) == 0 {
 		return false
 	}
-	if progs["planq-hook"] || progs["planq"] {
+	if progs[sandbox.LeanBinary] || progs["planq-hook"] || progs["planq"] {
 		return true
 	}
 	for _, w := range strings.FieldsFunc(command, func(r rune) bool { return strings.ContainsRune(" \t\n\r;&|()<>`$'\"{}=\\!", r) }) {

@@ -24,6 +24,7 @@ func TestRuleJudges(t *testing.T) {
 		{"git push", nil, false},
 		{"ls", map[string]bool{"planq-hook": true}, true}, // every rewritten command starts with it
 		{"ls", map[string]bool{"planq": true}, true},
+		{"ls", map[string]bool{"planq-sandbox": true}, true},
 	} {
 		if got := RuleJudges(tt.command, tt.progs); got != tt.want {
 			t.Errorf("RuleJudges(%q, %v) = %v, want %v", tt.command, tt.progs, got, tt.want)
