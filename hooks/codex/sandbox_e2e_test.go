@@ -6,7 +6,6 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/planq-dev/planq/gate/sandbox"
 	"github.com/planq-dev/planq/internal/e2e"
 	"github.com/planq-dev/planq/internal/fakemodel"
 	"github.com/planq-dev/planq/internal/testenv"
@@ -18,12 +17,9 @@ import (
 // A command one of the user's execpolicy rules is about is not rewritten,
 // so Codex's own rule still refuses it.
 func TestSandboxInCodex(t *testing.T) {
-	if e := sandbox.Detect(); !e.Available() {
-		t.Skipf("SKIPPED: this machine has no OS sandbox (%s); the gate stays parser-only", e)
-	}
+	e2e.RequireSandbox(t)
 	bin := fakemodel.EnsureCodex(t)
-	w := e2e.New(t, testenv.BuildPlanqWithHook(t, "../.."))
-	w.Install("--host", "codex")
+	w := e2e.Wired(t, "../..", "codex")
 	codexHome := filepath.Join(w.Home, ".codex")
 	testenv.WriteFile(t, codexHome, "config.toml", fmt.Sprintf("[projects.%q]\ntrust_level = \"trusted\"\n", w.Repo))
 	codex := w.CLI(bin, fakemodel.HostRun.Codex)

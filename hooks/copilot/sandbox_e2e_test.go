@@ -3,10 +3,8 @@ package copilot_test
 import (
 	"testing"
 
-	"github.com/planq-dev/planq/gate/sandbox"
 	"github.com/planq-dev/planq/internal/e2e"
 	"github.com/planq-dev/planq/internal/fakemodel"
-	"github.com/planq-dev/planq/internal/testenv"
 )
 
 // TestSandboxInCopilot drives the real Copilot CLI (`copilot -p`) in a
@@ -14,12 +12,9 @@ import (
 // kernel, leaving no file, and the model reads why; its bash read runs and
 // prints.
 func TestSandboxInCopilot(t *testing.T) {
-	if e := sandbox.Detect(); !e.Available() {
-		t.Skipf("SKIPPED: this machine has no OS sandbox (%s); the gate stays parser-only", e)
-	}
+	e2e.RequireSandbox(t)
 	bin := fakemodel.EnsureCopilot(t)
-	w := e2e.New(t, testenv.BuildPlanqWithHook(t, "../.."))
-	w.Install("--host", "copilot")
+	w := e2e.Wired(t, "../..", "copilot")
 	w.PlayLocked(w.CLI(bin, fakemodel.HostRun.Copilot), func(command string) fakemodel.ToolUse {
 		return fakemodel.ToolUse{Name: "bash", Input: map[string]any{"command": command, "description": "run it"}}
 	}, "is read-only until the change is declared", "call planq-jj_init")

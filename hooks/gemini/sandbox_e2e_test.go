@@ -3,10 +3,8 @@ package gemini_test
 import (
 	"testing"
 
-	"github.com/planq-dev/planq/gate/sandbox"
 	"github.com/planq-dev/planq/internal/e2e"
 	"github.com/planq-dev/planq/internal/fakemodel"
-	"github.com/planq-dev/planq/internal/testenv"
 )
 
 // TestSandboxInGemini drives the real Gemini CLI (`gemini -p`) in a session
@@ -14,12 +12,9 @@ import (
 // the kernel, leaving no file, and the model reads why; its read runs and
 // prints. A command Gemini CLI refuses itself ($(…)) is still refused by it.
 func TestSandboxInGemini(t *testing.T) {
-	if e := sandbox.Detect(); !e.Available() {
-		t.Skipf("SKIPPED: this machine has no OS sandbox (%s); the gate stays parser-only", e)
-	}
+	e2e.RequireSandbox(t)
 	gm := fakemodel.EnsureGemini(t)
-	w := e2e.New(t, testenv.BuildPlanqWithHook(t, "../.."))
-	w.Install("--host", "gemini")
+	w := e2e.Wired(t, "../..", "gemini")
 	gemini := w.CLI(gm, fakemodel.HostRun.Gemini)
 	shell := func(command string) fakemodel.ToolUse {
 		return fakemodel.ToolUse{Name: "run_shell_command", Input: map[string]any{"command": command, "description": "run it"}}

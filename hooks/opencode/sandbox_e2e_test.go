@@ -3,7 +3,6 @@ package opencode_test
 import (
 	"testing"
 
-	"github.com/planq-dev/planq/gate/sandbox"
 	"github.com/planq-dev/planq/internal/e2e"
 	"github.com/planq-dev/planq/internal/fakemodel"
 	"github.com/planq-dev/planq/internal/testenv"
@@ -15,12 +14,9 @@ import (
 // prints. A command one of the user's bash rules is about is not rewritten,
 // so OpenCode's own rule still refuses it.
 func TestSandboxInOpenCode(t *testing.T) {
-	if e := sandbox.Detect(); !e.Available() {
-		t.Skipf("SKIPPED: this machine has no OS sandbox (%s); the gate stays parser-only", e)
-	}
+	e2e.RequireSandbox(t)
 	oc := fakemodel.EnsureOpenCode(t)
-	w := e2e.New(t, testenv.BuildPlanqWithHook(t, "../.."))
-	w.Install("--host", "opencode")
+	w := e2e.Wired(t, "../..", "opencode")
 	opencode := w.CLI(oc, fakemodel.HostRun.OpenCode)
 	bash := func(command string) fakemodel.ToolUse {
 		return fakemodel.ToolUse{Name: "bash", Input: map[string]any{"command": command, "description": "run it"}}

@@ -4,8 +4,11 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"testing"
 
+	"github.com/planq-dev/planq/gate/sandbox"
 	"github.com/planq-dev/planq/internal/fakemodel"
+	"github.com/planq-dev/planq/internal/testenv"
 )
 
 // The two shell commands issue #21 promises about in every host that runs
@@ -53,4 +56,22 @@ func printsLine(result, out string) bool {
 		}
 	}
 	return false
+}
+
+// RequireSandbox skips the test, saying so, on a machine without an OS
+// sandbox, where locked shell calls keep the parser-only gate.
+func RequireSandbox(t *testing.T) {
+	t.Helper()
+	if e := sandbox.Detect(); !e.Available() {
+		t.Skipf("SKIPPED: this machine has no OS sandbox (%s); the gate stays parser-only", e)
+	}
+}
+
+// Wired is New with planq built from the module at root (with planq-hook and
+// planq-sandbox) and `planq mcp install --host host` run in the repo.
+func Wired(t *testing.T, root, host string) *World {
+	t.Helper()
+	w := New(t, testenv.BuildPlanqWithHook(t, root)) // before Isolate: the build uses the real Go caches
+	w.Install("--host", host)
+	return w
 }
