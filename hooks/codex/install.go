@@ -46,11 +46,18 @@ const (
 )
 
 // codexHome is Codex's user config directory: $CODEX_HOME, else ~/.codex.
-func codexHome(o conffile.Options) string {
-	if d := o.Env("CODEX_HOME"); d != "" {
+func codexHome(o conffile.Options) string { return userDir(o.Env, o.Home) }
+
+// userDir is Codex's user config directory: $CODEX_HOME, else home/.codex
+// ("" when neither is known).
+func userDir(getenv func(string) string, home string) string {
+	if d := getenv("CODEX_HOME"); d != "" {
 		return d
 	}
-	return filepath.Join(o.Home, ".codex")
+	if home == "" {
+		return ""
+	}
+	return filepath.Join(home, ".codex")
 }
 
 // paths returns the config.toml holding the MCP server and the hooks.json
