@@ -66,7 +66,11 @@ func AnalyzeBashAt(cmd string, pol Policy, w Where) Verdict {
 		}
 		f = a.facts
 	}
-	v := Verdict{Git: a.git}
+	v := Verdict{Git: a.git, Declares: a.declares && !a.others}
+	if a.sure != nil {
+		v.Modifies, v.Sure, v.Part, v.Reason = true, true, a.sure.part, a.sure.reason
+		return v
+	}
 	if a.mod != nil {
 		v.Modifies, v.Part, v.Reason = true, a.mod.part, a.mod.reason
 		return v
@@ -201,6 +205,9 @@ type analyzer struct {
 	varMemo  map[string]string // variables judged in arithmetic, and why they hold code
 	packages map[string]packageInfo
 	mod      *finding
+	sure     *finding // the first part that surely writes into the project (Verdict.Sure)
+	declares bool     // a part declares the change (Verdict.Declares)
+	others   bool     // a command other than jj and declareCompanions runs
 	git      *GitRewrite
 	seen     []string // names of read-only commands, for the verdict's reason
 	outside  []string // files written outside the project, for the reason
@@ -220,11 +227,21 @@ type finding struct {
 type outcome struct {
 	mod     bool
 	unknown bool // mod only under gate.unknown: strict
+	sure    bool // mod, and surely: it writes a file planq sees is in the project
 	reason  string
 	git     *GitRewrite // set for git rewrites, whatever mod says
 }
 
 func (a *analyzer) modify(part, reason string) { a.modifyAs(part, reason, false) }
+
+// modifySure records a part that surely writes into the project (and so
+// modifies).
+func (a *analyzer) modifySure(part, reason string) {
+	a.modifyAs(part, reason, false)
+	if a.sure == nil {
+		a.sure = &finding{part: shorten(part), reason: reason}
+	}
+}
 
 func (a *analyzer) modifyAs(part, reason string, unknown bool) {
 	if a.mod == nil {
@@ -522,7 +539,9 @@ func (s *scriptCtx) call(call *syntax.CallExpr, redirs []*syntax.Redirect) {
 		g.Part = shorten(part)
 		s.a.git = &g
 	}
-	if o.mod {
+	if o.sure {
+		s.a.modifySure(part, o.reason+in(s.where))
+	} else if o.mod {
 		s.a.modifyAs(part, o.reason+in(s.where), o.unknown)
 	}
 }
@@ -576,7 +595,26 @@ func (s *scriptCtx) redirect(r *syntax.Redirect) {
 	if s.a.outsideWrite(target) {
 		return
 	}
+	if s.a.writesInside(target) {
+		s.a.modifySure(source(s.src, r), "the redirection writes to "+target.val+in(s.where))
+		return
+	}
 	s.modify(r, "the redirection writes to "+target.val)
+}
+
+// writesInside reports whether the file p names is provably in the
+// project, so that writing it surely modifies the project: a literal path
+// that resolves inside the project's boundary (relative paths only while
+// the working directory is known).
+func (a *analyzer) writesInside(p arg) bool {
+	if !p.static || p.glob || p.tilde || a.where.Root == "" || p.val == "" {
+		return false
+	}
+	if !isAbsPath(p.val) && (a.facts.cdAny || a.where.Cwd == "") {
+		return false
+	}
+	r, ok := a.resolve(p.val, a.where.Cwd)
+	return ok && within(a.where.Root, r)
 }
 
 // outsideWrite reports whether writing the file named by p provably leaves
@@ -717,6 +755,9 @@ func (a *analyzer) command(c *cmdCtx, argv []arg) outcome {
 	if !ok {
 		return unknownOutcome(c, "runs the program "+name0.val+", which planq does not know")
 	}
+	if name != "jj" && !declareCompanions[name] {
+		a.others = true
+	}
 	args := argv[1:]
 	words := make([]string, len(args))
 	for i, x := range args {
@@ -746,6 +787,11 @@ func (a *analyzer) command(c *cmdCtx, argv []arg) outcome {
 	}
 	return o
 }
+
+// declareCompanions are the commands that may stand beside a declaring jj
+// command with the whole still counting as the declaration (which runs
+// outside the sandbox): they change nothing.
+var declareCompanions = map[string]bool{"cd": true, "pwd": true, "echo": true, "printf": true, "true": true, ":": true}
 
 // cwdTrusted reports whether the command being judged provably runs in the
 // project: every directory the shell may be in by now (following cd in

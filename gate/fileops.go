@@ -54,7 +54,7 @@ func fileOpRule(op fileOp) *rule {
 		}
 		for _, f := range files {
 			if !c.a.outsideOperand(f, op.lastGlobs) {
-				return outcome{mod: true, reason: name + " " + op.why}
+				return outcome{mod: true, sure: c.a.writesInside(f), reason: name + " " + op.why}
 			}
 		}
 		for _, f := range files {
@@ -180,7 +180,7 @@ func ddCheck(c *cmdCtx, name string, args []arg, _ *rule) outcome {
 			if c.a.safeTarget(v) || c.a.outsideWrite(o) {
 				continue
 			}
-			return outcome{mod: true, reason: name + " writes " + v}
+			return outcome{mod: true, sure: c.a.writesInside(o), reason: name + " writes " + v}
 		}
 	}
 	return outcome{}
@@ -194,7 +194,7 @@ func teeCheck(c *cmdCtx, name string, args []arg, r *rule) outcome {
 			continue
 		}
 		if !p.static || !c.a.outsideWrite(p) {
-			return outcome{mod: true, reason: name + " writes to " + p.raw}
+			return outcome{mod: true, sure: c.a.writesInside(p), reason: name + " writes to " + p.raw}
 		}
 	}
 	return outcome{}

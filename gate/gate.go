@@ -59,6 +59,16 @@ type Verdict struct {
 	// Git is set when the call runs a git command that rewrites history or
 	// the working copy, which a jj repo should do with jj instead.
 	Git *GitRewrite `json:"git,omitempty"`
+	// Sure says the gate is sure the call modifies the project: it writes
+	// a file it sees is in the project (rm -rf build, sed -i, > file). A
+	// locked call the gate is sure of is denied without running; any other
+	// locked shell call may run in the OS sandbox instead (Decision.Sandbox),
+	// where the kernel, not this judgement, keeps the project unchanged.
+	Sure bool `json:"sure,omitempty"`
+	// Declares says the command declares the change by hand (jj describe
+	// -m, jj new -m, jj commit, jj git init in the project): what the gate
+	// asks for, so it runs outside the sandbox.
+	Declares bool `json:"declares,omitempty"`
 	// Rule is the class of rule that judged the call (RuleReadOnly,
 	// RuleShell, RuleOutside, RulePlanq, RuleMCPConfig, RuleMCPName,
 	// RuleUnknown) when the call does not modify: that rule decides it. A

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/planq-dev/planq/gate/dirs"
 )
 
 // Where says where a tool call runs: the project it belongs to and the
@@ -263,15 +265,9 @@ func (w Where) resolvedEnvDir(k string) string {
 }
 
 // toolDirEnv names environment variables holding directories that tools
-// load code, compiled objects or settings from.
-var toolDirEnv = []string{
-	"GOPATH", "GOMODCACHE", "GOCACHE", "GOROOT", "GOBIN", "GOENV",
-	"CARGO_HOME", "CARGO_TARGET_DIR", "RUSTUP_HOME",
-	"VIRTUAL_ENV", "CONDA_PREFIX", "PYENV_ROOT", "PYTHONUSERBASE", "PIP_CACHE_DIR",
-	"NVM_DIR", "VOLTA_HOME", "BUN_INSTALL", "DENO_DIR", "PNPM_HOME", "npm_config_prefix", "npm_config_cache",
-	"GEM_HOME", "GEM_PATH", "XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_CACHE_HOME", "XDG_STATE_HOME",
-	"XDG_CONFIG_DIRS", "XDG_DATA_DIRS", "CLAUDE_CONFIG_DIR", "JJ_CONFIG", "GIT_CONFIG_GLOBAL", "PLANQ_HOME",
-}
+// load code, compiled objects or settings from: tool homes and caches
+// (package dirs holds both lists).
+var toolDirEnv = append(slices.Clone(dirs.CodeEnv), dirs.CacheEnv...)
 
 // discoveredName reports whether a file or directory of this name, in a
 // directory above the project, is found by tools that walk up from their

@@ -127,7 +127,8 @@ func (r *rule) flagOutcome(c *cmdCtx, name string, flags []flagArg) (outcome, bo
 		if f.hasVal {
 			shown += " " + f.val.raw
 		}
-		return outcome{mod: true, reason: name + " " + shown + " " + why}, true
+		sure := c != nil && f.hasVal && r.isValued(f.name) && c.a.writesInside(f.val)
+		return outcome{mod: true, sure: sure, reason: name + " " + shown + " " + why}, true
 	}
 	for _, f := range flags {
 		if slices.Contains(r.roFlags, f.name) {

@@ -12,6 +12,18 @@ import (
 func sedCheck(c *cmdCtx, name string, args []arg, r *rule) outcome {
 	flags, pos, _ := scan(args, r, false)
 	if o, ok := r.flagOutcome(c, name, flags); ok && o.mod {
+		if hasFlag(flags, "-i", "--in-place") {
+			// The files after the script (or all, with -e) are edited.
+			files := pos
+			if !hasFlag(flags, "-e", "--expression", "-f", "--file") && len(files) > 0 {
+				files = files[1:]
+			}
+			for _, f := range files {
+				if c.a.writesInside(f) {
+					o.sure = true
+				}
+			}
+		}
 		return o
 	}
 	if hasFlag(flags, "--help", "--version") {

@@ -456,7 +456,39 @@ func jjDeclareCheck(c *cmdCtx, name string, args []arg, _ *rule) outcome {
 			return outcome{mod: true, reason: name + " --tool runs an external program"}
 		}
 	}
+	if strings.HasSuffix(name, " describe") || strings.HasSuffix(name, " desc") {
+		// jj describe -m on @ (no other revision) describes the working-copy change.
+		flags, pos, _ := scan(args, jjDeclareFlags, false)
+		revs := pos
+		for _, f := range flags {
+			if f.name == "-r" || f.name == "--revision" || f.name == "--revisions" {
+				revs = append(revs, f.val)
+			}
+		}
+		if hasFlag(flags, "-m", "--message") && onlyAt(revs) {
+			c.a.declares = true
+		}
+		return outcome{}
+	}
+	if strings.HasSuffix(name, " commit") || strings.HasSuffix(name, " ci") {
+		if flags, _, _ := scan(args, jjDeclareFlags, false); hasFlag(flags, "-m", "--message") {
+			c.a.declares = true // jj commit -m describes @ and starts a new change
+		}
+	}
 	return outcome{}
+}
+
+// jjDeclareFlags are the valued options of jj new, describe and commit.
+var jjDeclareFlags = &rule{valued: []string{"-m", "--message", "-r", "--revision", "--revisions", "-A", "--insert-after", "--after", "-B", "--insert-before", "--before", "-o", "--onto", "-d", "--destination", "-R", "--repository", "--config", "--config-file", "--config-toml", "--at-op", "--at-operation", "--color", "--author"}}
+
+// onlyAt reports whether every revision named is @ (none names @ too).
+func onlyAt(revs []arg) bool {
+	for _, r := range revs {
+		if !r.static || r.val != "@" {
+			return false
+		}
+	}
+	return true
 }
 
 // jjNewCheck: jj new declares a change on top of @; on top of another
@@ -466,8 +498,7 @@ func jjNewCheck(c *cmdCtx, name string, args []arg, _ *rule) outcome {
 	if o := jjDeclareCheck(c, name, args, nil); o.mod {
 		return o
 	}
-	r := &rule{valued: []string{"-m", "--message", "-r", "--revision", "--revisions", "-A", "--insert-after", "--after", "-B", "--insert-before", "--before", "-o", "--onto", "-d", "--destination", "-R", "--repository", "--config", "--config-file", "--config-toml", "--at-op", "--at-operation", "--color"}}
-	flags, pos, _ := scan(args, r, false)
+	flags, pos, _ := scan(args, jjDeclareFlags, false)
 	if hasFlag(flags, "--no-edit") {
 		return outcome{}
 	}
@@ -482,6 +513,9 @@ func jjNewCheck(c *cmdCtx, name string, args []arg, _ *rule) outcome {
 		if !rev.static || rev.val != "@" {
 			return outcome{mod: true, reason: name + " " + rev.raw + " checks out another revision, which rewrites the files of the working copy (jj new -m \"…\" on top of @ declares without that)"}
 		}
+	}
+	if hasFlag(flags, "-m", "--message") {
+		c.a.declares = true // a new described change on top of @
 	}
 	return outcome{}
 }
@@ -498,14 +532,17 @@ func jjInitCheck(c *cmdCtx, name string, args []arg, _ *rule) outcome {
 		}
 	}
 	if len(pos) == 0 {
+		c.a.declares = true
 		return outcome{}
 	}
 	d := pos[0]
 	if d.static && (d.val == "." || d.val == "./") {
+		c.a.declares = true
 		return outcome{}
 	}
 	if d.static && c.a.where.Root != "" {
 		if rp, ok := c.a.resolve(d.val, c.a.where.Cwd); ok && !c.a.facts.cdAny && foldPath(rp) == foldPath(c.a.where.Root) {
+			c.a.declares = true
 			return outcome{}
 		}
 	}

@@ -21,6 +21,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/planq-dev/planq/gate/sandbox"
 	"github.com/planq-dev/planq/hooks/claude"
 	"github.com/planq-dev/planq/hooks/hosts"
 	"github.com/planq-dev/planq/hooks/session"
@@ -53,6 +54,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	case "-h", "--help", "help":
 		fmt.Fprint(stdout, helpText)
 		return 0
+	case "sandbox":
+		return sandbox.Main(args[1:])
 	case "statusline":
 		if len(args) > 1 {
 			return usage(stderr)

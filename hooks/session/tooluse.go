@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/planq-dev/planq/gate"
+	"github.com/planq-dev/planq/gate/sandbox"
 	"github.com/planq-dev/planq/internal/text"
 	"github.com/planq-dev/planq/transcript"
 )
@@ -55,15 +56,32 @@ func judge(ctx context.Context, ev Event, getenv func(string) string) (Reply, ac
 		return Reply{}, account{}, errors.New("the project directory is not an absolute path: " + ev.ProjectDir)
 	}
 	call := gate.ToolCall{Name: ev.Call.Name, Tool: ev.Call.Tool, Input: ev.Call.Input}
-	res := gate.Evaluate(ctx, call, dir, gate.EvalOptions{ProjectDir: ev.ProjectDir, Getenv: getenv, PlanqTool: ev.Host.Tool})
+	res := gate.Evaluate(ctx, call, dir, gate.EvalOptions{ProjectDir: ev.ProjectDir, Getenv: getenv, PlanqTool: ev.Host.Tool,
+		SandboxEntry: sandboxEntry(ev.Host, ev.Call.Tool)})
 	acc := account{rule: res.Decision.Rule, unlocked: res.State != nil && res.StateErr == nil && !res.State.Locked}
 	switch d := res.Decision; {
+	case d.Sandbox:
+		return Reply{Command: d.Command}, acc, nil
 	case d.Warn:
 		return Reply{Warn: true, Reason: d.Message}, acc, nil
 	case !d.Allow:
 		return Reply{Deny: true, Reason: d.Message}, acc, nil
 	}
 	return Reply{}, acc, nil
+}
+
+// sandboxEntry is how the host's rewritten shell commands start the OS
+// sandbox, or nil where they cannot (the parser-only gate): the host must
+// apply rewrites, and this machine must have a sandbox.
+func sandboxEntry(h Host, t gate.Tool) []string {
+	if !h.Rewrites || t.Kind != gate.KindShell || !sandbox.Detect().Available() {
+		return nil
+	}
+	entry, err := sandbox.Entry()
+	if err != nil {
+		return nil
+	}
+	return entry
 }
 
 // FailedPreToolUse is the answer when the gate could not judge a call: a
@@ -190,13 +208,4 @@ func stringInput(input json.RawMessage, field string) string {
 }
 
 // mentionsJJ reports whether a shell command runs jj.
-func mentionsJJ(command string) bool {
-	for _, f := range strings.FieldsFunc(command, func(r rune) bool {
-		return r == ' ' || r == '\t' || r == '\n' || r == ';' || r == '&' || r == '|' || r == '(' || r == ')'
-	}) {
-		if f == "jj" || strings.HasSuffix(f, "/jj") {
-			return true
-		}
-	}
-	return false
-}
+func mentionsJJ(command string) bool { return sandbox.RunsJJ(command) }
