@@ -557,6 +557,12 @@ func in(where string) string {
 // file is provably outside the project; writing to /dev/null or a file
 // descriptor does not, and reading never does.
 func (s *scriptCtx) redirect(r *syntax.Redirect) {
+	if r.Word != nil && r.Op != syntax.Hdoc && r.Op != syntax.DashHdoc && r.Op != syntax.WordHdoc {
+		if reason := devNetServer(wordArg(r.Word)); reason != "" {
+			s.a.modifySure(source(s.src, r), reason+in(s.where))
+			return
+		}
+	}
 	if r.Op == syntax.RdrIn || r.Op == syntax.DplIn {
 		fd := 0
 		if r.N != nil {
@@ -615,6 +621,29 @@ func (a *analyzer) writesInside(p arg) bool {
 	}
 	r, ok := a.resolve(p.val, a.where.Cwd)
 	return ok && within(a.where.Root, r)
+}
+
+// devNetServer says why a redirection to bash's /dev/tcp/HOST/PORT or
+// /dev/udp/HOST/PORT (reading or writing: the socket goes both ways) asks
+// a server to act: HOST is this machine, or planq cannot read it. It is ""
+// for any other file.
+func devNetServer(p arg) string {
+	v := p.val
+	if !p.static {
+		v = p.prefix
+	}
+	rest, ok := strings.CutPrefix(v, "/dev/tcp/")
+	if !ok {
+		rest, ok = strings.CutPrefix(v, "/dev/udp/")
+	}
+	if !ok {
+		return ""
+	}
+	host, _, ended := strings.Cut(rest, "/")
+	if !ended && !p.static || localHost(host) {
+		return "the redirection connects to " + p.raw + ", a server on this machine (or one planq cannot tell is not), which runs outside any sandbox"
+	}
+	return ""
 }
 
 // outsideWrite reports whether writing the file named by p provably leaves
@@ -869,6 +898,10 @@ type arg struct {
 	static bool
 	tilde  bool // starts with an unquoted ~ (tilde expansion)
 	glob   bool // has unquoted glob or brace characters
+	// prefix is the value the word starts with before its first part known
+	// only at run time (all of val when static): the host of
+	// "http://example.com/$path".
+	prefix string
 }
 
 func staticArg(v string) arg { return arg{val: v, raw: v, static: true} }
@@ -892,7 +925,7 @@ func wordArg(w *syntax.Word) arg {
 			raw.WriteString(p.Value)
 		case *syntax.SglQuoted:
 			if p.Dollar && strings.Contains(p.Value, `\`) {
-				a.static = false // $'\x72m' is only known after decoding
+				a.unknownFrom(&b) // $'\x72m' is only known after decoding
 			}
 			b.WriteString(p.Value)
 			raw.WriteString("'" + p.Value + "'")
@@ -903,7 +936,7 @@ func wordArg(w *syntax.Word) arg {
 					b.WriteString(unescape(l.Value, true))
 					raw.WriteString(l.Value)
 				} else {
-					a.static = false
+					a.unknownFrom(&b)
 					raw.WriteString("$…")
 				}
 			}
@@ -913,12 +946,23 @@ func wordArg(w *syntax.Word) arg {
 			b.WriteString(p.Op.String() + p.Pattern.Value + ")")
 			raw.WriteString(p.Op.String() + p.Pattern.Value + ")")
 		default:
-			a.static = false
+			a.unknownFrom(&b)
 			raw.WriteString("$…")
 		}
 	}
 	a.val, a.raw = b.String(), raw.String()
+	if a.static {
+		a.prefix = a.val
+	}
 	return a
+}
+
+// unknownFrom marks the word as known only at run time from here on: its
+// prefix is what was read so far.
+func (a *arg) unknownFrom(b *strings.Builder) {
+	if a.static {
+		a.static, a.prefix = false, b.String()
+	}
 }
 
 // braceExpansion reports whether an unquoted literal has a brace

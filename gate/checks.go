@@ -125,7 +125,15 @@ func fdCheck(c *cmdCtx, name string, args []arg, r *rule) outcome {
 // outside the project; -e and --config run wgetrc commands planq does not
 // judge.
 func wgetCheck(c *cmdCtx, name string, args []arg, r *rule) outcome {
-	flags, _, _ := scan(args, r, false)
+	flags, pos, _ := scan(args, r, false)
+	for _, f := range flags {
+		if (f.name == "-i" || f.name == "--input-file") && !(f.val.static && f.val.val == "/dev/null") {
+			return asks(name+" "+f.name, "the servers named in a list planq does not read (this machine's too)")
+		}
+	}
+	if o, ok := urlServers(name, pos); ok {
+		return o
+	}
 	if o, ok := r.flagOutcome(c, name, flags); ok {
 		return o
 	}
@@ -584,6 +592,9 @@ func lessCheck(c *cmdCtx, name string, args []arg, r *rule) outcome {
 // curlCheck: besides its output flags, curl's -w can write a file
 // (%output{file}).
 func curlCheck(c *cmdCtx, name string, args []arg, r *rule) outcome {
+	if o, ok := curlServer(name, args, r); ok {
+		return o
+	}
 	flags, _, _ := scan(args, r, false)
 	for _, f := range flags {
 		if (f.name == "-w" || f.name == "--write-out") && (!f.val.static || strings.Contains(f.val.val, "%output{")) {
@@ -591,4 +602,99 @@ func curlCheck(c *cmdCtx, name string, args []arg, r *rule) outcome {
 		}
 	}
 	return r.evalFlags(c, name, args)
+}
+
+// curlServer: curl pointed at a server on this machine — by a URL, by
+// --resolve or --connect-to sending the connection here, through a proxy
+// here, or over a unix socket — asks that server to act (servers.go).
+func curlServer(name string, args []arg, r *rule) (outcome, bool) {
+	flags, pos, _ := scan(args, r, false)
+	for _, f := range flags {
+		v := f.val
+		switch f.name {
+		case "--unix-socket", "--abstract-unix-socket":
+			return asks(name+" "+f.name, "the server on that socket"), true
+		case "-x", "--proxy", "--preproxy", "--socks4", "--socks4a", "--socks5", "--socks5-hostname":
+			if h, ok := argHost(v, true); !ok || localHost(h) {
+				return asks(name+" "+f.name+" "+v.raw, "the proxy on this machine"), true
+			}
+		case "--resolve", "--connect-to", "--dns-servers":
+			if !v.static {
+				return asks(name+" "+f.name+" "+v.raw, "a server planq cannot tell is not on this machine"), true
+			}
+			for _, h := range redirectedHosts(f.name, v.val) {
+				if localHost(h) {
+					return asks(name+" "+f.name+" "+v.raw, "the server on this machine"), true
+				}
+			}
+		case "--url", "--expand-url":
+			pos = append(pos, v)
+		}
+	}
+	return urlServers(name, pos)
+}
+
+// redirectedHosts are the addresses a curl option sends connections to:
+// --resolve HOST:PORT:ADDR[,ADDR…], --connect-to HOST:PORT:HOST2:PORT2
+// (an empty HOST2 keeps the URL's host), --dns-servers ADDR[:PORT],….
+func redirectedHosts(opt, v string) []string {
+	var hosts []string
+	split := func(s string) (string, string) { // one host[:port] or [v6]:port
+		if strings.HasPrefix(s, "[") {
+			h, rest, _ := strings.Cut(s[1:], "]")
+			return h, strings.TrimPrefix(rest, ":")
+		}
+		h, rest, _ := strings.Cut(s, ":")
+		return h, rest
+	}
+	switch opt {
+	case "--resolve":
+		v = strings.TrimPrefix(strings.TrimPrefix(v, "+"), "-")
+		_, rest := split(v)
+		_, addrs, _ := strings.Cut(rest, ":")
+		for _, a := range strings.Split(addrs, ",") {
+			hosts = append(hosts, strings.Trim(a, "[]"))
+		}
+	case "--connect-to":
+		_, rest := split(v)
+		_, rest, _ = strings.Cut(rest, ":")
+		if h, _ := split(rest); h != "" {
+			hosts = append(hosts, h)
+		}
+	case "--dns-servers":
+		for _, a := range strings.Split(v, ",") {
+			h, _ := split(a)
+			hosts = append(hosts, h)
+		}
+	}
+	return hosts
+}
+
+// urlServers judges the URLs a client fetches: one on this machine (or one
+// planq cannot read to the end of its host) asks the server there to act;
+// scp:// and sftp:// go through sshd, wherever; file:// is a file, which
+// the rules for files judge.
+func urlServers(name string, urls []arg) (outcome, bool) {
+	for _, u := range urls {
+		v := u.val
+		if !u.static {
+			v = u.prefix
+		}
+		scheme, _, hasScheme := strings.Cut(v, "://")
+		scheme = strings.ToLower(scheme)
+		switch {
+		case hasScheme && scheme == "file", !hasScheme && strings.HasPrefix(strings.ToLower(v), "file:"):
+			continue
+		case hasScheme && (scheme == "scp" || scheme == "sftp"):
+			return asks(name+" "+u.raw, "sshd on the host it names (this one too)"), true
+		}
+		h, ok := argHost(u, true)
+		if !ok {
+			return asks(name+" "+u.raw, "a server planq cannot tell is not on this machine"), true
+		}
+		if localHost(h) {
+			return asks(name+" "+u.raw, "the server on this machine"), true
+		}
+	}
+	return outcome{}, false
 }

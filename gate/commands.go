@@ -137,18 +137,16 @@ func buildCommands() map[string]*rule {
 
 	// Commands that always modify.
 	set(mod("moves or renames files"), "rename", "prename", "mmv")
-	set(mod("copies files"), "scp", "ditto")
+	set(mod("copies files"), "ditto")
 	set(mod("creates files"), "mknod")
 	set(mod("changes file attributes"), "chattr", "setfacl", "chcon")
 	set(mod("truncates or writes files"), "fallocate", "split", "csplit")
-	set(mod(whyEditor), "vi", "vim", "nvim", "nano", "emacs", "emacsclient", "ed", "ex", "code", "subl",
-		"micro", "kak", "hx", "helix", "joe", "pico", "mcedit", "gedit", "kate", "jed", "zed", "sudoedit")
 	set(mod("converts files in place"), "dos2unix", "unix2dos", "mac2unix")
 	set(mod("creates an archive"), "zip", "rar", "jar", "ar", "cpio")
 	set(mod("changes the system"), "mount", "umount", "swapon", "swapoff", "sysctl", "modprobe",
 		"insmod", "rmmod", "useradd", "userdel", "usermod", "groupadd", "groupdel", "passwd", "chpasswd",
 		"chsh", "reboot", "shutdown", "halt", "poweroff", "update-alternatives", "ldconfig", "mkfs", "mkswap",
-		"fdisk", "parted", "losetup", "iptables", "ufw", "service")
+		"fdisk", "parted", "losetup", "iptables", "ufw")
 	set(mod("signals processes"), "pkill", "killall")
 	set(mod(whyBuilds), "ninja", "cmake", "meson", "gcc", "g++", "cc", "c++", "clang", "clang++", "rustc",
 		"javac", "kotlinc", "scalac", "ghc", "swiftc", "zig", "nasm", "as", "ld", "webpack", "rollup",
@@ -186,7 +184,9 @@ func buildCommands() map[string]*rule {
 			"-H", "--header", "-X", "--request", "-u", "--user", "-A", "--user-agent", "-e", "--referer", "-b", "--cookie", "-T", "--upload-file",
 			"-F", "--form", "-m", "--max-time", "-w", "--write-out", "-x", "--proxy", "-r", "--range", "-K", "--config", "-E", "--cert",
 			"--output-dir", "--trace", "--trace-ascii", "--stderr", "--libcurl", "--etag-save", "--hsts", "--alt-svc", "-Y", "-y", "-z", "-C",
-			"--connect-timeout", "--retry", "--resolve", "--cacert", "--key", "--url", "-U", "--proxy-user", "--json"},
+			"--connect-timeout", "--retry", "--resolve", "--cacert", "--key", "--url", "-U", "--proxy-user", "--json",
+			"--connect-to", "--unix-socket", "--abstract-unix-socket", "--preproxy", "--socks4", "--socks4a", "--socks5", "--socks5-hostname",
+			"--dns-servers", "--interface", "--local-port", "--proxy-header", "--variable", "--expand-url"},
 		modFlags: []string{"-o", "--output", "-O", "--remote-name", "--remote-name-all", "-D", "--dump-header", "-c", "--cookie-jar",
 			"--output-dir", "--trace", "--trace-ascii", "--stderr", "--libcurl", "--etag-save", "--hsts", "--alt-svc", "-J", "--remote-header-name",
 			"-K", "--config"},
@@ -202,9 +202,6 @@ func buildCommands() map[string]*rule {
 	t["7z"] = subsOf(map[string]*rule{"l": ro(), "t": ro(), "i": ro(), "h": ro()}, &rule{ro: true, anySub: mod("writes or extracts an archive")})
 	t["7za"], t["7zz"] = t["7z"], t["7z"]
 	t["patch"] = &rule{why: "applies a patch to files", roFlags: []string{"--dry-run", "-C", "--check"}, valued: []string{"-p", "-i", "--input", "-o", "--output", "-d", "--directory", "-F", "--fuzz", "-B", "-r", "--reject-file", "-D", "-V", "-z", "--suffix"}}
-	t["rsync"] = &rule{why: "copies files", roFlags: []string{"-n", "--dry-run", "--list-only", "--version", "--help"}, valued: []string{"-e", "--rsh", "-f", "--filter", "--exclude", "--include", "--exclude-from", "--include-from", "--files-from", "-T", "--temp-dir", "--password-file", "--port", "-M", "--remote-option", "--backup-dir", "--suffix", "--chmod", "--chown", "--rsync-path", "--max-size", "--min-size", "-B", "--block-size", "--timeout", "--compare-dest", "--copy-dest", "--link-dest", "--partial-dir", "--usermap", "--groupmap"},
-		modFlags: []string{"--log-file", "--write-batch", "--only-write-batch"}}
-	t["crontab"] = &rule{why: "replaces the crontab", roFlags: []string{"-l"}, valued: []string{"-u"}}
 	t["yq"] = &rule{ro: true, modFlags: []string{"-i", "--inplace"}, flagWhy: "edits files in place", valued: []string{"-o", "--output-format", "-p", "--input-format", "--expression", "--indent", "-I"}}
 	t["make"] = makeRule()
 	t["gmake"], t["bmake"] = t["make"], t["make"]
@@ -292,7 +289,6 @@ func buildCommands() map[string]*rule {
 	t["lua"] = interpreter([]string{"-e"}, "", []string{"-v"}, []string{"-l"})
 	t["luajit"] = t["lua"]
 	t["Rscript"] = interpreter([]string{"-e"}, "", []string{"--version", "--help"}, nil)
-	t["osascript"] = interpreter([]string{"-e"}, "", nil, []string{"-l"})
 	t["deno"] = subsOf(map[string]*rule{
 		"test": testRunner(runner{entry: "deno test", valued: []string{"-c", "--config", "--import-map", "--filter", "--coverage", "--junit-path", "--reporter", "--shuffle", "--parallel", "--lock", "--env-file", "--location", "--seed", "--v8-flags"},
 			writes: []string{"--coverage", "--junit-path", "--lock-write", "--frozen=false", "--watch", "--doc", "--reload"}, paths: []string{"-c", "--config", "--import-map", "--env-file"}, passArgs: true}),
@@ -415,19 +411,8 @@ func buildCommands() map[string]*rule {
 	t["brew"] = subsOf(map[string]*rule{"list": ro(), "ls": ro(), "info": ro(), "search": ro(), "deps": ro(), "uses": ro(), "outdated": ro(), "config": ro(),
 		"doctor": ro(), "desc": ro(), "home": ro(), "leaves": ro(), "--prefix": ro(), "--version": ro(), "--cellar": ro(), "--cache": ro(), "commands": ro(), "help": ro(), "shellenv": ro()},
 		&rule{ro: true, anySub: mod(whyInstalls)})
-	t["systemctl"] = subsOf(map[string]*rule{"status": ro(), "show": ro(), "list-units": ro(), "list-unit-files": ro(), "list-timers": ro(), "list-sockets": ro(),
-		"is-active": ro(), "is-enabled": ro(), "is-failed": ro(), "cat": ro(), "get-default": ro(), "list-dependencies": ro(), "help": ro()},
-		&rule{ro: true, valued: []string{"-t", "--type", "--state", "-p", "--property", "-H", "--host", "-M", "--machine", "-n", "--lines", "-o", "--output"}, anySub: mod("changes system services")})
-	t["docker"] = lazily(dockerRule)
-	t["podman"] = t["docker"]
-	kubeAuth := subsOf(map[string]*rule{"can-i": ro(), "whoami": ro()}, &rule{ro: true, anySub: mod("changes the cluster")})
-	kubeConfig := subsOf(map[string]*rule{"view": ro(), "get-contexts": ro(), "current-context": ro(), "get-clusters": ro(), "get-users": ro()}, &rule{ro: true, anySub: mod("changes kubeconfig")})
-	t["kubectl"] = subsOf(map[string]*rule{"get": ro(), "describe": ro(), "logs": ro(), "explain": ro(), "version": ro(), "top": ro(), "api-resources": ro(),
-		"api-versions": ro(), "cluster-info": ro(), "diff": ro(), "auth": kubeAuth, "config": kubeConfig, "events": ro(), "wait": ro()},
-		&rule{ro: true, valued: []string{"-n", "--namespace", "--context", "--kubeconfig", "--cluster", "--user", "-s", "--server"}, anySub: mod("changes the cluster")})
-	t["helm"] = subsOf(map[string]*rule{"list": ro(), "ls": ro(), "status": ro(), "get": ro(), "history": ro(), "show": ro(), "search": ro(), "template": ro(),
-		"lint": ro(), "version": ro(), "env": ro(), "diff": ro()},
-		&rule{ro: true, valued: []string{"-n", "--namespace", "--kube-context", "--kubeconfig"}, anySub: mod("changes the cluster or writes charts")})
+	// Clients of servers (tmux, docker, ssh, systemctl, …): servers.go.
+	serverRules(t)
 	return t
 }
 

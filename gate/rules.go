@@ -30,9 +30,20 @@ type rule struct {
 	// cfg says the command loads configuration or code from its working
 	// directory (a repository's config, a Makefile, package.json scripts,
 	// test files): it is trusted only when that directory is the project.
-	cfg   bool
-	check func(c *cmdCtx, name string, args []arg, r *rule) outcome // custom judgement
-	lazy  *lazyRule                                                 // a table entry built on first use (lookup)
+	cfg bool
+	// sure says that what this rule judges modifying surely is: the
+	// command writes into the project (the repository's .git or .jj, the
+	// files it is given) or asks a process outside the OS sandbox to act
+	// (a server: tmux, docker, sshd, systemd…). The gate denies such a
+	// command while locked even where the sandbox could run it
+	// (Verdict.Sure).
+	sure bool
+	// inPlace says the command, where it modifies, rewrites the files it
+	// is given (sed -i, gofmt -w, black): it is sure when one of them is
+	// in the project.
+	inPlace bool
+	check   func(c *cmdCtx, name string, args []arg, r *rule) outcome // custom judgement
+	lazy    *lazyRule                                                 // a table entry built on first use (lookup)
 }
 
 // flagArg is one flag occurrence, with its value when it takes one.
@@ -67,7 +78,7 @@ func (r *rule) evalSub(c *cmdCtx, name string, args []arg) outcome {
 		if r.ro {
 			return outcome{}
 		}
-		return outcome{mod: true, reason: name + " " + r.why}
+		return outcome{mod: true, sure: r.sure, reason: name + " " + r.why}
 	}
 	sub := pos[0]
 	full := name + " " + sub.raw
@@ -92,16 +103,31 @@ func (r *rule) evalSub(c *cmdCtx, name string, args []arg) outcome {
 // evalFlags judges a command by its flags and positional arguments.
 func (r *rule) evalFlags(c *cmdCtx, name string, args []arg) outcome {
 	flags, pos, _ := scan(args, r, false)
-	if o, ok := r.flagOutcome(c, name, flags); ok {
-		return o
-	}
-	if r.posMod > 0 && len(pos) >= r.posMod {
-		return outcome{mod: true, reason: name + " " + r.why}
-	}
-	if r.ro {
+	o, ok := r.flagOutcome(c, name, flags)
+	switch {
+	case ok:
+	case r.posMod > 0 && len(pos) >= r.posMod:
+		o = outcome{mod: true, sure: r.sure, reason: name + " " + r.why}
+	case r.ro:
 		return outcome{}
+	default:
+		o = outcome{mod: true, sure: r.sure, reason: name + " " + r.why}
 	}
-	return outcome{mod: true, reason: name + " " + r.why}
+	if o.mod && !o.sure && r.inPlace && c != nil {
+		o.sure = c.a.anyInside(pos)
+	}
+	return o
+}
+
+// anyInside reports whether one of the files named is provably in the
+// project (writesInside).
+func (a *analyzer) anyInside(files []arg) bool {
+	for _, f := range files {
+		if a.writesInside(f) {
+			return true
+		}
+	}
+	return false
 }
 
 // flagOutcome applies modFlags, then roFlags; ok says whether they decided.
@@ -127,7 +153,7 @@ func (r *rule) flagOutcome(c *cmdCtx, name string, flags []flagArg) (outcome, bo
 		if f.hasVal {
 			shown += " " + f.val.raw
 		}
-		sure := c != nil && f.hasVal && r.isValued(f.name) && c.a.writesInside(f.val)
+		sure := r.sure || c != nil && f.hasVal && r.isValued(f.name) && c.a.writesInside(f.val)
 		return outcome{mod: true, sure: sure, reason: name + " " + shown + " " + why}, true
 	}
 	for _, f := range flags {

@@ -299,23 +299,3 @@ func pipRule() *rule {
 		"install": {why: whyInstalls, roFlags: []string{"--dry-run"}},
 	}, &rule{ro: true, anySub: mod(whyInstalls), roFlags: []string{"-V", "--version", "-h", "--help"}})
 }
-
-func dockerRule() *rule {
-	read := ro()
-	state := mod("changes containers, images or volumes")
-	only := func(names ...string) *rule {
-		m := map[string]*rule{}
-		for _, n := range names {
-			m[n] = read
-		}
-		return subsOf(m, &rule{ro: true, anySub: state})
-	}
-	return subsOf(map[string]*rule{
-		"ps": read, "images": read, "logs": read, "inspect": read, "version": read, "info": read, "stats": read, "top": read,
-		"port": read, "history": read, "search": read, "events": read, "diff": read,
-		"image": only("ls", "list", "inspect", "history"), "container": only("ls", "list", "inspect", "logs", "top", "port", "stats", "diff"),
-		"network": only("ls", "list", "inspect"), "volume": only("ls", "list", "inspect"), "context": only("ls", "list", "show", "inspect"),
-		"system": only("df", "info", "events"), "buildx": only("ls", "inspect", "version", "du"),
-		"compose": only("ps", "logs", "config", "ls", "images", "top", "version", "port", "events"),
-	}, &rule{ro: true, anySub: state, valued: []string{"-H", "--host", "-c", "--context", "--config", "-l", "--log-level"}})
-}

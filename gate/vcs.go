@@ -297,6 +297,9 @@ func (a *analyzer) gitDirInside(d arg) bool {
 // remote that name a program to run on the other side.
 func gitRemoteArgs(name string, args []arg) outcome {
 	for _, a := range args {
+		if o := gitServerURL(name, a); o.mod {
+			return o
+		}
 		if !a.static {
 			continue
 		}
@@ -309,6 +312,26 @@ func gitRemoteArgs(name string, args []arg) outcome {
 		if strings.HasSuffix(name, " clone") && (v == "-u" || v == "-c" || strings.HasPrefix(v, "-u") && !strings.HasPrefix(v, "--")) {
 			return outcome{mod: true, reason: name + " " + a.val + " makes git run a program"}
 		}
+	}
+	return outcome{}
+}
+
+// gitServerURL: a repository URL served over HTTP, git:// or FTP on this
+// machine (or one planq cannot read to the end of its host) has that
+// server act for git, outside any sandbox (servers.go).
+func gitServerURL(name string, a arg) outcome {
+	v := a.val
+	if !a.static {
+		v = a.prefix
+	}
+	scheme, _, ok := strings.Cut(v, "://")
+	switch strings.ToLower(scheme) {
+	case "http", "https", "git", "ftp", "ftps":
+	default:
+		return outcome{}
+	}
+	if h, known := argHost(a, true); !ok || !known || localHost(h) {
+		return asks(name+" "+a.raw, "the git server on this machine")
 	}
 	return outcome{}
 }
