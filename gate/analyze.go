@@ -154,6 +154,13 @@ func (f *facts) init() {
 	}
 }
 
+// dupOfInput reports whether duplicating descriptor m (the word of N<&M or
+// N>&M) copies one the script opened on a file for reading.
+func (f facts) dupOfInput(m string) bool {
+	n, err := strconv.Atoi(strings.TrimSuffix(m, "-"))
+	return err == nil && (f.fdInputs[n] || n >= 10 && f.fdInputs[-1])
+}
+
 func (f facts) clone() facts {
 	c := f
 	c.tainted, c.values, c.integers, c.fdInputs = map[string]bool{}, map[string][]string{}, map[string]bool{}, map[int]bool{}
@@ -572,7 +579,7 @@ func (s *scriptCtx) redirect(r *syntax.Redirect) {
 				fd = -1 // {var}<file: any descriptor
 			}
 		}
-		if r.Op == syntax.RdrIn || !isFD(r.Word.Lit()) {
+		if r.Op == syntax.RdrIn || !isFD(r.Word.Lit()) || s.a.facts.dupOfInput(r.Word.Lit()) {
 			s.a.facts.fdInputs[fd] = true // -1: some descriptor from 10 up
 		}
 		return
@@ -584,6 +591,17 @@ func (s *scriptCtx) redirect(r *syntax.Redirect) {
 		// >&2 and 2>&1 duplicate descriptors; >&file writes a file.
 		if r.Word != nil {
 			if t := r.Word.Lit(); isFD(t) || t == "-" {
+				if s.a.facts.dupOfInput(t) {
+					// N>&M copies a descriptor open on a file for reading:
+					// /dev/fd/N reopens that file too.
+					fd := 1
+					if r.N != nil {
+						if n, err := strconv.Atoi(r.N.Value); err == nil {
+							fd = n
+						}
+					}
+					s.a.facts.fdInputs[fd] = true
+				}
 				return
 			}
 		}
@@ -822,6 +840,11 @@ func (a *analyzer) command(c *cmdCtx, argv []arg) outcome {
 // outside the sandbox): they change nothing.
 var declareCompanions = map[string]bool{"cd": true, "pwd": true, "echo": true, "printf": true, "true": true, ":": true}
 
+// inProject reports whether the command being judged provably runs in the
+// project (cwdTrusted, with the project known): what it writes in its
+// working directory is written into the project.
+func (c *cmdCtx) inProject() bool { return c.a.where.Root != "" && c.a.cwdTrusted() }
+
 // cwdTrusted reports whether the command being judged provably runs in the
 // project: every directory the shell may be in by now (following cd in
 // order, subshells undone) is inside it, and no cd in a loop or function
@@ -902,6 +925,8 @@ type arg struct {
 	// only at run time (all of val when static): the host of
 	// "http://example.com/$path".
 	prefix string
+	// param names the variable when the word is only $name or "$name".
+	param string
 }
 
 func staticArg(v string) arg { return arg{val: v, raw: v, static: true} }
@@ -954,7 +979,49 @@ func wordArg(w *syntax.Word) arg {
 	if a.static {
 		a.prefix = a.val
 	}
+	a.param = simpleParam(w)
 	return a
+}
+
+// simpleParam is the variable a word expands when it is only $name,
+// ${name} or "$name", else "".
+func simpleParam(w *syntax.Word) string {
+	if len(w.Parts) != 1 {
+		return ""
+	}
+	part := w.Parts[0]
+	if dq, ok := part.(*syntax.DblQuoted); ok && len(dq.Parts) == 1 {
+		part = dq.Parts[0]
+	}
+	pe, ok := part.(*syntax.ParamExp)
+	if !ok || pe.Param == nil || pe.Excl || pe.Length || pe.Width || pe.Index != nil || pe.Slice != nil || pe.Repl != nil ||
+		pe.Names != 0 || pe.Exp != nil || pe.NestedParam != nil || len(pe.Modifiers) > 0 || pe.Flags != nil {
+		return ""
+	}
+	return pe.Param.Value
+}
+
+// mayBeOption reports whether a word known only at run time may expand to
+// an option: it does not start with literal text other than -, and it is
+// not a variable whose every value the script gives it is a literal that
+// is not one (for f in *.go; gofmt -l "$f").
+func (a *analyzer) mayBeOption(p arg) bool {
+	if p.static {
+		return false
+	}
+	if p.prefix != "" {
+		return strings.HasPrefix(p.prefix, "-")
+	}
+	vals := a.facts.values[p.param]
+	if p.param == "" || a.facts.tainted[p.param] || len(vals) == 0 {
+		return true
+	}
+	for _, v := range vals {
+		if strings.HasPrefix(v, "-") || v == "" {
+			return true
+		}
+	}
+	return false
 }
 
 // unknownFrom marks the word as known only at run time from here on: its
@@ -1011,12 +1078,14 @@ func unescape(s string, dbl bool) string {
 }
 
 // safeTarget reports whether writing to the file p changes nothing on disk:
-// /dev/null, the terminal, or a file descriptor — unless the script opened
+// /dev/null, the terminal, or a file descriptor (not "-": bash's > - and
+// most tools' -o - write a file named -; the rules for tools that take -
+// for standard output say so) — unless the script opened
 // that descriptor on a file, which /dev/fd/N and /proc/self/fd/N would then
 // reopen for writing (exec 3<main.go; echo x > /dev/fd/3).
 func (a *analyzer) safeTarget(p string) bool {
 	switch p {
-	case "/dev/null", "/dev/tty", "-":
+	case "/dev/null", "/dev/tty":
 		return true
 	case "/dev/stdout":
 		return !a.facts.fdInputs[1]

@@ -117,7 +117,9 @@ func fileOpRules(t map[string]*rule) {
 		valued: []string{"-p", "--tmpdir", "--suffix"}, check: mktempCheck}
 	t["tempfile"] = mod("creates a temporary file")
 	t["dd"] = &rule{why: "writes files", check: ddCheck}
-	t["tee"] = &rule{ro: true, valued: []string{"--output-error"}, check: teeCheck}
+	// tee's --output-error takes its mode only after =: the next word is a
+	// file tee writes.
+	t["tee"] = &rule{ro: true, check: teeCheck}
 	link := mod("creates links")
 	t["ln"], t["link"] = link, link
 }

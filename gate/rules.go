@@ -20,13 +20,16 @@ type rule struct {
 	// abbreviation (GNU getopt_long, git, argparse accept any unique
 	// prefix) is resolved against it, and an ambiguous one is judged as the
 	// most dangerous option it could be.
-	long   []string
-	exact  bool // long options are never abbreviated (the tool refuses abbreviations)
-	posMod int  // with at least this many positional arguments the command modifies
-	subs   map[string]*rule
-	noSub  *rule // rule when no subcommand is given; default: this rule's own flags
-	anySub *rule // rule for subcommands not in subs; default: the unknown policy
-	jj     string
+	long  []string
+	exact bool // long options are never abbreviated (the tool refuses abbreviations)
+	// dashStdout says a writing option's value - is standard output (curl
+	// -o -); for most tools it is a file named -.
+	dashStdout bool
+	posMod     int // with at least this many positional arguments the command modifies
+	subs       map[string]*rule
+	noSub      *rule // rule when no subcommand is given; default: this rule's own flags
+	anySub     *rule // rule for subcommands not in subs; default: the unknown policy
+	jj         string
 	// cfg says the command loads configuration or code from its working
 	// directory (a repository's config, a Makefile, package.json scripts,
 	// test files): it is trusted only when that directory is the project.
@@ -104,6 +107,21 @@ func (r *rule) evalSub(c *cmdCtx, name string, args []arg) outcome {
 func (r *rule) evalFlags(c *cmdCtx, name string, args []arg) outcome {
 	flags, pos, _ := scan(args, r, false)
 	o, ok := r.flagOutcome(c, name, flags)
+	if !o.mod && len(r.modFlags) > 0 && c != nil {
+		// A word known only at run time may be one of the options that
+		// make the command write ($o holding -o, "$@" holding -i); after
+		// -- it is an operand.
+		opts := args
+		if i := slices.IndexFunc(args, func(a arg) bool { return a.static && a.val == "--" }); i >= 0 {
+			opts = args[:i]
+		}
+		_, before, _ := scan(opts, r, false)
+		for _, p := range before {
+			if c.a.mayBeOption(p) {
+				return unknownOutcome(c, name+" "+p.raw+" is known only at run time, and may be an option that makes "+name+" write")
+			}
+		}
+	}
 	switch {
 	case ok:
 	case r.posMod > 0 && len(pos) >= r.posMod:
@@ -117,6 +135,22 @@ func (r *rule) evalFlags(c *cmdCtx, name string, args []arg) outcome {
 		o.sure = c.a.anyInside(pos)
 	}
 	return o
+}
+
+// writesHere is the rule for a command that writes the files of the
+// project it runs in (npm install, go mod tidy, cargo add): sure when it
+// provably runs in the project and none of the options that send it
+// elsewhere is given.
+func writesHere(why string, elsewhere ...string) *rule {
+	return &rule{why: why, check: func(c *cmdCtx, name string, args []arg, _ *rule) outcome {
+		sure := c.inProject()
+		for _, a := range args {
+			if n, _, _ := strings.Cut(a.val, "="); a.static && slices.Contains(elsewhere, n) {
+				sure = false
+			}
+		}
+		return outcome{mod: true, sure: sure, reason: name + " " + why}
+	}}
 }
 
 // anyInside reports whether one of the files named is provably in the
@@ -139,7 +173,7 @@ func (r *rule) flagOutcome(c *cmdCtx, name string, flags []flagArg) (outcome, bo
 		if !slices.Contains(r.modFlags, f.name) {
 			continue
 		}
-		if f.hasVal && r.isValued(f.name) && f.val.static && (c != nil && (c.a.safeTarget(f.val.val) || c.a.outsideWrite(f.val))) {
+		if f.hasVal && r.isValued(f.name) && f.val.static && (c != nil && (r.dashStdout && f.val.val == "-" || c.a.safeTarget(f.val.val) || c.a.outsideWrite(f.val))) {
 			continue
 		}
 		if f.hasVal && !r.isValued(f.name) && f.val.static && (f.val.val == "false" || f.val.val == "0" || f.val.val == "no") {
@@ -156,12 +190,31 @@ func (r *rule) flagOutcome(c *cmdCtx, name string, flags []flagArg) (outcome, bo
 		sure := r.sure || c != nil && f.hasVal && r.isValued(f.name) && c.a.writesInside(f.val)
 		return outcome{mod: true, sure: sure, reason: name + " " + shown + " " + why}, true
 	}
-	for _, f := range flags {
-		if slices.Contains(r.roFlags, f.name) {
-			return outcome{}, true
+	var off []string // --no-dry-run turns --dry-run off again
+	for _, f := range r.roFlags {
+		if strings.HasPrefix(f, "--") {
+			off = append(off, "--no-"+f[2:])
 		}
 	}
+	if lastOf(flags, r.roFlags, off) {
+		return outcome{}, true
+	}
 	return outcome{}, false
+}
+
+// lastOf reports whether one of the flags on is given and not turned off
+// by one of off after it (git add -n --no-dry-run adds).
+func lastOf(flags []flagArg, on, off []string) bool {
+	set := false
+	for _, f := range flags {
+		switch {
+		case slices.Contains(on, f.name):
+			set = true
+		case slices.Contains(off, f.name):
+			set = false
+		}
+	}
+	return set
 }
 
 func (r *rule) isValued(flag string) bool { return slices.Contains(r.valued, flag) }
