@@ -23,13 +23,15 @@ all: build
 build:
 	$(STATIC) $(GO) build -ldflags '$(LDFLAGS)' -o planq ./cmd/planq
 	$(STATIC) $(GO) build -ldflags '$(LDFLAGS)' -o planq-hook ./cmd/planq-hook
+	$(STATIC) $(GO) build -ldflags '$(LDFLAGS)' -o planq-sandbox ./cmd/planq-sandbox
 
-## install: jj and a git >= 2.42 for it (when missing), then planq and planq-hook (the fast tool-hook binary) into $(BINDIR)
+## install: jj and a git >= 2.42 for it (when missing), then planq, planq-hook (the fast tool-hook binary) and planq-sandbox (the OS sandbox a locked shell command runs in) into $(BINDIR)
 install: jj git
 	mkdir -p $(BINDIR)
 	$(STATIC) $(GO) build -ldflags '$(LDFLAGS)' -o $(BINDIR)/planq ./cmd/planq
 	$(STATIC) $(GO) build -ldflags '$(LDFLAGS)' -o $(BINDIR)/planq-hook ./cmd/planq-hook
-	@echo "planq and planq-hook installed in $(BINDIR)"
+	$(STATIC) $(GO) build -ldflags '$(LDFLAGS)' -o $(BINDIR)/planq-sandbox ./cmd/planq-sandbox
+	@echo "planq, planq-hook and planq-sandbox installed in $(BINDIR)"
 	@case ":$$PATH:" in *":$(BINDIR):"*) ;; *) echo "add $(BINDIR) to your PATH: export PATH=\"$(BINDIR):\$$PATH\"";; esac
 
 jj:
@@ -54,6 +56,9 @@ test: jj git chromium
 bench: jj git
 	# The hook processes (planq-hook and planq hook) vs one `jj log -r @` process, measured in the same run.
 	$(GO) test -run '^$$' -bench PreToolUseHook -benchtime 100x -timeout 30m ./cmd/planq/
+	# The OS sandbox: a trivial command run by planq-sandbox vs by bash alone (goal: at most 3 ms more), and the
+	# pre-tool-use hook while locked (it rewrites every shell call) vs one `jj log -r @` process (goal: at most 0.20).
+	$(GO) test -run '^$$' -bench Sandbox -benchtime 100x -timeout 30m ./cmd/planq/
 	# The status line (planq-hook statusline, planq statusline) vs one `jj log -r @` process, in the same run.
 	$(GO) test -run '^$$' -bench StatusLine -benchtime 100x -timeout 30m ./cmd/planq/
 	# Search, context, log add, session-start on generated states of 10k and 100k entries; packed reads.
@@ -88,4 +93,4 @@ fmt:
 	gofmt -w $$(git ls-files '*.go')
 
 clean:
-	rm -f planq planq-hook
+	rm -f planq planq-hook planq-sandbox

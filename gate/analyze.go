@@ -811,7 +811,7 @@ func (a *analyzer) command(c *cmdCtx, argv []arg) outcome {
 		words[i] = x.val
 	}
 	if e, ok := matchNames(a.pol.Deny, name, words); ok {
-		return outcome{mod: true, reason: e + " is listed in gate.deny"}
+		return outcome{mod: true, sure: true, reason: e + " is listed in gate.deny"}
 	}
 	if _, ok := matchNames(a.pol.Allow, name, words); ok {
 		a.sawReadOnly(name)

@@ -113,12 +113,24 @@
 // project's (CLAUDE_PROJECT_DIR), never those of the repository a command
 // happens to run in.
 //
+// # The OS sandbox
+//
+// With EvalOptions.SandboxEntry set (a host that applies rewritten
+// commands, on a machine with an OS sandbox: package gate/sandbox), a
+// locked shell call is denied only when the verdict is Sure (a write into
+// the project the analysis sees, a gate.deny entry) or git rewrites history
+// in a jj repository; any other — read-only to the analysis, or unknown to
+// it — is allowed to run in the sandbox, the project read-only
+// (Decision.Sandbox, Decision.Command), and declarations (Verdict.Declares)
+// run as they are. Without it the gate is the analysis alone, as below.
+//
 // # Known limits
 //
-// Read-only commands the gate blocks (listed with their reasons in the table
-// test, bash_test.go): code given to an interpreter (python -c, node -e),
-// scripts run by one, commands planq does not know, go build ./..., and the
-// others marked there. Modifying commands it allows by design: the test
+// Without the sandbox: read-only commands the gate blocks (listed with
+// their reasons in the table test, bash_test.go): code given to an
+// interpreter (python -c, node -e), scripts run by one, commands planq does
+// not know, go build ./..., and the others marked there. With it, they run
+// sandboxed. Modifying commands it allows by design: the test
 // entry points of gate.tests (which may write caches and build directories
 // such as target/), the declaring jj commands (jj new on top of @, describe,
 // commit, git init in the project), git fetch (remote-tracking refs), and

@@ -225,8 +225,14 @@ func headline(cur jj.Change, root string, sess *transcript.Session, source strin
 // gateLine says whether file edits are held back and what to do.
 func gateLine(h session.Host, cur jj.Change) string {
 	if !cur.Declared() {
+		how, sandboxed := session.Enforcement(h)
+		if sandboxed {
+			return "Gate: LOCKED. Until you declare the change, tools that modify files are denied and shell commands run in an " + how +
+				" where the project is read-only: call " + h.Tool("jj_init") +
+				" with one line saying what you are about to do (it runs jj new -m). Reading, searching and read-only commands work."
+		}
 		return "Gate: LOCKED. Tools that modify files are denied until you declare the change: call " + h.Tool("jj_init") +
-			" with one line saying what you are about to do (it runs jj new -m). Reading and searching are allowed."
+			" with one line saying what you are about to do (it runs jj new -m). Reading and searching are allowed. (Enforcement: " + how + ".)"
 	}
 	return "Gate: unlocked, file edits are allowed. Keep the description a living summary with " + h.Tool("jj_describe") +
 		"; checkpoint with " + h.Tool("jj_new") + " when a step is done."

@@ -15,8 +15,10 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/planq-dev/planq/config"
+	"github.com/planq-dev/planq/gate/sandbox"
 	"github.com/planq-dev/planq/hooks/conffile"
 	"github.com/planq-dev/planq/hooks/hosts"
+	"github.com/planq-dev/planq/hooks/session"
 	"github.com/planq-dev/planq/jj"
 )
 
@@ -151,6 +153,7 @@ func runDoctor(cmd *cobra.Command, a *app, opts *doctorOptions) error {
 		statuses = append(statuses, hc.statuses...)
 	}
 	rep.Checks = append(rep.Checks, hookBinaryCheck(ctx, a, statuses))
+	rep.Checks = append(rep.Checks, enforcementCheck(a.hostWiring(root, home)))
 
 	rep.Healthy = true
 	for _, c := range rep.Checks {
@@ -443,4 +446,37 @@ func wiringInJJ(ctx context.Context, c *jj.Client, checks []check) []check {
 		checks[i].Fix = fmt.Sprintf("planq mcp install   (local scope: kept out of every change; or bring the files back: jj restore --from %s %s)", ch.ShortID(), strings.Join(wiringFiles, " "))
 	}
 	return checks
+}
+
+// enforcementCheck says how the gate holds locked shell commands here, per
+// host where they differ: in the OS sandbox (the project read-only) for a
+// host that applies rewritten commands on a machine with one, else by the
+// parser alone, and why. It is reported, not failed: a parser-only gate is
+// still a gate.
+func enforcementCheck(hcs []hostChecks) check {
+	by := map[string][]string{}
+	var order []string
+	for _, hc := range hcs {
+		how, _ := session.Enforcement(hc.host.Host())
+		if _, ok := by[how]; !ok {
+			order = append(order, how)
+		}
+		by[how] = append(by[how], hc.host.Host().Display)
+	}
+	c := check{Name: "gate", OK: true}
+	var parts []string
+	for _, how := range order {
+		parts = append(parts, how+" for "+strings.Join(by[how], ", "))
+	}
+	c.Detail = strings.Join(parts, "; ")
+	e := sandbox.Detect()
+	switch entry, err := sandbox.Entry(); {
+	case !e.Available() && runtime.GOOS == "linux":
+		c.Fix = "a Linux 6.2 or later kernel with Landlock enabled (lsm= boot parameter) gives locked shell commands the OS sandbox"
+	case e.Available() && err == nil && filepath.Base(entry[0]) != sandbox.LeanBinary:
+		// Works, but every sandboxed command starts a bigger binary.
+		c.Detail += "; sandboxed commands start " + strings.Join(entry, " ") + " (" + sandbox.LeanBinary + " is not installed beside planq)"
+		c.Fix = "make install (it puts " + sandbox.LeanBinary + " beside planq: each sandboxed command starts faster)"
+	}
+	return c
 }

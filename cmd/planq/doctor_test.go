@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/planq-dev/planq/gate/sandbox"
 	"github.com/planq-dev/planq/internal/testenv"
 )
 
@@ -197,5 +198,21 @@ func TestDoctorReportsTheHookBinary(t *testing.T) {
 	out, code := run(other, "doctor")
 	if code != 1 || !strings.Contains(out, "FAIL hook-bin") || !strings.Contains(out, "0.0.1-other") || !strings.Contains(out, "make install") {
 		t.Fatalf("doctor with a planq-hook of another version: exit %d\n%s", code, out)
+	}
+}
+
+// TestDoctorSaysHowTheGateIsEnforced: doctor names the enforcement in force
+// for Claude Code on this machine: the OS sandbox where there is one,
+// parser-only and why where there is none.
+func TestDoctorSaysHowTheGateIsEnforced(t *testing.T) {
+	testenv.Isolate(t)
+	repo := testenv.JJRepo(t)
+	out, _, _ := runIn(t, repo, "doctor")
+	want := "gate    OS sandbox ("
+	if e := sandbox.Detect(); !e.Available() {
+		want = "gate    parser-only (" + e.Reason + ") for Claude Code"
+	}
+	if !strings.Contains(out, want) || !strings.Contains(out, "Claude Code") {
+		t.Errorf("doctor lacks %q:\n%s", want, out)
 	}
 }

@@ -16,15 +16,15 @@ import (
 	"github.com/planq-dev/planq/internal/testenv"
 )
 
-// planqBin builds the planq binary, and planq-hook beside it, once per test
-// binary run.
+// planqBin builds the planq binary, and planq-hook and planq-sandbox beside
+// it, once per test binary run.
 var planqBin = sync.OnceValues(func() (string, error) {
 	dir, err := os.MkdirTemp("", "planq-bin-")
 	if err != nil {
 		return "", err
 	}
 	out := filepath.Join(dir, "planq")
-	for _, b := range []struct{ out, pkg string }{{out, "."}, {filepath.Join(dir, "planq-hook"), "../planq-hook"}} {
+	for _, b := range []struct{ out, pkg string }{{out, "."}, {filepath.Join(dir, "planq-hook"), "../planq-hook"}, {filepath.Join(dir, "planq-sandbox"), "../planq-sandbox"}} {
 		cmd := exec.Command("go", "build", "-o", b.out, b.pkg)
 		cmd.Env = testenv.BuildEnv()
 		if msg, err := cmd.CombinedOutput(); err != nil {

@@ -112,13 +112,14 @@ func Unwrap(command string) (entry []string, inv Invocation, ok bool) {
 		}
 		s = rest
 	}
+	// The entry's words end where the arguments begin, at --root.
 	for i, w := range words {
-		if w == "sandbox" && i+1 < len(words) {
-			inv, err := ParseArgs(words[i+1:])
+		if w == "--root" && i > 0 {
+			inv, err := ParseArgs(words[i:])
 			if err != nil {
 				return nil, Invocation{}, false
 			}
-			return words[:i+1], inv, true
+			return words[:i], inv, true
 		}
 	}
 	return nil, Invocation{}, false
@@ -162,28 +163,44 @@ func RunsJJ(command string) bool {
 	return false
 }
 
-// Entry returns the words that start the entry point from the running
-// planq binary: planq-hook itself with "sandbox"; from planq, the
-// planq-hook installed beside it (it starts faster), else planq itself
-// with "hook sandbox".
+// Entry returns the words that start the entry point, from the running
+// planq binary: planq-sandbox (the lean binary made for it) when it is the
+// running one or installed beside it, else planq-hook with "sandbox" (the
+// running one or the one beside it), else the running planq with "hook
+// sandbox".
 func Entry() ([]string, error) {
 	exe, err := os.Executable()
 	if err != nil {
 		return nil, fmt.Errorf("find the planq binary: %w", err)
 	}
-	if isHookBinary(filepath.Base(exe)) {
+	base := strings.TrimSuffix(filepath.Base(exe), ".exe")
+	if base == LeanBinary {
+		return []string{exe}, nil
+	}
+	if lean := beside(exe, LeanBinary); lean != "" {
+		return []string{lean}, nil
+	}
+	if base == "planq-hook" {
 		return []string{exe, "sandbox"}, nil
 	}
-	hook := filepath.Join(filepath.Dir(exe), "planq-hook")
-	if runtime.GOOS == "windows" {
-		hook += ".exe"
-	}
-	if st, err := os.Stat(hook); err == nil && st.Mode().IsRegular() && st.Mode()&0o111 != 0 {
+	if hook := beside(exe, "planq-hook"); hook != "" {
 		return []string{hook, "sandbox"}, nil
 	}
 	return []string{exe, "hook", "sandbox"}, nil
 }
 
-func isHookBinary(base string) bool {
-	return base == "planq-hook" || base == "planq-hook.exe"
+// LeanBinary is the name of the binary that is only the entry point
+// (cmd/planq-sandbox), installed beside planq and planq-hook.
+const LeanBinary = "planq-sandbox"
+
+// beside returns the executable named name in exe's directory, or "".
+func beside(exe, name string) string {
+	p := filepath.Join(filepath.Dir(exe), name)
+	if runtime.GOOS == "windows" {
+		p += ".exe"
+	}
+	if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() && st.Mode()&0o111 != 0 {
+		return p
+	}
+	return ""
 }

@@ -62,15 +62,22 @@ var deviceFiles = []string{"/dev/null", "/dev/zero", "/dev/full", "/dev/random",
 // holding one of those is not granted at all.
 func NewPlan(s Spec) Plan {
 	var pl Plan
+	rs := &resolver{}
+	resolve := rs.resolve
 	root := resolve(s.Root)
 	pl.Guarded = []string{root}
 	if repo, err := jj.RepoDir(root); err == nil && !within(root, resolve(repo)) {
 		pl.Guarded = append(pl.Guarded, resolve(repo))
 	}
+	seen := map[string]bool{}
 	addList := func(list string) {
 		for _, d := range filepath.SplitList(list) {
-			if filepath.IsAbs(d) && !slices.Contains(pl.Code, resolve(d)) {
-				pl.Code = append(pl.Code, resolve(d))
+			if !filepath.IsAbs(d) || seen[d] {
+				continue
+			}
+			seen[d] = true
+			if r := resolve(d); !slices.Contains(pl.Code, r) {
+				pl.Code = append(pl.Code, r)
 			}
 		}
 	}
@@ -137,19 +144,56 @@ func holds(d string, list []string) bool {
 	return false
 }
 
-// resolve makes p absolute with its symbolic links followed, as far as
-// it exists.
-func resolve(p string) string {
+// resolve makes p (absolute) clean with its symbolic links followed, as far
+// as it exists; the rest is taken as written.
+func resolve(p string) string { return (&resolver{}).resolve(p) }
+
+// resolver resolves paths, remembering the prefixes it has resolved: the
+// paths a plan is made of share most of them (/home/u, /usr/local), and
+// each one costs an lstat.
+type resolver struct{ done map[string]string }
+
+// maxLinks bounds the symbolic links followed for one path, as the
+// kernel's ELOOP does.
+const maxLinks = 40
+
+func (rs *resolver) resolve(p string) string {
+	if rs.done == nil {
+		rs.done = map[string]string{}
+	}
 	p = filepath.Clean(p)
-	if r, err := filepath.EvalSymlinks(p); err == nil {
+	if r, ok := rs.done[p]; ok {
 		return r
 	}
-	// Resolve the longest existing prefix; the rest is taken as written.
-	dir, rest := filepath.Dir(p), filepath.Base(p)
-	if dir == p {
-		return p
+	r := rs.walk(p, 0)
+	rs.done[p] = r
+	return r
+}
+
+func (rs *resolver) walk(p string, links int) string {
+	dir, base := filepath.Split(p)
+	dir = filepath.Clean(dir)
+	if base == "" || dir == p {
+		return p // the root
 	}
-	return filepath.Join(resolve(dir), rest)
+	parent, ok := rs.done[dir]
+	if !ok {
+		parent = rs.walk(dir, links)
+		rs.done[dir] = parent
+	}
+	cur := filepath.Join(parent, base)
+	fi, err := os.Lstat(cur)
+	if err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		return cur
+	}
+	target, err := os.Readlink(cur)
+	if err != nil || links >= maxLinks {
+		return cur
+	}
+	if !filepath.IsAbs(target) {
+		target = filepath.Join(parent, target)
+	}
+	return rs.walk(filepath.Clean(target), links+1)
 }
 
 // within reports whether p is root or below it (both clean and resolved).

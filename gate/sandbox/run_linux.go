@@ -12,24 +12,33 @@ import (
 )
 
 // start starts argv (a shell and its -c) confined to pl with Landlock and
-// the unix-socket seccomp filter: both are applied to the OS thread that
-// forks it, which stays locked (and confined) for the rest of this
-// process's short life.
+// the unix-socket seccomp filter, both applied to the calling goroutine's
+// OS thread, which stays locked to it (and confined) for the rest of this
+// process's short life: only that thread and the command it forks are
+// confined, and the rest of this process (removing the private TMPDIR)
+// runs on other threads. The command gets SIGTERM if this process dies
+// first (the thread it was forked from is this process's main one), so a
+// host that kills the entry point kills the command too.
 func start(pl Plan, argv []string, attr *syscall.ProcAttr) (int, error) {
 	e := Detect()
 	if e.Kind != KindLandlock {
 		return 0, fmt.Errorf("no OS sandbox here: %s", e.Reason)
 	}
 	pl.Files = append(pl.Files, outputFiles(pl)...)
-	runtime.LockOSThread()
+	runtime.LockOSThread() // never unlocked
 	if err := restrictThread(e.ABI, pl); err != nil {
 		return 0, err
 	}
 	if err := restrictSockets(); err != nil {
 		return 0, err
 	}
+	attr.Sys = &syscall.SysProcAttr{Pdeathsig: syscall.SIGTERM}
 	return syscall.ForkExec(argv[0], argv, attr)
 }
+
+// forwardSignals is not needed here: the command dies with this process
+// (Pdeathsig), and a terminal's signals reach both.
+func forwardSignals(pid int) (stop func()) { return func() {} }
 
 // parentShell is the shell that started this process, read from
 // /proc/PPID/exe, when it is a POSIX shell; "" otherwise (a host that

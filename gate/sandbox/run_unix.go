@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"os/signal"
 	"path/filepath"
 	"syscall"
 	"time"
@@ -53,58 +52,16 @@ func Run(inv Invocation) int {
 	if err != nil {
 		return cannotRun(err)
 	}
-	sigs := make(chan os.Signal, 4)
-	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT)
-	defer signal.Stop(sigs)
 	pid, err := start(pl, []string{shell, "-c", inv.Command}, &syscall.ProcAttr{Env: env, Files: []uintptr{0, 1, w.Fd()}})
 	w.Close()
 	if err != nil {
 		r.Close()
 		return cannotRun(err)
 	}
+	stop := forwardSignals(pid)
+	defer stop()
 	var scan refusalScanner
-	copied := make(chan struct{})
-	go func() {
-		defer close(copied)
-		buf := make([]byte, 32<<10)
-		for {
-			n, err := r.Read(buf)
-			if n > 0 {
-				os.Stderr.Write(buf[:n])
-				scan.Write(buf[:n])
-			}
-			if err != nil {
-				return
-			}
-		}
-	}()
-	done := make(chan syscall.WaitStatus, 1)
-	go func() {
-		var ws syscall.WaitStatus
-		for {
-			_, err := syscall.Wait4(pid, &ws, 0, nil)
-			if !errors.Is(err, syscall.EINTR) {
-				break
-			}
-		}
-		done <- ws
-	}()
-	var ws syscall.WaitStatus
-wait:
-	for {
-		select {
-		case s := <-sigs:
-			syscall.Kill(pid, s.(syscall.Signal))
-		case ws = <-done:
-			break wait
-		}
-	}
-	// A process the command left in the background may hold stderr open;
-	// its output after this is lost rather than the answer held up.
-	select {
-	case <-copied:
-	case <-time.After(200 * time.Millisecond):
-	}
+	ws := copyUntilExit(r, pid, &scan)
 	code := ws.ExitStatus()
 	if ws.Signaled() {
 		code = 128 + int(ws.Signal())
@@ -115,8 +72,50 @@ wait:
 	return code
 }
 
+// copyUntilExit copies the command's stderr (r) to this process's, through
+// scan, until it ends, and reaps the command. It polls, in this one
+// goroutine, rather than wait in threads of its own (each costs a
+// process this short-lived more than the work): a read waits at most
+// 50 ms, then the command is looked at. A process the command left in the
+// background may hold stderr open; 200 ms after the command exits its
+// output is dropped rather than the answer held up.
+func copyUntilExit(r *os.File, pid int, scan *refusalScanner) syscall.WaitStatus {
+	defer r.Close()
+	var ws syscall.WaitStatus
+	exited := false
+	var grace time.Time
+	buf := make([]byte, 32<<10)
+	for {
+		r.SetReadDeadline(time.Now().Add(50 * time.Millisecond))
+		n, err := r.Read(buf)
+		if n > 0 {
+			os.Stderr.Write(buf[:n])
+			scan.Write(buf[:n])
+		}
+		if err == nil {
+			continue
+		}
+		if !errors.Is(err, os.ErrDeadlineExceeded) {
+			break // EOF: every writer is gone
+		}
+		if !exited {
+			if p, _ := syscall.Wait4(pid, &ws, syscall.WNOHANG, nil); p == pid {
+				exited, grace = true, time.Now().Add(200*time.Millisecond)
+			}
+		}
+		if exited && time.Now().After(grace) {
+			break
+		}
+	}
+	for !exited {
+		_, err := syscall.Wait4(pid, &ws, 0, nil)
+		exited = !errors.Is(err, syscall.EINTR)
+	}
+	return ws
+}
+
 // removeUnconfined removes the private TMPDIR from another thread than the
-// confined one this goroutine is locked to (removing it needs the right to
+// confined one the caller is locked to (removing it needs the right to
 // write its parent, which the sandbox may not grant).
 func removeUnconfined(dir string) {
 	done := make(chan struct{})

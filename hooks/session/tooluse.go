@@ -84,6 +84,21 @@ func sandboxEntry(h Host, t gate.Tool) []string {
 	return entry
 }
 
+// Enforcement says how the gate holds h's locked shell calls on this
+// machine, for people and the model: "OS sandbox (Landlock ABI 7)", or
+// "parser-only (why)" where the host cannot apply a rewritten command or
+// the machine has no sandbox. Cheap: no process.
+func Enforcement(h Host) (text string, sandboxed bool) {
+	e := sandbox.Detect()
+	switch {
+	case !e.Available():
+		return e.String(), false
+	case !h.Rewrites:
+		return "parser-only (the host does not apply rewritten commands)", false
+	}
+	return e.String(), true
+}
+
 // FailedPreToolUse is the answer when the gate could not judge a call: a
 // denial naming the error, or with gate.on_error: allow in the project's
 // configuration a warning.
