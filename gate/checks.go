@@ -35,7 +35,7 @@ func findCheck(c *cmdCtx, name string, args []arg, _ *rule) outcome {
 		}
 		switch a.val {
 		case "-delete":
-			return outcome{mod: true, reason: name + " -delete deletes files"}
+			return outcome{mod: true, sure: findInside(c, args), reason: name + " -delete deletes files"}
 		case "-fprint", "-fprint0", "-fprintf", "-fls":
 			if i+1 < len(args) && args[i+1].static && (c.a.safeTarget(args[i+1].val) || c.a.outsideWrite(args[i+1])) {
 				i++
@@ -68,6 +68,23 @@ func findCheck(c *cmdCtx, name string, args []arg, _ *rule) outcome {
 		}
 	}
 	return outcome{}
+}
+
+// findInside reports whether every starting point of find is a path in
+// the project (find . and find without one start in the working
+// directory).
+func findInside(c *cmdCtx, args []arg) bool {
+	n := 0
+	for _, a := range args {
+		if !a.static || strings.HasPrefix(a.val, "-") || a.val == "(" || a.val == "!" {
+			break
+		}
+		if !c.a.writesInside(a) {
+			return false
+		}
+		n++
+	}
+	return n > 0 || c.inProject()
 }
 
 // findValued are find's tests and options that take a value.
@@ -501,7 +518,7 @@ func interpreterCheck(c *cmdCtx, name string, args []arg, r *rule, codeFlags []s
 		}
 		flagName, _, hasEq := strings.Cut(v, "=")
 		if slices.Contains(codeFlags, flagName) {
-			return outcome{mod: true, reason: name + " " + flagName + " runs code given on the command line"}
+			return outcome{mod: true, sure: perlInPlace(c, name, args), reason: name + " " + flagName + " runs code given on the command line"}
 		}
 		if strings.HasPrefix(v, "--") {
 			if r.isValued(flagName) && !hasEq {
@@ -511,7 +528,7 @@ func interpreterCheck(c *cmdCtx, name string, args []arg, r *rule, codeFlags []s
 		}
 		for j := 1; j < len(v); j++ {
 			if strings.IndexByte(codeLetters, v[j]) >= 0 {
-				return outcome{mod: true, reason: name + " -" + v[j:j+1] + " runs code given on the command line"}
+				return outcome{mod: true, sure: perlInPlace(c, name, args), reason: name + " -" + v[j:j+1] + " runs code given on the command line"}
 			}
 			if r.isValued("-" + v[j:j+1]) {
 				if j == len(v)-1 {
@@ -528,6 +545,27 @@ func interpreterCheck(c *cmdCtx, name string, args []arg, r *rule, codeFlags []s
 		return outcome{}
 	}
 	return outcome{mod: true, reason: name + " runs code read from standard input"}
+}
+
+// perlInPlace reports whether perl -i (perl -pi -e CODE FILE…) edits a
+// file in the project: the files after the code are rewritten.
+func perlInPlace(c *cmdCtx, name string, args []arg) bool {
+	if name != "perl" {
+		return false
+	}
+	inPlace, code := false, false
+	for _, a := range args {
+		switch {
+		case a.static && strings.HasPrefix(a.val, "-") && !strings.HasPrefix(a.val, "--"):
+			inPlace = inPlace || strings.Contains(a.val, "i")
+			code = code || strings.HasSuffix(a.val, "e") || strings.HasSuffix(a.val, "E")
+		case code:
+			code = false // the code itself
+		case inPlace && c.a.writesInside(a):
+			return true
+		}
+	}
+	return false
 }
 
 // printsAndRuns are the interpreters' options that print (a version) and

@@ -140,7 +140,7 @@ func buildCommands() map[string]*rule {
 	set(mod("copies files"), "ditto")
 	set(mod("creates files"), "mknod")
 	set(mod("changes file attributes"), "chattr", "setfacl", "chcon")
-	set(mod("truncates or writes files"), "split", "csplit")
+	set(writesHere("writes the pieces into files"), "split", "csplit")
 	t["fallocate"] = &rule{why: "allocates space in files", inPlace: true, valued: []string{"-l", "--length", "-o", "--offset"}}
 	set(&rule{why: "converts files in place", inPlace: true}, "dos2unix", "unix2dos", "mac2unix")
 	set(mod("creates an archive"), "zip", "rar", "jar", "ar", "cpio")

@@ -59,6 +59,10 @@ type corpusCase struct {
 	// why the parser-only gate denies it. Both are checked: a mark that is
 	// no longer true fails the test.
 	miss, deny string
+	// sure (modifying): the parser must be sure it modifies, and deny it
+	// without running even with the OS sandbox at hand (a visible write
+	// into the project, or a server the sandbox cannot hold).
+	sure bool
 }
 
 // corpusClass is a named group of cases.
@@ -343,19 +347,23 @@ func (s *corpusSandbox) expand(cmd string) string {
 		"{TMUX}", filepath.Join(s.sock, "tmux.sock")).Replace(cmd)
 }
 
-// hookBinary builds planq-hook once per test binary, as make does.
+// hookBinary builds planq-hook (and planq-sandbox) once per test binary,
+// as make does.
 var hookBinary = sync.OnceValues(func() (string, error) {
 	dir, err := os.MkdirTemp("", "planq-corpus-hook-")
 	if err != nil {
 		return "", err
 	}
-	out := filepath.Join(dir, "planq-hook")
-	cmd := exec.Command("go", "build", "-o", out, "github.com/planq-dev/planq/cmd/planq-hook")
-	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
-	if msg, err := cmd.CombinedOutput(); err != nil {
-		return "", fmt.Errorf("go build planq-hook: %v\n%s", err, msg)
+	// planq-sandbox beside planq-hook, as make install puts them: the
+	// hook's rewritten commands start it.
+	for _, b := range []string{"planq-sandbox", "planq-hook"} {
+		cmd := exec.Command("go", "build", "-o", filepath.Join(dir, b), "github.com/planq-dev/planq/cmd/"+b)
+		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+		if msg, err := cmd.CombinedOutput(); err != nil {
+			return "", fmt.Errorf("go build %s: %v\n%s", b, err, msg)
+		}
 	}
-	return out, nil
+	return filepath.Join(dir, "planq-hook"), nil
 })
 
 // hookBinaryPath is the built hook, or "" when it could not be built (the
@@ -441,13 +449,22 @@ func (s *corpusSandbox) hook(ctx context.Context, cmd string, extra []string) (h
 }
 
 // verdict judges cmd in process the way the hook does (gate.Evaluate, the
-// gate assumed locked): the -short mode of the corpora.
-func (s *corpusSandbox) verdict(cmd string) hookAnswer {
+// gate assumed locked), with the OS sandbox at hand or not: the -short mode
+// of the corpora, and the parser-only mode where the hook cannot be told to
+// leave the sandbox aside.
+func (s *corpusSandbox) verdict(cmd string, withSandbox bool) hookAnswer {
 	in, _ := json.Marshal(map[string]string{"command": cmd, "description": "a corpus command"})
 	call := ToolCall{Name: "Bash", Tool: Tool{Kind: KindShell, Field: "command"}, Input: in}
-	ev := Evaluate(context.Background(), call, s.repo, EvalOptions{ProjectDir: s.repo, AssumeLocked: true, Getenv: s.getenv})
-	if !ev.Decision.Allow {
-		return hookAnswer{kind: answerDeny, reason: ev.Decision.Message}
+	opt := EvalOptions{ProjectDir: s.repo, AssumeLocked: true, Getenv: s.getenv}
+	if withSandbox {
+		opt.SandboxEntry = []string{"planq-sandbox"}
+	}
+	ev := Evaluate(context.Background(), call, s.repo, opt)
+	switch d := ev.Decision; {
+	case d.Sandbox:
+		return hookAnswer{kind: answerRewrite, command: d.Command, reason: ev.Verdict.Reason}
+	case !d.Allow:
+		return hookAnswer{kind: answerDeny, reason: d.Message}
 	}
 	return hookAnswer{kind: answerAllow, reason: ev.Verdict.Reason}
 }
@@ -733,18 +750,74 @@ func (ty *corpusTally) report(t *testing.T, title string) {
 	t.Log(b.String())
 }
 
-// corpusMode is one way the hook may be set up: the parser-only gate (no
-// OS sandbox: what planq does where none is available), or with the
-// sandbox. env is added to the hook's environment.
+// corpusMode is one way the gate may be set up: the parser-only gate
+// (where no OS sandbox is available), or with the sandbox, where a locked
+// shell call the parser is not sure of runs sandboxed.
 type corpusMode struct {
-	name string
-	env  []string
+	name    string
+	sandbox bool     // locked shell calls may run in the OS sandbox
+	env     []string // added to the hook's environment
+	run     bool     // the commands run; else only the verdicts are checked
+	inProc  bool     // the verdicts come from gate.Evaluate, not the hook binary
 }
 
-// corpusModes are the modes the corpora run in on this machine.
-func corpusModes() []corpusMode {
-	return []corpusMode{{name: "parser-only"}}
+// corpusParserOnlyEnv turns the OS sandbox off for the hook, as a user can
+// (the parser-only gate where a sandbox exists).
+const corpusParserOnlyEnv = "PLANQ_SANDBOX=off"
+
+// corpusModes are the modes the corpora run in here. Under -short both are
+// judged in process. Otherwise the real hook is asked once what it does on
+// this machine: where it runs locked calls in the sandbox, the corpora run
+// that way, and the parser-only verdicts are checked with the sandbox
+// turned off (in process, if the hook cannot be told to); where it cannot,
+// they run parser-only, and the sandbox's verdicts are checked in process.
+func corpusModes(t *testing.T) []corpusMode {
+	if testing.Short() {
+		return []corpusMode{{name: "parser-only", inProc: true}, {name: "sandbox", sandbox: true, inProc: true}}
+	}
+	p, err := hookProbe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !p.rewrites {
+		t.Logf("the hook does not run locked commands in an OS sandbox here (%s): the corpora run parser-only, and the sandbox's verdicts are checked in process", p.why)
+		return []corpusMode{{name: "parser-only", run: true}, {name: "sandbox", sandbox: true, inProc: true}}
+	}
+	parser := corpusMode{name: "parser-only", env: []string{corpusParserOnlyEnv}}
+	if !p.offWorks {
+		t.Logf("%s does not turn the OS sandbox off for the hook: the parser-only verdicts are checked in process", corpusParserOnlyEnv)
+		parser = corpusMode{name: "parser-only", inProc: true}
+	}
+	return []corpusMode{{name: "sandbox", sandbox: true, run: true}, parser}
 }
+
+// hookProbe asks the real hook, once, whether it runs a locked command the
+// parser cannot judge (python3 -c) in the OS sandbox, and whether
+// corpusParserOnlyEnv makes it deny it instead.
+var hookProbe = sync.OnceValues(func() (probe struct {
+	rewrites, offWorks bool
+	why                string
+}, err error) {
+	tmpl, err := corpusTemplate()
+	if err != nil {
+		return probe, err
+	}
+	s := corpusSandboxAt(tmpl)
+	const cmd = "python3 -c 'print(1)'"
+	on, err := s.hook(context.Background(), cmd, nil)
+	if err != nil {
+		return probe, err
+	}
+	probe.rewrites, probe.why = on.kind == answerRewrite, on.reason
+	if probe.rewrites {
+		off, err := s.hook(context.Background(), cmd, []string{corpusParserOnlyEnv})
+		if err != nil {
+			return probe, err
+		}
+		probe.offWorks = off.kind == answerDeny
+	}
+	return probe, nil
+})
 
 // shortPlaceholders stand in for the servers' addresses when nothing runs.
 func (s *corpusSandbox) shortPlaceholders() {
@@ -773,7 +846,7 @@ func runCorpus(t *testing.T, classes []corpusClass, min int, check func(t *testi
 			t.Fatal(err)
 		}
 	}
-	for _, m := range corpusModes() {
+	for _, m := range corpusModes(t) {
 		t.Run(m.name, func(t *testing.T) {
 			ty := &corpusTally{}
 			for _, cl := range classes {
@@ -788,7 +861,8 @@ func runCorpus(t *testing.T, classes []corpusClass, min int, check func(t *testi
 				t.Run(cl.name, func(t *testing.T) {
 					t.Parallel()
 					for _, c := range cl.cases {
-						t.Run(caseName(c.cmd), func(t *testing.T) {
+						c.sure = c.sure || sureClasses[cl.name]
+						t.Run(corpusCaseName(c.cmd), func(t *testing.T) {
 							t.Parallel()
 							ty.add(cl.name, func(r *tallyRow) { r.cases++ })
 							check(t, m, cl.name, c, ty)
@@ -800,20 +874,36 @@ func runCorpus(t *testing.T, classes []corpusClass, min int, check func(t *testi
 	}
 }
 
+// corpusCaseName names a case's subtest: the command's start, with only
+// characters a shell takes literally, since the subtest's name goes into
+// its temp dir, and so into the commands ({T}).
+func corpusCaseName(cmd string) string {
+	b := []byte(cmd)
+	for i, c := range b {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '-' || c == '=' || c == ',' || c == '+' || c == '@' || c == ':') {
+			b[i] = '_'
+		}
+	}
+	if len(b) > 60 {
+		b = b[:60]
+	}
+	return string(b)
+}
+
 // answer is the hook's answer to a case: in process under -short, else
 // from the real hook binary (and, for a modifying command, the same answer
 // with no tool chain on PATH: what is held does not depend on what is
 // installed).
 func (s *corpusSandbox) answer(t *testing.T, m corpusMode, cmd string, modifying bool) hookAnswer {
 	t.Helper()
-	if testing.Short() {
-		return s.verdict(cmd)
+	if m.inProc {
+		return s.verdict(cmd, m.sandbox)
 	}
 	ans, err := s.hook(context.Background(), cmd, m.env)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if modifying {
+	if modifying && m.run {
 		bare, err := s.hook(context.Background(), cmd, append(append([]string(nil), m.env...), "PATH="+s.bin))
 		if err != nil {
 			t.Fatal(err)
@@ -842,16 +932,18 @@ func (s *corpusSandbox) run(t *testing.T, cmd string, ans hookAnswer) (code int,
 }
 
 // checkModifying runs one modifying command: the hook must hold it (deny
-// it, or have it run in the OS sandbox) and the project, HOME's dot files,
-// the sandbox's PATH directory and the directory above the project must be
+// it, or have it run in the OS sandbox; a case marked sure must be denied
+// even with the sandbox at hand), and the project, HOME's dot files, the
+// sandbox's PATH directory and the directory above the project must be
 // unchanged after the host ran what the hook said. Unless the command
 // cannot run here, it is then run again without the gate in the same
 // (unchanged) copy, where it must change something: the table cannot claim
-// a command modifies when it does not.
+// a command modifies when it does not. The parser-only gate may let
+// through what is marked miss, and nothing else.
 func checkModifying(t *testing.T, m corpusMode, class string, c corpusCase, ty *corpusTally) {
 	s := newCorpusSandbox(t)
 	missing := s.missing(c)
-	if testing.Short() || c.only != "" || missing != "" {
+	if !m.run || c.only != "" || missing != "" {
 		s.shortPlaceholders()
 	} else {
 		s.startServer(t, c.server)
@@ -869,14 +961,18 @@ func checkModifying(t *testing.T, m corpusMode, class string, c corpusCase, ty *
 		}
 	})
 	switch {
-	case !ans.held() && c.miss == "":
+	case m.sandbox && !ans.held():
 		t.Errorf("%q: the hook lets it through (%s)", cmd, ans.reason)
-	case ans.held() && c.miss != "":
+	case m.sandbox && c.sure && ans.kind != answerDeny:
+		t.Errorf("%q: the parser must be sure it modifies (deny it without running, even with the sandbox), but the hook answers %s (%s)", cmd, ans.kind, ans.reason)
+	case !m.sandbox && !ans.held() && c.miss == "":
+		t.Errorf("%q: the hook lets it through (%s)", cmd, ans.reason)
+	case !m.sandbox && ans.held() && c.miss != "":
 		t.Errorf("%q: marked as let through (%s), but the hook holds it now: remove the mark (%s)", cmd, c.miss, ans.reason)
 	case !ans.held():
 		ty.note("%s: let through: %s — %s", m.name, c.cmd, c.miss)
 	}
-	if testing.Short() {
+	if !m.run {
 		return
 	}
 	switch {
@@ -894,10 +990,15 @@ func checkModifying(t *testing.T, m corpusMode, class string, c corpusCase, ty *
 	}
 	if len(changed) > 0 {
 		ty.add(class, func(r *tallyRow) { r.escaped++ })
-		if c.miss == "" || ans.held() {
+		if m.sandbox || c.miss == "" || ans.held() {
 			t.Errorf("%q (hook: %s) changed %v; exit %d, output:\n%s", cmd, ans.kind, changed, code, out)
 		}
 		return
+	}
+	if ans.kind == answerRewrite && code == 0 && !strings.Contains(out, "read-only until the change is declared") {
+		// Held by the kernel, and the command said nothing: fine, but
+		// worth knowing (a command that gives up quietly).
+		ty.note("%s: ran in the sandbox, exit 0, no write and no word of it: %s", m.name, c.cmd)
 	}
 	_, pout, pchanged := s.run(t, cmd, hookAnswer{kind: answerAllow})
 	if len(pchanged) == 0 {
@@ -907,17 +1008,18 @@ func checkModifying(t *testing.T, m corpusMode, class string, c corpusCase, ty *
 
 // checkReadOnly runs one read-only command: the hook must let it run
 // (allowed, or run in the OS sandbox), and it must exit 0 without changing
-// anything. A command the parser-only gate denies (marked deny) is run
-// without the gate instead, to show it really is read-only and succeeds.
+// anything. The parser-only gate may deny what is marked deny, and nothing
+// else; a command it denies is run without the gate instead, to show it
+// really is read-only and succeeds.
 func checkReadOnly(t *testing.T, m corpusMode, class string, c corpusCase, ty *corpusTally) {
 	s := newCorpusSandbox(t)
 	missing := s.missing(c)
-	if testing.Short() || missing != "" {
+	if !m.run || missing != "" {
 		s.shortPlaceholders()
 	} else {
 		s.startServer(t, c.server)
 	}
-	if !testing.Short() && missing != "" {
+	if m.run && missing != "" {
 		ty.add(class, func(r *tallyRow) { r.skipped++ })
 		ty.note("%s: skipped, %s is not installed: %s", m.name, missing, c.cmd)
 		t.Skipf("SKIPPED: %s is not installed", missing)
@@ -935,14 +1037,14 @@ func checkReadOnly(t *testing.T, m corpusMode, class string, c corpusCase, ty *c
 		}
 	})
 	switch {
-	case ans.kind == answerDeny && c.deny == "":
+	case ans.kind == answerDeny && (m.sandbox || c.deny == ""):
 		t.Errorf("%q: the hook denies it: %s", cmd, ans.reason)
-	case ans.kind != answerDeny && c.deny != "":
+	case !m.sandbox && ans.kind != answerDeny && c.deny != "":
 		t.Errorf("%q: marked as denied (%s), but the hook lets it run now: remove the mark", cmd, c.deny)
 	case ans.kind == answerDeny:
 		ty.note("%s: denied: %s — %s", m.name, c.cmd, c.deny)
 	}
-	if testing.Short() {
+	if !m.run {
 		return
 	}
 	run := ans

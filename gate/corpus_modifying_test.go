@@ -288,7 +288,7 @@ var modifyingCorpus = []corpusClass{
 		{cmd: "wget -q -O /dev/null --post-data=x http://localhost:{PORT}/write/made.txt", server: "http"},
 		{cmd: "exec 3<>/dev/tcp/127.0.0.1/{PORT}; printf 'GET /write/made.txt HTTP/1.0\\r\\n\\r\\n' >&3; cat <&3", server: "http"},
 		{cmd: "exec 3</dev/tcp/127.0.0.1/{PORT}; printf 'GET /write/made.txt HTTP/1.0\\r\\n\\r\\n' >&3; cat <&3", server: "http"},
-		{cmd: "printf 'GET /write/made.txt HTTP/1.0\\r\\n\\r\\n' > /dev/tcp/127.0.0.1/{PORT}", server: "http"},
+		{cmd: "printf 'GET /write/made.txt HTTP/1.0\\r\\n\\r\\n' | { exec 3<>/dev/tcp/127.0.0.1/{PORT}; cat >&3; cat <&3; }", server: "http"},
 		{cmd: "printf 'GET /write/made.txt HTTP/1.0\\r\\n\\r\\n' | nc -N 127.0.0.1 {PORT}", server: "http", needs: []string{"nc"}},
 		{cmd: "printf 'GET /write/made.txt HTTP/1.0\\r\\n\\r\\n' | nc -N -U {SOCK}", server: "http", needs: []string{"nc"}},
 		{cmd: "printf 'GET /write/made.txt HTTP/1.0\\r\\n\\r\\n' | socat - TCP:127.0.0.1:{PORT}", server: "http", needs: []string{"socat"}},
@@ -568,6 +568,10 @@ var modifyingCorpus = []corpusClass{
 		{cmd: "rm -f debug.log"},
 	}},
 }
+
+// sureClasses are the classes whose every command the parser must be sure
+// of: denied while locked even with the OS sandbox at hand.
+var sureClasses = map[string]bool{"local daemons and servers": true, "plain writes": true, "git behind jj's back": true, "jj and git rewriting history": true}
 
 func TestCorpusModifying(t *testing.T) {
 	runCorpus(t, modifyingCorpus, 300, checkModifying)

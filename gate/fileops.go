@@ -120,7 +120,7 @@ func fileOpRules(t map[string]*rule) {
 	// tee's --output-error takes its mode only after =: the next word is a
 	// file tee writes.
 	t["tee"] = &rule{ro: true, check: teeCheck}
-	link := mod("creates links")
+	link := &rule{why: "creates links", inPlace: true, valued: []string{"-t", "--target-directory", "-S", "--suffix"}}
 	t["ln"], t["link"] = link, link
 }
 

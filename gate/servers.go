@@ -437,7 +437,11 @@ func rsyncCheck(c *cmdCtx, name string, args []arg, r *rule) outcome {
 			return asks(name+" "+p.raw, "sshd or the rsync daemon on the host it names (this one too)")
 		}
 	}
-	return r.evalFlags(c, name, args)
+	o := r.evalFlags(c, name, args)
+	if o.mod && len(pos) > 0 {
+		o.sure = c.a.writesInside(pos[len(pos)-1]) // the destination
+	}
+	return o
 }
 
 // serviceCheck: service --status-all and service NAME status read; the

@@ -244,7 +244,7 @@ func cargoRule() *rule {
 		"install": mod(whyInstalls), "uninstall": mod(whyInstalls),
 		"add": manifest, "remove": manifest, "rm": manifest, "upgrade": manifest,
 		"update": writesHere("changes Cargo.lock", "--manifest-path"), "generate-lockfile": writesHere("writes Cargo.lock", "--manifest-path"),
-		"new": mod(whyWrites), "init": mod(whyWrites), "publish": mod("publishes a crate"), "clean": mod(whyDeletes),
+		"new": {why: whyWrites, inPlace: true, valued: cargoValued}, "init": {why: whyWrites, inPlace: true, valued: cargoValued}, "publish": mod("publishes a crate"), "clean": mod(whyDeletes),
 		"fix": writesHere("rewrites source files", "--manifest-path"), "vendor": writesHere(whyWrites, "--manifest-path"),
 	}, &rule{ro: true, cfg: true, roFlags: []string{"--version", "-V", "--help", "-h", "--list"}, valued: []string{"-C", "--config", "-Z", "--color"},
 		modFlags: []string{"-C", "--config", "-Z"}, flagWhy: "runs cargo elsewhere or with settings that can run programs"})
@@ -298,7 +298,11 @@ func nodePMRules() (npm, yarn, pnpm, bun *rule) {
 			"publish":   mod("runs the package's lifecycle scripts (prepublishOnly, prepack, prepare), even with --dry-run, and publishes it"),
 			"unpublish": mod("unpublishes a package"), "deprecate": mod("changes the registry"), "set-script": mod("changes package.json"),
 			"pack":       mod("runs the package's prepack and prepare scripts, even with --dry-run, and writes a tarball"),
-			"version":    {ro: true, posMod: 1, why: "bumps the version in package.json"},
+			"version":    {ro: true, posMod: 1, why: "bumps the version in package.json", check: func(c *cmdCtx, name string, args []arg, r *rule) outcome {
+				o := r.evalFlags(c, name, args)
+				o.sure = o.mod && c.inProject()
+				return o
+			}},
 			"pkg":        subsOf(map[string]*rule{"get": read}, &rule{ro: true, anySub: writesHere("changes package.json", "-C", "--dir", "--cwd", "--prefix", "-g", "--global")}),
 			"cache":      subsOf(map[string]*rule{"ls": read, "list": read, "dir": read, "verify": read}, &rule{ro: true, anySub: mod("changes the package cache")}),
 			"build":      mod(whyBuilds),

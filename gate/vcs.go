@@ -215,7 +215,7 @@ func gitRule() *rule {
 		"filter-branch":  rewrite("filter-branch", "rewrites history", nil),
 		"filter-repo":    rewrite("filter-repo", "rewrites history", nil),
 		"fast-import":    rewrite("fast-import", "writes history", nil),
-		"init":           mod("creates a repository"),
+		"init":           {why: "creates a repository", inPlace: true, valued: []string{"--template", "--separate-git-dir", "-b", "--initial-branch", "--object-format", "--ref-format", "--shared"}},
 		"clone":          remote(mod("creates a repository and writes its files")),
 		"mergetool":      mod("opens a merge tool on files"),
 		"difftool":       mod("opens a diff tool"),
@@ -467,7 +467,7 @@ func jjRule() *rule {
 		"b":         listOnly(),
 		"branch":    listOnly(),
 		"tag":       listOnly(),
-		"config":    subsOf(map[string]*rule{"list": read, "l": read, "get": read, "path": read}, &rule{ro: true, anySub: mod("changes jj's configuration")}),
+		"config":    subsOf(map[string]*rule{"list": read, "l": read, "get": read, "path": read}, &rule{ro: true, anySub: &rule{check: jjConfigSet}}),
 		"workspace": listOnly("root"),
 		"sparse":    listOnly(),
 		"util": subsOf(map[string]*rule{"completion": read, "config-schema": read, "markdown-help": read, "mangen": read,
@@ -489,10 +489,20 @@ func jjRule() *rule {
 		roFlags: []string{"--version", "-V", "--help", "-h"}}
 }
 
-// jjCheck judges jj's global options — --config (only display settings),
+// jjCheck: --help anywhere only prints; then it judges jj's global options — --config (only display settings),
 // --config-toml and --config-file (not judged), -R (only the project) — and
 // --tool, which runs an external diff program, wherever it appears.
 func jjCheck(c *cmdCtx, name string, args []arg, r *rule) outcome {
+	for _, a := range args {
+		// jj's option parser (clap) prints the help of the subcommand for
+		// -h or --help wherever it stands, and runs nothing.
+		if a.static && a.val == "--" {
+			break
+		}
+		if a.static && (a.val == "--help" || a.val == "-h") {
+			return outcome{}
+		}
+	}
 	for _, a := range args {
 		if a.static && (a.val == "--tool" || strings.HasPrefix(a.val, "--tool=")) {
 			return outcome{mod: true, reason: name + " --tool runs an external diff or merge program"}
@@ -515,6 +525,16 @@ func jjCheck(c *cmdCtx, name string, args []arg, r *rule) outcome {
 		}
 	}
 	return r.evalSub(c, name, args)
+}
+
+// jjConfigSet: jj config set, unset and edit change the user's
+// configuration, or with --repo the repository's, in .jj.
+func jjConfigSet(c *cmdCtx, name string, args []arg, _ *rule) outcome {
+	repo := false
+	for _, a := range args {
+		repo = repo || a.static && a.val == "--repo"
+	}
+	return outcome{mod: true, sure: repo, reason: name + " changes jj's configuration"}
 }
 
 // jjDeclareCheck: jj new, describe and commit declare the change; with -R
