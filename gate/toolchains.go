@@ -297,8 +297,8 @@ func nodePMRules() (npm, yarn, pnpm, bun *rule) {
 			"init": writesHere(whyWrites, "-C", "--dir", "--cwd", "--prefix"), "create": mod(whyWrites),
 			"publish":   mod("runs the package's lifecycle scripts (prepublishOnly, prepack, prepare), even with --dry-run, and publishes it"),
 			"unpublish": mod("unpublishes a package"), "deprecate": mod("changes the registry"), "set-script": mod("changes package.json"),
-			"pack":       mod("runs the package's prepack and prepare scripts, even with --dry-run, and writes a tarball"),
-			"version":    {ro: true, posMod: 1, why: "bumps the version in package.json", check: func(c *cmdCtx, name string, args []arg, r *rule) outcome {
+			"pack": mod("runs the package's prepack and prepare scripts, even with --dry-run, and writes a tarball"),
+			"version": {ro: true, posMod: 1, why: "bumps the version in package.json", check: func(c *cmdCtx, name string, args []arg, r *rule) outcome {
 				o := r.evalFlags(c, name, args)
 				o.sure = o.mod && c.inProject()
 				return o
