@@ -89,12 +89,12 @@ func (h hookAnswer) held() bool { return h.kind != answerAllow }
 // corpusTemplate is the sandbox template (sandbox_test.go) with the files
 // the corpora need besides, snapshotted by jj, and the gate's state read
 // once by the hook, so that every copy starts locked with a warm cache.
-var corpusTemplate = sync.OnceValues(func() (string, error) {
+var corpusTemplate = corpusOnce(func() (string, error) {
 	base, err := sandboxTemplate()
 	if err != nil {
 		return "", err
 	}
-	t, err := os.MkdirTemp("", "planq-corpus-")
+	t, err := corpusTemp("planq-corpus-")
 	if err != nil {
 		return "", err
 	}
@@ -198,6 +198,72 @@ var corpusFiles = map[string]string{
 	"lib/lib.go":          "// Package lib makes ./... match more than one package, as in most projects.\npackage lib\n\n// Answer is the answer.\nconst Answer = 42\n",
 	"fmt_me.go":           "package main\n\nvar   answer=42\n",
 	"scripts/w.js":        "require('fs').writeFileSync('made.txt', 'x');\n",
+}
+
+// The corpora's template and binaries are made once for the corpus tests
+// that run one after another, and removed when the last of them ends
+// (corpusUse); a later one makes them again.
+var corpusShared struct {
+	mu    sync.Mutex
+	users int
+	reset []func()
+	dirs  []string // temp dirs to remove
+}
+
+// corpusOnce is sync.OnceValues that corpusUse can forget.
+func corpusOnce[T any](f func() (T, error)) func() (T, error) {
+	var mu sync.Mutex
+	var done bool
+	var v T
+	var err error
+	corpusShared.mu.Lock()
+	corpusShared.reset = append(corpusShared.reset, func() {
+		mu.Lock()
+		defer mu.Unlock()
+		done = false
+	})
+	corpusShared.mu.Unlock()
+	return func() (T, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		if !done {
+			v, err = f()
+			done = true
+		}
+		return v, err
+	}
+}
+
+// corpusTemp makes a temp dir that lives as long as the corpus tests.
+func corpusTemp(pattern string) (string, error) {
+	d, err := os.MkdirTemp("", pattern)
+	if err == nil {
+		corpusShared.mu.Lock()
+		corpusShared.dirs = append(corpusShared.dirs, d)
+		corpusShared.mu.Unlock()
+	}
+	return d, err
+}
+
+// corpusUse keeps the shared template and binaries while t runs.
+func corpusUse(t *testing.T) {
+	corpusShared.mu.Lock()
+	corpusShared.users++
+	corpusShared.mu.Unlock()
+	t.Cleanup(func() {
+		corpusShared.mu.Lock()
+		defer corpusShared.mu.Unlock()
+		if corpusShared.users--; corpusShared.users > 0 {
+			return
+		}
+		for _, d := range corpusShared.dirs {
+			os.RemoveAll(d)
+		}
+		corpusShared.dirs = nil
+		for _, r := range corpusShared.reset {
+			r()
+		}
+	})
 }
 
 // corpusSandbox is a sandbox with the corpus's environment: PATH, HOME,
@@ -349,8 +415,8 @@ func (s *corpusSandbox) expand(cmd string) string {
 
 // hookBinary builds planq-hook (and planq-sandbox) once per test binary,
 // as make does.
-var hookBinary = sync.OnceValues(func() (string, error) {
-	dir, err := os.MkdirTemp("", "planq-corpus-hook-")
+var hookBinary = corpusOnce(func() (string, error) {
+	dir, err := corpusTemp("planq-corpus-hook-")
 	if err != nil {
 		return "", err
 	}
@@ -794,10 +860,12 @@ func corpusModes(t *testing.T) []corpusMode {
 // hookProbe asks the real hook, once, whether it runs a locked command the
 // parser cannot judge (python3 -c) in the OS sandbox, and whether
 // corpusParserOnlyEnv makes it deny it instead.
-var hookProbe = sync.OnceValues(func() (probe struct {
+type probeResult struct {
 	rewrites, offWorks bool
 	why                string
-}, err error) {
+}
+
+var hookProbe = corpusOnce(func() (probe probeResult, err error) {
 	tmpl, err := corpusTemplate()
 	if err != nil {
 		return probe, err
@@ -841,6 +909,7 @@ func runCorpus(t *testing.T, classes []corpusClass, min int, check func(t *testi
 	if n < min {
 		t.Fatalf("the corpus has %d commands; it must have at least %d", n, min)
 	}
+	corpusUse(t)
 	if !testing.Short() {
 		if _, err := hookBinary(); err != nil {
 			t.Fatal(err)
