@@ -1101,8 +1101,10 @@ func (a *analyzer) safeTarget(p string) bool {
 	return false
 }
 
-func isFD(s string) bool {
-	s = strings.TrimSuffix(s, "-")
+func isFD(s string) bool { return isDigits(strings.TrimSuffix(s, "-")) }
+
+// isDigits reports whether s is a non-empty run of decimal digits.
+func isDigits(s string) bool {
 	if s == "" {
 		return false
 	}

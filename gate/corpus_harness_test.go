@@ -783,6 +783,20 @@ func (ty *corpusTally) add(class string, f func(r *tallyRow)) {
 	f(r)
 }
 
+// answered counts the hook's answer to a case of class.
+func (ty *corpusTally) answered(class string, ans hookAnswer) {
+	ty.add(class, func(r *tallyRow) {
+		switch ans.kind {
+		case answerDeny:
+			r.denied++
+		case answerRewrite:
+			r.rewritten++
+		default:
+			r.allowed++
+		}
+	})
+}
+
 func (ty *corpusTally) note(format string, args ...any) {
 	ty.mu.Lock()
 	defer ty.mu.Unlock()
@@ -1019,16 +1033,7 @@ func checkModifying(t *testing.T, m corpusMode, class string, c corpusCase, ty *
 	}
 	cmd := s.expand(c.cmd)
 	ans := s.answer(t, m, cmd, true)
-	ty.add(class, func(r *tallyRow) {
-		switch ans.kind {
-		case answerDeny:
-			r.denied++
-		case answerRewrite:
-			r.rewritten++
-		default:
-			r.allowed++
-		}
-	})
+	ty.answered(class, ans)
 	switch {
 	case m.sandbox && !ans.held():
 		t.Errorf("%q: the hook lets it through (%s)", cmd, ans.reason)
@@ -1095,16 +1100,7 @@ func checkReadOnly(t *testing.T, m corpusMode, class string, c corpusCase, ty *c
 	}
 	cmd := s.expand(c.cmd)
 	ans := s.answer(t, m, cmd, false)
-	ty.add(class, func(r *tallyRow) {
-		switch ans.kind {
-		case answerDeny:
-			r.denied++
-		case answerRewrite:
-			r.rewritten++
-		default:
-			r.allowed++
-		}
-	})
+	ty.answered(class, ans)
 	switch {
 	case ans.kind == answerDeny && (m.sandbox || c.deny == ""):
 		t.Errorf("%q: the hook denies it: %s", cmd, ans.reason)

@@ -484,18 +484,6 @@ func attaches(part string) outcome {
 	return outcome{mod: true, sure: true, reason: part + " attaches to a running process, which it can make do anything, outside any sandbox"}
 }
 
-func isDigits(s string) bool {
-	if s == "" {
-		return false
-	}
-	for _, r := range s {
-		if r < '0' || r > '9' {
-			return false
-		}
-	}
-	return true
-}
-
 // netClient is the rule for a network client planq knows only by this:
 // pointed at a server on this machine (or a unix socket, or a URL planq
 // cannot read) it asks that server to act; elsewhere it is unknown.
