@@ -154,6 +154,13 @@ func (f *facts) init() {
 	}
 }
 
+// dupOfInput reports whether duplicating descriptor m (the word of N<&M or
+// N>&M) copies one the script opened on a file for reading.
+func (f facts) dupOfInput(m string) bool {
+	n, err := strconv.Atoi(strings.TrimSuffix(m, "-"))
+	return err == nil && (f.fdInputs[n] || n >= 10 && f.fdInputs[-1])
+}
+
 func (f facts) clone() facts {
 	c := f
 	c.tainted, c.values, c.integers, c.fdInputs = map[string]bool{}, map[string][]string{}, map[string]bool{}, map[int]bool{}
@@ -557,6 +564,12 @@ func in(where string) string {
 // file is provably outside the project; writing to /dev/null or a file
 // descriptor does not, and reading never does.
 func (s *scriptCtx) redirect(r *syntax.Redirect) {
+	if r.Word != nil && r.Op != syntax.Hdoc && r.Op != syntax.DashHdoc && r.Op != syntax.WordHdoc {
+		if reason := devNetServer(wordArg(r.Word)); reason != "" {
+			s.a.modifySure(source(s.src, r), reason+in(s.where))
+			return
+		}
+	}
 	if r.Op == syntax.RdrIn || r.Op == syntax.DplIn {
 		fd := 0
 		if r.N != nil {
@@ -566,7 +579,7 @@ func (s *scriptCtx) redirect(r *syntax.Redirect) {
 				fd = -1 // {var}<file: any descriptor
 			}
 		}
-		if r.Op == syntax.RdrIn || !isFD(r.Word.Lit()) {
+		if r.Op == syntax.RdrIn || !isFD(r.Word.Lit()) || s.a.facts.dupOfInput(r.Word.Lit()) {
 			s.a.facts.fdInputs[fd] = true // -1: some descriptor from 10 up
 		}
 		return
@@ -578,6 +591,17 @@ func (s *scriptCtx) redirect(r *syntax.Redirect) {
 		// >&2 and 2>&1 duplicate descriptors; >&file writes a file.
 		if r.Word != nil {
 			if t := r.Word.Lit(); isFD(t) || t == "-" {
+				if s.a.facts.dupOfInput(t) {
+					// N>&M copies a descriptor open on a file for reading:
+					// /dev/fd/N reopens that file too.
+					fd := 1
+					if r.N != nil {
+						if n, err := strconv.Atoi(r.N.Value); err == nil {
+							fd = n
+						}
+					}
+					s.a.facts.fdInputs[fd] = true
+				}
 				return
 			}
 		}
@@ -617,6 +641,29 @@ func (a *analyzer) writesInside(p arg) bool {
 	// disagree, the sandbox (not a denial) settles what the shell does.
 	rs, ok := a.readings(p.val, a.where.Cwd)
 	return ok && !slices.ContainsFunc(rs, func(r string) bool { return !within(a.where.Root, r) })
+}
+
+// devNetServer says why a redirection to bash's /dev/tcp/HOST/PORT or
+// /dev/udp/HOST/PORT (reading or writing: the socket goes both ways) asks
+// a server to act: HOST is this machine, or planq cannot read it. It is ""
+// for any other file.
+func devNetServer(p arg) string {
+	v := p.val
+	if !p.static {
+		v = p.prefix
+	}
+	rest, ok := strings.CutPrefix(v, "/dev/tcp/")
+	if !ok {
+		rest, ok = strings.CutPrefix(v, "/dev/udp/")
+	}
+	if !ok {
+		return ""
+	}
+	host, _, ended := strings.Cut(rest, "/")
+	if !ended && !p.static || localHost(host) {
+		return "the redirection connects to " + p.raw + ", a server on this machine (or one planq cannot tell is not), which runs outside any sandbox"
+	}
+	return ""
 }
 
 // outsideWrite reports whether writing the file named by p provably leaves
@@ -807,6 +854,11 @@ func (a *analyzer) command(c *cmdCtx, argv []arg) outcome {
 // outside the sandbox): they change nothing.
 var declareCompanions = map[string]bool{"cd": true, "pwd": true, "echo": true, "printf": true, "true": true, ":": true}
 
+// inProject reports whether the command being judged provably runs in the
+// project (cwdTrusted, with the project known): what it writes in its
+// working directory is written into the project.
+func (c *cmdCtx) inProject() bool { return c.a.where.Root != "" && c.a.cwdTrusted() }
+
 // cwdTrusted reports whether the command being judged provably runs in the
 // project: every directory the shell may be in by now (following cd in
 // order, subshells undone) is inside it, and no cd in a loop or function
@@ -883,6 +935,12 @@ type arg struct {
 	static bool
 	tilde  bool // starts with an unquoted ~ (tilde expansion)
 	glob   bool // has unquoted glob or brace characters
+	// prefix is the value the word starts with before its first part known
+	// only at run time (all of val when static): the host of
+	// "http://example.com/$path".
+	prefix string
+	// param names the variable when the word is only $name or "$name".
+	param string
 }
 
 func staticArg(v string) arg { return arg{val: v, raw: v, static: true} }
@@ -906,7 +964,7 @@ func wordArg(w *syntax.Word) arg {
 			raw.WriteString(p.Value)
 		case *syntax.SglQuoted:
 			if p.Dollar && strings.Contains(p.Value, `\`) {
-				a.static = false // $'\x72m' is only known after decoding
+				a.unknownFrom(&b) // $'\x72m' is only known after decoding
 			}
 			b.WriteString(p.Value)
 			raw.WriteString("'" + p.Value + "'")
@@ -917,7 +975,7 @@ func wordArg(w *syntax.Word) arg {
 					b.WriteString(unescape(l.Value, true))
 					raw.WriteString(l.Value)
 				} else {
-					a.static = false
+					a.unknownFrom(&b)
 					raw.WriteString("$…")
 				}
 			}
@@ -927,12 +985,65 @@ func wordArg(w *syntax.Word) arg {
 			b.WriteString(p.Op.String() + p.Pattern.Value + ")")
 			raw.WriteString(p.Op.String() + p.Pattern.Value + ")")
 		default:
-			a.static = false
+			a.unknownFrom(&b)
 			raw.WriteString("$…")
 		}
 	}
 	a.val, a.raw = b.String(), raw.String()
+	if a.static {
+		a.prefix = a.val
+	}
+	a.param = simpleParam(w)
 	return a
+}
+
+// simpleParam is the variable a word expands when it is only $name,
+// ${name} or "$name", else "".
+func simpleParam(w *syntax.Word) string {
+	if len(w.Parts) != 1 {
+		return ""
+	}
+	part := w.Parts[0]
+	if dq, ok := part.(*syntax.DblQuoted); ok && len(dq.Parts) == 1 {
+		part = dq.Parts[0]
+	}
+	pe, ok := part.(*syntax.ParamExp)
+	if !ok || pe.Param == nil || pe.Excl || pe.Length || pe.Width || pe.Index != nil || pe.Slice != nil || pe.Repl != nil ||
+		pe.Names != 0 || pe.Exp != nil || pe.NestedParam != nil || len(pe.Modifiers) > 0 || pe.Flags != nil {
+		return ""
+	}
+	return pe.Param.Value
+}
+
+// mayBeOption reports whether a word known only at run time may expand to
+// an option: it does not start with literal text other than -, and it is
+// not a variable whose every value the script gives it is a literal that
+// is not one (for f in *.go; gofmt -l "$f").
+func (a *analyzer) mayBeOption(p arg) bool {
+	if p.static {
+		return false
+	}
+	if p.prefix != "" {
+		return strings.HasPrefix(p.prefix, "-")
+	}
+	vals := a.facts.values[p.param]
+	if p.param == "" || a.facts.tainted[p.param] || len(vals) == 0 {
+		return true
+	}
+	for _, v := range vals {
+		if strings.HasPrefix(v, "-") || v == "" {
+			return true
+		}
+	}
+	return false
+}
+
+// unknownFrom marks the word as known only at run time from here on: its
+// prefix is what was read so far.
+func (a *arg) unknownFrom(b *strings.Builder) {
+	if a.static {
+		a.static, a.prefix = false, b.String()
+	}
 }
 
 // braceExpansion reports whether an unquoted literal has a brace
@@ -981,12 +1092,14 @@ func unescape(s string, dbl bool) string {
 }
 
 // safeTarget reports whether writing to the file p changes nothing on disk:
-// /dev/null, the terminal, or a file descriptor — unless the script opened
+// /dev/null, the terminal, or a file descriptor (not "-": bash's > - and
+// most tools' -o - write a file named -; the rules for tools that take -
+// for standard output say so) — unless the script opened
 // that descriptor on a file, which /dev/fd/N and /proc/self/fd/N would then
 // reopen for writing (exec 3<main.go; echo x > /dev/fd/3).
 func (a *analyzer) safeTarget(p string) bool {
 	switch p {
-	case "/dev/null", "/dev/tty", "-":
+	case "/dev/null", "/dev/tty":
 		return true
 	case "/dev/stdout":
 		return !a.facts.fdInputs[1]
@@ -1002,8 +1115,10 @@ func (a *analyzer) safeTarget(p string) bool {
 	return false
 }
 
-func isFD(s string) bool {
-	s = strings.TrimSuffix(s, "-")
+func isFD(s string) bool { return isDigits(strings.TrimSuffix(s, "-")) }
+
+// isDigits reports whether s is a non-empty run of decimal digits.
+func isDigits(s string) bool {
 	if s == "" {
 		return false
 	}

@@ -122,8 +122,10 @@ func fileOpRules(t map[string]*rule) {
 		valued: []string{"-p", "--tmpdir", "--suffix"}, check: mktempCheck}
 	t["tempfile"] = mod("creates a temporary file")
 	t["dd"] = &rule{why: "writes files", check: ddCheck}
-	t["tee"] = &rule{ro: true, valued: []string{"--output-error"}, check: teeCheck}
-	link := mod("creates links")
+	// tee's --output-error takes its mode only after =: the next word is a
+	// file tee writes.
+	t["tee"] = &rule{ro: true, check: teeCheck}
+	link := &rule{why: "creates links", inPlace: true, valued: []string{"-t", "--target-directory", "-S", "--suffix"}}
 	t["ln"], t["link"] = link, link
 }
 

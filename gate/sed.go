@@ -69,7 +69,7 @@ func sedCheck(c *cmdCtx, name string, args []arg, r *rule) outcome {
 		if sandbox || c.a.safeTarget(w) || c.a.outsideWrite(staticArg(w)) {
 			continue
 		}
-		return outcome{mod: true, reason: name + " script writes to " + w + " (w command)"}
+		return outcome{mod: true, sure: c.a.writesInside(staticArg(w)), reason: name + " script writes to " + w + " (w command)"}
 	}
 	return outcome{}
 }

@@ -64,7 +64,9 @@ func TestEndToEndSandboxInClaudeCode(t *testing.T) {
 	}
 	w.ToolOK(s.Loop[2], "the locked print", "1")
 	w.ToolOK(s.Loop[3], "jj and git reads", "read-ok")
-	w.ToolResult(s.Loop[4], "jj describe -r @-", "read-only until the change is declared")
+	// The parser is sure of this one (issue #21's example): denied without
+	// running, the message naming jj_init, as the sandbox's line does.
+	w.ToolResult(s.Loop[4], "jj describe -r @-", "mcp__planq__jj_init")
 	if after := w.JJ("log", "-r", "@-", "--no-graph", "-T", "description"); after != before {
 		t.Errorf("jj describe -r @- rewrote @-'s description: %q, was %q", after, before)
 	}

@@ -34,7 +34,10 @@ func TestSandboxRewriteRunsInBash(t *testing.T) {
 	}{
 		{`cat notes.txt && echo "it's" 'read'`, 0, "notes\nit's read\n", ""},
 		{`f=notes.txt; echo changed > "$f"`, 1, "", "is read-only until the change is declared"}, // a name the parser cannot see
-		{`jj log -r @ --no-graph -T '"at:" ++ change_id.short()' && jj describe -m x -r @-`, 255, "at:", "read-only"},
+		// A revision known only at run time: the parser cannot be sure it is
+		// not @ (jj describe -r @- it denies without running), the kernel
+		// refuses the rewrite.
+		{`jj log -r @ --no-graph -T '"at:" ++ change_id.short()' && jj describe -m x -r "$(echo @-)"`, 255, "at:", "read-only"},
 		{`exit 7`, 7, "", ""},
 	} {
 		r := runHookArgs(t, []string{hookBin, "pre-tool-use"}, repo, hookJSON("s1", repo, "Bash", map[string]any{"command": tt.cmd}))
