@@ -178,7 +178,7 @@ func TestStaleGitLocksAreClearedAndNamed(t *testing.T) {
 	if _, _, err := s.Aggregate(ctx(t)); err != nil {
 		t.Errorf("log --all with a stale ref lock: %v", err)
 	}
-	if _, err := s.Search(ctx(t), SearchQuery{Query: "entry"}); err != nil {
+	if _, _, err := s.Search(ctx(t), SearchQuery{Query: "entry"}); err != nil {
 		t.Errorf("search with a stale ref lock: %v", err)
 	}
 	if _, err := s.GC(ctx(t), true); err != nil {
@@ -382,6 +382,26 @@ func TestMalformedEntriesAreReportedByEveryRead(t *testing.T) {
 	if !strings.Contains(sum.Markdown(), want) {
 		t.Errorf("context Markdown does not show the problem")
 	}
+	hits, probs, err := s.Search(ctx(t), SearchQuery{Query: "good"})
+	if err != nil || len(hits) != 2 || len(probs) != 1 || !strings.HasPrefix(probs[0].Error(), want) {
+		t.Errorf("Search: %d hits, problems %v, %v; want 2 hits and the problem at %s", len(hits), probs, err, want)
+	}
+	x := NewSearcher(s)
+	for _, state := range []string{"cold", "warm"} {
+		if _, err := x.Search(ctx(t), SearchQuery{Query: "good"}); err != nil {
+			t.Fatal(err)
+		}
+		if probs := x.Problems(); len(probs) != 1 || !strings.HasPrefix(probs[0].Error(), want) {
+			t.Errorf("Searcher (%s) problems = %v; want the one at %s", state, probs, want)
+		}
+		if err := x.Refresh(ctx(t)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	os.WriteFile(wl, []byte(readFile(t, wl)[:strings.LastIndex(data, "\n---\nid: pq-1234")+1]), 0o644) // fixed by hand
+	if _, err := x.Search(ctx(t), SearchQuery{Query: "good"}); err != nil || len(x.Problems()) != 0 {
+		t.Errorf("after the fix the warm searcher still reports %v (%v)", x.Problems(), err)
+	}
 }
 
 func TestDamagedObjectErrorsNameTheFile(t *testing.T) {
@@ -398,7 +418,7 @@ func TestDamagedObjectErrorsNameTheFile(t *testing.T) {
 		t.Errorf("write over a truncated tree: %v, want the file named", err)
 	}
 	os.Remove(obj)
-	_, err = s.Search(ctx(t), SearchQuery{Query: "entry"})
+	_, _, err = s.Search(ctx(t), SearchQuery{Query: "entry"})
 	if err == nil || !strings.Contains(err.Error(), tree) || !strings.Contains(err.Error(), "fsck") {
 		t.Errorf("search with a missing tree: %v", err)
 	}
@@ -482,7 +502,7 @@ func TestReadersAndWritersNeverFailDuringMaintenance(t *testing.T) {
 			if _, _, err := r.LogEntries(context.Background(), 0); err != nil {
 				fail(fmt.Errorf("log: %w", err))
 			}
-			if _, err := r.Search(context.Background(), SearchQuery{Query: "during seed"}); err != nil {
+			if _, _, err := r.Search(context.Background(), SearchQuery{Query: "during seed"}); err != nil {
 				fail(fmt.Errorf("search: %w", err))
 			}
 			if _, err := r.Context(context.Background(), ContextOptions{NoDetect: true}); err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"runtime"
+	"sort"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -69,22 +70,43 @@ func (q SearchQuery) options() (search.Options, error) {
 }
 
 // Searcher keeps a search index of the state repo warm: each Search first
-// re-reads only the files whose blobs changed since the last one. It is safe
-// for concurrent use; the MCP server keeps one for its lifetime.
+// re-reads only the files whose content changed since the last one. It is
+// safe for concurrent use; the MCP server keeps one for its lifetime.
 type Searcher struct {
 	s *Store
-	// mu serialises refreshes and guards seen; idx has its own lock, so a
-	// search reads it without mu.
+	// mu serialises refreshes and guards seen and problems; idx has its own
+	// lock, so a search reads it without mu.
 	mu      sync.Mutex
 	filling atomic.Bool // the first fill of the index is under way
 	idx     *search.Index
-	// seen maps a group (source:path) to the blob it was indexed from.
+	// seen maps a group (source:path) to the content it was indexed from.
 	seen map[string]plumbing.Hash
+	// problems maps a group to the malformed entries found in it.
+	problems map[string][]changelog.Problem
+	// scanned holds the problems of the last one-shot scan, while the
+	// index was cold.
+	scanned []changelog.Problem
 }
 
 // NewSearcher returns a Searcher over s's state repo.
 func NewSearcher(s *Store) *Searcher {
-	return &Searcher{s: s, idx: search.NewIndex(), seen: map[string]plumbing.Hash{}}
+	return &Searcher{s: s, idx: search.NewIndex(), seen: map[string]plumbing.Hash{}, problems: map[string][]changelog.Problem{}}
+}
+
+// Problems returns the malformed entries the last search met (each read of
+// the state reports them; see changelog.Problem), in file order.
+func (x *Searcher) Problems() []changelog.Problem {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if len(x.seen) == 0 {
+		return append([]changelog.Problem(nil), x.scanned...)
+	}
+	var out []changelog.Problem
+	for _, ps := range x.problems {
+		out = append(out, ps...)
+	}
+	sortProblems(out)
+	return out
 }
 
 // Search brings the index up to date and ranks documents for q. While the
@@ -97,7 +119,10 @@ func (x *Searcher) Search(ctx context.Context, q SearchQuery) ([]search.Hit, err
 		return nil, err
 	}
 	if x.filling.Load() || x.cold() {
-		hits, err := x.s.Search(ctx, q)
+		hits, probs, err := x.s.Search(ctx, q)
+		x.mu.Lock()
+		x.scanned = probs
+		x.mu.Unlock()
 		x.Warm() // after answering, so the fill does not compete with the scan
 		return hits, err
 	}
@@ -153,11 +178,16 @@ func (x *Searcher) Refresh(ctx context.Context) error {
 	}
 	for i, f := range changed {
 		if first {
-			bulk = append(bulk, perFile[i]...) // first fill: one bulk add
-		} else if err := x.idx.Sync(f.group, perFile[i]); err != nil {
+			bulk = append(bulk, perFile[i].docs...) // first fill: one bulk add
+		} else if err := x.idx.Sync(f.group, perFile[i].docs); err != nil {
 			return err
 		}
 		x.seen[f.group] = f.hash
+		if len(perFile[i].problems) > 0 {
+			x.problems[f.group] = perFile[i].problems
+		} else {
+			delete(x.problems, f.group)
+		}
 	}
 	if len(bulk) > 0 {
 		if err := x.idx.Add(bulk...); err != nil {
@@ -170,24 +200,26 @@ func (x *Searcher) Refresh(ctx context.Context) error {
 				return err
 			}
 			delete(x.seen, g)
+			delete(x.problems, g)
 		}
 	}
 	return nil
 }
 
 // Search ranks the state repo's documents for q without keeping an index
-// (for one-shot CLI searches).
-func (s *Store) Search(ctx context.Context, q SearchQuery) ([]search.Hit, error) {
+// (for one-shot CLI searches), and returns the malformed entries it met in
+// the files it read, as every read of the state reports them.
+func (s *Store) Search(ctx context.Context, q SearchQuery) ([]search.Hit, []changelog.Problem, error) {
 	opts, err := q.options()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if !s.Initialized() {
-		return []search.Hit{}, nil
+		return []search.Hit{}, nil, nil
 	}
 	files, err := s.searchFiles()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	var want []searchFile
 	for _, f := range files {
@@ -197,22 +229,42 @@ func (s *Store) Search(ctx context.Context, q SearchQuery) ([]search.Hit, error)
 	}
 	perFile, err := readDocs(ctx, want)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	var docs []search.Doc
+	var probs []changelog.Problem
 	for _, d := range perFile {
-		docs = append(docs, d...)
+		docs = append(docs, d.docs...)
+		probs = append(probs, d.problems...)
 	}
 	hits := search.Scan(docs, q.Query, opts)
 	if hits == nil {
 		hits = []search.Hit{}
 	}
-	return hits, nil
+	sortProblems(probs)
+	return hits, probs, nil
+}
+
+// sortProblems orders problems by file, then line.
+func sortProblems(probs []changelog.Problem) {
+	sort.SliceStable(probs, func(i, j int) bool {
+		if probs[i].File != probs[j].File {
+			return probs[i].File < probs[j].File
+		}
+		return probs[i].Line < probs[j].Line
+	})
+}
+
+// fileDocs is what one file holds for the index: its documents and the
+// malformed entries skipped.
+type fileDocs struct {
+	docs     []search.Doc
+	problems []changelog.Problem
 }
 
 // readDocs reads and parses files in parallel, one result per file.
-func readDocs(ctx context.Context, files []searchFile) ([][]search.Doc, error) {
-	out := make([][]search.Doc, len(files))
+func readDocs(ctx context.Context, files []searchFile) ([]fileDocs, error) {
+	out := make([]fileDocs, len(files))
 	errs := make([]error, len(files))
 	next := make(chan int)
 	var wg sync.WaitGroup
@@ -221,7 +273,7 @@ func readDocs(ctx context.Context, files []searchFile) ([][]search.Doc, error) {
 		go func() {
 			defer wg.Done()
 			for i := range next {
-				out[i], errs[i] = files[i].docs()
+				out[i], errs[i] = files[i].read()
 			}
 		}()
 	}
@@ -251,15 +303,27 @@ type searchFile struct {
 	branch string
 	path   string
 	group  string
-	hash   plumbing.Hash
+	hash   plumbing.Hash // the content's blob id
+	// data is the content when it comes from a worktree (hand edits not
+	// committed yet); nil means the blob hash.
+	data []byte
+	// label names the file in problems: its path on the current agent's
+	// branch, as the other reads name it, else branch:path.
+	label string
 }
 
 // searchFiles lists every indexable file of global and the agent branches.
+// A branch's live files (not its archive segments) are read from the
+// worktree that has it checked out, as every other read shows them, so
+// uncommitted hand edits are searched and their malformed entries
+// reported.
 func (s *Store) searchFiles() ([]searchFile, error) {
-	r, err := s.openRepo()
+	rd, err := s.reader()
 	if err != nil {
 		return nil, err
 	}
+	defer rd.close()
+	r := rd.r
 	branches, err := r.Branches()
 	if err != nil {
 		return nil, err
@@ -280,12 +344,27 @@ func (s *Store) searchFiles() ([]searchFile, error) {
 		if err != nil {
 			return nil, err
 		}
+		checkedOut := rd.worktreeFor(b) != nil
 		for p, e := range files {
 			if searchKind(p) == "" {
 				continue
 			}
-			out = append(out, searchFile{r: r, source: source, branch: b, path: p, group: source + ":" + p, hash: e.Hash})
+			f := searchFile{r: r, source: source, branch: b, path: p, group: source + ":" + p, hash: e.Hash, label: b + ":" + p}
+			if b == s.Branch() {
+				f.label = p
+			}
+			if checkedOut && !strings.HasPrefix(p, ArchiveDir+"/") {
+				if data, ok, err := rd.file(b, p); err == nil && ok {
+					if h := gitstore.BlobHash(data); h != e.Hash {
+						f.hash, f.data = h, data
+					}
+				}
+			}
+			out = append(out, f)
 		}
+	}
+	for _, n := range rd.notes {
+		s.warn(n.Error())
 	}
 	return out, nil
 }
@@ -306,30 +385,36 @@ func searchKind(p string) string {
 	return ""
 }
 
-// docs reads and converts the file's documents.
-func (f searchFile) docs() ([]search.Doc, error) {
-	data, err := f.r.Blob(f.hash)
-	if err != nil {
-		return nil, err
+// read reads and converts the file's documents.
+func (f searchFile) read() (fileDocs, error) {
+	data := f.data
+	if data == nil {
+		var err error
+		if data, err = f.r.Blob(f.hash); err != nil {
+			return fileDocs{}, err
+		}
 	}
 	kind := searchKind(f.path)
 	if kind == "entries" {
-		es, _ := changelog.ParseBytes(data)
+		es, probs := changelog.ParseBytes(data)
 		docs := make([]search.Doc, 0, len(es))
 		for _, e := range es {
 			d := search.FromEntry(e, f.source)
 			d.Group = f.group
 			docs = append(docs, d)
 		}
-		return docs, nil
+		for i := range probs {
+			probs[i].File = f.label
+		}
+		return fileDocs{docs: docs, problems: probs}, nil
 	}
 	text := strings.TrimSpace(string(data))
 	if text == "" {
-		return nil, nil
+		return fileDocs{}, nil
 	}
 	title := f.path
 	if kind == string(search.KindBranch) {
 		title = "branch context: " + strings.TrimSuffix(strings.TrimPrefix(f.path, BranchesDir+"/"), ".md")
 	}
-	return []search.Doc{{ID: f.path, Kind: search.Kind(kind), Source: f.source, Group: f.group, Title: title, Body: text}}, nil
+	return fileDocs{docs: []search.Doc{{ID: f.path, Kind: search.Kind(kind), Source: f.source, Group: f.group, Title: title, Body: text}}}, nil
 }

@@ -17,7 +17,7 @@ func TestSearchFindsEveryKindAndTheWarmIndexFollowsWrites(t *testing.T) {
 	s.Decide(c, "Use RS256 for JWT signing", []string{"HS256"}, "public key verification")
 	s.SetBranchContext(c, "feature/auth", "This branch implements JWT authentication for the CLI.")
 	s.Promote(c)
-	hits, err := s.Search(c, SearchQuery{Query: "JWT signing"})
+	hits, _, err := s.Search(c, SearchQuery{Query: "JWT signing"})
 	if err != nil || len(hits) == 0 || hits[0].Kind != search.KindDecision {
 		t.Fatalf("hits = %+v, %v", hits, err)
 	}
@@ -28,10 +28,10 @@ func TestSearchFindsEveryKindAndTheWarmIndexFollowsWrites(t *testing.T) {
 		}
 		seen[h.ID] = true
 	}
-	if hits, _ := s.Search(c, SearchQuery{Query: "jwt", Kinds: []search.Kind{search.KindBranch}}); len(hits) != 1 || hits[0].ID != "branches/feature/auth.md" {
+	if hits, _, _ := s.Search(c, SearchQuery{Query: "jwt", Kinds: []search.Kind{search.KindBranch}}); len(hits) != 1 || hits[0].ID != "branches/feature/auth.md" {
 		t.Errorf("branch hits = %+v", hits)
 	}
-	if hits, _ := s.Search(c, SearchQuery{Query: "redis", Scope: ScopeGlobal}); len(hits) != 1 || hits[0].Source != SourceGlobal {
+	if hits, _, _ := s.Search(c, SearchQuery{Query: "redis", Scope: ScopeGlobal}); len(hits) != 1 || hits[0].Source != SourceGlobal {
 		t.Errorf("global hits = %+v", hits)
 	}
 	x := NewSearcher(s)
@@ -43,7 +43,7 @@ func TestSearchFindsEveryKindAndTheWarmIndexFollowsWrites(t *testing.T) {
 		t.Errorf("warm search after the write = %+v, %v", hits, err)
 	}
 	for _, bad := range []SearchQuery{{Query: ""}, {Query: "x", Scope: "everywhere"}, {Query: "x", Limit: 1000}} {
-		if _, err := s.Search(c, bad); err == nil {
+		if _, _, err := s.Search(c, bad); err == nil {
 			t.Errorf("Search(%+v) accepted", bad)
 		}
 	}
@@ -85,7 +85,7 @@ func BenchmarkSearch(b *testing.B) {
 		b.Run(fmt.Sprintf("cold/entries=%d", n), func(b *testing.B) {
 			for b.Loop() {
 				s2, _ := Open(Options{Dir: s.Root, Home: s.Home})
-				if hits, err := s2.Search(context.Background(), q); err != nil || len(hits) == 0 {
+				if hits, _, err := s2.Search(context.Background(), q); err != nil || len(hits) == 0 {
 					b.Fatal(err, hits)
 				}
 			}

@@ -292,7 +292,8 @@ func TestEveryReadReportsAMalformedEntryWithItsLine(t *testing.T) {
 	data = append(data, "\n---\nid: pq-12345678\ntimestamp: yesterday\nagent: main\ntype: implement\n---\n\nedited by hand\n"...)
 	os.WriteFile(wl, data, 0o644)
 	want := fmt.Sprintf("changelog.md:%d:", line)
-	for _, args := range [][]string{{"log"}, {"log", "--json"}, {"log", "-n", "0"}, {"context", "show"}, {"context", "show", "--json"}} {
+	for _, args := range [][]string{{"log"}, {"log", "--json"}, {"log", "-n", "0"}, {"context", "show"}, {"context", "show", "--json"},
+		{"search", "entry"}, {"search", "--json", "entry"}} {
 		out, errs, code := w.planq("", args...)
 		if code != 0 {
 			t.Errorf("planq %v: exit %d: %s", args, code, errs)
