@@ -162,6 +162,9 @@ type Store struct {
 	getenv      func(string) string
 	warnf       func(string)
 	maintainer  string
+	// beforePush, when set (by tests), runs between a push's fetch and its
+	// update of the remote.
+	beforePush func()
 }
 
 // warn reports something a person should know about a command that
