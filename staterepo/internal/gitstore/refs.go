@@ -329,8 +329,21 @@ func (r *Repo) ReflogsOf(name string) []string {
 	return out
 }
 
-// appendReflog adds one line to a reflog; a failed write is cut off again,
-// so the file never ends in half a line.
+// Reflogs are bounded: once one grows past ReflogMax bytes, the append
+// that took it there rewrites it with its newest ReflogKeep bytes of lines
+// (about a thousand updates, far more than recovery looks at), so 100,000
+// writes do not leave tens of megabytes of reflog behind. The caller holds
+// the ref's lock, as git's own reflog writers do, so no other writer
+// appends meanwhile.
+const (
+	ReflogMax  = 512 << 10
+	ReflogKeep = 256 << 10
+)
+
+// appendReflog adds one line to a reflog and fsyncs it, so the record
+// recovery restores a branch from survives a crash of the machine with the
+// ref; a failed write is cut off again, so the file never ends in half a
+// line. A reflog past ReflogMax is then trimmed (trimReflog).
 func appendReflog(path string, old, new plumbing.Hash, sig object.Signature, msg string) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return fmt.Errorf("reflog: %w", err)
@@ -350,6 +363,55 @@ func appendReflog(path string, old, new plumbing.Hash, sig object.Signature, msg
 		_ = f.Truncate(st.Size())
 		return fmt.Errorf("append to reflog %s: %w", path, err)
 	}
+	if err := syncFile(f); err != nil {
+		return fmt.Errorf("sync reflog %s: %w", path, err)
+	}
+	if st.Size()+int64(len(line)) > ReflogMax {
+		_ = trimReflog(path, ReflogKeep) // the entry is in; the next append trims again
+	}
+	return nil
+}
+
+// trimReflog rewrites the reflog at path with its newest whole lines that
+// fit in keep bytes, through path.lock (as `git reflog expire` does; git
+// skips lock files when it lists reflogs), fsynced and renamed over it. The
+// caller holds the ref's lock, so a reflog lock left there is a killed
+// trim's.
+func trimReflog(path string, keep int) error {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return fmt.Errorf("trim reflog: %w", err)
+	}
+	if len(data) <= keep {
+		return nil
+	}
+	cut := len(data) - keep
+	if i := bytes.IndexByte(data[cut:], '\n'); i >= 0 {
+		cut += i + 1
+	} else {
+		cut = len(data)
+	}
+	tmp := path + ".lock"
+	_ = os.Remove(tmp)
+	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return fmt.Errorf("trim reflog %s: %w", path, err)
+	}
+	defer os.Remove(tmp) // a no-op once renamed
+	_, err = f.Write(data[cut:])
+	if err == nil {
+		err = syncFile(f)
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp, path)
+	}
+	if err != nil {
+		return fmt.Errorf("trim reflog %s: %w", path, err)
+	}
+	_ = syncDir(filepath.Dir(path))
 	return nil
 }
 
