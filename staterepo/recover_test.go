@@ -297,6 +297,82 @@ func TestHandEditsOnAStaleCopyAreRefusedWithAdviceThatLosesNothing(t *testing.T)
 	}
 }
 
+// TestHandEditsThatDropEntriesAreRefused empties or rewrites a log file by
+// hand: the next write to it is refused with advice that keeps both,
+// nothing is committed, and following the advice loses nothing. Edits that
+// keep every entry are committed as before.
+func TestHandEditsThatDropEntriesAreRefused(t *testing.T) {
+	tests := []struct {
+		name string
+		file string
+		edit func(old string) string
+		log  func(s *Store) error
+	}{
+		{"changelog emptied", ChangelogFile, func(string) string { return "" },
+			func(s *Store) error { _, err := s.Log(ctx(t), "x", "", ""); return err }},
+		{"changelog rewritten", ChangelogFile, func(string) string { return "# my own summary of the work\n" },
+			func(s *Store) error { _, err := s.Log(ctx(t), "x", "", ""); return err }},
+		{"one entry cut out", ChangelogFile, func(old string) string {
+			i := strings.Index(old, "\n---\nid: pq-")
+			return old[:i+1]
+		}, func(s *Store) error { _, err := s.Log(ctx(t), "x", "", ""); return err }},
+		{"learnings emptied", LearningsFile, func(string) string { return "" },
+			func(s *Store) error { _, err := s.Learn(ctx(t), "x", ""); return err }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e := newEnv(t)
+			s, _ := e.openWarn("")
+			logN(t, s, "entry", 2)
+			if _, err := s.Learn(ctx(t), "learned", ""); err != nil {
+				t.Fatal(err)
+			}
+			head := e.git(s.Bare, "rev-parse", s.Branch())
+			wl := filepath.Join(s.Worktree, tt.file)
+			edited := tt.edit(readFile(t, wl))
+			os.WriteFile(wl, []byte(edited), 0o644)
+			err := tt.log(s)
+			if !errors.Is(err, ErrDropsEntries) || strings.Contains(err.Error(), "\n") {
+				t.Fatalf("err = %v, want a one-line ErrDropsEntries", err)
+			}
+			for _, want := range []string{"cp " + wl + " " + wl + ".mine", "git -C " + s.Worktree + " checkout HEAD -- " + tt.file, "commit"} {
+				if !strings.Contains(err.Error(), want) {
+					t.Errorf("advice %q lacks %q", err, want)
+				}
+			}
+			if got := e.git(s.Bare, "rev-parse", s.Branch()); got != head {
+				t.Errorf("the refused write moved the branch")
+			}
+			if readFile(t, wl) != edited {
+				t.Errorf("the refused write touched the hand edit")
+			}
+			// Following the advice keeps both.
+			os.WriteFile(wl+".mine", []byte(edited), 0o644)
+			e.git(s.Worktree, "checkout", "HEAD", "--", tt.file)
+			if err := tt.log(s); err != nil {
+				t.Fatalf("after following the advice: %v", err)
+			}
+			got := e.git(s.Bare, "show", s.Branch()+":"+tt.file)
+			if tt.file == ChangelogFile && (!strings.Contains(got, "entry 0") || !strings.Contains(got, "entry 1")) || !strings.HasSuffix(got, "\nx") {
+				t.Errorf("branch after following the advice:\n%s", got)
+			}
+		})
+	}
+	t.Run("an edit that keeps every entry is committed", func(t *testing.T) {
+		e := newEnv(t)
+		s, _ := e.openWarn("")
+		logN(t, s, "entry", 2)
+		wl := filepath.Join(s.Worktree, ChangelogFile)
+		os.WriteFile(wl, []byte(strings.Replace(readFile(t, wl), "entry 0", "entry 0, corrected by hand", 1)), 0o644)
+		if _, err := s.Log(ctx(t), "next", "", ""); err != nil {
+			t.Fatal(err)
+		}
+		if got := e.git(s.Bare, "show", s.Branch()+":"+ChangelogFile); !strings.Contains(got, "corrected by hand") || !strings.Contains(got, "next") {
+			t.Errorf("branch:\n%s", got)
+		}
+	})
+}
+
 func TestLinksInTheWorktreeAreNeverFollowed(t *testing.T) {
 	e := newEnv(t)
 	s, _ := e.openWarn("")

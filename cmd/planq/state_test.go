@@ -318,3 +318,28 @@ func TestRestoreSaysWhereNewerEntriesWent(t *testing.T) {
 		t.Errorf("restore said:\n%s", out)
 	}
 }
+
+// TestAHandEmptiedLogIsNotCommitted is `: > .planq/agent/changelog.md;
+// planq log add x`: refused in one line with the way to keep both, and
+// the log keeps its entries.
+func TestAHandEmptiedLogIsNotCommitted(t *testing.T) {
+	w := newStateWorld(t)
+	w.ok("log", "add", "first")
+	w.ok("log", "add", "second")
+	wl := filepath.Join(w.repo, ".planq", "agent", "changelog.md")
+	if err := os.WriteFile(wl, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, errs, code := w.planq("", "log", "add", "x")
+	if code != 1 || strings.Count(errs, "\n") != 1 || !strings.Contains(errs, "lacks 2 entries") || !strings.Contains(errs, "cp "+wl) {
+		t.Fatalf("log add after emptying the log: exit %d\n%s", code, errs)
+	}
+	w.git(filepath.Join(w.repo, ".planq", "agent"), "checkout", "HEAD", "--", "changelog.md")
+	w.ok("log", "add", "x")
+	out := w.ok("log")
+	for _, want := range []string{"first", "second", "x"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("log lacks %q:\n%s", want, out)
+		}
+	}
+}
