@@ -326,12 +326,16 @@ func newStateGCCmd(a *app) *cobra.Command {
 	var metricsAge string
 	cmd := &cobra.Command{
 		Use:   "gc",
-		Short: "Delete finished agents' branches and pack the state repo",
-		Long: `Delete agent branches that are done with: the agent's worktree was removed
-('planq remove NAME'), every entry of its changelog, learnings and decisions is
-in global ('planq context promote'), its branch context files match global's
-and its notes/ and artifacts/ are empty. Every other agent branch is kept and
-the reason is printed. --dry-run only reports.
+		Short: "Remove finished agents' branches and pack the state repo",
+		Long: `Remove the branches of agents that are done with: the agent's worktree was
+removed ('planq remove NAME'), and every entry of its changelog, learnings and
+decisions and its branch context files are in global ('planq context
+promote'). Such a branch is deleted when nothing else is on it; when it still
+holds content that exists nowhere else (scratch, context, checkpoints, notes,
+artifacts), it is archived under refs/planq/archive/agent-NAME/<time>, which
+gc keeps, and the output names the files and the command that brings the
+branch back. Every other agent branch is kept and the reason is printed.
+--dry-run only reports.
 
 Then the repo is packed: every reachable object into one pack with deltas
 (git repack), objects nothing refers to kept apart for two weeks, then
@@ -391,9 +395,12 @@ YYYY-MM-DD). --dry-run lists them instead; --auto leaves them.`,
 				fmt.Fprintln(a.Stdout, "No agent branches.")
 			}
 			for _, r := range res {
-				verb := "kept   "
-				if r.Deleted {
-					verb = "deleted"
+				verb := "kept    "
+				switch {
+				case r.Archived != "":
+					verb = "archived"
+				case r.Deleted:
+					verb = "deleted "
 				}
 				fmt.Fprintf(a.Stdout, "%s %-24s %s\n", verb, r.Branch, r.Reason)
 			}

@@ -259,7 +259,10 @@ func TestCheckpointSearchPromoteGCCommands(t *testing.T) {
 		t.Errorf("gc said %q", out)
 	}
 	w.ok("remove", "main")
-	if out := w.ok("state", "gc"); !strings.Contains(out, "deleted agent-main") {
+	// The restore's automatic checkpoint exists nowhere else: gc archives
+	// the branch instead of deleting it.
+	if out := w.ok("state", "gc"); !strings.Contains(out, "archived agent-main") || !strings.Contains(out, "checkpoints/auto-before-safe-point") ||
+		!strings.Contains(out, "refs/planq/archive/agent-main/") {
 		t.Errorf("gc after remove said %q", out)
 	}
 }
