@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/planq-dev/planq/staterepo"
 )
 
 // stateWorld is a code repo with a private HOME and PLANQ_HOME.
@@ -61,6 +63,16 @@ func (w *stateWorld) ok(args ...string) string {
 		w.t.Fatalf("planq %s: exit %d\n%s%s", strings.Join(args, " "), code, out, errs)
 	}
 	return out
+}
+
+// bare returns the path of the code repo's state repo.
+func (w *stateWorld) bare() string {
+	w.t.Helper()
+	s, err := staterepo.Open(staterepo.Options{Dir: w.repo, Getenv: func(k string) string { return w.env[k] }})
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	return s.Bare
 }
 
 func (w *stateWorld) git(dir string, args ...string) string {
@@ -153,7 +165,7 @@ func TestCLIBadInputIsOneLine(t *testing.T) {
 			t.Errorf("planq %q: stderr is not one line: %q", args, errs)
 		}
 	}
-	if _, err := os.Stat(filepath.Join(w.env["PLANQ_HOME"], "state-repos", "code.git", "refs", "heads", "agent-x")); err == nil {
+	if _, err := os.Stat(filepath.Join(w.bare(), "refs", "heads", "agent-x")); err == nil {
 		t.Error("a refused create made a branch")
 	}
 }
@@ -178,7 +190,7 @@ func TestCreateSwitchesAndRemoveKeepsBranch(t *testing.T) {
 	if _, err := os.Stat(wt); !os.IsNotExist(err) {
 		t.Errorf("worktree still exists: %v", err)
 	}
-	bare := filepath.Join(w.env["PLANQ_HOME"], "state-repos", "code.git")
+	bare := w.bare()
 	if got := w.git(bare, "branch", "--list", "agent-add-auth"); got == "" {
 		t.Error("remove deleted the branch")
 	}
