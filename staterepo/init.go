@@ -80,7 +80,11 @@ func (s *Store) createBranch(ctx context.Context, r *gitstore.Repo, branch strin
 		return false, err
 	}
 	if err == nil && !head.IsZero() {
-		return false, nil
+		if _, cerr := r.Commit(head); cerr == nil {
+			return false, nil
+		} else {
+			err = fmt.Errorf("it points at commit %s, which %s", gitstore.Short(head), missingOrDamaged(cerr))
+		}
 	}
 	if restored, err := s.restoreBranch(ctx, r, branch, err); err != nil || restored {
 		return false, err

@@ -148,14 +148,17 @@ func (s *Store) recordMaintenance(err error) {
 
 // MaintainResult says what maintenance did.
 type MaintainResult struct {
-	Mode        string  `json:"mode"`              // full or incremental
-	Skipped     string  `json:"skipped,omitempty"` // why nothing ran
-	LooseBefore int     `json:"loose_before"`      // loose objects before
-	LooseAfter  int     `json:"loose_after"`       // and after (objects written meanwhile)
-	PacksAfter  int     `json:"packs_after"`       // packs after
-	TmpRemoved  int     `json:"tmp_removed"`       // abandoned temporary files removed
-	Bytes       int64   `json:"bytes"`             // the objects' size on disk after
-	Seconds     float64 `json:"seconds"`           // how long it took
+	Mode        string `json:"mode"`              // full or incremental
+	Skipped     string `json:"skipped,omitempty"` // why nothing ran
+	LooseBefore int    `json:"loose_before"`      // loose objects before
+	LooseAfter  int    `json:"loose_after"`       // and after (objects written meanwhile)
+	PacksAfter  int    `json:"packs_after"`       // packs after
+	TmpRemoved  int    `json:"tmp_removed"`       // abandoned temporary files removed
+	// Quarantined are the damaged loose objects moved aside (a pack holds
+	// a good copy of each).
+	Quarantined []string `json:"quarantined,omitempty"`
+	Bytes       int64    `json:"bytes"`   // the objects' size on disk after
+	Seconds     float64  `json:"seconds"` // how long it took
 }
 
 // Maintain runs maintenance in the foreground: full packs everything
@@ -185,6 +188,15 @@ func (s *Store) Maintain(ctx context.Context, full bool) (MaintainResult, error)
 	}
 	res.LooseBefore = countLoose(s.Bare)
 	res.TmpRemoved = removeStaleTemps(s.Bare, tmpLife)
+	// git's repack stops at a damaged loose object: move aside those a
+	// pack holds a good copy of, refuse with the fix for the others.
+	if r, err := s.openRepo(); err == nil {
+		moved, err := s.quarantineDamaged(r)
+		res.Quarantined = moved
+		if err != nil {
+			return res, err
+		}
+	}
 	run := func(stdin io.Reader, args ...string) error {
 		cmd := exec.CommandContext(ctx, git, append(append([]string(nil), gitConfig...), args...)...)
 		cmd.Dir = s.Bare

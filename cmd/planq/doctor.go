@@ -65,7 +65,8 @@ func newDoctorCmd(a *app) *cobra.Command {
 		Long: `Check that planq can work here: jj is installed and recent enough, the git jj
 runs (its git.executable-path, else git on PATH) can fetch (>= 2.42), the
 directory is a jj repo (colocated with git, jj only, git only, or none), the
-settings file is valid, and Claude Code will start planq's server and hooks
+settings file is valid, the project's state repo is sound (a few seconds of
+'git fsck'-grade checks, each problem with its fix), and Claude Code will start planq's server and hooks
 here (wiring that sits in a jj change other than the working copy is named).
 Every problem comes with the command that fixes it on this platform.
 
@@ -138,6 +139,9 @@ func runDoctor(cmd *cobra.Command, a *app, opts *doctorOptions) error {
 		rep.Checks = append(rep.Checks, check{Name: "config", Detail: err.Error(), Fix: "edit " + config.Path(root)})
 	} else {
 		rep.Checks = append(rep.Checks, check{Name: "config", OK: true, Detail: "settings valid (" + config.File + ")"})
+		if rep.RepoRoot != "" {
+			rep.Checks = append(rep.Checks, stateChecks(ctx, a, root)...)
+		}
 	}
 
 	home, _ := a.homeDir()

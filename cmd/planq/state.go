@@ -128,8 +128,19 @@ func newStateStatusCmd(a *app) *cobra.Command {
 	var f stateFlags
 	cmd := &cobra.Command{
 		Use:   "status",
-		Short: "Show the state repo, its agents, the worktree and the remote",
-		Args:  cobra.NoArgs,
+		Short: "Show the state repo, its agents, the worktree and the remote, and check it for damage",
+		Long: `Show the state repo: the project, the current agent, this code repo's
+worktree and its uncommitted changes, the agents with their last commit and how
+they stand with the remote, and what the objects take on disk.
+
+It also checks the repo the way 'git fsck' does, for at most a few seconds
+(newest history first): damaged ref files and packed-refs lines, deleted or
+damaged packs, loose objects that do not decompress or hash to their name,
+objects a branch needs that are missing, and a worktree whose registration is
+gone. Each problem is printed as "damaged:" with its fix — what the next write
+or 'planq state gc' repairs by itself, or the commands to run — and status then
+exits 1.`,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return runStateStatus(cmd.Context(), a, &f)
 		},
@@ -149,8 +160,16 @@ func runStateStatus(ctx context.Context, a *app, o *stateFlags) error {
 	if err != nil {
 		return err
 	}
+	// A damaged repo is a failure, whatever else status shows.
+	var damaged error
+	if st.Damaged() {
+		damaged = exitError{code: 1}
+	}
 	if o.JSON {
-		return writeJSON(a.Stdout, st)
+		if err := writeJSON(a.Stdout, st); err != nil {
+			return err
+		}
+		return damaged
 	}
 	w := a.Stdout
 	fmt.Fprintf(w, "project:  %s\nrepo:     %s\n", st.Project, st.Bare)
@@ -188,7 +207,12 @@ func runStateStatus(ctx context.Context, a *app, o *stateFlags) error {
 	for _, n := range st.Notes {
 		fmt.Fprintf(w, "\nnote: %s\n", n)
 	}
-	return nil
+	if st.Health != nil {
+		for _, d := range st.Health.Damage {
+			fmt.Fprintf(w, "\ndamaged: %s\n  fix: %s\n", d.What, d.Fix)
+		}
+	}
+	return damaged
 }
 
 func newStateRemoteCmd(a *app) *cobra.Command {
@@ -366,6 +390,15 @@ YYYY-MM-DD). --dry-run lists them instead; --auto leaves them.`,
 				return err
 			}
 			var res []staterepo.GCResult
+			if !auto && !dryRun {
+				// What the next write would repair (a damaged
+				// packed-refs, a branch to restore from its reflog)
+				// is repaired before packing, which git refuses
+				// otherwise.
+				if err := s.Recover(cmd.Context()); err != nil {
+					return err
+				}
+			}
 			if !auto {
 				if res, err = s.GC(cmd.Context(), dryRun); err != nil {
 					return err
@@ -409,6 +442,9 @@ YYYY-MM-DD). --dry-run lists them instead; --auto leaves them.`,
 			case pack.Skipped != "":
 				fmt.Fprintf(a.Stdout, "Packing skipped: %s.\n", pack.Skipped)
 			default:
+				for _, q := range pack.Quarantined {
+					fmt.Fprintf(a.Stdout, "Moved the damaged object %s aside; a pack holds a good copy.\n", q)
+				}
 				fmt.Fprintf(a.Stdout, "Packed %d loose objects (%s): %d packs, %.1f MiB of objects, %d temporary files removed, in %.1fs.\n",
 					pack.LooseBefore-pack.LooseAfter, pack.Mode, pack.PacksAfter, float64(pack.Bytes)/(1<<20), pack.TmpRemoved, pack.Seconds)
 			}

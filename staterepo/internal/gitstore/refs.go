@@ -1,7 +1,6 @@
 package gitstore
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"errors"
@@ -12,6 +11,7 @@ import (
 	"sort"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
@@ -93,20 +93,16 @@ func (r *Repo) packedRefs() (map[string]plumbing.Hash, error) {
 		return nil, fmt.Errorf("read %s: %w", path, err)
 	}
 	out := map[string]plumbing.Hash{}
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	sc.Buffer(make([]byte, 0, 4096), 1<<20)
-	for n := 1; sc.Scan(); n++ {
-		line := sc.Text()
-		if line == "" || line[0] == '#' || line[0] == '^' {
-			continue
+	for n, line := range strings.Split(string(data), "\n") {
+		ok, name, h := packedLine(line)
+		if !ok {
+			return nil, fmt.Errorf("%s line %d is %w: %.60q; the next planq write (or `planq state gc`) saves the file beside it and keeps its valid lines", path, n+1, ErrDamaged, line)
 		}
-		hex, name, ok := strings.Cut(line, " ")
-		if !ok || !plumbing.IsHash(hex) {
-			return nil, fmt.Errorf("%s line %d is %w: %.60q", path, n, ErrDamaged, line)
+		if name != "" {
+			out[name] = h
 		}
-		out[name] = plumbing.NewHash(hex)
 	}
-	return out, sc.Err()
+	return out, nil
 }
 
 // RefsUnder lists the refs whose names start with prefix (e.g.
@@ -251,8 +247,12 @@ func (r *Repo) UpdateRef(ctx context.Context, u RefUpdate) error {
 		return fmt.Errorf("write %s: %w", lock, err)
 	}
 	if u.Msg != "" {
+		logOld := cur
+		if u.AnyOld && !cur.IsZero() && !r.present(cur) {
+			logOld = plumbing.ZeroHash // a damaged ref's value names no object; git fsck refuses such a reflog line
+		}
 		for _, log := range r.ReflogsOf(u.Name) {
-			if err := appendReflog(log, cur, u.New, u.Sig, u.Msg); err != nil {
+			if err := appendReflog(log, logOld, u.New, u.Sig, u.Msg); err != nil {
 				return err
 			}
 		}
@@ -444,3 +444,54 @@ func ReadReflog(path string) ([]ReflogEntry, error) {
 
 // cleanBytes is bytes.TrimSpace as a string.
 func cleanBytes(b []byte) string { return string(bytes.TrimSpace(b)) }
+
+// RepairPackedRefs rewrites packed-refs without the lines git cannot read,
+// under packed-refs.lock, after saving the file as it was beside it
+// (packed-refs.damaged-<time>). It returns the saved copy's path and the
+// lines dropped, or "" when there was nothing to repair. A ref whose line
+// was dropped is gone from packed-refs; its reflog restores it.
+func (r *Repo) RepairPackedRefs(ctx context.Context, now time.Time) (saved string, dropped []string, err error) {
+	path := filepath.Join(r.path, "packed-refs")
+	data, err := os.ReadFile(path)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			err = nil
+		}
+		return "", nil, err
+	}
+	var keep bytes.Buffer
+	prevRef := false // a peeled "^" line belongs to a kept ref line before it
+	for _, line := range strings.SplitAfter(string(data), "\n") {
+		body := strings.TrimSuffix(line, "\n")
+		ok, name, _ := packedLine(body)
+		if ok && strings.HasPrefix(body, "^") && !prevRef {
+			ok = false
+		}
+		if !ok {
+			dropped = append(dropped, body)
+			prevRef = false
+			continue
+		}
+		prevRef = name != "" || (strings.HasPrefix(body, "^") && prevRef)
+		if body != "" {
+			keep.WriteString(body + "\n")
+		}
+	}
+	if len(dropped) == 0 {
+		return "", nil, nil
+	}
+	f, err := takeLock(ctx, path+".lock", r.warn)
+	if err != nil {
+		return "", nil, fmt.Errorf("repair packed-refs: %w", err)
+	}
+	saved = fmt.Sprintf("%s.damaged-%s", path, now.UTC().Format("20060102T150405.000000000Z"))
+	if err := os.WriteFile(saved, data, 0o644); err != nil {
+		f.Close()
+		os.Remove(f.Name())
+		return "", nil, fmt.Errorf("repair packed-refs: save a copy: %w", err)
+	}
+	if err := commitLockFile(f, path, keep.Bytes(), true); err != nil {
+		return "", nil, fmt.Errorf("repair packed-refs: %w", err)
+	}
+	return saved, dropped, nil
+}

@@ -125,8 +125,17 @@ func WorktreeAt(bare, path string) (*Worktree, error) {
 			return &all[i], nil
 		}
 	}
+	if SameFile(filepath.Dir(filepath.Clean(admin)), filepath.Join(bare, "worktrees")) {
+		return nil, fmt.Errorf("%w: %s is linked to %s, which is gone (deleted by hand?), and its files match no branch planq could register it with; "+
+			"move it aside (mv %s %s.old): the next planq write checks the branch out again, and you copy back what you need from %s.old",
+			ErrUnregistered, path, admin, path, path, path)
+	}
 	return nil, fmt.Errorf("%s belongs to another state repo (%s), not %s; run `planq remove` in that project or delete %s", path, admin, bare, path)
 }
+
+// ErrUnregistered reports a worktree whose .git file links it into this
+// state repo, under an admin directory that no longer exists.
+var ErrUnregistered = errors.New("the worktree's registration in the state repo is gone")
 
 // CheckedOutBranch returns the branch the linked worktree at path has
 // checked out, read from its .git file and its admin directory's HEAD, or
@@ -481,4 +490,100 @@ func (r *Repo) DirtyPaths(w *Worktree, tree plumbing.Hash) (dirty, stale []strin
 	sort.Strings(dirty)
 	sort.Strings(stale)
 	return dirty, stale, nil
+}
+
+// ResetIndex makes w's index list tree's files without stat data, so that
+// the next reader hashes each file: one that differs from tree is then an
+// uncommitted edit on top of it. Recovery uses it when a branch had to go
+// back to an older commit while the worktree still holds newer files.
+func (r *Repo) ResetIndex(ctx context.Context, w *Worktree, tree plumbing.Hash) error {
+	files, err := r.TreeFiles(tree)
+	if err != nil {
+		return err
+	}
+	idx := &index.Index{Version: 2}
+	for p, e := range files {
+		ie := idx.Add(p)
+		ie.Hash, ie.Mode = e.Hash, filemode.Regular
+	}
+	return r.writeIndex(ctx, w, idx)
+}
+
+// LinkedAdmin returns the admin directory the .git file of the worktree at
+// path names, whether or not it exists; ok is false when path has no
+// worktree link (or a link in the way).
+func LinkedAdmin(path string) (admin string, ok bool) {
+	if CheckWorktreeDir(path) != nil {
+		return "", false
+	}
+	gitFile := filepath.Join(path, ".git")
+	if st, err := os.Lstat(gitFile); err != nil || !st.Mode().IsRegular() {
+		return "", false
+	}
+	data, err := os.ReadFile(gitFile)
+	if err != nil {
+		return "", false
+	}
+	admin, ok = strings.CutPrefix(strings.TrimSpace(string(data)), "gitdir: ")
+	return filepath.Clean(admin), ok
+}
+
+// Reregister records the worktree at path again under the admin directory
+// its .git file names, inside r (worktrees/<id>), with branch checked out
+// and an index listing the branch's files without stat data: files that
+// differ from the branch are then uncommitted edits. It is for a worktree
+// whose admin directory was deleted; the files are left as they are.
+func (r *Repo) Reregister(ctx context.Context, path, branch string) (*Worktree, error) {
+	admin, ok := LinkedAdmin(path)
+	if !ok || !SameFile(filepath.Dir(admin), filepath.Join(r.path, "worktrees")) {
+		return nil, fmt.Errorf("%s is not linked into %s", path, r.path)
+	}
+	_, tree, err := r.HeadTree(branch)
+	if err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(admin, 0o755); err != nil {
+		return nil, fmt.Errorf("register worktree: %w", err)
+	}
+	files := map[string]string{
+		"commondir": "../..\n",
+		"gitdir":    filepath.Join(path, ".git") + "\n",
+		"HEAD":      "ref: refs/heads/" + branch + "\n",
+	}
+	for name, content := range files {
+		if err := os.WriteFile(filepath.Join(admin, name), []byte(content), 0o644); err != nil {
+			return nil, fmt.Errorf("register worktree %s: %w", name, err)
+		}
+	}
+	w := &Worktree{ID: filepath.Base(admin), Admin: admin, Path: path, Branch: branch}
+	return w, r.ResetIndex(ctx, w, tree)
+}
+
+// FileHashes returns the blob id of every regular file under the worktree
+// at path (slash-separated, .git left out), read without following links.
+func FileHashes(path string) (map[string]plumbing.Hash, error) {
+	root, err := OpenRoot(path)
+	if err != nil {
+		return nil, err
+	}
+	defer root.Close()
+	out := map[string]plumbing.Hash{}
+	err = fs.WalkDir(root.root.FS(), ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return nil
+		}
+		if d.IsDir() && p == ".git" {
+			return fs.SkipDir
+		}
+		if !d.Type().IsRegular() || p == ".git" {
+			return nil
+		}
+		data, err := root.ReadFile(p)
+		if err != nil {
+			return nil
+		}
+		out[p] = BlobHash(data)
+		return nil
+	})
+	return out, err
 }
