@@ -6,7 +6,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"github.com/planq-dev/planq/jj"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -350,25 +349,6 @@ func StateHome(getenv func(string) string) (string, error) {
 		home = filepath.Join(h, ".planq")
 	}
 	return filepath.Abs(home)
-}
-
-// ProjectName returns the project a code repo at root belongs to: the
-// configuration's "project:", else the name of the directory holding the
-// repo, sanitised. Every jj workspace of a repo is one project, named by
-// the workspace the repo lives in.
-func ProjectName(root string, c Config) (string, error) {
-	project := c.Project
-	if project == "" {
-		named := root
-		if main, err := jj.MainRoot(root); err == nil {
-			named = main
-		}
-		project = SanitizeName(filepath.Base(named))
-	}
-	if err := ValidName(project); err != nil {
-		return "", fmt.Errorf("project: %w", err)
-	}
-	return project, nil
 }
 
 // SanitizeName turns a directory name into a valid project name: characters

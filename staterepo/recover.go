@@ -488,14 +488,24 @@ func missingOrDamaged(err error) string {
 // the one most of them match — its files kept as they are. A worktree
 // that matches no branch is left for the write to refuse (worktreeError).
 func (s *Store) reregisterWorktree(ctx context.Context, r *gitstore.Repo) {
-	if _, err := gitstore.WorktreeAt(s.Bare, s.Worktree); !errors.Is(err, gitstore.ErrUnregistered) {
+	w, err := gitstore.WorktreeAt(s.Bare, s.Worktree)
+	if err == nil && w != nil && !gitstore.SameFile(w.Path, s.Worktree) {
+		// The code repo moved: its registration still names the old place,
+		// where another repo may appear; point it here, as `git worktree
+		// repair` does.
+		if err := w.Relink(s.Worktree); err != nil {
+			s.warn(fmt.Sprintf("could not record that %s moved to %s: %v", w.Path, s.Worktree, err))
+		}
+		return
+	}
+	if !errors.Is(err, gitstore.ErrUnregistered) {
 		return
 	}
 	branch := s.matchingBranch(r)
 	if branch == "" {
 		return
 	}
-	w, err := r.Reregister(ctx, s.Worktree, branch)
+	w, err = r.Reregister(ctx, s.Worktree, branch)
 	if err != nil {
 		s.warn(fmt.Sprintf("could not register %s again: %v", s.Worktree, err))
 		return

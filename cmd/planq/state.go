@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/planq-dev/planq/config"
 	"github.com/planq-dev/planq/metrics"
 	"github.com/planq-dev/planq/staterepo"
 )
@@ -99,7 +100,11 @@ func runStateInit(ctx context.Context, a *app, o *stateInitOptions) error {
 	if err != nil {
 		return err
 	}
-	if _, err := staterepo.ClaimProject(root, o.Project); err != nil {
+	home, err := config.StateHome(a.Getenv)
+	if err != nil {
+		return err
+	}
+	if _, err := staterepo.ClaimProject(root, o.Project, home); err != nil {
 		return err
 	}
 	s, err := staterepo.Open(staterepo.Options{Dir: root, Getenv: a.Getenv, Warn: a.warn, Maintainer: a.Maintainer})

@@ -358,3 +358,106 @@ func TestAHandEmptiedLogIsNotCommitted(t *testing.T) {
 		}
 	}
 }
+
+// TestTwoProjectsWithTheSameFolderNameNeverShare is two clones named api
+// on one machine: each `planq state init` makes its own state repo, and
+// each reads and writes only its own log.
+func TestTwoProjectsWithTheSameFolderNameNeverShare(t *testing.T) {
+	base := t.TempDir()
+	a := newStateWorldAt(t, filepath.Join(base, "a"))
+	b := newStateWorldAt(t, filepath.Join(base, "b"))
+	b.env = a.env // one HOME, one PLANQ_HOME
+	for _, w := range []*stateWorld{a, b} {
+		api := filepath.Join(filepath.Dir(w.repo), "api")
+		if err := os.Rename(w.repo, api); err != nil {
+			t.Fatal(err)
+		}
+		w.repo = api
+	}
+	outA := a.ok("state", "init")
+	outB := b.ok("state", "init")
+	if !strings.Contains(outA, "Created state repo") || !strings.Contains(outB, "Created state repo") {
+		t.Fatalf("init said:\n%s\n%s", outA, outB)
+	}
+	if a.bare() == b.bare() || !strings.HasPrefix(filepath.Base(a.bare()), "api-") {
+		t.Fatalf("both use %s", a.bare())
+	}
+	a.ok("log", "add", "work in clone a")
+	b.ok("log", "add", "work in clone b")
+	if out := a.ok("log"); !strings.Contains(out, "clone a") || strings.Contains(out, "clone b") {
+		t.Errorf("a's log:\n%s", out)
+	}
+	if out := b.ok("log"); !strings.Contains(out, "clone b") || strings.Contains(out, "clone a") {
+		t.Errorf("b's log:\n%s", out)
+	}
+	if data, _ := os.ReadFile(filepath.Join(a.repo, ".planq", "agent", "changelog.md")); strings.Contains(string(data), "clone b") {
+		t.Error("b's write landed in a's worktree")
+	}
+}
+
+// TestAStateRepoNamedAfterTheFolderKeepsWorking is a project whose state
+// repo an older planq named after the directory (code.git, no owners
+// file): the repo keeps reading and writing it, and a second repo of the
+// same name gets its own.
+func TestAStateRepoNamedAfterTheFolderKeepsWorking(t *testing.T) {
+	w := newStateWorld(t)
+	old, err := staterepo.Open(staterepo.Options{Dir: w.repo, Project: "code", Getenv: func(k string) string { return w.env[k] }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := old.Log(context.Background(), "written by the older planq", "", ""); err != nil {
+		t.Fatal(err)
+	}
+	os.Remove(filepath.Join(old.Bare, "planq-owners")) // the older planq wrote none
+	if got := w.bare(); got != old.Bare {
+		t.Fatalf("the repo now uses %s, not its state repo %s", got, old.Bare)
+	}
+	w.ok("log", "add", "written after the upgrade")
+	if out := w.ok("log"); !strings.Contains(out, "older planq") || !strings.Contains(out, "after the upgrade") {
+		t.Errorf("log:\n%s", out)
+	}
+	other := newStateWorldAt(t, t.TempDir())
+	other.env = w.env
+	other.ok("log", "add", "another project named code")
+	if other.bare() == old.Bare {
+		t.Fatal("a second repo named code shares code.git")
+	}
+	if out := w.ok("log"); strings.Contains(out, "another project") {
+		t.Errorf("the second repo's entry shows in the first's log:\n%s", out)
+	}
+}
+
+// TestARepoAtAMovedProjectsOldPathIsRefused moves a project away (it keeps
+// its state repo through its worktree) and puts a new repo at its old
+// path: the new one would get the same name, so planq refuses, saying how
+// to name it, and the moved project is untouched.
+func TestARepoAtAMovedProjectsOldPathIsRefused(t *testing.T) {
+	base := t.TempDir()
+	w := newStateWorldAt(t, base)
+	w.ok("log", "add", "the first project's entry")
+	bare := w.bare()
+	moved := filepath.Join(base, "moved")
+	if err := os.Rename(w.repo, moved); err != nil {
+		t.Fatal(err)
+	}
+	oldPath := w.repo
+	w.repo = moved
+	w.ok("log", "add", "written after the move") // records where it is now
+	if w.bare() != bare {
+		t.Fatalf("the moved project lost its state repo")
+	}
+	n := newStateWorldAt(t, base) // a new repo at the old path
+	n.env = w.env
+	if n.repo != oldPath {
+		t.Fatal(n.repo)
+	}
+	_, errs, code := n.planq("", "log", "add", "the new repo's entry")
+	if code != 1 || !strings.Contains(errs, moved) || !strings.Contains(errs, "planq state init --project") || strings.Count(errs, "\n") != 1 {
+		t.Fatalf("a write in the new repo: exit %d: %s", code, errs)
+	}
+	n.ok("state", "init", "--project", "code-2")
+	n.ok("log", "add", "the new repo's entry")
+	if out := w.ok("log"); strings.Contains(out, "new repo") || !strings.Contains(out, "after the move") {
+		t.Errorf("the moved project's log:\n%s", out)
+	}
+}

@@ -587,3 +587,13 @@ func FileHashes(path string) (map[string]plumbing.Hash, error) {
 	})
 	return out, err
 }
+
+// Relink records path as w's top directory (its admin directory's gitdir
+// file), after the worktree moved there with its code repo.
+func (w *Worktree) Relink(path string) error {
+	if err := os.WriteFile(filepath.Join(w.Admin, "gitdir"), []byte(filepath.Join(path, ".git")+"\n"), 0o644); err != nil {
+		return fmt.Errorf("relink worktree %s: %w", w.Admin, err)
+	}
+	w.Path = path
+	return nil
+}
