@@ -76,9 +76,12 @@ func newStateInitCmd(a *app) *cobra.Command {
 		Use:   "init",
 		Short: "Create the project's state repo and record the project name",
 		Long: `Create the project's state repo with its global branch, and write the project
-name to .planq/config.yaml ("project:"). The name defaults to the code repo's
-directory name, cleaned up to letters, digits, '.', '_' and '-'. Running it
-again changes nothing.`,
+name to .planq/config.yaml ("project:"). The name defaults to the one the repo
+has: the state repo its .planq/agent links to, else the directory's name
+(cleaned up to letters, digits, '.', '_' and '-') plus 8 hex digits of a hash
+of the repo's path, so two repos with the same directory name never share a
+state repo. --project NAME picks the name: give another repo's name to share
+its state repo on purpose. Running it again changes nothing.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return runStateInit(cmd.Context(), a, o)
@@ -86,7 +89,7 @@ again changes nothing.`,
 	}
 	o.addRepo(cmd)
 	o.addJSON(cmd)
-	cmd.Flags().StringVar(&o.Project, "project", "", "project name (default: the repo directory's name)")
+	cmd.Flags().StringVar(&o.Project, "project", "", "project name (default: the directory's name and a hash of its path)")
 	return cmd
 }
 
