@@ -13,6 +13,7 @@ import (
 
 	"github.com/planq-dev/planq/config"
 	"github.com/planq-dev/planq/metrics"
+	"github.com/planq-dev/planq/project"
 	"github.com/planq-dev/planq/staterepo"
 )
 
@@ -121,12 +122,16 @@ func runStateInit(ctx context.Context, a *app, o *stateInitOptions) error {
 	if err := staterepo.EnsureIgnored(s.Root, false); err != nil {
 		return err
 	}
+	others := project.InUseBy(s.Bare, project.MainRoot(s.Root))
 	if o.JSON {
-		return writeJSON(a.Stdout, map[string]any{"project": s.Project, "bare": s.Bare, "created": created})
+		return writeJSON(a.Stdout, map[string]any{"project": s.Project, "bare": s.Bare, "created": created, "shared_with": others})
 	}
-	if created {
+	switch {
+	case created:
 		fmt.Fprintf(a.Stdout, "Created state repo for project %s at %s\n", s.Project, s.Bare)
-	} else {
+	case len(others) > 0:
+		fmt.Fprintf(a.Stdout, "State repo for project %s already exists at %s, shared with %s\n", s.Project, s.Bare, strings.Join(others, ", "))
+	default:
 		fmt.Fprintf(a.Stdout, "State repo for project %s already exists at %s\n", s.Project, s.Bare)
 	}
 	return nil

@@ -457,6 +457,12 @@ func TestARepoAtAMovedProjectsOldPathIsRefused(t *testing.T) {
 	}
 	n.ok("state", "init", "--project", "code-2")
 	n.ok("log", "add", "the new repo's entry")
+	// Sharing on purpose is said so.
+	other := newStateWorldAt(t, t.TempDir())
+	other.env = w.env
+	if out := other.ok("state", "init", "--project", filepath.Base(bare[:len(bare)-len(".git")])); !strings.Contains(out, "shared with "+moved) {
+		t.Errorf("init sharing a state repo said %q", out)
+	}
 	if out := w.ok("log"); strings.Contains(out, "new repo") || !strings.Contains(out, "after the move") {
 		t.Errorf("the moved project's log:\n%s", out)
 	}
