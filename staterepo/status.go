@@ -45,7 +45,8 @@ type Status struct {
 	Notes        []string    `json:"notes,omitempty"`         // things a person should act on
 	RemoteBehind []string    `json:"remote_behind,omitempty"` // never set: AgentInfo.Remote and GlobalRemote say which branches are behind
 	Objects      *Objects    `json:"objects,omitempty"`       // what the objects take on disk
-	// Health is what the integrity check found (Check, for CheckBudget).
+	// Health is what the integrity check found, when the caller ran it
+	// (Check; `planq state status` does, the ui does not).
 	Health *Health `json:"health,omitempty"`
 }
 
@@ -76,22 +77,15 @@ func (s *Store) Status(ctx context.Context) (Status, error) {
 	if err != nil {
 		return st, err
 	}
-	health, err := s.Check(ctx, CheckBudget)
-	if err != nil {
-		return st, err
-	}
-	st.Health = &health
-	if !health.Complete {
-		st.Notes = append(st.Notes, fmt.Sprintf("the integrity check stopped after %.0fs (%d objects checked, newest history first); `git -C %s fsck` checks everything", health.Seconds, health.Objects, s.Bare))
-	}
 	branches, err := r.Branches()
 	if err != nil {
-		return st, nil // the check above reports a damaged packed-refs
+		st.Notes = append(st.Notes, err.Error())
 	}
 	for _, b := range branches {
 		h, err := r.Head(b)
 		if err != nil {
-			continue // the check above reports it
+			st.Notes = append(st.Notes, err.Error())
+			continue
 		}
 		if b == GlobalBranch {
 			st.Global = h.String()
@@ -107,7 +101,7 @@ func (s *Store) Status(ctx context.Context) (Status, error) {
 			info.LastCommit = c.Committer.When
 			info.LastMessage = text.FirstLine(c.Message)
 		} else {
-			info.LastMessage = "(its commit cannot be read; see damaged below)"
+			info.LastMessage = "(its commit cannot be read)"
 		}
 		for _, w := range wts {
 			if w.Branch == b {
@@ -120,14 +114,14 @@ func (s *Store) Status(ctx context.Context) (Status, error) {
 	w, err := gitstore.WorktreeAt(s.Bare, s.Worktree)
 	switch {
 	case errors.Is(err, gitstore.ErrUnregistered):
-		// the check above reports it, with what repairs it
+		// Check reports it, with what repairs it
 	case err != nil:
 		st.Notes = append(st.Notes, err.Error())
 	case w != nil:
 		st.CheckedOut = strings.TrimPrefix(w.Branch, AgentPrefix)
 		h, herr := r.Head(w.Branch)
 		if herr != nil || damagedHead(r, h) {
-			break // no diff against a commit that cannot be read; the check says why
+			break // no diff against a commit that cannot be read; Check says why
 		}
 		var tree = gitstore.EmptyTree
 		if !h.IsZero() {

@@ -173,6 +173,16 @@ func runStateStatus(ctx context.Context, a *app, o *stateFlags) error {
 	if err != nil {
 		return err
 	}
+	if st.Initialized {
+		health, err := s.Check(ctx, staterepo.CheckBudget)
+		if err != nil {
+			return err
+		}
+		st.Health = &health
+		if !health.Complete {
+			st.Notes = append(st.Notes, fmt.Sprintf("the integrity check stopped after %.0fs (%d objects checked, newest history first); `git -C %s fsck` checks everything", health.Seconds, health.Objects, s.Bare))
+		}
+	}
 	// A damaged repo is a failure, whatever else status shows.
 	var damaged error
 	if st.Damaged() {
