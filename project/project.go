@@ -38,6 +38,7 @@ import (
 	"strings"
 
 	"github.com/planq-dev/planq/config"
+	"github.com/planq-dev/planq/internal/gitlink"
 	"github.com/planq-dev/planq/jj"
 )
 
@@ -149,19 +150,8 @@ func worktreeLink(root string) (string, bool) {
 			return "", false
 		}
 	}
-	gitFile := filepath.Join(dir, ".git")
-	if st, err := os.Lstat(gitFile); err != nil || !st.Mode().IsRegular() {
-		return "", false
-	}
-	data, err := os.ReadFile(gitFile)
-	if err != nil {
-		return "", false
-	}
-	admin, ok := strings.CutPrefix(strings.TrimSpace(string(data)), "gitdir: ")
-	if !ok || !filepath.IsAbs(admin) {
-		return "", false
-	}
-	return filepath.Clean(admin), true
+	admin, found, err := gitlink.Read(dir)
+	return admin, found && err == nil
 }
 
 // ownsLegacy reports whether the directory-named project legacy is the

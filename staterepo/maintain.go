@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/planq-dev/planq/internal/flock"
+	"github.com/planq-dev/planq/staterepo/internal/gitstore"
 )
 
 // Maintenance keeps the repo small. Every write adds a few loose objects (the
@@ -308,32 +309,22 @@ func looseList(bare string) (io.Reader, int) {
 		mod  time.Time
 	}
 	var objs []obj
-	objects := filepath.Join(bare, "objects")
-	dirs, _ := os.ReadDir(objects)
-	for _, d := range dirs {
-		if !d.IsDir() || len(d.Name()) != 2 {
-			continue
+	gitstore.EachLoose(bare, func(id, path string, e fs.DirEntry) bool {
+		hint, ok := segmentHint(path)
+		if !ok {
+			return true // unreadable: left loose, for git fsck to report
 		}
-		ents, _ := os.ReadDir(filepath.Join(objects, d.Name()))
-		for _, e := range ents {
-			if len(e.Name()) != 38 {
-				continue
-			}
-			hint, ok := segmentHint(filepath.Join(objects, d.Name(), e.Name()))
-			if !ok {
-				continue // unreadable: left loose, for git fsck to report
-			}
-			st, err := e.Info()
-			if err != nil {
-				continue
-			}
-			line := d.Name() + e.Name()
-			if hint != "" {
-				line += " " + hint
-			}
-			objs = append(objs, obj{line, st.ModTime()})
+		st, err := e.Info()
+		if err != nil {
+			return true
 		}
-	}
+		line := id
+		if hint != "" {
+			line += " " + hint
+		}
+		objs = append(objs, obj{line, st.ModTime()})
+		return true
+	})
 	sort.Slice(objs, func(i, j int) bool { return objs[i].mod.After(objs[j].mod) })
 	var b strings.Builder
 	for _, o := range objs {
@@ -461,18 +452,7 @@ func repackPID(name string) (int, bool) {
 // countLoose counts the loose object files of a repo.
 func countLoose(bare string) int {
 	n := 0
-	dirs, _ := os.ReadDir(filepath.Join(bare, "objects"))
-	for _, d := range dirs {
-		if !d.IsDir() || len(d.Name()) != 2 {
-			continue
-		}
-		ents, _ := os.ReadDir(filepath.Join(bare, "objects", d.Name()))
-		for _, e := range ents {
-			if len(e.Name()) == 38 {
-				n++
-			}
-		}
-	}
+	gitstore.EachLoose(bare, func(string, string, fs.DirEntry) bool { n++; return true })
 	return n
 }
 

@@ -247,7 +247,27 @@ func (c *checker) verifyPack(base string) error {
 // loose checks that every loose object decompresses and hashes to its
 // name.
 func (c *checker) loose() {
-	objects := filepath.Join(c.r.path, "objects")
+	EachLoose(c.r.path, func(id, path string, _ fs.DirEntry) bool {
+		if c.done() {
+			return false
+		}
+		h := plumbing.NewHash(id)
+		if h.String() != id {
+			return true // not hex: not an object
+		}
+		c.res.Objects++
+		if err := verifyLoose(path, h); err != nil {
+			c.add(Problem{Kind: ProblemObject, Object: h, File: path, Detail: err.Error()})
+		}
+		return true
+	})
+}
+
+// EachLoose calls fn with the id, path and directory entry of each loose
+// object file of the repository at bare (objects/xx/<38 characters>),
+// until fn returns false.
+func EachLoose(bare string, fn func(id, path string, e fs.DirEntry) bool) {
+	objects := filepath.Join(bare, "objects")
 	dirs, _ := os.ReadDir(objects)
 	for _, d := range dirs {
 		if !d.IsDir() || len(d.Name()) != 2 {
@@ -255,19 +275,8 @@ func (c *checker) loose() {
 		}
 		ents, _ := os.ReadDir(filepath.Join(objects, d.Name()))
 		for _, e := range ents {
-			if len(e.Name()) != 38 {
-				continue
-			}
-			if c.done() {
+			if len(e.Name()) == 38 && !fn(d.Name()+e.Name(), filepath.Join(objects, d.Name(), e.Name()), e) {
 				return
-			}
-			h := plumbing.NewHash(d.Name() + e.Name())
-			if h.String() != d.Name()+e.Name() {
-				continue
-			}
-			c.res.Objects++
-			if err := verifyLoose(filepath.Join(objects, d.Name(), e.Name()), h); err != nil {
-				c.add(Problem{Kind: ProblemObject, Object: h, File: filepath.Join(objects, d.Name(), e.Name()), Detail: err.Error()})
 			}
 		}
 	}

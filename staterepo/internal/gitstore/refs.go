@@ -391,22 +391,10 @@ func trimReflog(path string, keep int) error {
 	} else {
 		cut = len(data)
 	}
-	tmp := path + ".lock"
-	_ = os.Remove(tmp)
-	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
-	if err != nil {
-		return fmt.Errorf("trim reflog %s: %w", path, err)
-	}
-	defer os.Remove(tmp) // a no-op once renamed
-	_, err = f.Write(data[cut:])
+	_ = os.Remove(path + ".lock")
+	f, err := os.OpenFile(path+".lock", os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 	if err == nil {
-		err = syncFile(f)
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp, path)
+		err = commitLockFile(f, path, data[cut:], true)
 	}
 	if err != nil {
 		return fmt.Errorf("trim reflog %s: %w", path, err)

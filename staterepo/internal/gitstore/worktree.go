@@ -17,6 +17,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/format/index"
 
+	"github.com/planq-dev/planq/internal/gitlink"
 	"github.com/planq-dev/planq/staterepo/internal/crash"
 )
 
@@ -94,27 +95,9 @@ func WorktreeAt(bare, path string) (*Worktree, error) {
 	if err := CheckWorktreeDir(path); err != nil {
 		return nil, err
 	}
-	gitFile := filepath.Join(path, ".git")
-	st, err := os.Lstat(gitFile)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", gitFile, err)
-	}
-	switch {
-	case st.IsDir():
-		return nil, fmt.Errorf("%s is a separate git repository, not planq's state worktree; move it away", path)
-	case !st.Mode().IsRegular():
-		return nil, fmt.Errorf("%s is not a regular file (a link?); planq never follows links in its worktree: remove it and run planq again", gitFile)
-	}
-	data, err := os.ReadFile(gitFile)
-	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", gitFile, err)
-	}
-	admin, ok := strings.CutPrefix(strings.TrimSpace(string(data)), "gitdir: ")
-	if !ok {
-		return nil, fmt.Errorf("%s/.git is not a worktree link; move %s away", path, path)
+	admin, found, err := gitlink.Read(path)
+	if err != nil || !found {
+		return nil, err
 	}
 	all, err := ListWorktrees(bare)
 	if err != nil {
@@ -125,7 +108,7 @@ func WorktreeAt(bare, path string) (*Worktree, error) {
 			return &all[i], nil
 		}
 	}
-	if SameFile(filepath.Dir(filepath.Clean(admin)), filepath.Join(bare, "worktrees")) {
+	if SameFile(filepath.Dir(admin), filepath.Join(bare, "worktrees")) {
 		return nil, fmt.Errorf("%w: %s is linked to %s, which is gone (deleted by hand?), and its files match no branch planq could register it with; "+
 			"move it aside (mv %s %s.old): the next planq write checks the branch out again, and you copy back what you need from %s.old",
 			ErrUnregistered, path, admin, path, path, path)
@@ -141,18 +124,7 @@ var ErrUnregistered = errors.New("the worktree's registration in the state repo 
 // checked out, read from its .git file and its admin directory's HEAD, or
 // "" when there is none (no worktree, a link in the way, a detached HEAD).
 func CheckedOutBranch(path string) string {
-	if CheckWorktreeDir(path) != nil {
-		return ""
-	}
-	gitFile := filepath.Join(path, ".git")
-	if st, err := os.Lstat(gitFile); err != nil || !st.Mode().IsRegular() {
-		return ""
-	}
-	data, err := os.ReadFile(gitFile)
-	if err != nil {
-		return ""
-	}
-	admin, ok := strings.CutPrefix(strings.TrimSpace(string(data)), "gitdir: ")
+	admin, ok := LinkedAdmin(path)
 	if !ok {
 		return ""
 	}
@@ -206,18 +178,8 @@ func (r *Repo) AddWorktree(ctx context.Context, path, branch string) (*Worktree,
 	if err := os.RemoveAll(admin); err != nil { // a stale admin dir of a deleted worktree
 		return nil, err
 	}
-	if err := os.MkdirAll(admin, 0o755); err != nil {
-		return nil, fmt.Errorf("create worktree admin dir: %w", err)
-	}
-	files := map[string]string{
-		"commondir": "../..\n",
-		"gitdir":    filepath.Join(path, ".git") + "\n",
-		"HEAD":      "ref: refs/heads/" + branch + "\n",
-	}
-	for name, content := range files {
-		if err := os.WriteFile(filepath.Join(admin, name), []byte(content), 0o644); err != nil {
-			return nil, fmt.Errorf("write worktree %s: %w", name, err)
-		}
+	if err := writeAdmin(admin, path, branch); err != nil {
+		return nil, err
 	}
 	if err := os.MkdirAll(path, 0o755); err != nil {
 		return nil, fmt.Errorf("create worktree: %w", err)
@@ -234,6 +196,25 @@ func (r *Repo) AddWorktree(ctx context.Context, path, branch string) (*Worktree,
 		return nil, err
 	}
 	return w, nil
+}
+
+// writeAdmin writes the admin directory admin of the worktree at path,
+// with branch checked out, as `git worktree add` lays it out.
+func writeAdmin(admin, path, branch string) error {
+	if err := os.MkdirAll(admin, 0o755); err != nil {
+		return fmt.Errorf("create worktree admin dir: %w", err)
+	}
+	files := map[string]string{
+		"commondir": "../..\n",
+		"gitdir":    filepath.Join(path, ".git") + "\n",
+		"HEAD":      "ref: refs/heads/" + branch + "\n",
+	}
+	for name, content := range files {
+		if err := os.WriteFile(filepath.Join(admin, name), []byte(content), 0o644); err != nil {
+			return fmt.Errorf("write worktree %s: %w", name, err)
+		}
+	}
+	return nil
 }
 
 // SwitchWorktree checks out branch in the worktree w, whose files have no
@@ -516,16 +497,8 @@ func LinkedAdmin(path string) (admin string, ok bool) {
 	if CheckWorktreeDir(path) != nil {
 		return "", false
 	}
-	gitFile := filepath.Join(path, ".git")
-	if st, err := os.Lstat(gitFile); err != nil || !st.Mode().IsRegular() {
-		return "", false
-	}
-	data, err := os.ReadFile(gitFile)
-	if err != nil {
-		return "", false
-	}
-	admin, ok = strings.CutPrefix(strings.TrimSpace(string(data)), "gitdir: ")
-	return filepath.Clean(admin), ok
+	admin, found, err := gitlink.Read(path)
+	return admin, found && err == nil
 }
 
 // Reregister records the worktree at path again under the admin directory
@@ -542,18 +515,8 @@ func (r *Repo) Reregister(ctx context.Context, path, branch string) (*Worktree, 
 	if err != nil {
 		return nil, err
 	}
-	if err := os.MkdirAll(admin, 0o755); err != nil {
-		return nil, fmt.Errorf("register worktree: %w", err)
-	}
-	files := map[string]string{
-		"commondir": "../..\n",
-		"gitdir":    filepath.Join(path, ".git") + "\n",
-		"HEAD":      "ref: refs/heads/" + branch + "\n",
-	}
-	for name, content := range files {
-		if err := os.WriteFile(filepath.Join(admin, name), []byte(content), 0o644); err != nil {
-			return nil, fmt.Errorf("register worktree %s: %w", name, err)
-		}
+	if err := writeAdmin(admin, path, branch); err != nil {
+		return nil, err
 	}
 	w := &Worktree{ID: filepath.Base(admin), Admin: admin, Path: path, Branch: branch}
 	return w, r.ResetIndex(ctx, w, tree)
