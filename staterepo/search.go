@@ -78,13 +78,20 @@ type Searcher struct {
 	// lock, so a search reads it without mu.
 	mu      sync.Mutex
 	filling atomic.Bool // the first fill of the index is under way
+	// loading holds the documents the first fill read, for searches that
+	// arrive while it builds the index.
+	loading atomic.Pointer[firstLoad]
 	idx     *search.Index
 	// seen maps a group (source:path) to the content it was indexed from.
 	seen map[string]plumbing.Hash
 	// problems maps a group to the malformed entries found in it.
 	problems map[string][]changelog.Problem
-	// scanned holds the problems of the last one-shot scan, while the
-	// index was cold.
+	// warm is set once the first fill is done; until then searches neither
+	// wait for mu (which the fill holds) nor read the index.
+	warm atomic.Bool
+	// smu guards scanned: the problems of the last search answered while
+	// the index was cold.
+	smu     sync.Mutex
 	scanned []changelog.Problem
 }
 
@@ -96,11 +103,13 @@ func NewSearcher(s *Store) *Searcher {
 // Problems returns the malformed entries the last search met (each read of
 // the state reports them; see changelog.Problem), in file order.
 func (x *Searcher) Problems() []changelog.Problem {
-	x.mu.Lock()
-	defer x.mu.Unlock()
-	if len(x.seen) == 0 {
+	if !x.warm.Load() {
+		x.smu.Lock()
+		defer x.smu.Unlock()
 		return append([]changelog.Problem(nil), x.scanned...)
 	}
+	x.mu.Lock()
+	defer x.mu.Unlock()
 	var out []changelog.Problem
 	for _, ps := range x.problems {
 		out = append(out, ps...)
@@ -110,21 +119,41 @@ func (x *Searcher) Problems() []changelog.Problem {
 }
 
 // Search brings the index up to date and ranks documents for q. While the
-// index has never been filled it answers from a one-shot scan (the same
-// ranking) and fills the index in the background, so a cold first search
-// does not pay for building the whole index.
+// index has never been filled, it answers from a scan of the documents the
+// first fill reads (the same ranking), started now unless the server
+// started it already, so a cold first search pays for reading the
+// documents once and not for building the whole index.
 func (x *Searcher) Search(ctx context.Context, q SearchQuery) ([]search.Hit, error) {
 	opts, err := q.options()
 	if err != nil {
 		return nil, err
 	}
-	if x.filling.Load() || x.cold() {
-		hits, probs, err := x.s.Search(ctx, q)
-		x.mu.Lock()
-		x.scanned = probs
-		x.mu.Unlock()
-		x.Warm() // after answering, so the fill does not compete with the scan
-		return hits, err
+	if x.cold() {
+		x.Warm()
+		if l := x.loading.Load(); l != nil {
+			select {
+			case <-l.ready:
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			}
+			if l.err == nil {
+				x.smu.Lock()
+				x.scanned = l.probs
+				x.smu.Unlock()
+				hits := search.Scan(l.docs, q.Query, opts)
+				if hits == nil {
+					hits = []search.Hit{}
+				}
+				return hits, nil
+			}
+		}
+		if x.cold() { // the fill failed: a one-shot scan says why
+			hits, probs, err := x.s.Search(ctx, q)
+			x.smu.Lock()
+			x.scanned = probs
+			x.smu.Unlock()
+			return hits, err
+		}
 	}
 	if err := x.Refresh(ctx); err != nil {
 		return nil, err
@@ -132,27 +161,55 @@ func (x *Searcher) Search(ctx context.Context, q SearchQuery) ([]search.Hit, err
 	return x.idx.Search(q.Query, opts), nil
 }
 
-// cold reports whether the index has never been filled.
-func (x *Searcher) cold() bool {
-	x.mu.Lock()
-	defer x.mu.Unlock()
-	return len(x.seen) == 0 && x.s.Initialized()
+// firstLoad is the documents the first fill of an index read, shared with
+// the searches that arrive before the index is built.
+type firstLoad struct {
+	ready chan struct{} // closed once docs, probs and err are set
+	once  sync.Once
+	docs  []search.Doc
+	probs []changelog.Problem
+	err   error
 }
 
-// Warm fills the index in the background unless a fill is already under
-// way; the MCP server calls it at start-up.
-func (x *Searcher) Warm() {
-	if !x.filling.CompareAndSwap(false, true) {
+// publish hands the first fill's documents (or its error) to the searches
+// waiting for them.
+func (l *firstLoad) publish(docs []search.Doc, probs []changelog.Problem, err error) {
+	if l == nil {
 		return
 	}
+	l.once.Do(func() {
+		l.docs, l.probs, l.err = docs, probs, err
+		sortProblems(l.probs)
+		close(l.ready)
+	})
+}
+
+// cold reports whether the index has never been filled (and there is a
+// state repo to fill it from).
+func (x *Searcher) cold() bool { return !x.warm.Load() && x.s.Initialized() }
+
+// Warm fills the index in the background unless a fill is already under
+// way or done; the MCP server calls it at start-up.
+func (x *Searcher) Warm() {
+	if !x.cold() || !x.filling.CompareAndSwap(false, true) {
+		return
+	}
+	l := &firstLoad{ready: make(chan struct{})}
+	x.loading.Store(l)
 	go func() {
 		defer x.filling.Store(false)
-		_ = x.Refresh(context.Background()) // a failure leaves the index cold; searches then scan
+		err := x.refresh(context.Background(), l) // a failure leaves the index cold; searches then scan
+		l.publish(nil, nil, err)
+		x.loading.Store(nil)
 	}()
 }
 
 // Refresh re-indexes the files that changed since the last refresh.
-func (x *Searcher) Refresh(ctx context.Context) error {
+func (x *Searcher) Refresh(ctx context.Context) error { return x.refresh(ctx, nil) }
+
+// refresh is Refresh; the first fill publishes the documents it read to l
+// before it builds the index.
+func (x *Searcher) refresh(ctx context.Context, l *firstLoad) error {
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	if !x.s.Initialized() {
@@ -166,19 +223,29 @@ func (x *Searcher) Refresh(ctx context.Context) error {
 	first := len(x.seen) == 0
 	var bulk []search.Doc
 	var changed []searchFile
+	segments := map[plumbing.Hash]bool{}
 	for _, f := range files {
 		live[f.group] = true
 		if x.seen[f.group] != f.hash {
 			changed = append(changed, f)
 		}
+		if isSegment(f.path) {
+			segments[f.hash] = true
+		}
 	}
-	perFile, err := readDocs(ctx, changed)
+	var cache *searchCache
+	if first {
+		cache = loadSearchCache(x.s.Bare)
+	}
+	perFile, err := readDocs(ctx, changed, cache)
 	if err != nil {
 		return err
 	}
+	var probs []changelog.Problem
 	for i, f := range changed {
 		if first {
 			bulk = append(bulk, perFile[i].docs...) // first fill: one bulk add
+			probs = append(probs, perFile[i].problems...)
 		} else if err := x.idx.Sync(f.group, perFile[i].docs); err != nil {
 			return err
 		}
@@ -189,11 +256,16 @@ func (x *Searcher) Refresh(ctx context.Context) error {
 			delete(x.problems, f.group)
 		}
 	}
+	if first {
+		l.publish(bulk, probs, nil)
+	}
 	if len(bulk) > 0 {
 		if err := x.idx.Add(bulk...); err != nil {
 			return err
 		}
 	}
+	x.warm.Store(true)
+	cache.save(x.s.Bare, segments)
 	for g := range x.seen {
 		if !live[g] {
 			if err := x.idx.Sync(g, nil); err != nil {
@@ -222,15 +294,21 @@ func (s *Store) Search(ctx context.Context, q SearchQuery) ([]search.Hit, []chan
 		return nil, nil, err
 	}
 	var want []searchFile
+	segments := map[plumbing.Hash]bool{}
 	for _, f := range files {
 		if len(opts.Sources) == 0 || opts.Sources[0] == f.source {
 			want = append(want, f)
 		}
+		if isSegment(f.path) {
+			segments[f.hash] = true
+		}
 	}
-	perFile, err := readDocs(ctx, want)
+	cache := loadSearchCache(s.Bare)
+	perFile, err := readDocs(ctx, want, cache)
 	if err != nil {
 		return nil, nil, err
 	}
+	cache.save(s.Bare, segments)
 	var docs []search.Doc
 	var probs []changelog.Problem
 	for _, d := range perFile {
@@ -262,8 +340,24 @@ type fileDocs struct {
 	problems []changelog.Problem
 }
 
-// readDocs reads and parses files in parallel, one result per file.
-func readDocs(ctx context.Context, files []searchFile) ([]fileDocs, error) {
+// place returns a segment's documents as this file's: with its source and
+// group, and its problems named by its label.
+func (f searchFile) place(seg *cachedSegment) fileDocs {
+	out := fileDocs{docs: make([]search.Doc, len(seg.docs)), problems: make([]changelog.Problem, len(seg.probs))}
+	for i, d := range seg.docs {
+		d.Source, d.Group = f.source, f.group
+		out.docs[i] = d
+	}
+	for i, p := range seg.probs {
+		p.File = f.label
+		out.problems[i] = p
+	}
+	return out
+}
+
+// readDocs reads and parses files in parallel, one result per file,
+// through the search cache.
+func readDocs(ctx context.Context, files []searchFile, cache *searchCache) ([]fileDocs, error) {
 	out := make([]fileDocs, len(files))
 	errs := make([]error, len(files))
 	next := make(chan int)
@@ -273,7 +367,7 @@ func readDocs(ctx context.Context, files []searchFile) ([]fileDocs, error) {
 		go func() {
 			defer wg.Done()
 			for i := range next {
-				out[i], errs[i] = files[i].read()
+				out[i], errs[i] = files[i].read(cache)
 			}
 		}()
 	}
@@ -385,8 +479,17 @@ func searchKind(p string) string {
 	return ""
 }
 
-// read reads and converts the file's documents.
-func (f searchFile) read() (fileDocs, error) {
+// read reads and converts the file's documents: an archive segment's from
+// the cache when it has them (else parsed and added to it), other files'
+// parsed afresh.
+func (f searchFile) read(cache *searchCache) (fileDocs, error) {
+	kind := searchKind(f.path)
+	segment := f.data == nil && isSegment(f.path)
+	if segment {
+		if seg, ok := cache.get(f.hash); ok {
+			return f.place(seg), nil
+		}
+	}
 	data := f.data
 	if data == nil {
 		var err error
@@ -394,19 +497,16 @@ func (f searchFile) read() (fileDocs, error) {
 			return fileDocs{}, err
 		}
 	}
-	kind := searchKind(f.path)
 	if kind == "entries" {
 		es, probs := changelog.ParseBytes(data)
-		docs := make([]search.Doc, 0, len(es))
+		seg := &cachedSegment{docs: make([]search.Doc, 0, len(es)), probs: probs}
 		for _, e := range es {
-			d := search.FromEntry(e, f.source)
-			d.Group = f.group
-			docs = append(docs, d)
+			seg.docs = append(seg.docs, search.FromEntry(e, ""))
 		}
-		for i := range probs {
-			probs[i].File = f.label
+		if segment {
+			cache.put(f.hash, seg)
 		}
-		return fileDocs{docs: docs, problems: probs}, nil
+		return f.place(seg), nil
 	}
 	text := strings.TrimSpace(string(data))
 	if text == "" {

@@ -3,8 +3,11 @@ package staterepo
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"testing"
 
+	"github.com/planq-dev/planq/changelog"
 	"github.com/planq-dev/planq/search"
 )
 
@@ -116,5 +119,65 @@ func TestColdSearcherAnswersLikeTheWarmIndex(t *testing.T) {
 		if cold[i].ID != warm[i].ID {
 			t.Errorf("hit %d: cold %s, warm %s", i, cold[i].ID, warm[i].ID)
 		}
+	}
+}
+
+// TestSearchCacheAnswersAsParsingDoes searches a state with archive
+// segments (one holding a malformed entry) three ways — parsing every
+// segment, from the search cache that first search wrote, and with the
+// cache file damaged — and gets the same hits and problems each time.
+func TestSearchCacheAnswersAsParsingDoes(t *testing.T) {
+	s := benchStore(t)
+	seedState(t, s, 2000)
+	if _, err := s.Update(context.Background(), "test: a malformed entry in a segment", func(tx *Tx) error {
+		return tx.Write(archiveName(LearningsFile, 99), []byte("---\nid: pq-12345678\ntimestamp: whenever\nagent: main\ntype: learning\n---\n\nsession notes\n"))
+	}); err != nil {
+		t.Fatal(err)
+	}
+	cacheFile := filepath.Join(s.Bare, searchCacheFile)
+	q := SearchQuery{Query: "session token timeout", Limit: 30}
+	type result struct {
+		hits  []search.Hit
+		probs []changelog.Problem
+	}
+	run := func(name string) result {
+		t.Helper()
+		hits, probs, err := s.Search(context.Background(), q)
+		if err != nil || len(hits) == 0 {
+			t.Fatalf("%s: %d hits, %v", name, len(hits), err)
+		}
+		return result{hits, probs}
+	}
+	parsed := run("parsing")
+	if st, err := os.Stat(cacheFile); err != nil || st.Size() == 0 {
+		t.Fatalf("the first search wrote no cache: %v", err)
+	}
+	if len(parsed.probs) != 1 || parsed.probs[0].File != "archive/learnings-000099.md" || parsed.probs[0].Line != 1 {
+		t.Errorf("problems: %v", parsed.probs)
+	}
+	same := func(name string, got result) {
+		t.Helper()
+		if len(got.hits) != len(parsed.hits) || fmt.Sprint(got.probs) != fmt.Sprint(parsed.probs) {
+			t.Fatalf("%s: %d hits and %v, parsing gave %d and %v", name, len(got.hits), got.probs, len(parsed.hits), parsed.probs)
+		}
+		for i := range got.hits {
+			g, p := got.hits[i], parsed.hits[i]
+			if g.ID != p.ID || g.Source != p.Source || g.Title != p.Title || g.Snippet != p.Snippet || !g.Date.Equal(p.Date) || g.Kind != p.Kind {
+				t.Errorf("%s: hit %d is %+v, parsing gave %+v", name, i, g, p)
+			}
+		}
+	}
+	same("from the cache", run("cached"))
+	x := NewSearcher(s)
+	if hits, err := x.Search(context.Background(), q); err != nil {
+		t.Fatal(err)
+	} else {
+		same("a cold searcher", result{hits, x.Problems()})
+	}
+	for _, damage := range [][]byte{[]byte("planq-search-cache 1\n\x01\x02"), []byte("something else"), nil} {
+		if err := os.WriteFile(cacheFile, damage, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		same(fmt.Sprintf("with the cache %q", damage), run("damaged cache"))
 	}
 }
