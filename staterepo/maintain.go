@@ -243,6 +243,9 @@ func (s *Store) Maintain(ctx context.Context, full bool) (MaintainResult, error)
 			return res, err
 		}
 	}
+	// The archive segments written since the last run, parsed for search
+	// now rather than by the first search of the next fresh server.
+	_ = s.refreshSearchCache(ctx)                        // only a cache: a failure costs the next search time
 	_ = os.Remove(filepath.Join(s.Bare, maintenanceLog)) // an old failure is over
 	res.LooseAfter = countLoose(s.Bare)
 	res.PacksAfter, res.Bytes = objectSizes(s.Bare)

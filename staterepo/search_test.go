@@ -180,4 +180,14 @@ func TestSearchCacheAnswersAsParsingDoes(t *testing.T) {
 		}
 		same(fmt.Sprintf("with the cache %q", damage), run("damaged cache"))
 	}
+	// Maintenance writes the cache too, for the next fresh server.
+	os.Remove(cacheFile)
+	if _, err := s.Maintain(context.Background(), false); err != nil {
+		t.Fatal(err)
+	}
+	c := loadSearchCache(s.Bare)
+	if len(c.segs) == 0 {
+		t.Fatal("maintenance wrote no search cache")
+	}
+	same("from the cache maintenance wrote", run("cached"))
 }

@@ -2,6 +2,7 @@ package staterepo
 
 import (
 	"bytes"
+	"context"
 	"encoding/binary"
 	"errors"
 	"os"
@@ -222,3 +223,34 @@ func decodeSearchCache(data []byte) (map[plumbing.Hash]*cachedSegment, error) {
 // isSegment reports whether a state file is an archive segment (immutable
 // once written), whose parsed documents the cache keeps.
 func isSegment(p string) bool { return strings.HasPrefix(p, ArchiveDir+"/") && familyOf(p) != "" }
+
+// refreshSearchCache brings the search cache up to date with every archive
+// segment of every branch, so the next fresh server's first search reads
+// them from it; maintenance runs it, in the background after writes.
+func (s *Store) refreshSearchCache(ctx context.Context) error {
+	files, err := s.searchFiles()
+	if err != nil {
+		return err
+	}
+	segments := map[plumbing.Hash]bool{}
+	var want []searchFile
+	cache := loadSearchCache(s.Bare)
+	for _, f := range files {
+		if !isSegment(f.path) || f.data != nil {
+			continue
+		}
+		segments[f.hash] = true
+		if _, ok := cache.get(f.hash); !ok {
+			want = append(want, f)
+		}
+	}
+	if _, err := readDocs(ctx, want, cache); err != nil {
+		return err
+	}
+	if len(want) == 0 && len(cache.segs) == len(segments) {
+		return nil
+	}
+	cache.fresh = true // segments gone from every branch are dropped too
+	cache.save(s.Bare, segments)
+	return nil
+}
