@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
 
@@ -131,20 +132,24 @@ func (x *Searcher) Search(ctx context.Context, q SearchQuery) ([]search.Hit, err
 	if x.cold() {
 		x.Warm()
 		if l := x.loading.Load(); l != nil {
+			start := time.Now()
+			l.scans.RLock() // the fill builds the index only after this scan
+			defer l.scans.RUnlock()
 			select {
 			case <-l.ready:
 			case <-ctx.Done():
 				return nil, ctx.Err()
 			}
 			if l.err == nil {
-				x.smu.Lock()
-				x.scanned = l.probs
-				x.smu.Unlock()
-				hits := search.Scan(l.docs, q.Query, opts)
-				if hits == nil {
-					hits = []search.Hit{}
+				ready := time.Now()
+				hits, probs, err := rankFiles(l.per, q.Query, opts)
+				x.s.debugf("cold search: %d files ready after %v, ranked in %v", len(l.per), ready.Sub(start), time.Since(ready))
+				if err == nil {
+					x.smu.Lock()
+					x.scanned = probs
+					x.smu.Unlock()
+					return hits, nil
 				}
-				return hits, nil
 			}
 		}
 		if x.cold() { // the fill failed: a one-shot scan says why
@@ -164,22 +169,21 @@ func (x *Searcher) Search(ctx context.Context, q SearchQuery) ([]search.Hit, err
 // firstLoad is the documents the first fill of an index read, shared with
 // the searches that arrive before the index is built.
 type firstLoad struct {
-	ready chan struct{} // closed once docs, probs and err are set
+	ready chan struct{} // closed once per and err are set
+	scans sync.RWMutex  // held for reading by the scans of these documents
 	once  sync.Once
-	docs  []search.Doc
-	probs []changelog.Problem
+	per   []fileDocs
 	err   error
 }
 
-// publish hands the first fill's documents (or its error) to the searches
-// waiting for them.
-func (l *firstLoad) publish(docs []search.Doc, probs []changelog.Problem, err error) {
+// publish hands what the first fill read (or its error) to the searches
+// waiting for it.
+func (l *firstLoad) publish(per []fileDocs, err error) {
 	if l == nil {
 		return
 	}
 	l.once.Do(func() {
-		l.docs, l.probs, l.err = docs, probs, err
-		sortProblems(l.probs)
+		l.per, l.err = per, err
 		close(l.ready)
 	})
 }
@@ -199,7 +203,7 @@ func (x *Searcher) Warm() {
 	go func() {
 		defer x.filling.Store(false)
 		err := x.refresh(context.Background(), l) // a failure leaves the index cold; searches then scan
-		l.publish(nil, nil, err)
+		l.publish(nil, err)
 		x.loading.Store(nil)
 	}()
 }
@@ -241,12 +245,21 @@ func (x *Searcher) refresh(ctx context.Context, l *firstLoad) error {
 	if err != nil {
 		return err
 	}
-	var probs []changelog.Problem
+	if first && l != nil {
+		// The searches waiting for what the fill read rank it before the
+		// index build takes the CPUs.
+		l.publish(perFile, nil)
+		l.scans.Lock() // waits for them
+		l.scans.Unlock()
+	}
 	for i, f := range changed {
+		docs, err := perFile[i].all()
+		if err != nil {
+			return err
+		}
 		if first {
-			bulk = append(bulk, perFile[i].docs...) // first fill: one bulk add
-			probs = append(probs, perFile[i].problems...)
-		} else if err := x.idx.Sync(f.group, perFile[i].docs); err != nil {
+			bulk = append(bulk, docs...) // first fill: one bulk add
+		} else if err := x.idx.Sync(f.group, docs); err != nil {
 			return err
 		}
 		x.seen[f.group] = f.hash
@@ -255,9 +268,6 @@ func (x *Searcher) refresh(ctx context.Context, l *firstLoad) error {
 		} else {
 			delete(x.problems, f.group)
 		}
-	}
-	if first {
-		l.publish(bulk, probs, nil)
 	}
 	if len(bulk) > 0 {
 		if err := x.idx.Add(bulk...); err != nil {
@@ -293,33 +303,22 @@ func (s *Store) Search(ctx context.Context, q SearchQuery) ([]search.Hit, []chan
 	if err != nil {
 		return nil, nil, err
 	}
-	var want []searchFile
 	segments := map[plumbing.Hash]bool{}
 	for _, f := range files {
-		if len(opts.Sources) == 0 || opts.Sources[0] == f.source {
-			want = append(want, f)
-		}
 		if isSegment(f.path) {
 			segments[f.hash] = true
 		}
 	}
 	cache := loadSearchCache(s.Bare)
-	perFile, err := readDocs(ctx, want, cache)
+	perFile, err := readDocs(ctx, files, cache)
+	if err != nil {
+		return nil, nil, err
+	}
+	hits, probs, err := rankFiles(perFile, q.Query, opts)
 	if err != nil {
 		return nil, nil, err
 	}
 	cache.save(s.Bare, segments)
-	var docs []search.Doc
-	var probs []changelog.Problem
-	for _, d := range perFile {
-		docs = append(docs, d.docs...)
-		probs = append(probs, d.problems...)
-	}
-	hits := search.Scan(docs, q.Query, opts)
-	if hits == nil {
-		hits = []search.Hit{}
-	}
-	sortProblems(probs)
 	return hits, probs, nil
 }
 
@@ -333,26 +332,51 @@ func sortProblems(probs []changelog.Problem) {
 	})
 }
 
-// fileDocs is what one file holds for the index: its documents and the
-// malformed entries skipped.
+// fileDocs is what one file holds for search: its documents — or, for a
+// cached archive segment, its index — and the malformed entries skipped.
 type fileDocs struct {
 	docs     []search.Doc
+	seg      *search.SegmentRef
 	problems []changelog.Problem
 }
 
-// place returns a segment's documents as this file's: with its source and
-// group, and its problems named by its label.
-func (f searchFile) place(seg *cachedSegment) fileDocs {
-	out := fileDocs{docs: make([]search.Doc, len(seg.docs)), problems: make([]changelog.Problem, len(seg.probs))}
-	for i, d := range seg.docs {
-		d.Source, d.Group = f.source, f.group
-		out.docs[i] = d
+// all returns the file's documents, decoding a segment's.
+func (d fileDocs) all() ([]search.Doc, error) {
+	if d.seg == nil {
+		return d.docs, nil
 	}
-	for i, p := range seg.probs {
-		p.File = f.label
-		out.problems[i] = p
+	return d.seg.Seg.Docs(d.seg.Source, d.seg.Group)
+}
+
+// label returns probs with File set to the file's label.
+func (f searchFile) label(probs []changelog.Problem) []changelog.Problem {
+	out := make([]changelog.Problem, len(probs))
+	for i, p := range probs {
+		p.File = f.labelName
+		out[i] = p
 	}
 	return out
+}
+
+// rankFiles ranks what readDocs read for q, as an index holding all of it
+// would: cached segments through their indexes, the rest by a scan.
+func rankFiles(per []fileDocs, q string, opts search.Options) ([]search.Hit, []changelog.Problem, error) {
+	var refs []search.SegmentRef
+	var loose []search.Doc
+	var probs []changelog.Problem
+	for _, d := range per {
+		if d.seg != nil {
+			refs = append(refs, *d.seg)
+		}
+		loose = append(loose, d.docs...)
+		probs = append(probs, d.problems...)
+	}
+	hits, err := search.ScanSegments(refs, loose, q, opts)
+	if hits == nil {
+		hits = []search.Hit{}
+	}
+	sortProblems(probs)
+	return hits, probs, err
 }
 
 // readDocs reads and parses files in parallel, one result per file,
@@ -401,9 +425,9 @@ type searchFile struct {
 	// data is the content when it comes from a worktree (hand edits not
 	// committed yet); nil means the blob hash.
 	data []byte
-	// label names the file in problems: its path on the current agent's
-	// branch, as the other reads name it, else branch:path.
-	label string
+	// labelName names the file in problems: its path on the current
+	// agent's branch, as the other reads name it, else branch:path.
+	labelName string
 }
 
 // searchFiles lists every indexable file of global and the agent branches.
@@ -443,9 +467,9 @@ func (s *Store) searchFiles() ([]searchFile, error) {
 			if searchKind(p) == "" {
 				continue
 			}
-			f := searchFile{r: r, source: source, branch: b, path: p, group: source + ":" + p, hash: e.Hash, label: b + ":" + p}
+			f := searchFile{r: r, source: source, branch: b, path: p, group: source + ":" + p, hash: e.Hash, labelName: b + ":" + p}
 			if b == s.Branch() {
-				f.label = p
+				f.labelName = p
 			}
 			if checkedOut && !strings.HasPrefix(p, ArchiveDir+"/") {
 				if data, ok, err := rd.file(b, p); err == nil && ok {
@@ -479,15 +503,15 @@ func searchKind(p string) string {
 	return ""
 }
 
-// read reads and converts the file's documents: an archive segment's from
-// the cache when it has them (else parsed and added to it), other files'
-// parsed afresh.
+// read reads and converts the file's documents: an archive segment's index
+// from the cache when it has it (else the segment is parsed, and handed to
+// the cache to encode), other files' documents parsed afresh.
 func (f searchFile) read(cache *searchCache) (fileDocs, error) {
 	kind := searchKind(f.path)
 	segment := f.data == nil && isSegment(f.path)
 	if segment {
-		if seg, ok := cache.get(f.hash); ok {
-			return f.place(seg), nil
+		if cs, ok := cache.get(f.hash); ok {
+			return fileDocs{seg: &search.SegmentRef{Seg: cs.seg, Source: f.source, Group: f.group}, problems: f.label(cs.probs)}, nil
 		}
 	}
 	data := f.data
@@ -499,14 +523,17 @@ func (f searchFile) read(cache *searchCache) (fileDocs, error) {
 	}
 	if kind == "entries" {
 		es, probs := changelog.ParseBytes(data)
-		seg := &cachedSegment{docs: make([]search.Doc, 0, len(es)), probs: probs}
-		for _, e := range es {
-			seg.docs = append(seg.docs, search.FromEntry(e, ""))
+		neutral := make([]search.Doc, len(es))
+		docs := make([]search.Doc, len(es))
+		for i, e := range es {
+			neutral[i] = search.FromEntry(e, "")
+			docs[i] = neutral[i]
+			docs[i].Source, docs[i].Group = f.source, f.group
 		}
 		if segment {
-			cache.put(f.hash, seg)
+			cache.put(f.hash, parsedSegment{docs: neutral, probs: probs})
 		}
-		return f.place(seg), nil
+		return fileDocs{docs: docs, problems: f.label(probs)}, nil
 	}
 	text := strings.TrimSpace(string(data))
 	if text == "" {

@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-	"time"
 	"unsafe"
 
 	"github.com/go-git/go-git/v5/plumbing"
@@ -18,51 +17,57 @@ import (
 	"github.com/planq-dev/planq/search"
 )
 
-// The search cache keeps the documents parsed from archive segments, which
-// never change once written (a segment's blob is its content), in one file
-// of the bare repo, planq-search-cache: a fresh MCP server, or a `planq
-// search`, reads them from it in one go instead of inflating and parsing
-// every segment again — at 100,000 entries that is most of a cold search.
-// The live files, which change with every write, are always read afresh.
-// The file is a cache: a damaged or foreign one is ignored and written
-// again; one that cannot be written (a read-only PLANQ_HOME) costs only
-// speed.
+// The search cache keeps, for each archive segment — which never changes
+// once written (a segment's blob is its content) — its documents encoded as
+// a search.Segment (an inverted index searched where it lies) and its
+// malformed entries, in one file of the bare repo, planq-search-cache. A
+// fresh MCP server's first search, or a `planq search`, then ranks the
+// segments without reading or tokenising their text (search.ScanSegments);
+// at 100,000 entries that is most of a cold search. The live files, which
+// change with every write, are always read afresh. Maintenance keeps the
+// cache up to date in the background. It is a cache: a damaged or foreign
+// file is ignored and written again; one that cannot be written (a
+// read-only PLANQ_HOME) costs only speed.
 //
-// Format: "planq-search-cache 1\n", then per segment its blob id (20
-// bytes), its document count and problem count (uvarints), each document
-// as ID, Kind, Title, Fields, Body (uvarint length and bytes) and Date
-// (varint Unix nanoseconds, 0 for none), each problem as Line (uvarint)
-// and Message.
+// Format: "planq-search-cache 2\n", then per segment its blob id (20
+// bytes), its problem count (uvarint), each problem as Line (uvarint) and
+// Message (uvarint length and bytes), and the encoded segment (uvarint
+// length and bytes).
 const searchCacheFile = "planq-search-cache"
 
-var searchCacheMagic = []byte("planq-search-cache 1\n")
+var searchCacheMagic = []byte("planq-search-cache 2\n")
 
-// cachedSegment is what one archive segment holds for search: its
-// documents without Source and Group (set per use) and its problems
-// without File.
+// cachedSegment is one archive segment for search: its index and its
+// problems (File unset).
 type cachedSegment struct {
-	docs  []search.Doc
+	seg   *search.Segment
+	data  []byte // seg's encoding
 	probs []changelog.Problem
 }
 
 // searchCache is the cache as read at the start of a search or a fill,
-// plus the segments parsed since.
+// plus the segments parsed since (whose encoding save does).
 type searchCache struct {
-	mu    sync.Mutex
-	segs  map[plumbing.Hash]*cachedSegment
-	fresh bool // segments were parsed that the file lacks
+	mu     sync.Mutex
+	segs   map[plumbing.Hash]*cachedSegment
+	parsed map[plumbing.Hash]parsedSegment // read afresh, not encoded yet
+}
+
+// parsedSegment is a segment parsed because the cache lacked it.
+type parsedSegment struct {
+	docs  []search.Doc // Source and Group unset
+	probs []changelog.Problem
 }
 
 // loadSearchCache reads bare's search cache; a missing or damaged file is
 // an empty cache.
 func loadSearchCache(bare string) *searchCache {
-	c := &searchCache{segs: map[plumbing.Hash]*cachedSegment{}}
+	c := &searchCache{segs: map[plumbing.Hash]*cachedSegment{}, parsed: map[plumbing.Hash]parsedSegment{}}
 	data, err := os.ReadFile(filepath.Join(bare, searchCacheFile))
 	if err != nil || !bytes.HasPrefix(data, searchCacheMagic) {
 		return c
 	}
-	segs, err := decodeSearchCache(data[len(searchCacheMagic):])
-	if err == nil {
+	if segs, err := decodeSearchCache(data[len(searchCacheMagic):]); err == nil {
 		c.segs = segs
 	}
 	return c
@@ -79,60 +84,61 @@ func (c *searchCache) get(h plumbing.Hash) (*cachedSegment, bool) {
 	return seg, ok
 }
 
-// put records a segment parsed from blob h.
-func (c *searchCache) put(h plumbing.Hash, seg *cachedSegment) {
+// put records a segment parsed from blob h, for save to encode.
+func (c *searchCache) put(h plumbing.Hash, p parsedSegment) {
 	if c == nil {
 		return
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if _, ok := c.segs[h]; !ok {
-		c.segs[h] = seg
-		c.fresh = true
-	}
+	c.parsed[h] = p
 }
 
-// save writes the cache to bare when segments were parsed that it lacked,
-// keeping only the segments in keep (those the branches still have); a
-// failure is ignored (the cache only saves time).
+// save encodes the segments parsed since the cache was read and writes the
+// cache to bare, keeping only the segments in keep (those the branches
+// still have); it writes nothing when nothing changed, and ignores a
+// failure (the cache only saves time).
 func (c *searchCache) save(bare string, keep map[plumbing.Hash]bool) {
 	if c == nil {
 		return
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if !c.fresh {
+	stale := false
+	for h := range c.segs {
+		if !keep[h] {
+			stale = true
+		}
+	}
+	if len(c.parsed) == 0 && !stale {
 		return
 	}
+	for h, p := range c.parsed {
+		data := search.EncodeSegment(p.docs)
+		seg, err := search.OpenSegment(data)
+		if err != nil {
+			continue
+		}
+		c.segs[h] = &cachedSegment{seg: seg, data: data, probs: p.probs}
+	}
+	c.parsed = map[plumbing.Hash]parsedSegment{}
 	var buf bytes.Buffer
 	buf.Write(searchCacheMagic)
 	var tmp [binary.MaxVarintLen64]byte
 	uv := func(v uint64) { buf.Write(tmp[:binary.PutUvarint(tmp[:], v)]) }
-	str := func(s string) { uv(uint64(len(s))); buf.WriteString(s) }
 	for h, seg := range c.segs {
 		if !keep[h] {
 			continue
 		}
 		buf.Write(h[:])
-		uv(uint64(len(seg.docs)))
 		uv(uint64(len(seg.probs)))
-		for i := range seg.docs {
-			d := &seg.docs[i]
-			str(d.ID)
-			str(string(d.Kind))
-			str(d.Title)
-			str(d.Fields)
-			str(d.Body)
-			var ns int64
-			if !d.Date.IsZero() {
-				ns = d.Date.UnixNano()
-			}
-			buf.Write(tmp[:binary.PutVarint(tmp[:], ns)])
-		}
 		for _, p := range seg.probs {
 			uv(uint64(p.Line))
-			str(p.Message)
+			uv(uint64(len(p.Message)))
+			buf.WriteString(p.Message)
 		}
+		uv(uint64(len(seg.data)))
+		buf.Write(seg.data)
 	}
 	path := filepath.Join(bare, searchCacheFile)
 	f, err := os.CreateTemp(bare, searchCacheFile+".tmp-*")
@@ -144,37 +150,33 @@ func (c *searchCache) save(bare string, keep map[plumbing.Hash]bool) {
 	if err == nil {
 		err = f.Chmod(0o644)
 	}
-	if cerr := f.Close(); err == nil && cerr == nil && os.Rename(f.Name(), path) == nil {
-		c.fresh = false
+	if cerr := f.Close(); err == nil && cerr == nil {
+		_ = os.Rename(f.Name(), path)
 	}
 }
 
 var errCache = errors.New("damaged search cache")
 
-// decodeSearchCache parses the cache's body. Its strings point into data,
-// which is never written to afterwards.
+// decodeSearchCache parses the cache's body; its segments and strings
+// point into data, which is never written to afterwards.
 func decodeSearchCache(data []byte) (map[plumbing.Hash]*cachedSegment, error) {
 	segs := map[plumbing.Hash]*cachedSegment{}
-	uv := func() uint64 {
+	uv := func() (uint64, bool) {
 		v, n := binary.Uvarint(data)
 		if n <= 0 {
-			data = nil
-			return 0
+			return 0, false
 		}
 		data = data[n:]
-		return v
+		return v, true
 	}
-	str := func() (string, bool) {
-		n := uv()
-		if data == nil || n > uint64(len(data)) {
-			return "", false
+	bytesOf := func() ([]byte, bool) {
+		n, ok := uv()
+		if !ok || n > uint64(len(data)) {
+			return nil, false
 		}
-		s := unsafe.String(unsafe.SliceData(data), int(n))
-		if n == 0 {
-			s = ""
-		}
+		b := data[:n:n]
 		data = data[n:]
-		return s, true
+		return b, true
 	}
 	for len(data) > 0 {
 		if len(data) < 20 {
@@ -183,39 +185,29 @@ func decodeSearchCache(data []byte) (map[plumbing.Hash]*cachedSegment, error) {
 		var h plumbing.Hash
 		copy(h[:], data)
 		data = data[20:]
-		nd, np := uv(), uv()
-		if data == nil || nd > uint64(len(data)) || np > uint64(len(data)) {
+		np, ok := uv()
+		if !ok || np > uint64(len(data)) {
 			return nil, errCache
 		}
-		seg := &cachedSegment{docs: make([]search.Doc, nd)}
-		for i := range seg.docs {
-			d := &seg.docs[i]
-			var kind string
-			ok := true
-			for _, p := range []*string{&d.ID, &kind, &d.Title, &d.Fields, &d.Body} {
-				var okOne bool
-				*p, okOne = str()
-				ok = ok && okOne
-			}
-			ns, n := binary.Varint(data)
-			if !ok || n <= 0 {
-				return nil, errCache
-			}
-			data = data[n:]
-			d.Kind = search.Kind(kind)
-			if ns != 0 {
-				d.Date = time.Unix(0, ns).UTC()
-			}
-		}
+		cs := &cachedSegment{}
 		for range np {
-			line := uv()
-			msg, ok := str()
-			if !ok {
+			line, ok1 := uv()
+			msg, ok2 := bytesOf()
+			if !ok1 || !ok2 {
 				return nil, errCache
 			}
-			seg.probs = append(seg.probs, changelog.Problem{Line: int(line), Message: msg})
+			cs.probs = append(cs.probs, changelog.Problem{Line: int(line), Message: unsafe.String(unsafe.SliceData(msg), len(msg))})
 		}
-		segs[h] = seg
+		b, ok := bytesOf()
+		if !ok {
+			return nil, errCache
+		}
+		seg, err := search.OpenSegment(b)
+		if err != nil {
+			return nil, errCache
+		}
+		cs.seg, cs.data = seg, b
+		segs[h] = cs
 	}
 	return segs, nil
 }
@@ -247,10 +239,6 @@ func (s *Store) refreshSearchCache(ctx context.Context) error {
 	if _, err := readDocs(ctx, want, cache); err != nil {
 		return err
 	}
-	if len(want) == 0 && len(cache.segs) == len(segments) {
-		return nil
-	}
-	cache.fresh = true // segments gone from every branch are dropped too
 	cache.save(s.Bare, segments)
 	return nil
 }
