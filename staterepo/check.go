@@ -18,7 +18,7 @@ import (
 // CheckBudget is how long `planq state status` and `planq doctor` spend
 // checking the state repo's objects; a bigger repo is checked newest
 // history first, and the result says how far the check got.
-const CheckBudget = 3 * time.Second
+const CheckBudget = 2 * time.Second
 
 // Damage is one problem with the state repo, with what to do about it.
 type Damage struct {
