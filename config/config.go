@@ -61,7 +61,7 @@ var DefaultTests = []string{
 
 // Config is the whole of .planq/config.yaml.
 type Config struct {
-	Project string `yaml:"project,omitempty"` // state repo name; default: the repo directory's name
+	Project string `yaml:"project,omitempty"` // state repo name; default: see package project (the directory's name plus a hash of its path)
 	Agent   string `yaml:"agent,omitempty"`   // current agent; PLANQ_AGENT overrides
 	State   State  `yaml:"state,omitempty"`
 	Gate    Gate   `yaml:"gate,omitempty"`

@@ -133,7 +133,7 @@ type Options struct {
 	Dir         string              // a directory inside the code repo (required)
 	Home        string              // PLANQ_HOME; default $PLANQ_HOME, else ~/.planq
 	Agent       string              // the current agent; default $PLANQ_AGENT, else config, else "main"
-	Project     string              // the project; default config "project:", else the root's name
+	Project     string              // the project; default project.Name (config, worktree link, derived)
 	Getenv      func(string) string // environment lookup; default os.Getenv
 	LockTimeout time.Duration       // how long a write waits for the lock; default 30s
 	Now         func() time.Time    // clock; default time.Now
