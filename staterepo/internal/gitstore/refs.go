@@ -251,8 +251,10 @@ func (r *Repo) UpdateRef(ctx context.Context, u RefUpdate) error {
 		if u.AnyOld && !cur.IsZero() && !r.present(cur) {
 			logOld = plumbing.ZeroHash // a damaged ref's value names no object; git fsck refuses such a reflog line
 		}
-		for _, log := range r.ReflogsOf(u.Name) {
-			if err := appendReflog(log, logOld, u.New, u.Sig, u.Msg); err != nil {
+		// The ref's own reflog (the first) is fsynced: recovery restores
+		// the branch from it. HEAD's copies are for git's commands.
+		for i, log := range r.ReflogsOf(u.Name) {
+			if err := appendReflog(log, logOld, u.New, u.Sig, u.Msg, i == 0); err != nil {
 				return err
 			}
 		}
@@ -340,11 +342,12 @@ const (
 	ReflogKeep = 256 << 10
 )
 
-// appendReflog adds one line to a reflog and fsyncs it, so the record
-// recovery restores a branch from survives a crash of the machine with the
-// ref; a failed write is cut off again, so the file never ends in half a
-// line. A reflog past ReflogMax is then trimmed (trimReflog).
-func appendReflog(path string, old, new plumbing.Hash, sig object.Signature, msg string) error {
+// appendReflog adds one line to a reflog, and with durable fsyncs it, so
+// the record recovery restores a branch from survives a crash of the
+// machine with the ref; a failed write is cut off again, so the file never
+// ends in half a line. A reflog past ReflogMax is then trimmed
+// (trimReflog).
+func appendReflog(path string, old, new plumbing.Hash, sig object.Signature, msg string, durable bool) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return fmt.Errorf("reflog: %w", err)
 	}
@@ -363,8 +366,10 @@ func appendReflog(path string, old, new plumbing.Hash, sig object.Signature, msg
 		_ = f.Truncate(st.Size())
 		return fmt.Errorf("append to reflog %s: %w", path, err)
 	}
-	if err := syncFile(f); err != nil {
-		return fmt.Errorf("sync reflog %s: %w", path, err)
+	if durable {
+		if err := syncFile(f); err != nil {
+			return fmt.Errorf("sync reflog %s: %w", path, err)
+		}
 	}
 	if st.Size()+int64(len(line)) > ReflogMax {
 		_ = trimReflog(path, ReflogKeep) // the entry is in; the next append trims again
