@@ -296,10 +296,8 @@ func ScanSegments(segs []SegmentRef, loose []Doc, query string, opts Options) ([
 	totalLen := looseStats.totalLen
 	df := slices.Clone(looseStats.df)
 	type segMatch struct {
-		ref    int
-		doc    int
-		length uint32
-		tf     []uint32
+		ref, doc int
+		tf       []uint32 // per term
 	}
 	var matches []segMatch
 	for ri, ref := range segs {

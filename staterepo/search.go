@@ -249,8 +249,8 @@ func (x *Searcher) refresh(ctx context.Context, l *firstLoad) error {
 		// The searches waiting for what the fill read rank it before the
 		// index build takes the CPUs.
 		l.publish(perFile, nil)
-		l.scans.Lock() // waits for them
-		l.scans.Unlock()
+		l.scans.Lock()
+		l.scans.Unlock() //lint:ignore SA2001 taking the lock is the wait for the scans that hold it for reading
 	}
 	for i, f := range changed {
 		docs, err := perFile[i].all()
