@@ -96,9 +96,13 @@ type Searcher struct {
 	scanned []changelog.Problem
 }
 
-// NewSearcher returns a Searcher over s's state repo.
+// NewSearcher returns a Searcher over s's state repo. Its index is built
+// on all CPUs but one, so a server building it in the background still
+// answers planq_context promptly.
 func NewSearcher(s *Store) *Searcher {
-	return &Searcher{s: s, idx: search.NewIndex(), seen: map[string]plumbing.Hash{}, problems: map[string][]changelog.Problem{}}
+	idx := search.NewIndex()
+	idx.SetWorkers(max(1, runtime.GOMAXPROCS(0)-1))
+	return &Searcher{s: s, idx: idx, seen: map[string]plumbing.Hash{}, problems: map[string][]changelog.Problem{}}
 }
 
 // Problems returns the malformed entries the last search met (each read of
