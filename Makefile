@@ -64,7 +64,9 @@ bench: jj git
 	# Search, context, log add, session-start on generated states of 10k and 100k entries; packed reads.
 	$(GO) test -run '^$$' -bench . -skip Growth -benchtime 20x -benchmem -timeout 60m ./search/ ./staterepo/ ./hooks/ ./gate/
 	# State repo growth: 100k entries written one at a time with automatic maintenance (disk use, write
-	# latency), then `planq state gc` as a child process (time, peak RSS). Several minutes; PLANQ_BENCH_ENTRIES changes the count.
+	# latency), then `planq state gc` as a child process (time, peak RSS), and before and after it a fresh `planq mcp serve`'s
+	# first planq_search (goal 300 ms) and planq_context p50 (goal 10 ms). Several minutes; PLANQ_BENCH_ENTRIES changes the
+	# count, PLANQ_BENCH_GROWN=DIR keeps the grown state there and measures it again on later runs.
 	$(GO) test -run '^$$' -bench Growth -benchtime 1x -timeout 120m ./staterepo/
 	# Transcript search over a generated 1 GB file (PLANQ_BENCH_TRANSCRIPT_MB to change the size).
 	$(GO) test -run '^$$' -bench . -benchtime 3x -benchmem -timeout 30m ./transcript/
