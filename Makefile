@@ -7,7 +7,7 @@ GO ?= go
 # Where `make install` puts planq: /usr/local/bin for root, else ~/.local/bin.
 BINDIR ?= $(shell if [ -w /usr/local/bin ]; then echo /usr/local/bin; else echo $(HOME)/.local/bin; fi)
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
-LDFLAGS := -X main.version=$(VERSION)
+LDFLAGS := -X github.com/planq-dev/planq/internal/version.stamp=$(VERSION)
 # Static binaries, as the release archives are (scripts/dist.sh): no dynamic
 # loader at start, which is a measurable share of a hook's or the status
 # line's run (about 0.9 of 3.9 ms for planq-hook statusline here).
@@ -20,9 +20,12 @@ TEST_TIMEOUT ?= 45m
 
 all: build
 
+# Where `make build` writes planq and planq-hook.
+BUILDDIR ?= .
+
 build:
-	$(STATIC) $(GO) build -ldflags '$(LDFLAGS)' -o planq ./cmd/planq
-	$(STATIC) $(GO) build -ldflags '$(LDFLAGS)' -o planq-hook ./cmd/planq-hook
+	$(STATIC) $(GO) build -ldflags '$(LDFLAGS)' -o $(BUILDDIR)/planq ./cmd/planq
+	$(STATIC) $(GO) build -ldflags '$(LDFLAGS)' -o $(BUILDDIR)/planq-hook ./cmd/planq-hook
 
 ## install: jj and a git >= 2.42 for it (when missing), then planq and planq-hook (the fast tool-hook binary) into $(BINDIR)
 install: jj git

@@ -67,7 +67,7 @@ for p in $platforms; do
   mkdir -p "$work/$name"
   echo "building $name"
   CGO_ENABLED=0 GOOS=$os GOARCH=$arch "$go" build -trimpath \
-    -ldflags "-s -w -X main.version=$version" -o "$work/$name/$exe" ./cmd/planq
+    -ldflags "-s -w -X github.com/planq-dev/planq/internal/version.stamp=$version" -o "$work/$name/$exe" ./cmd/planq
   cp README.md "$work/$name/"
   # A fixed time (zip cannot store one before 1980), so archives are reproducible.
   touch -t 200001010000 "$work/$name" "$work/$name"/*

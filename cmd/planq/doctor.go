@@ -17,6 +17,7 @@ import (
 	"github.com/planq-dev/planq/config"
 	"github.com/planq-dev/planq/hooks/conffile"
 	"github.com/planq-dev/planq/hooks/hosts"
+	"github.com/planq-dev/planq/internal/version"
 	"github.com/planq-dev/planq/jj"
 )
 
@@ -85,7 +86,7 @@ func runDoctor(cmd *cobra.Command, a *app, opts *doctorOptions) error {
 	if err != nil {
 		return err
 	}
-	rep := doctorReport{Version: buildVersion(), Dir: dir}
+	rep := doctorReport{Version: version.String(), Dir: dir}
 	ctx := cmd.Context()
 
 	client := jj.New(dir)
@@ -328,9 +329,9 @@ func hookBinaryCheck(ctx context.Context, a *app, statuses []conffile.Status) ch
 			c.OK = false
 			details = append(details, fmt.Sprintf("%s does not run (%v)", b, err))
 			c.Fix = "make install"
-		case v != buildVersion():
+		case v != version.String():
 			c.OK = false
-			details = append(details, fmt.Sprintf("%s is version %s, planq is %s", b, v, buildVersion()))
+			details = append(details, fmt.Sprintf("%s is version %s, planq is %s", b, v, version.String()))
 			c.Fix = "make install   (installs matching planq and planq-hook)"
 		default:
 			details = append(details, fmt.Sprintf("%s %s serves the tool hooks", b, v))

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -27,6 +28,7 @@ func Isolate(t testing.TB) string {
 	}
 	git := jjGit() // before JJ_CONFIG moves
 	home := t.TempDir()
+	noGoTelemetry(t, filepath.Join(home, ".config"))
 	t.Setenv("HOME", home)
 	t.Setenv("XDG_CONFIG_HOME", filepath.Join(home, ".config"))
 	t.Setenv("PLANQ_HOME", filepath.Join(home, ".planq"))
@@ -281,5 +283,43 @@ func ModuleRoot() (string, error) {
 			return "", fmt.Errorf("no go.mod above the working directory")
 		}
 		dir = parent
+	}
+}
+
+// CleanEnv is the environment of a user with nothing set up but the tools
+// the tests run: a PATH of the directories that hold go, jj and git and the
+// system's bin directories, and an empty HOME, so no go env file, git
+// config or jj config of this machine applies. Only Go's build and module
+// caches are kept, as Isolate keeps them, so a build in it reuses the cache.
+func CleanEnv(t testing.TB) []string {
+	t.Helper()
+	var path []string
+	for _, tool := range []string{"go", "jj", "git"} {
+		if p, err := exec.LookPath(tool); err == nil && !slices.Contains(path, filepath.Dir(p)) {
+			path = append(path, filepath.Dir(p))
+		}
+	}
+	path = append(path, "/usr/local/bin", "/usr/bin", "/bin")
+	home := t.TempDir()
+	noGoTelemetry(t, filepath.Join(home, ".config"))
+	env := []string{"PATH=" + strings.Join(path, string(os.PathListSeparator)), "HOME=" + home}
+	for k, v := range goCaches() {
+		env = append(env, k+"="+v)
+	}
+	return env
+}
+
+// noGoTelemetry turns Go's telemetry off for a HOME whose config directory
+// is configDir: else every go command run there counts into
+// configDir/go/telemetry, and a go process still writing there when the test
+// ends makes removing the temp HOME fail.
+func noGoTelemetry(t testing.TB, configDir string) {
+	t.Helper()
+	dir := filepath.Join(configDir, "go", "telemetry")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "mode"), []byte("off"), 0o644); err != nil {
+		t.Fatal(err)
 	}
 }
