@@ -18,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/planq-dev/planq/internal/testenv"
 	"github.com/planq-dev/planq/staterepo"
 )
 
@@ -32,7 +33,7 @@ type faultWorld struct {
 
 // faultBin builds planq with its crash points (-tags planqfault), once.
 var faultBin = sync.OnceValues(func() (string, error) {
-	dir, err := os.MkdirTemp("", "planq-fault-bin-")
+	dir, err := testenv.SharedTempDir("planq-fault-bin-")
 	if err != nil {
 		return "", err
 	}

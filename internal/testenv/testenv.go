@@ -323,3 +323,36 @@ func noGoTelemetry(t testing.TB, configDir string) {
 		t.Fatal(err)
 	}
 }
+
+// sharedDirs are the SharedTempDirs Main removes.
+var sharedDirs struct {
+	sync.Mutex
+	list []string
+}
+
+// SharedTempDir makes a temp dir that lives as long as the test binary, for
+// what its tests build once and share (a binary, a template repository).
+// Main removes it; a package that uses it has
+//
+//	func TestMain(m *testing.M) { testenv.Main(m) }
+func SharedTempDir(prefix string) (string, error) {
+	d, err := os.MkdirTemp("", prefix)
+	if err == nil {
+		sharedDirs.Lock()
+		sharedDirs.list = append(sharedDirs.list, d)
+		sharedDirs.Unlock()
+	}
+	return d, err
+}
+
+// Main runs a package's tests, then removes its SharedTempDirs, so a run
+// leaves nothing in the temp dir.
+func Main(m *testing.M) {
+	code := m.Run()
+	sharedDirs.Lock()
+	for _, d := range sharedDirs.list {
+		os.RemoveAll(d)
+	}
+	sharedDirs.Unlock()
+	os.Exit(code)
+}
