@@ -27,6 +27,7 @@ import (
 type faultWorld struct {
 	*stateWorld
 	t       *testing.T
+	ctx     context.Context // the test's wait budget (testenv.Context)
 	bin     string
 	procEnv []string
 }
@@ -55,7 +56,7 @@ func newFaultWorld(t *testing.T) *faultWorld {
 	if err != nil {
 		t.Fatal(err)
 	}
-	w := &faultWorld{stateWorld: newStateWorld(t), t: t, bin: bin}
+	w := &faultWorld{stateWorld: newStateWorld(t), t: t, bin: bin, ctx: testenv.Context(t)}
 	w.procEnv = append(os.Environ(), "HOME="+w.env["HOME"], "PLANQ_HOME="+w.env["PLANQ_HOME"], "PLANQ_AGENT=", "CLAUDE_PROJECT_DIR=",
 		// Automatic maintenance starts often, so kills land beside it.
 		"PLANQ_GC_AUTO=256")
@@ -79,9 +80,7 @@ func (w *faultWorld) run(killAfter time.Duration, args ...string) result {
 // runAt is run with the process killing itself at crash point at ("" for
 // none) as well.
 func (w *faultWorld) runAt(at string, killAfter time.Duration, args ...string) result {
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, w.bin, args...)
+	cmd := exec.CommandContext(w.ctx, w.bin, args...)
 	cmd.Dir = w.repo
 	cmd.Env = append(w.procEnv, "PLANQ_CRASH_AT="+at)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}

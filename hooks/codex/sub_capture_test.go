@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/planq-dev/planq/internal/fakemodel"
+	"github.com/planq-dev/planq/internal/testenv"
 )
 
 // TestCaptureSubagent runs codex exec with a model that spawns a subagent,
@@ -56,8 +57,7 @@ func TestCaptureSubagent(t *testing.T) {
 	}
 	m, _ := fakemodel.Start(script...)
 	defer m.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
+	ctx := testenv.Context(t)
 	res, err := fakemodel.HostRun{Bin: bin, Dir: dir, Home: home, Model: m, Prompt: "go"}.Codex(ctx)
 	t.Logf("err: %v stderr: %s", err, res.Stderr)
 	for i, r := range m.LoopRequests() {

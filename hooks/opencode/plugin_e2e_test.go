@@ -10,9 +10,9 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/planq-dev/planq/internal/fakemodel"
+	"github.com/planq-dev/planq/internal/testenv"
 	"github.com/planq-dev/planq/transcript"
 )
 
@@ -107,8 +107,7 @@ func TestOpenCodeRunEndToEnd(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer m.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
-	defer cancel()
+	ctx := testenv.Context(t)
 	run := fakemodel.HostRun{Bin: bin, Dir: dir, Home: home, Model: m, Prompt: "add the files", Env: []string{st.env()}}
 	res, err := run.OpenCode(ctx)
 	if err != nil {

@@ -2,7 +2,6 @@ package opencode
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"os"
 	"os/exec"
@@ -10,9 +9,9 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/planq-dev/planq/internal/fakemodel"
+	"github.com/planq-dev/planq/internal/testenv"
 )
 
 func TestRender(t *testing.T) {
@@ -79,8 +78,7 @@ func runHarness(t *testing.T, bin string, js []byte, st *stub, c harnessCase) ha
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
+	ctx := testenv.Context(t)
 	cmd := exec.CommandContext(ctx, bin, harness, plugin, casePath)
 	cmd.Env = append(isolatedEnv(dir, t.TempDir()), "BUN_BE_BUN=1", st.env())
 	var stderr bytes.Buffer

@@ -1,12 +1,12 @@
 package fakemodel
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
+
+	"github.com/planq-dev/planq/internal/testenv"
 )
 
 // TestClaudeCodeRunsScriptedBash proves the harness: the real Claude Code CLI,
@@ -23,8 +23,7 @@ func TestClaudeCodeRunsScriptedBash(t *testing.T) {
 	}
 	defer m.Close()
 	dir, home := t.TempDir(), t.TempDir()
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
+	ctx := testenv.Context(t)
 	res, err := Run{Claude: claude, Dir: dir, Home: home, Model: m, Args: []string{"-p", "say hi"}}.Exec(ctx)
 	if err != nil {
 		t.Fatal(err)

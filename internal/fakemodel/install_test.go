@@ -1,7 +1,6 @@
 package fakemodel
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"net/http"
@@ -12,7 +11,6 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/planq-dev/planq/internal/testenv"
 )
@@ -61,8 +59,7 @@ func TestInstallClaudeUsesTheMachinesNpmConfig(t *testing.T) {
 			if err := os.WriteFile(filepath.Join(global, "etc", "npmrc"), []byte("registry="+registry.URL+"/\n"), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-			defer cancel()
+			ctx := testenv.Context(t)
 			cmd := exec.CommandContext(ctx, "bash", filepath.Join(root, "scripts", "install-claude.sh"))
 			cmd.Env = append(os.Environ(),
 				"PATH=/usr/local/bin:/usr/bin:/bin", // no claude on it
