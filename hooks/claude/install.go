@@ -370,11 +370,6 @@ func Installed(projectDir, home string) []Status {
 	return out
 }
 
-func hasPlanqHook(hooksObj *conffile.Object, h Hook) bool {
-	_, ok := planqHookExe(hooksObj, h)
-	return ok
-}
-
 // planqHookExe finds planq's hook for h and returns the binary it runs.
 func planqHookExe(hooksObj *conffile.Object, h Hook) (string, bool) {
 	for _, e := range conffile.Entries(hooksObj, h.Event) {

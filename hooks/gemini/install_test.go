@@ -79,7 +79,7 @@ func TestInstallScopes(t *testing.T) {
 			if data, _ := os.ReadFile(path); string(data) != user {
 				t.Fatal("the dry run wrote the settings")
 			}
-			if res, err = (Adapter{}).Install(ctx, o); err != nil {
+			if _, err = (Adapter{}).Install(ctx, o); err != nil {
 				t.Fatal(err)
 			}
 			var doc settingsDoc
