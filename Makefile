@@ -73,14 +73,24 @@ bench: jj git
 # Platforms planq builds for; `make lint` compiles planq and its tests for each.
 PLATFORMS ?= linux/amd64 linux/arm64 darwin/amd64 darwin/arm64 windows/amd64
 
-## lint: formatting, go.mod tidiness, vet, and a build (with tests) for every platform
+# staticcheck, at the version tools/go.mod pins (a module of its own, so the
+# linter's dependencies never move planq's); built from the module proxy.
+STATICCHECK := .tools/staticcheck
+
+## lint: formatting, go.mod tidiness, vet and a build (with tests) for every platform, staticcheck (staticcheck.conf) for each OS
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	$(GO) mod tidy -diff
+	cd tools && $(GO) mod tidy -diff
 	$(GO) vet ./...
 	@set -e; for p in $(PLATFORMS); do \
 		echo "vet (builds code and tests) for $$p"; \
 		GOOS=$${p%/*} GOARCH=$${p#*/} $(GO) vet ./...; \
+	done
+	$(GO) build -modfile=tools/go.mod -o $(STATICCHECK) honnef.co/go/tools/cmd/staticcheck
+	@set -e; for os in $$(for p in $(PLATFORMS); do echo $${p%/*}; done | sort -u); do \
+		echo "staticcheck for $$os"; \
+		GOOS=$$os $(STATICCHECK) ./...; \
 	done
 
 ## dist: release archives for $(PLATFORMS) and their SHA-256 sums in dist/
