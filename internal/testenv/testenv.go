@@ -85,9 +85,11 @@ var goCaches = sync.OnceValue(func() map[string]string {
 	return map[string]string{"GOCACHE": vals[0], "GOMODCACHE": vals[1], "GOPATH": vals[2]}
 })
 
-// RequireJJ skips the test loudly when jj is not installed.
+// RequireJJ skips the test loudly when jj is not installed, and in the
+// short suite: every test that drives real jj comes here first.
 func RequireJJ(t testing.TB) {
 	t.Helper()
+	SkipShort(t, "drives real jj")
 	if _, err := exec.LookPath("jj"); err != nil {
 		t.Skip("SKIPPED: jj is not on PATH; run `make install` (scripts/install-jj.sh) first")
 	}
@@ -228,6 +230,7 @@ func Clone(t testing.TB, bare string) string {
 // the script cannot install one here (exit code 3).
 func EnsureChromium(t testing.TB) string {
 	t.Helper()
+	SkipShort(t, "drives a real browser")
 	c := chromium()
 	switch {
 	case c.skip != "":
