@@ -20,6 +20,7 @@ import (
 // the Windows target: a tar.gz and a zip, each with the binary and the
 // README in one directory, and a SHA256SUMS that checks them.
 func TestDistWritesReleaseArchives(t *testing.T) {
+	t.Parallel()
 	testenv.SkipShort(t, "cross-compiles planq")
 	if _, err := exec.LookPath("sha256sum"); err != nil {
 		t.Skip("SKIPPED: no sha256sum to check the sums with")

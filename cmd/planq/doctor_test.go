@@ -63,6 +63,7 @@ func TestDoctorReportsClaudeCodeWiring(t *testing.T) {
 }
 
 func TestUnknownCommandPointsAtHelp(t *testing.T) {
+	t.Parallel()
 	for _, args := range [][]string{{"nosuch"}, {"doctor", "--bogus"}} {
 		_, errOut, code := runIn(t, t.TempDir(), args...)
 		if code != 1 || !strings.Contains(errOut, "planq --help") || strings.Count(errOut, "\n") != 1 {
@@ -72,6 +73,7 @@ func TestUnknownCommandPointsAtHelp(t *testing.T) {
 }
 
 func TestInstallHintsNameThePlatformsOwnCommand(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct{ goos, tool, want string }{
 		{"darwin", "jj", "brew install jj"},
 		{"windows", "jj", "winget install jj-vcs.jj"},

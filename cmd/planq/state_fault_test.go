@@ -123,6 +123,7 @@ func (w *faultWorld) runAt(at string, killAfter time.Duration, args ...string) r
 // checkpoint; no entry may appear twice; git fsck --strict must be clean,
 // and the worktree must match its branch.
 func TestKilledCommandsNeverLoseAcknowledgedEntries(t *testing.T) {
+	t.Parallel()
 	testenv.SkipShort(t, "builds planq with crash points and kills hundreds of its runs")
 	iterations := 300
 	if v, err := strconv.Atoi(os.Getenv("PLANQ_FAULT_ITERATIONS")); err == nil && v > 0 {

@@ -77,6 +77,7 @@ func (w *stateWorld) git(dir string, args ...string) string {
 }
 
 func TestStateInitWritesProjectAndIsIdempotent(t *testing.T) {
+	t.Parallel()
 	w := newStateWorld(t)
 	out := w.ok("state", "init", "--project", "shop")
 	if !strings.Contains(out, "Created state repo for project shop") {
@@ -102,6 +103,7 @@ func TestStateInitWritesProjectAndIsIdempotent(t *testing.T) {
 }
 
 func TestLogAddListAndContextShow(t *testing.T) {
+	t.Parallel()
 	w := newStateWorld(t)
 	w.ok("log", "add", "Add Redis backend", "--status", "completed")
 	w.ok("log", "add", "--type", "plan", "Plan the cache")
@@ -136,6 +138,7 @@ func TestLogAddListAndContextShow(t *testing.T) {
 }
 
 func TestCLIBadInputIsOneLine(t *testing.T) {
+	t.Parallel()
 	w := newStateWorld(t)
 	cases := [][]string{
 		{"create", "../x"}, {"create", "a/b"}, {"create", "--", "-rf"}, {"create", strings.Repeat("n", 300)}, {"create", "bad\x07name"},
@@ -159,6 +162,7 @@ func TestCLIBadInputIsOneLine(t *testing.T) {
 }
 
 func TestCreateSwitchesAndRemoveKeepsBranch(t *testing.T) {
+	t.Parallel()
 	w := newStateWorld(t)
 	w.ok("log", "add", "main's work")
 	out := w.ok("create", "add-auth")
@@ -185,6 +189,7 @@ func TestCreateSwitchesAndRemoveKeepsBranch(t *testing.T) {
 }
 
 func TestStatePushPullThroughALocalRemote(t *testing.T) {
+	t.Parallel()
 	a, b := newStateWorld(t), newStateWorld(t)
 	remote := filepath.Join(t.TempDir(), "team-state.git")
 	for _, w := range []*stateWorld{a, b} {
@@ -215,6 +220,7 @@ func TestStatePushPullThroughALocalRemote(t *testing.T) {
 }
 
 func TestCheckpointSearchPromoteGCCommands(t *testing.T) {
+	t.Parallel()
 	w := newStateWorld(t)
 	w.ok("log", "add", "Implemented JWT validation")
 	if out := w.ok("checkpoint", "create", "safe-point"); !strings.Contains(out, "Checkpoint safe-point") {
@@ -265,6 +271,7 @@ func TestCheckpointSearchPromoteGCCommands(t *testing.T) {
 }
 
 func TestStateStatusComparesWithTheRemote(t *testing.T) {
+	t.Parallel()
 	w := newStateWorld(t)
 	remote := filepath.Join(t.TempDir(), "r.git")
 	w.ok("state", "remote", remote)
@@ -283,6 +290,7 @@ func TestStateStatusComparesWithTheRemote(t *testing.T) {
 }
 
 func TestEveryReadReportsAMalformedEntryWithItsLine(t *testing.T) {
+	t.Parallel()
 	w := newStateWorld(t)
 	w.ok("log", "add", "first entry")
 	w.ok("log", "add", "second entry")
@@ -308,6 +316,7 @@ func TestEveryReadReportsAMalformedEntryWithItsLine(t *testing.T) {
 }
 
 func TestRestoreSaysWhereNewerEntriesWent(t *testing.T) {
+	t.Parallel()
 	w := newStateWorld(t)
 	w.ok("log", "add", "old")
 	w.ok("checkpoint", "create", "before")
