@@ -12,6 +12,7 @@ import (
 
 // Class 8: tool inputs are decoded exactly; an ambiguous one is denied.
 func TestToolInputDecoding(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		tool, input string
 		want        bool
@@ -47,6 +48,7 @@ func TestToolInputDecoding(t *testing.T) {
 // /proc/self/cwd, /proc/self/root, symbolic links into the project, .., and
 // places programs load code from.
 func TestEditorPathsResolved(t *testing.T) {
+	t.Parallel()
 	if runtime.GOOS != "linux" {
 		t.Skip("/proc is Linux's")
 	}
@@ -103,6 +105,7 @@ func TestEditorPathsResolved(t *testing.T) {
 // Class 10: bounds. Every input past a bound is denied with the bound
 // named (how fast is BenchmarkAnalysisWorstInput's).
 func TestAnalysisBounds(t *testing.T) {
+	t.Parallel()
 	for _, tt := range analysisBounds {
 		v := AnalyzeBash(tt.cmd, DefaultPolicy())
 		if !v.Modifies || !strings.Contains(v.Reason, tt.bound) {

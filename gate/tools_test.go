@@ -33,6 +33,7 @@ func testTool(name string) Tool {
 }
 
 func TestPatchPaths(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name, patch string
 		want        []string
@@ -68,6 +69,7 @@ func TestPatchPaths(t *testing.T) {
 // A patch modifies unless every file it touches is outside the project; a
 // patch planq cannot read, or an ambiguous input, modifies.
 func TestClassifyPatch(t *testing.T) {
+	t.Parallel()
 	repo := t.TempDir()
 	out := t.TempDir()
 	patch := func(paths ...string) string {
@@ -105,6 +107,7 @@ func TestClassifyPatch(t *testing.T) {
 
 // A denial names planq's tool the way the host shows it to the model.
 func TestDecideNamesTheHostsTool(t *testing.T) {
+	t.Parallel()
 	v := Verdict{Modifies: true, Part: "write a.go", Reason: "write writes files"}
 	locked := Status{IsJJRepo: true, Locked: true, ChangeID: "qpvuntsmwlqt"}
 	d := Decide("write", v, locked, nil, DefaultPolicy(), func(t string) string { return "planq_" + t })
@@ -120,6 +123,7 @@ func TestDecideNamesTheHostsTool(t *testing.T) {
 // Classify names the class of rule that let a call through as not
 // modifying; a modifying call has none (the gate's state decides it).
 func TestClassifyRule(t *testing.T) {
+	t.Parallel()
 	repo := t.TempDir()
 	out := t.TempDir()
 	allowCfg := DefaultPolicy()
