@@ -9,6 +9,7 @@ import (
 )
 
 func TestSearchFindsEveryKindAndTheWarmIndexFollowsWrites(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	s := e.open("")
 	c := ctx(t)
@@ -94,6 +95,7 @@ func BenchmarkSearch(b *testing.B) {
 }
 
 func TestColdSearcherAnswersLikeTheWarmIndex(t *testing.T) {
+	t.Parallel()
 	s := benchStore(t)
 	seedState(t, s, 300)
 	q := SearchQuery{Query: "session token timeout", Limit: 20}

@@ -12,6 +12,7 @@ import (
 )
 
 func TestInitCreatesGlobalBranchGitAccepts(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	s := e.open("")
 	created, err := s.Init(ctx(t))
@@ -41,6 +42,7 @@ func TestInitCreatesGlobalBranchGitAccepts(t *testing.T) {
 }
 
 func TestFirstWriteCreatesMainAgentAndWorktreeGitAccepts(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	s := e.open("")
 	if s.Agent != "main" {
@@ -105,6 +107,7 @@ func TestFirstWriteCreatesMainAgentAndWorktreeGitAccepts(t *testing.T) {
 }
 
 func TestHandEditsAreCommittedWithTheNextWrite(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	s := e.open("")
 	if _, err := s.Update(ctx(t), "scratch", func(tx *Tx) error { return tx.Write(ScratchFile, []byte("a\n")) }); err != nil {
@@ -126,6 +129,7 @@ func TestHandEditsAreCommittedWithTheNextWrite(t *testing.T) {
 }
 
 func TestStaleWorktreeCopyDoesNotLoseCommittedEntries(t *testing.T) {
+	t.Parallel()
 	// A writer that died between its commit and its worktree update leaves
 	// the old file on disk; the next write must build on the branch.
 	e := newEnv(t)
@@ -161,6 +165,7 @@ func (e *env) worktreeAdmin(s *Store) string {
 }
 
 func TestCreateRemoveAndNames(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	s := e.open("")
 	res, err := s.Create(ctx(t), "add-auth", false)

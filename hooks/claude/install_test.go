@@ -97,6 +97,7 @@ func planqHooks(t *testing.T, settings map[string]any) map[string][]string {
 }
 
 func TestInstallProjectScopeKeepsEverythingElseAndIsIdempotent(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t)
 	ctx := context.Background()
 	settingsPath := filepath.Join(w.repo, ".claude", "settings.json")
@@ -174,6 +175,7 @@ func TestInstallProjectScopeKeepsEverythingElseAndIsIdempotent(t *testing.T) {
 }
 
 func TestInstallIntoNothingAndUninstallRemovesPlanqOnlyFiles(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t)
 	ctx := context.Background()
 	res, err := Install(ctx, w.opts(ScopeProject))
@@ -201,6 +203,7 @@ func TestInstallIntoNothingAndUninstallRemovesPlanqOnlyFiles(t *testing.T) {
 }
 
 func TestInstallLocalAndUserScopeEditClaudeJSON(t *testing.T) {
+	t.Parallel()
 	claudeJSON := `{
   "numStartups": 3,
   "projects": {
@@ -264,6 +267,7 @@ func TestInstallLocalAndUserScopeEditClaudeJSON(t *testing.T) {
 }
 
 func TestInstallUpdatesAMovedBinaryInPlace(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t)
 	ctx := context.Background()
 	if _, err := Install(ctx, w.opts(ScopeProject)); err != nil {
@@ -285,6 +289,7 @@ func TestInstallUpdatesAMovedBinaryInPlace(t *testing.T) {
 }
 
 func TestInstallDryRunPrintsDiffAndWritesNothing(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t)
 	settingsPath := filepath.Join(w.repo, ".claude", "settings.json")
 	write(t, settingsPath, userSettings)
@@ -318,6 +323,7 @@ func TestInstallDryRunPrintsDiffAndWritesNothing(t *testing.T) {
 }
 
 func TestInstallRefusesBrokenFiles(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t)
 	settingsPath := filepath.Join(w.repo, ".claude", "settings.json")
 	write(t, settingsPath, `{"hooks": {"Stop": "oops"}}`)
@@ -339,6 +345,7 @@ func TestInstallRefusesBrokenFiles(t *testing.T) {
 }
 
 func TestInstalledReportsWiring(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t)
 	if _, err := Install(context.Background(), w.opts(ScopeProject)); err != nil {
 		t.Fatal(err)
@@ -353,6 +360,7 @@ func TestInstalledReportsWiring(t *testing.T) {
 }
 
 func TestInstallThroughClaudeCLI(t *testing.T) {
+	t.Parallel()
 	claude := fakemodel.EnsureClaude(t)
 	// Into a repo without .mcp.json first.
 	w := newWorld(t)
@@ -393,6 +401,7 @@ func TestInstallThroughClaudeCLI(t *testing.T) {
 }
 
 func TestShellQuoteRoundTrips(t *testing.T) {
+	t.Parallel()
 	for _, p := range []string{"/usr/bin/planq", "/a b/planq", "/it's/planq", `/x"y/planq`, "/tmp/go-build1/b001/planq.test",
 		`C:\Users\Ann Lee\AppData\Local\planq\planq.exe`, "/$HOME/`x`/planq", "/tab\there/planq"} {
 		cmd := HookCommand(p, "stop")
@@ -412,6 +421,7 @@ func TestShellQuoteRoundTrips(t *testing.T) {
 }
 
 func TestInstallMovesAnOldCatchAllToolHookToTheGatedMatcher(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t)
 	settingsPath := filepath.Join(w.repo, ".claude", "settings.json")
 	old := `{"hooks":{"PreToolUse":[{"matcher":"*","hooks":[` +
@@ -490,6 +500,7 @@ func TestLocalScopeHooksStayOutOfJJ(t *testing.T) {
 // stay on planq. Reinstalling without it moves them back, in place, and
 // uninstalling removes either form.
 func TestInstallWiresToolHooksToPlanqHook(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t)
 	ctx := context.Background()
 	settings := filepath.Join(w.repo, ".claude", "settings.json")
@@ -543,6 +554,7 @@ func TestInstallWiresToolHooksToPlanqHook(t *testing.T) {
 }
 
 func TestHookBinaryBeside(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	exe := filepath.Join(dir, "planq")
 	if got := conffile.HookBinaryBeside(exe); got != "" {

@@ -21,6 +21,7 @@ import (
 // optionally, CAPTURE_WORKDIR for the shell call's workdir. It is a tool,
 // not a test: it asserts nothing.
 func TestCapturePayloads(t *testing.T) {
+	t.Parallel()
 	out := os.Getenv("CAPTURE_DIR")
 	if out == "" {
 		t.Skip("CAPTURE_DIR not set")

@@ -19,6 +19,7 @@ import (
 // which runs a shell command, and waits for it, saving the hooks' stdin in
 // $CAPTURE_DIR (go test -tags capture). A tool, not a test.
 func TestCaptureSubagent(t *testing.T) {
+	t.Parallel()
 	out := os.Getenv("CAPTURE_DIR")
 	bin := fakemodel.EnsureCodex(t)
 	dir, home := t.TempDir(), t.TempDir()

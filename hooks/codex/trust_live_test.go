@@ -73,6 +73,7 @@ func codexHooks(t *testing.T, bin, home, dir string) []map[string]any {
 // status: untrusted after install, trusted once the printed lines are in the
 // user's config.toml, and the project's trust for project scope.
 func TestTrustAgainstCodex(t *testing.T) {
+	t.Parallel()
 	bin := fakemodel.EnsureCodex(t)
 	for _, scope := range []string{conffile.ScopeUser, conffile.ScopeProject} {
 		t.Run(scope, func(t *testing.T) {

@@ -336,6 +336,7 @@ func TestInstalledFindings(t *testing.T) {
 }
 
 func TestLaunchAndDetect(t *testing.T) {
+	t.Parallel()
 	a := Adapter{}
 	if got := a.Launch("fix the bug", ""); !slices.Equal(got, []string{"-i", "fix the bug"}) {
 		t.Errorf("Launch start = %q", got)

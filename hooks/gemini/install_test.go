@@ -197,6 +197,7 @@ func TestInstallLocalRefusesTrackedSettings(t *testing.T) {
 }
 
 func TestIsPlanqHook(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		cmd, sub string
 		want     bool
@@ -224,6 +225,7 @@ func TestIsPlanqHook(t *testing.T) {
 // regexp has no lookahead, so check its shape: every read-only tool is in
 // the exclusion, the gated ones are not.
 func TestGatedToolsMatcher(t *testing.T) {
+	t.Parallel()
 	for _, name := range readOnlyTools {
 		if !strings.Contains(GatedTools, "|"+name+"|") && !strings.Contains(GatedTools, "(?:"+name+"|") && !strings.Contains(GatedTools, "|"+name+")") {
 			t.Errorf("%s is not excluded by %s", name, GatedTools)
@@ -237,6 +239,7 @@ func TestGatedToolsMatcher(t *testing.T) {
 }
 
 func TestLaunch(t *testing.T) {
+	t.Parallel()
 	if got := (Adapter{}).Launch("-fix the bug", ""); !slices.Equal(got, []string{"--prompt-interactive=-fix the bug"}) {
 		t.Fatalf("start: %q", got)
 	}

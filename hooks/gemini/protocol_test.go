@@ -33,6 +33,7 @@ func readEvent(t *testing.T, name string) []byte {
 // TestReadCapturedInputs reads the hook inputs captured from gemini -p
 // 0.61.0 (testdata/events) into the events planq handles.
 func TestReadCapturedInputs(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		file, event string
 		check       func(t *testing.T, ev session.Event)
@@ -116,6 +117,7 @@ func TestReadCapturedInputs(t *testing.T) {
 
 // Odd inputs are errors (the gate then denies: RunPreToolUse fails closed).
 func TestReadRejectsOddInputs(t *testing.T) {
+	t.Parallel()
 	base := `"session_id":"s","cwd":"/work/repo","hook_event_name":"BeforeTool","tool_name":"run_shell_command"`
 	tests := []struct{ name, event, input, want string }{
 		{"empty", session.EventPreToolUse, ``, "no hook input"},
@@ -141,6 +143,7 @@ func TestReadRejectsOddInputs(t *testing.T) {
 }
 
 func TestShellDir(t *testing.T) {
+	t.Parallel()
 	tests := []struct{ input, want string }{
 		{`{"command":"ls"}`, "/work/repo"},
 		{`{"command":"ls","dir_path":null}`, "/work/repo"},
@@ -161,6 +164,7 @@ func TestShellDir(t *testing.T) {
 // functionDeclarations, plus the ones its source names): each one that can
 // write is gated, the read-only ones never are.
 func TestGateTools(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		mcp  *MCPContext
@@ -205,6 +209,7 @@ func TestGateTools(t *testing.T) {
 // TestWrite: the answers Gemini CLI reads, each on exit status 0, and
 // nothing at all on stdout when planq has nothing to say.
 func TestWrite(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		event string
 		reply session.Reply
@@ -239,6 +244,7 @@ func (failWriter) Write([]byte) (int, error) { return 0, errors.New("closed") }
 // CLI lets a call through on any status but 0 and 2), and exit 2 when even
 // the answer cannot be written.
 func TestPreToolUseFailsClosed(t *testing.T) {
+	t.Parallel()
 	for _, input := range []string{``, `not json`, `{"tool_name":"write_file"`, `{"session_id":"s","hook_event_name":"BeforeTool","tool_name":"write_file","tool_input":{"file_path":"a"}}`} {
 		var out, errb bytes.Buffer
 		code := session.RunPreToolUse(context.Background(), Protocol{}, strings.NewReader(input), &out, &errb, func(string) string { return "" })

@@ -15,6 +15,7 @@ import (
 )
 
 func TestRender(t *testing.T) {
+	t.Parallel()
 	js, err := Render(`/opt/we"ird \ dir/planq`, "/usr/bin/planq-hook\u2028")
 	if err != nil {
 		t.Fatal(err)
@@ -107,6 +108,7 @@ const gateFailed = "planq gate: blocked this call because the gate hook failed: 
 // TestPluginGate drives tool.execute.before through every kind of gate
 // answer; the hook is the test binary acting as a stub.
 func TestPluginGate(t *testing.T) {
+	t.Parallel()
 	bin := fakemodel.EnsureOpenCode(t)
 	const reason = "planq: declare your change first: call planq_jj_init with one line"
 	tests := []struct {
@@ -170,6 +172,7 @@ func TestPluginGate(t *testing.T) {
 // of the tool hooks, with planq-hook and without, and that a path needing
 // JS escapes still runs.
 func TestPluginCommandLines(t *testing.T) {
+	t.Parallel()
 	bin := fakemodel.EnsureOpenCode(t)
 	for _, withHook := range []bool{true, false} {
 		st := newStub(t, stubRule{Event: "pre-tool-use", Reply: `{"decision":"allow","warning":"PLANQ-WARNING: the change is empty"}`})
@@ -237,6 +240,7 @@ func TestPluginCommandLines(t *testing.T) {
 // session-start retried, pre-compact context, the nudge for main sessions
 // only, and session-end.
 func TestPluginSession(t *testing.T) {
+	t.Parallel()
 	bin := fakemodel.EnsureOpenCode(t)
 	st := newStub(t,
 		stubRule{Event: "session-start", Match: `"sessionID":"broken"`, Exit: 1, Stderr: "boom"},
@@ -351,6 +355,7 @@ func TestPluginSession(t *testing.T) {
 // TestPluginPostToolUseNeverThrows: a failing post-tool-use hook is logged,
 // never thrown into OpenCode.
 func TestPluginPostToolUseNeverThrows(t *testing.T) {
+	t.Parallel()
 	bin := fakemodel.EnsureOpenCode(t)
 	st := newStub(t, stubRule{Event: "post-tool-use", Exit: 1, Stderr: "post failed"}, stubRule{Event: "stop", Reply: "garbage"})
 	js, err := Render(st.bin, "")

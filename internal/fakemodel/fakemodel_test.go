@@ -13,6 +13,7 @@ import (
 // pointed at the fake model, runs the Bash call the model scripted and sends
 // its output back in the next request.
 func TestClaudeCodeRunsScriptedBash(t *testing.T) {
+	t.Parallel()
 	claude := EnsureClaude(t)
 	m, err := Start(
 		Turn{Text: "I will run a command.", Tools: []ToolUse{{Name: "Bash", Input: map[string]any{"command": "echo hi-from-bash > out.txt; echo hi-from-bash", "description": "say hi"}}}},

@@ -15,6 +15,7 @@ import (
 // host's own tool, sends the output back in the next request, and prints the
 // scripted final text.
 func TestHostsRunScriptedShell(t *testing.T) {
+	t.Parallel()
 	const cmd = "echo hi-from-shell > out.txt; echo hi-from-shell"
 	hosts := []struct {
 		name   string

@@ -21,6 +21,7 @@ import (
 // reachability check and for the install itself, and a registry that fails
 // is reported with its own error after at most one retry.
 func TestInstallClaudeUsesTheMachinesNpmConfig(t *testing.T) {
+	t.Parallel()
 	testenv.SkipShort(t, "runs npm install against a local registry")
 	if _, err := exec.LookPath("npm"); err != nil {
 		t.Skip("SKIPPED: npm is not installed")
