@@ -66,7 +66,11 @@ func AnalyzeBashAt(cmd string, pol Policy, w Where) Verdict {
 		}
 		f = a.facts
 	}
-	v := Verdict{Git: a.git}
+	v := Verdict{Git: a.git, Declares: a.declares && !a.others}
+	if a.sure != nil {
+		v.Modifies, v.Sure, v.Part, v.Reason = true, true, a.sure.part, a.sure.reason
+		return v
+	}
 	if a.mod != nil {
 		v.Modifies, v.Part, v.Reason = true, a.mod.part, a.mod.reason
 		return v
@@ -150,6 +154,13 @@ func (f *facts) init() {
 	}
 }
 
+// dupOfInput reports whether duplicating descriptor m (the word of N<&M or
+// N>&M) copies one the script opened on a file for reading.
+func (f facts) dupOfInput(m string) bool {
+	n, err := strconv.Atoi(strings.TrimSuffix(m, "-"))
+	return err == nil && (f.fdInputs[n] || n >= 10 && f.fdInputs[-1])
+}
+
 func (f facts) clone() facts {
 	c := f
 	c.tainted, c.values, c.integers, c.fdInputs = map[string]bool{}, map[string][]string{}, map[string]bool{}, map[int]bool{}
@@ -201,6 +212,9 @@ type analyzer struct {
 	varMemo  map[string]string // variables judged in arithmetic, and why they hold code
 	packages map[string]packageInfo
 	mod      *finding
+	sure     *finding // the first part that surely writes into the project (Verdict.Sure)
+	declares bool     // a part declares the change (Verdict.Declares)
+	others   bool     // a command other than jj and declareCompanions runs
 	git      *GitRewrite
 	seen     []string // names of read-only commands, for the verdict's reason
 	outside  []string // files written outside the project, for the reason
@@ -220,11 +234,21 @@ type finding struct {
 type outcome struct {
 	mod     bool
 	unknown bool // mod only under gate.unknown: strict
+	sure    bool // mod, and surely: it writes a file planq sees is in the project
 	reason  string
 	git     *GitRewrite // set for git rewrites, whatever mod says
 }
 
 func (a *analyzer) modify(part, reason string) { a.modifyAs(part, reason, false) }
+
+// modifySure records a part that surely writes into the project (and so
+// modifies).
+func (a *analyzer) modifySure(part, reason string) {
+	a.modifyAs(part, reason, false)
+	if a.sure == nil {
+		a.sure = &finding{part: shorten(part), reason: reason}
+	}
+}
 
 func (a *analyzer) modifyAs(part, reason string, unknown bool) {
 	if a.mod == nil {
@@ -522,7 +546,9 @@ func (s *scriptCtx) call(call *syntax.CallExpr, redirs []*syntax.Redirect) {
 		g.Part = shorten(part)
 		s.a.git = &g
 	}
-	if o.mod {
+	if o.sure {
+		s.a.modifySure(part, o.reason+in(s.where))
+	} else if o.mod {
 		s.a.modifyAs(part, o.reason+in(s.where), o.unknown)
 	}
 }
@@ -538,6 +564,12 @@ func in(where string) string {
 // file is provably outside the project; writing to /dev/null or a file
 // descriptor does not, and reading never does.
 func (s *scriptCtx) redirect(r *syntax.Redirect) {
+	if r.Word != nil && r.Op != syntax.Hdoc && r.Op != syntax.DashHdoc && r.Op != syntax.WordHdoc {
+		if reason := devNetServer(wordArg(r.Word)); reason != "" {
+			s.a.modifySure(source(s.src, r), reason+in(s.where))
+			return
+		}
+	}
 	if r.Op == syntax.RdrIn || r.Op == syntax.DplIn {
 		fd := 0
 		if r.N != nil {
@@ -547,7 +579,7 @@ func (s *scriptCtx) redirect(r *syntax.Redirect) {
 				fd = -1 // {var}<file: any descriptor
 			}
 		}
-		if r.Op == syntax.RdrIn || !isFD(r.Word.Lit()) {
+		if r.Op == syntax.RdrIn || !isFD(r.Word.Lit()) || s.a.facts.dupOfInput(r.Word.Lit()) {
 			s.a.facts.fdInputs[fd] = true // -1: some descriptor from 10 up
 		}
 		return
@@ -559,6 +591,17 @@ func (s *scriptCtx) redirect(r *syntax.Redirect) {
 		// >&2 and 2>&1 duplicate descriptors; >&file writes a file.
 		if r.Word != nil {
 			if t := r.Word.Lit(); isFD(t) || t == "-" {
+				if s.a.facts.dupOfInput(t) {
+					// N>&M copies a descriptor open on a file for reading:
+					// /dev/fd/N reopens that file too.
+					fd := 1
+					if r.N != nil {
+						if n, err := strconv.Atoi(r.N.Value); err == nil {
+							fd = n
+						}
+					}
+					s.a.facts.fdInputs[fd] = true
+				}
 				return
 			}
 		}
@@ -576,7 +619,51 @@ func (s *scriptCtx) redirect(r *syntax.Redirect) {
 	if s.a.outsideWrite(target) {
 		return
 	}
+	if s.a.writesInside(target) {
+		s.a.modifySure(source(s.src, r), "the redirection writes to "+target.val+in(s.where))
+		return
+	}
 	s.modify(r, "the redirection writes to "+target.val)
+}
+
+// writesInside reports whether the file p names is provably in the
+// project, so that writing it surely modifies the project: a literal path
+// that resolves inside the project's boundary (relative paths only while
+// the working directory is known).
+func (a *analyzer) writesInside(p arg) bool {
+	if !p.static || p.glob || p.tilde || a.where.Root == "" || p.val == "" {
+		return false
+	}
+	if !isAbsPath(p.val) && (a.facts.cdAny || a.where.Cwd == "") {
+		return false
+	}
+	// Sure only when every reading lands inside: where the two readings
+	// disagree, the sandbox (not a denial) settles what the shell does.
+	rs, ok := a.readings(p.val, a.where.Cwd)
+	return ok && !slices.ContainsFunc(rs, func(r string) bool { return !within(a.where.Root, r) })
+}
+
+// devNetServer says why a redirection to bash's /dev/tcp/HOST/PORT or
+// /dev/udp/HOST/PORT (reading or writing: the socket goes both ways) asks
+// a server to act: HOST is this machine, or planq cannot read it. It is ""
+// for any other file.
+func devNetServer(p arg) string {
+	v := p.val
+	if !p.static {
+		v = p.prefix
+	}
+	rest, ok := strings.CutPrefix(v, "/dev/tcp/")
+	if !ok {
+		rest, ok = strings.CutPrefix(v, "/dev/udp/")
+	}
+	if !ok {
+		return ""
+	}
+	host, _, ended := strings.Cut(rest, "/")
+	if !ended && !p.static || localHost(host) {
+		return "the redirection connects to " + p.raw + ", a server on this machine (or one planq cannot tell is not), which runs outside any sandbox"
+	}
+	return ""
 }
 
 // outsideWrite reports whether writing the file named by p provably leaves
@@ -624,16 +711,10 @@ func (a *analyzer) pathKind(p arg) pathKind {
 	if len(a.judged) >= maxPathChecks {
 		return pathInside // past the bound, no more outside credit
 	}
-	k := pathInside
-	if r, ok := a.resolve(v, a.where.Cwd); ok {
-		if a.places == nil {
-			a.places = a.where.places()
-		}
-		k = a.places.classify(a.where.Root, r)
-		if k == pathOutside && hardLinked(r) {
-			k = pathInside
-		}
+	if a.places == nil {
+		a.places = a.where.places()
 	}
+	k := a.places.judge(a.where.Root, v, a.where.Cwd, a.resolveAbs)
 	if a.judged == nil {
 		a.judged = map[string]pathKind{}
 	}
@@ -648,9 +729,27 @@ type resolution struct {
 	ok   bool
 }
 
-// resolve is resolvePath, remembered, and bounded: past maxPathChecks
+// readings resolves p (relative to cwd) under both readings
+// (pathReadings); ok is false when either cannot be known.
+func (a *analyzer) readings(p, cwd string) ([]string, bool) {
+	forms, ok := pathReadings(p, cwd)
+	if !ok {
+		return nil, false
+	}
+	out := make([]string, 0, len(forms))
+	for _, f := range forms {
+		r, ok := a.resolveAbs(f, cwd)
+		if !ok {
+			return nil, false
+		}
+		out = append(out, r)
+	}
+	return out, true
+}
+
+// resolveAbs is resolveAbs, remembered, and bounded: past maxPathChecks
 // distinct paths it reports ok false (the path counts as unknown).
-func (a *analyzer) resolve(p, cwd string) (string, bool) {
+func (a *analyzer) resolveAbs(p, cwd string) (string, bool) {
 	key := [2]string{p, cwd}
 	if r, ok := a.resolved[key]; ok {
 		return r.path, r.ok
@@ -659,7 +758,7 @@ func (a *analyzer) resolve(p, cwd string) (string, bool) {
 		return "", false
 	}
 	a.step(64)
-	r, ok := resolvePath(p, cwd)
+	r, ok := resolveAbs(p, cwd)
 	if a.resolved == nil {
 		a.resolved = map[[2]string]resolution{}
 	}
@@ -717,13 +816,16 @@ func (a *analyzer) command(c *cmdCtx, argv []arg) outcome {
 	if !ok {
 		return unknownOutcome(c, "runs the program "+name0.val+", which planq does not know")
 	}
+	if name != "jj" && !declareCompanions[name] {
+		a.others = true
+	}
 	args := argv[1:]
 	words := make([]string, len(args))
 	for i, x := range args {
 		words[i] = x.val
 	}
 	if e, ok := matchNames(a.pol.Deny, name, words); ok {
-		return outcome{mod: true, reason: e + " is listed in gate.deny"}
+		return outcome{mod: true, sure: true, reason: e + " is listed in gate.deny"}
 	}
 	if _, ok := matchNames(a.pol.Allow, name, words); ok {
 		a.sawReadOnly(name)
@@ -746,6 +848,16 @@ func (a *analyzer) command(c *cmdCtx, argv []arg) outcome {
 	}
 	return o
 }
+
+// declareCompanions are the commands that may stand beside a declaring jj
+// command with the whole still counting as the declaration (which runs
+// outside the sandbox): they change nothing.
+var declareCompanions = map[string]bool{"cd": true, "pwd": true, "echo": true, "printf": true, "true": true, ":": true}
+
+// inProject reports whether the command being judged provably runs in the
+// project (cwdTrusted, with the project known): what it writes in its
+// working directory is written into the project.
+func (c *cmdCtx) inProject() bool { return c.a.where.Root != "" && c.a.cwdTrusted() }
 
 // cwdTrusted reports whether the command being judged provably runs in the
 // project: every directory the shell may be in by now (following cd in
@@ -823,6 +935,12 @@ type arg struct {
 	static bool
 	tilde  bool // starts with an unquoted ~ (tilde expansion)
 	glob   bool // has unquoted glob or brace characters
+	// prefix is the value the word starts with before its first part known
+	// only at run time (all of val when static): the host of
+	// "http://example.com/$path".
+	prefix string
+	// param names the variable when the word is only $name or "$name".
+	param string
 }
 
 func staticArg(v string) arg { return arg{val: v, raw: v, static: true} }
@@ -846,7 +964,7 @@ func wordArg(w *syntax.Word) arg {
 			raw.WriteString(p.Value)
 		case *syntax.SglQuoted:
 			if p.Dollar && strings.Contains(p.Value, `\`) {
-				a.static = false // $'\x72m' is only known after decoding
+				a.unknownFrom(&b) // $'\x72m' is only known after decoding
 			}
 			b.WriteString(p.Value)
 			raw.WriteString("'" + p.Value + "'")
@@ -857,7 +975,7 @@ func wordArg(w *syntax.Word) arg {
 					b.WriteString(unescape(l.Value, true))
 					raw.WriteString(l.Value)
 				} else {
-					a.static = false
+					a.unknownFrom(&b)
 					raw.WriteString("$…")
 				}
 			}
@@ -867,12 +985,65 @@ func wordArg(w *syntax.Word) arg {
 			b.WriteString(p.Op.String() + p.Pattern.Value + ")")
 			raw.WriteString(p.Op.String() + p.Pattern.Value + ")")
 		default:
-			a.static = false
+			a.unknownFrom(&b)
 			raw.WriteString("$…")
 		}
 	}
 	a.val, a.raw = b.String(), raw.String()
+	if a.static {
+		a.prefix = a.val
+	}
+	a.param = simpleParam(w)
 	return a
+}
+
+// simpleParam is the variable a word expands when it is only $name,
+// ${name} or "$name", else "".
+func simpleParam(w *syntax.Word) string {
+	if len(w.Parts) != 1 {
+		return ""
+	}
+	part := w.Parts[0]
+	if dq, ok := part.(*syntax.DblQuoted); ok && len(dq.Parts) == 1 {
+		part = dq.Parts[0]
+	}
+	pe, ok := part.(*syntax.ParamExp)
+	if !ok || pe.Param == nil || pe.Excl || pe.Length || pe.Width || pe.Index != nil || pe.Slice != nil || pe.Repl != nil ||
+		pe.Names != 0 || pe.Exp != nil || pe.NestedParam != nil || len(pe.Modifiers) > 0 || pe.Flags != nil {
+		return ""
+	}
+	return pe.Param.Value
+}
+
+// mayBeOption reports whether a word known only at run time may expand to
+// an option: it does not start with literal text other than -, and it is
+// not a variable whose every value the script gives it is a literal that
+// is not one (for f in *.go; gofmt -l "$f").
+func (a *analyzer) mayBeOption(p arg) bool {
+	if p.static {
+		return false
+	}
+	if p.prefix != "" {
+		return strings.HasPrefix(p.prefix, "-")
+	}
+	vals := a.facts.values[p.param]
+	if p.param == "" || a.facts.tainted[p.param] || len(vals) == 0 {
+		return true
+	}
+	for _, v := range vals {
+		if strings.HasPrefix(v, "-") || v == "" {
+			return true
+		}
+	}
+	return false
+}
+
+// unknownFrom marks the word as known only at run time from here on: its
+// prefix is what was read so far.
+func (a *arg) unknownFrom(b *strings.Builder) {
+	if a.static {
+		a.static, a.prefix = false, b.String()
+	}
 }
 
 // braceExpansion reports whether an unquoted literal has a brace
@@ -921,12 +1092,14 @@ func unescape(s string, dbl bool) string {
 }
 
 // safeTarget reports whether writing to the file p changes nothing on disk:
-// /dev/null, the terminal, or a file descriptor — unless the script opened
+// /dev/null, the terminal, or a file descriptor (not "-": bash's > - and
+// most tools' -o - write a file named -; the rules for tools that take -
+// for standard output say so) — unless the script opened
 // that descriptor on a file, which /dev/fd/N and /proc/self/fd/N would then
 // reopen for writing (exec 3<main.go; echo x > /dev/fd/3).
 func (a *analyzer) safeTarget(p string) bool {
 	switch p {
-	case "/dev/null", "/dev/tty", "-":
+	case "/dev/null", "/dev/tty":
 		return true
 	case "/dev/stdout":
 		return !a.facts.fdInputs[1]
@@ -942,8 +1115,10 @@ func (a *analyzer) safeTarget(p string) bool {
 	return false
 }
 
-func isFD(s string) bool {
-	s = strings.TrimSuffix(s, "-")
+func isFD(s string) bool { return isDigits(strings.TrimSuffix(s, "-")) }
+
+// isDigits reports whether s is a non-empty run of decimal digits.
+func isDigits(s string) bool {
 	if s == "" {
 		return false
 	}

@@ -73,7 +73,7 @@ func awkCheck(c *cmdCtx, name string, args []arg, r *rule) outcome {
 			if sandbox || c.a.safeTarget(w) || c.a.outsideWrite(staticArg(w)) {
 				continue
 			}
-			return outcome{mod: true, reason: name + " program redirects print output to " + w}
+			return outcome{mod: true, sure: c.a.writesInside(staticArg(w)), reason: name + " program redirects print output to " + w}
 		}
 	}
 	return outcome{}

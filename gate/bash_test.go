@@ -535,7 +535,10 @@ var bashCases = []bashCase{
 	{cmd: "cargo test", want: readOnly},
 	{cmd: "cargo check --all-targets", want: readOnly},
 	{cmd: "cargo clippy -- -D warnings", want: readOnly},
-	{cmd: "cargo tree", want: readOnly},
+	// cargo tree writes Cargo.lock when there is none (issue #21): only
+	// --locked or --frozen keeps it reading.
+	{cmd: "cargo tree", want: readOnly, limit: "cargo tree writes Cargo.lock when there is none; cargo tree --locked only reads"},
+	{cmd: "cargo tree --locked", want: readOnly},
 	{cmd: "cargo fmt --check", want: readOnly},
 	{cmd: "cargo build --release", want: modifies},
 	{cmd: "cargo fmt", want: modifies},

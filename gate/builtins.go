@@ -319,12 +319,19 @@ func (a *analyzer) cdTargets(t arg, repeated bool) ([]string, bool) {
 	}
 	var out []string
 	for _, b := range bases {
-		r, ok := a.resolve(t.val, b)
-		if !ok || !within(a.where.Root, r) {
+		// bash's cd cleans ".." as text (cd -L); cd -P and programs
+		// that chdir follow links first: inside under both readings.
+		rs, ok := a.readings(t.val, b)
+		if !ok {
 			return nil, false
 		}
-		if !slices.Contains(out, r) {
-			out = append(out, r)
+		for _, r := range rs {
+			if !within(a.where.Root, r) {
+				return nil, false
+			}
+			if !slices.Contains(out, r) {
+				out = append(out, r)
+			}
 		}
 	}
 	return out, true

@@ -16,14 +16,26 @@ import (
 // runs does. The command of -exec ends at ";" or at a "+" right after "{}"
 // (find -exec env -u + rm -rf x \; runs env -u + rm -rf x).
 func findCheck(c *cmdCtx, name string, args []arg, _ *rule) outcome {
+	inExpr, value := false, false
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		if !a.static {
+			// A word known only at run time is fine as a starting point or
+			// as a test's value (-name "$p"); in the expression it may be
+			// -delete or -exec.
+			if inExpr && !value && c.a.mayBeOption(a) {
+				return unknownOutcome(c, name+" "+a.raw+" is known only at run time, and may be an action such as -delete")
+			}
+			value = false
 			continue
+		}
+		value = slices.Contains(findValued, a.val)
+		if strings.HasPrefix(a.val, "-") || a.val == "(" || a.val == "!" || a.val == ")" || a.val == "," {
+			inExpr = true
 		}
 		switch a.val {
 		case "-delete":
-			return outcome{mod: true, reason: name + " -delete deletes files"}
+			return outcome{mod: true, sure: findInside(c, args), reason: name + " -delete deletes files"}
 		case "-fprint", "-fprint0", "-fprintf", "-fls":
 			if i+1 < len(args) && args[i+1].static && (c.a.safeTarget(args[i+1].val) || c.a.outsideWrite(args[i+1])) {
 				i++
@@ -57,6 +69,29 @@ func findCheck(c *cmdCtx, name string, args []arg, _ *rule) outcome {
 	}
 	return outcome{}
 }
+
+// findInside reports whether every starting point of find is a path in
+// the project (find . and find without one start in the working
+// directory).
+func findInside(c *cmdCtx, args []arg) bool {
+	n := 0
+	for _, a := range args {
+		if !a.static || strings.HasPrefix(a.val, "-") || a.val == "(" || a.val == "!" {
+			break
+		}
+		if !c.a.writesInside(a) {
+			return false
+		}
+		n++
+	}
+	return n > 0 || c.inProject()
+}
+
+// findValued are find's tests and options that take a value.
+var findValued = []string{"-name", "-iname", "-path", "-ipath", "-wholename", "-iwholename", "-regex", "-iregex", "-regextype", "-type", "-xtype",
+	"-size", "-perm", "-user", "-group", "-uid", "-gid", "-newer", "-anewer", "-cnewer", "-mtime", "-mmin", "-atime", "-amin", "-ctime", "-cmin",
+	"-maxdepth", "-mindepth", "-samefile", "-inum", "-links", "-lname", "-ilname", "-fstype", "-context", "-printf", "-used", "-files0-from",
+	"-newerat", "-newerct", "-newermt", "-newerBt", "-newerma", "-newermm", "-D", "-O"}
 
 // substitutedCode refuses a shell given code that contains {}: the file
 // names substituted into it are read as shell code (a file named
@@ -125,7 +160,15 @@ func fdCheck(c *cmdCtx, name string, args []arg, r *rule) outcome {
 // outside the project; -e and --config run wgetrc commands planq does not
 // judge.
 func wgetCheck(c *cmdCtx, name string, args []arg, r *rule) outcome {
-	flags, _, _ := scan(args, r, false)
+	flags, pos, _ := scan(args, r, false)
+	for _, f := range flags {
+		if (f.name == "-i" || f.name == "--input-file") && !(f.val.static && f.val.val == "/dev/null") {
+			return asks(name+" "+f.name, "the servers named in a list planq does not read (this machine's too)")
+		}
+	}
+	if o, ok := urlServers(name, pos); ok {
+		return o
+	}
 	if o, ok := r.flagOutcome(c, name, flags); ok {
 		return o
 	}
@@ -133,7 +176,7 @@ func wgetCheck(c *cmdCtx, name string, args []arg, r *rule) outcome {
 	for _, f := range flags {
 		switch f.name {
 		case "-O", "--output-document":
-			toStdout = f.val.static && (c.a.safeTarget(f.val.val) || c.a.outsideWrite(f.val))
+			toStdout = f.val.static && (f.val.val == "-" || c.a.safeTarget(f.val.val) || c.a.outsideWrite(f.val)) // wget -O - is stdout
 		case "-P", "--directory-prefix":
 			toStdout = f.val.static && c.a.outsideWrite(f.val)
 		case "-o", "--output-file", "-a", "--append-output":
@@ -195,6 +238,8 @@ func tarCheck(c *cmdCtx, name string, args []arg, _ *rule) outcome {
 	}
 	flags, _, _ := scan(args, r, false)
 	var create, extract, toStdout, archiveStdout bool
+	var archive *arg
+	dirSure := c.inProject() // where tar extracts: its working directory, or -C
 	for _, f := range flags {
 		switch f.name {
 		case "--to-command", "--use-compress-program", "-I", "--rsh-command", "--rmt-command", "-F", "--info-script", "--new-volume-script":
@@ -215,8 +260,11 @@ func tarCheck(c *cmdCtx, name string, args []arg, _ *rule) outcome {
 			extract = true
 		case "-O", "--to-stdout":
 			toStdout = true
+		case "-C", "--directory":
+			dirSure = c.a.writesInside(f.val)
 		case "-f", "--file":
-			archiveStdout = f.val.static && (c.a.safeTarget(f.val.val) || f.val.val != "-" && c.a.outsideWrite(f.val))
+			archive = &f.val
+			archiveStdout = f.val.static && (f.val.val == "-" || c.a.safeTarget(f.val.val) || c.a.outsideWrite(f.val)) // tar -f - is stdout
 			if f.val.static && (strings.Contains(f.val.val, ":") && !strings.HasPrefix(f.val.val, "/") && !hasFlag(flags, "--force-local")) {
 				return outcome{mod: true, reason: name + " -f " + f.val.val + " names a remote archive, which tar reaches by running a program"}
 			}
@@ -225,11 +273,92 @@ func tarCheck(c *cmdCtx, name string, args []arg, _ *rule) outcome {
 	switch {
 	case extract && !toStdout:
 		c.a.facts.links = true
-		return outcome{mod: true, reason: name + " extracts files"}
+		return outcome{mod: true, sure: dirSure, reason: name + " extracts files"}
 	case create && !archiveStdout:
-		return outcome{mod: true, reason: name + " writes an archive"}
+		return outcome{mod: true, sure: archive != nil && c.a.writesInside(*archive), reason: name + " writes an archive"}
 	}
 	return outcome{}
+}
+
+// tscCheck: tsc takes a boolean option's value as the next word: --noEmit
+// false emits.
+func tscCheck(c *cmdCtx, name string, args []arg, r *rule) outcome {
+	on := map[string]bool{} // the last value of each boolean read-only option
+	var kept []arg
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if !a.static || !slices.Contains(r.roFlags, a.val) {
+			kept = append(kept, a)
+			continue
+		}
+		on[a.val] = true
+		if i+1 < len(args) {
+			switch n := args[i+1]; {
+			case !n.static || n.val == "false":
+				on[a.val] = false // off, or planq cannot tell
+				i++
+			case n.val == "true":
+				i++
+			}
+		}
+	}
+	for f, set := range on {
+		if set {
+			kept = append(kept, staticArg(f))
+		}
+	}
+	return r.evalFlags(c, name, kept)
+}
+
+// unzipCheck: unzip lists, tests or prints with -l, -t, -p…; otherwise it
+// extracts into its working directory or the -d directory.
+func unzipCheck(c *cmdCtx, name string, args []arg, r *rule) outcome {
+	flags, _, _ := scan(args, r, false)
+	if o, ok := r.flagOutcome(c, name, flags); ok {
+		return o
+	}
+	sure := c.inProject()
+	for _, f := range flags {
+		if f.name == "-d" {
+			if f.val.static && c.a.outsideWrite(f.val) {
+				return outcome{}
+			}
+			sure = c.a.writesInside(f.val)
+		}
+	}
+	return outcome{mod: true, sure: sure, reason: name + " " + r.why}
+}
+
+// patchCheck: patch applies the patch to the files it names, in its
+// working directory (or -d); with -o it writes that file instead — even
+// with --dry-run, which GNU patch honours only for the files it patches.
+func patchCheck(c *cmdCtx, name string, args []arg, r *rule) outcome {
+	flags, pos, _ := scan(args, r, false)
+	if hasFlag(flags, "--help", "--version", "-v") {
+		return outcome{}
+	}
+	for _, f := range flags {
+		if f.name != "-o" && f.name != "--output" {
+			continue
+		}
+		if f.val.static && (f.val.val == "-" || c.a.safeTarget(f.val.val) || c.a.outsideWrite(f.val)) { // patch -o - is stdout
+			return outcome{}
+		}
+		return outcome{mod: true, sure: c.a.writesInside(f.val), reason: name + " " + f.name + " " + f.val.raw + " writes that file"}
+	}
+	if hasFlag(flags, "--dry-run", "-C", "--check") {
+		return outcome{}
+	}
+	sure := c.inProject()
+	for _, f := range flags {
+		if f.name == "-d" || f.name == "--directory" {
+			sure = c.a.writesInside(f.val)
+		}
+	}
+	if len(pos) > 0 {
+		sure = c.a.writesInside(pos[0]) // patch FILE PATCHFILE patches FILE
+	}
+	return outcome{mod: true, sure: sure, reason: name + " " + r.why}
 }
 
 // pacmanCheck: pacman queries with -Q, -Ss, -Si, -Sl; anything else
@@ -353,6 +482,7 @@ func interpreterCheck(c *cmdCtx, name string, args []arg, r *rule, codeFlags []s
 			codeLetters += f[1:]
 		}
 	}
+	sawRO := false
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		if !isFlag(a) {
@@ -367,6 +497,10 @@ func interpreterCheck(c *cmdCtx, name string, args []arg, r *rule, codeFlags []s
 				return unknownOutcome(c, name+" runs the script "+args[i+1].raw+", which planq does not read")
 			}
 			break
+		}
+		if slices.Contains(printsAndRuns[name], v) {
+			sawRO = true // the flag decides only if no code follows
+			continue
 		}
 		if slices.Contains(r.roFlags, v) {
 			return outcome{}
@@ -384,7 +518,7 @@ func interpreterCheck(c *cmdCtx, name string, args []arg, r *rule, codeFlags []s
 		}
 		flagName, _, hasEq := strings.Cut(v, "=")
 		if slices.Contains(codeFlags, flagName) {
-			return outcome{mod: true, reason: name + " " + flagName + " runs code given on the command line"}
+			return outcome{mod: true, sure: perlInPlace(c, name, args), reason: name + " " + flagName + " runs code given on the command line"}
 		}
 		if strings.HasPrefix(v, "--") {
 			if r.isValued(flagName) && !hasEq {
@@ -394,7 +528,7 @@ func interpreterCheck(c *cmdCtx, name string, args []arg, r *rule, codeFlags []s
 		}
 		for j := 1; j < len(v); j++ {
 			if strings.IndexByte(codeLetters, v[j]) >= 0 {
-				return outcome{mod: true, reason: name + " -" + v[j:j+1] + " runs code given on the command line"}
+				return outcome{mod: true, sure: perlInPlace(c, name, args), reason: name + " -" + v[j:j+1] + " runs code given on the command line"}
 			}
 			if r.isValued("-" + v[j:j+1]) {
 				if j == len(v)-1 {
@@ -407,8 +541,37 @@ func interpreterCheck(c *cmdCtx, name string, args []arg, r *rule, codeFlags []s
 	if _, ok := stdinText(c.redirs); ok {
 		return outcome{mod: true, reason: name + " runs code from a here-document"}
 	}
+	if sawRO {
+		return outcome{}
+	}
 	return outcome{mod: true, reason: name + " runs code read from standard input"}
 }
+
+// perlInPlace reports whether perl -i (perl -pi -e CODE FILE…) edits a
+// file in the project: the files after the code are rewritten.
+func perlInPlace(c *cmdCtx, name string, args []arg) bool {
+	if name != "perl" {
+		return false
+	}
+	inPlace, code := false, false
+	for _, a := range args {
+		switch {
+		case a.static && strings.HasPrefix(a.val, "-") && !strings.HasPrefix(a.val, "--"):
+			inPlace = inPlace || strings.Contains(a.val, "i")
+			code = code || strings.HasSuffix(a.val, "e") || strings.HasSuffix(a.val, "E")
+		case code:
+			code = false // the code itself
+		case inPlace && c.a.writesInside(a):
+			return true
+		}
+	}
+	return false
+}
+
+// printsAndRuns are the interpreters' options that print (a version) and
+// then go on to run the code given after them: lua -v -e CODE, ruby -v -e
+// CODE run CODE.
+var printsAndRuns = map[string][]string{"lua": {"-v"}, "luajit": {"-v"}, "ruby": {"-v", "-y", "--yydebug"}}
 
 // pythonModule judges python -m MODULE ARGS.
 func pythonModule(c *cmdCtx, name, module string, rest []arg) outcome {
@@ -416,6 +579,8 @@ func pythonModule(c *cmdCtx, name, module string, rest []arg) outcome {
 	switch {
 	case !ok:
 		return unknownOutcome(c, name+" -m "+module+" runs a module planq does not know")
+	case module == "pydoc" && slices.ContainsFunc(rest, func(a arg) bool { return !a.static || a.val == "-w" }):
+		return outcome{mod: true, reason: name + " -m pydoc -w writes the module's HTML page"}
 	case what == "":
 		return outcome{}
 	case strings.HasPrefix(what, "mod:"):
@@ -447,6 +612,11 @@ type wrap struct {
 	shell      bool
 	shellFlags []string // flags that make it start a shell (sudo -s)
 	repl       []string // flags whose value is a string replaced by input in the command (xargs -I)
+	// appends says the wrapper appends words it reads to the command
+	// (xargs without -I): they may be options (-i, -o FILE, -delete), so
+	// only a command that writes nothing whatever it is given is judged by
+	// the words planq sees.
+	appends bool
 }
 
 // wrapper builds the rule for a command that runs another command.
@@ -550,9 +720,25 @@ func wrapper(w wrap) *rule {
 			}
 			defer func() { c.a.cwds = saved }()
 		}
-		return c.run(cmd)
+		o := c.run(cmd)
+		if o.mod || !w.appends || hasFlag(flags, w.repl...) || plainReader(cmd[0]) {
+			return o
+		}
+		return unknownOutcome(c, name+" appends the words it reads to "+cmd[0].raw+", and they may be options that make it write")
 	}
 	return r
+}
+
+// plainReader reports whether a command reads whatever it is given: its
+// rule has no option, operand, subcommand or check that could make it
+// write (cat, grep, wc, ls).
+func plainReader(a arg) bool {
+	name, ok := commandName(a.val)
+	if !a.static || !ok {
+		return false
+	}
+	r, ok := lookup(name)
+	return ok && r.ro && r.check == nil && r.subs == nil && r.anySub == nil && r.noSub == nil && len(r.modFlags) == 0 && r.posMod == 0 && !r.cfg
 }
 
 // isAssign reports whether a word is NAME=value.
@@ -584,11 +770,125 @@ func lessCheck(c *cmdCtx, name string, args []arg, r *rule) outcome {
 // curlCheck: besides its output flags, curl's -w can write a file
 // (%output{file}).
 func curlCheck(c *cmdCtx, name string, args []arg, r *rule) outcome {
-	flags, _, _ := scan(args, r, false)
+	if o, ok := curlServer(name, args, r); ok {
+		return o
+	}
+	flags, pos, _ := scan(args, r, false)
+	if hasFlag(flags, "-T", "--upload-file") {
+		// Uploading to a file:// URL writes that file.
+		for _, f := range flags {
+			if f.name == "--url" {
+				pos = append(pos, f.val)
+			}
+		}
+		for _, u := range pos {
+			if v := strings.ToLower(u.prefix); strings.HasPrefix(v, "file:") || !u.static && v == "" {
+				p := arg{val: strings.TrimPrefix(strings.TrimPrefix(u.val, u.val[:min(len(u.val), 5)]), "//"), static: u.static}
+				if !u.static || !c.a.outsideWrite(p) {
+					return outcome{mod: true, sure: u.static && c.a.writesInside(p), reason: name + " -T uploads to " + u.raw + ", which writes that file"}
+				}
+			}
+		}
+	}
 	for _, f := range flags {
 		if (f.name == "-w" || f.name == "--write-out") && (!f.val.static || strings.Contains(f.val.val, "%output{")) {
 			return outcome{mod: true, reason: name + " -w " + f.val.raw + " writes to a file"}
 		}
 	}
 	return r.evalFlags(c, name, args)
+}
+
+// curlServer: curl pointed at a server on this machine — by a URL, by
+// --resolve or --connect-to sending the connection here, through a proxy
+// here, or over a unix socket — asks that server to act (servers.go).
+func curlServer(name string, args []arg, r *rule) (outcome, bool) {
+	flags, pos, _ := scan(args, r, false)
+	for _, f := range flags {
+		v := f.val
+		switch f.name {
+		case "--unix-socket", "--abstract-unix-socket":
+			return asks(name+" "+f.name, "the server on that socket"), true
+		case "-x", "--proxy", "--preproxy", "--socks4", "--socks4a", "--socks5", "--socks5-hostname":
+			if h, ok := argHost(v, true); !ok || localHost(h) {
+				return asks(name+" "+f.name+" "+v.raw, "the proxy on this machine"), true
+			}
+		case "--resolve", "--connect-to", "--dns-servers":
+			if !v.static {
+				return asks(name+" "+f.name+" "+v.raw, "a server planq cannot tell is not on this machine"), true
+			}
+			for _, h := range redirectedHosts(f.name, v.val) {
+				if localHost(h) {
+					return asks(name+" "+f.name+" "+v.raw, "the server on this machine"), true
+				}
+			}
+		case "--url", "--expand-url":
+			pos = append(pos, v)
+		}
+	}
+	return urlServers(name, pos)
+}
+
+// redirectedHosts are the addresses a curl option sends connections to:
+// --resolve HOST:PORT:ADDR[,ADDR…], --connect-to HOST:PORT:HOST2:PORT2
+// (an empty HOST2 keeps the URL's host), --dns-servers ADDR[:PORT],….
+func redirectedHosts(opt, v string) []string {
+	var hosts []string
+	split := func(s string) (string, string) { // one host[:port] or [v6]:port
+		if strings.HasPrefix(s, "[") {
+			h, rest, _ := strings.Cut(s[1:], "]")
+			return h, strings.TrimPrefix(rest, ":")
+		}
+		h, rest, _ := strings.Cut(s, ":")
+		return h, rest
+	}
+	switch opt {
+	case "--resolve":
+		v = strings.TrimPrefix(strings.TrimPrefix(v, "+"), "-")
+		_, rest := split(v)
+		_, addrs, _ := strings.Cut(rest, ":")
+		for _, a := range strings.Split(addrs, ",") {
+			hosts = append(hosts, strings.Trim(a, "[]"))
+		}
+	case "--connect-to":
+		_, rest := split(v)
+		_, rest, _ = strings.Cut(rest, ":")
+		if h, _ := split(rest); h != "" {
+			hosts = append(hosts, h)
+		}
+	case "--dns-servers":
+		for _, a := range strings.Split(v, ",") {
+			h, _ := split(a)
+			hosts = append(hosts, h)
+		}
+	}
+	return hosts
+}
+
+// urlServers judges the URLs a client fetches: one on this machine (or one
+// planq cannot read to the end of its host) asks the server there to act;
+// scp:// and sftp:// go through sshd, wherever; file:// is a file, which
+// the rules for files judge.
+func urlServers(name string, urls []arg) (outcome, bool) {
+	for _, u := range urls {
+		v := u.val
+		if !u.static {
+			v = u.prefix
+		}
+		scheme, _, hasScheme := strings.Cut(v, "://")
+		scheme = strings.ToLower(scheme)
+		switch {
+		case hasScheme && scheme == "file", !hasScheme && strings.HasPrefix(strings.ToLower(v), "file:"):
+			continue
+		case hasScheme && (scheme == "scp" || scheme == "sftp"):
+			return asks(name+" "+u.raw, "sshd on the host it names (this one too)"), true
+		}
+		h, ok := argHost(u, true)
+		if !ok {
+			return asks(name+" "+u.raw, "a server planq cannot tell is not on this machine"), true
+		}
+		if localHost(h) {
+			return asks(name+" "+u.raw, "the server on this machine"), true
+		}
+	}
+	return outcome{}, false
 }

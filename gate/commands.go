@@ -100,6 +100,7 @@ func buildCommands() map[string]*rule {
 		"gocyclo", "ineffassign", "tflint", "checkov", "gitleaks")
 	builtinRules(t)
 	fileOpRules(t)
+	patchRules(t)
 
 	// Readers with options that write files or run programs.
 	t["less"] = &rule{ro: true, check: lessCheck, modFlags: []string{"-o", "-O", "--log-file", "--LOG-FILE"}, valued: []string{"-o", "-O", "--log-file", "--LOG-FILE", "-k", "--lesskey-file", "-p", "--pattern", "-t", "--tag", "-T", "--tag-file", "-x", "--tabs", "-y", "-z", "-b", "-h", "-j", "-P"}}
@@ -133,18 +134,17 @@ func buildCommands() map[string]*rule {
 
 	// Commands that always modify.
 	set(mod("moves or renames files"), "rename", "prename", "mmv")
-	set(mod("copies files"), "scp", "ditto")
+	set(mod("copies files"), "ditto")
 	set(mod("creates files"), "mknod")
 	set(mod("changes file attributes"), "chattr", "setfacl", "chcon")
-	set(mod("truncates or writes files"), "fallocate", "split", "csplit")
-	set(mod(whyEditor), "vi", "vim", "nvim", "nano", "emacs", "emacsclient", "ed", "ex", "code", "subl",
-		"micro", "kak", "hx", "helix", "joe", "pico", "mcedit", "gedit", "kate", "jed", "zed", "sudoedit")
-	set(mod("converts files in place"), "dos2unix", "unix2dos", "mac2unix")
+	set(writesHere("writes the pieces into files"), "split", "csplit")
+	t["fallocate"] = &rule{why: "allocates space in files", inPlace: true, valued: []string{"-l", "--length", "-o", "--offset"}}
+	set(&rule{why: "converts files in place", inPlace: true}, "dos2unix", "unix2dos", "mac2unix")
 	set(mod("creates an archive"), "zip", "rar", "jar", "ar", "cpio")
 	set(mod("changes the system"), "mount", "umount", "swapon", "swapoff", "sysctl", "modprobe",
 		"insmod", "rmmod", "useradd", "userdel", "usermod", "groupadd", "groupdel", "passwd", "chpasswd",
 		"chsh", "reboot", "shutdown", "halt", "poweroff", "update-alternatives", "ldconfig", "mkfs", "mkswap",
-		"fdisk", "parted", "losetup", "iptables", "ufw", "service")
+		"fdisk", "parted", "losetup", "iptables", "ufw")
 	set(mod("signals processes"), "pkill", "killall")
 	set(mod(whyBuilds), "ninja", "cmake", "meson", "gcc", "g++", "cc", "c++", "clang", "clang++", "rustc",
 		"javac", "kotlinc", "scalac", "ghc", "swiftc", "zig", "nasm", "as", "ld", "webpack", "rollup",
@@ -177,12 +177,19 @@ func buildCommands() map[string]*rule {
 		modFlags: []string{"-s", "--set"}, flagWhy: "sets the system clock",
 		long: []string{"--date", "--debug", "--file", "--iso-8601", "--resolution", "--rfc-email", "--rfc-3339", "--reference", "--set", "--universal", "--utc", "--help", "--version"}}
 	t["hostname"] = &rule{ro: true, posMod: 1, why: "sets the host name", valued: []string{"-F", "--file"}, modFlags: []string{"-F", "--file"}, flagWhy: "sets the host name"}
-	t["curl"] = &rule{ro: true, exact: true,
+	t["curl"] = &rule{ro: true, exact: true, dashStdout: true,
 		valued: []string{"-o", "--output", "-D", "--dump-header", "-c", "--cookie-jar", "-d", "--data", "--data-raw", "--data-binary", "--data-urlencode",
 			"-H", "--header", "-X", "--request", "-u", "--user", "-A", "--user-agent", "-e", "--referer", "-b", "--cookie", "-T", "--upload-file",
 			"-F", "--form", "-m", "--max-time", "-w", "--write-out", "-x", "--proxy", "-r", "--range", "-K", "--config", "-E", "--cert",
 			"--output-dir", "--trace", "--trace-ascii", "--stderr", "--libcurl", "--etag-save", "--hsts", "--alt-svc", "-Y", "-y", "-z", "-C",
-			"--connect-timeout", "--retry", "--resolve", "--cacert", "--key", "--url", "-U", "--proxy-user", "--json"},
+			"--connect-timeout", "--retry", "--resolve", "--cacert", "--key", "--url", "-U", "--proxy-user", "--json",
+			"--connect-to", "--unix-socket", "--abstract-unix-socket", "--preproxy", "--socks4", "--socks4a", "--socks5", "--socks5-hostname",
+			"--dns-servers", "--interface", "--local-port", "--proxy-header", "--variable", "--expand-url", "--max-redirs", "--limit-rate",
+			"--max-filesize", "--retry-delay", "--retry-max-time", "--keepalive-time", "--speed-limit", "--speed-time", "--expect100-timeout",
+			"--happy-eyeballs-timeout-ms", "--tls-max", "--ciphers", "--cert-type", "--key-type", "--pass", "--noproxy", "--oauth2-bearer",
+			"--aws-sigv4", "--parallel-max", "--mail-from", "--mail-rcpt", "--netrc-file", "--capath", "--crlfile", "--pinnedpubkey",
+			"--request-target", "--url-query", "--form-string", "-Q", "--quote", "--proxy-cacert", "--proxy-cert", "--proxy-key",
+			"--data-ascii", "--continue-at", "--time-cond", "--connect-timeout", "--ip-tos", "--vlan-priority", "--sasl-authzid", "--service-name"},
 		modFlags: []string{"-o", "--output", "-O", "--remote-name", "--remote-name-all", "-D", "--dump-header", "-c", "--cookie-jar",
 			"--output-dir", "--trace", "--trace-ascii", "--stderr", "--libcurl", "--etag-save", "--hsts", "--alt-svc", "-J", "--remote-header-name",
 			"-K", "--config"},
@@ -191,52 +198,60 @@ func buildCommands() map[string]*rule {
 		roFlags: []string{"--spider", "--version", "-V", "--help", "-h"}, check: wgetCheck}
 	t["tar"] = &rule{check: tarCheck}
 	t["bsdtar"] = t["tar"]
-	t["unzip"] = &rule{why: "extracts files", roFlags: []string{"-l", "-t", "-v", "-Z", "-p", "-z", "-c", "-h", "-hh", "--help"}, valued: []string{"-d", "-x", "-P", "-I", "-O"}}
-	gz := &rule{why: "compresses or decompresses files in place", roFlags: []string{"-c", "--stdout", "--to-stdout", "-l", "--list", "-t", "--test", "-h", "--help", "-V", "--version"},
+	t["unzip"] = &rule{why: "extracts files", check: unzipCheck, roFlags: []string{"-l", "-t", "-v", "-Z", "-p", "-z", "-c", "-h", "-hh", "--help"}, valued: []string{"-d", "-x", "-P", "-I", "-O"}}
+	gz := &rule{why: "compresses or decompresses files in place", inPlace: true, roFlags: []string{"-c", "--stdout", "--to-stdout", "-l", "--list", "-t", "--test", "-h", "--help", "-V", "--version"},
 		valued: []string{"-S", "--suffix", "-T", "--threads", "-b", "-C", "--memlimit", "-M", "-F", "--format", "-o"}, modFlags: []string{"-o"}}
 	set(gz, "gzip", "gunzip", "bzip2", "bunzip2", "xz", "unxz", "lzma", "unlzma", "zstd", "unzstd", "lz4", "unlz4", "brotli", "pigz", "pbzip2", "compress", "uncompress")
 	t["7z"] = subsOf(map[string]*rule{"l": ro(), "t": ro(), "i": ro(), "h": ro()}, &rule{ro: true, anySub: mod("writes or extracts an archive")})
 	t["7za"], t["7zz"] = t["7z"], t["7z"]
-	t["patch"] = &rule{why: "applies a patch to files", roFlags: []string{"--dry-run", "-C", "--check"}, valued: []string{"-p", "-i", "--input", "-o", "--output", "-d", "--directory", "-F", "--fuzz", "-B", "-r", "--reject-file", "-D", "-V", "-z", "--suffix"}}
-	t["rsync"] = &rule{why: "copies files", roFlags: []string{"-n", "--dry-run", "--list-only", "--version", "--help"}, valued: []string{"-e", "--rsh", "-f", "--filter", "--exclude", "--include", "--exclude-from", "--include-from", "--files-from", "-T", "--temp-dir", "--password-file", "--port", "-M", "--remote-option", "--backup-dir", "--suffix", "--chmod", "--chown", "--rsync-path", "--max-size", "--min-size", "-B", "--block-size", "--timeout", "--compare-dest", "--copy-dest", "--link-dest", "--partial-dir", "--usermap", "--groupmap"},
-		modFlags: []string{"--log-file", "--write-batch", "--only-write-batch"}}
-	t["crontab"] = &rule{why: "replaces the crontab", roFlags: []string{"-l"}, valued: []string{"-u"}}
-	t["yq"] = &rule{ro: true, modFlags: []string{"-i", "--inplace"}, flagWhy: "edits files in place", valued: []string{"-o", "--output-format", "-p", "--input-format", "--expression", "--indent", "-I"}}
+	t["patch"] = &rule{why: "applies a patch to files", check: patchCheck, valued: []string{"-p", "-i", "--input", "-o", "--output", "-d", "--directory", "-F", "--fuzz", "-B", "-r", "--reject-file", "-D", "-V", "-z", "--suffix"},
+		long: []string{"--dry-run", "--check", "--input", "--output", "--directory", "--fuzz", "--reject-file", "--suffix", "--strip", "--forward", "--reverse",
+			"--batch", "--force", "--silent", "--quiet", "--verbose", "--backup", "--no-backup-if-mismatch", "--backup-if-mismatch", "--merge", "--posix",
+			"--unified", "--context", "--normal", "--ed", "--binary", "--ifdef", "--basename-prefix", "--prefix", "--version-control", "--set-time",
+			"--set-utc", "--remove-empty-files", "--follow-symlinks", "--read-only", "--reject-format", "--quoting-style", "--help", "--version"}}
+	t["yq"] = &rule{ro: true, inPlace: true, modFlags: []string{"-i", "--inplace"}, flagWhy: "edits files in place", valued: []string{"-o", "--output-format", "-p", "--input-format", "--expression", "--indent", "-I"}}
 	t["make"] = makeRule()
 	t["gmake"], t["bmake"] = t["make"], t["make"]
 	t["just"] = &rule{cfg: true, why: "runs recipes planq cannot see into", roFlags: []string{"-n", "--dry-run", "-l", "--list", "--summary", "--show", "-s", "--version", "--help", "--evaluate", "--variables", "--dump"},
 		valued: []string{"-f", "--justfile", "-d", "--working-directory", "--set", "--shell", "--shell-arg", "--dotenv-filename", "--dotenv-path", "--color", "--list-heading", "--list-prefix", "--chooser", "--command-color"}}
 
 	// Formatters and fixers: they read unless told to write.
-	t["gofmt"] = &rule{ro: true, modFlags: []string{"-w"}, flagWhy: "rewrites files"}
-	set(t["gofmt"], "goimports", "gofumpt", "golines")
-	t["shfmt"] = &rule{ro: true, modFlags: []string{"-w", "--write"}, flagWhy: "rewrites files", valued: []string{"-i", "--indent", "-ln", "--language-dialect", "-f", "--filename"}}
-	t["prettier"] = &rule{ro: true, cfg: true, modFlags: []string{"--write", "-w"}, flagWhy: "rewrites files",
+	// gofmt and its kin parse their options with Go's flag package, which
+	// takes --w and -w=true for -w.
+	t["gofmt"] = &rule{ro: true, goFlags: true, inPlace: true, modFlags: []string{"-w"}, flagWhy: "rewrites files", valued: []string{"-r", "-cpuprofile"}}
+	set(t["gofmt"], "goimports", "gofumpt")
+	t["golines"] = &rule{ro: true, inPlace: true, modFlags: []string{"-w", "--write-output"}, flagWhy: "rewrites files"}
+	t["shfmt"] = &rule{ro: true, inPlace: true, modFlags: []string{"-w", "--write"}, flagWhy: "rewrites files", valued: []string{"-i", "--indent", "-ln", "--language-dialect", "-f", "--filename"}}
+	t["prettier"] = &rule{ro: true, cfg: true, inPlace: true, modFlags: []string{"--write", "-w"}, flagWhy: "rewrites files",
 		valued: []string{"--config", "--ignore-path", "--parser", "--plugin", "--stdin-filepath", "--log-level", "--cache-location", "--cache-strategy", "--tab-width", "--print-width", "--trailing-comma", "--end-of-line", "--arrow-parens", "--prose-wrap", "--quote-props"}}
-	t["eslint"] = &rule{ro: true, cfg: true, modFlags: []string{"--fix", "-o", "--output-file"}, flagWhy: "writes files",
+	t["eslint"] = &rule{ro: true, cfg: true, inPlace: true, modFlags: []string{"--fix", "-o", "--output-file"}, flagWhy: "writes files",
 		valued: []string{"-c", "--config", "-o", "--output-file", "-f", "--format", "--ext", "--ignore-path", "--rulesdir", "--parser", "--parser-options", "--resolve-plugins-relative-to", "--max-warnings", "--cache-location", "--rule", "--plugin", "--global", "--env", "--stdin-filename", "--fix-type"}}
-	t["stylelint"] = &rule{ro: true, cfg: true, modFlags: []string{"--fix", "-o", "--output-file"}, valued: []string{"-c", "--config", "-o", "--output-file", "-f", "--formatter", "--ignore-path", "--custom-syntax"}}
-	t["markdownlint"] = &rule{ro: true, modFlags: []string{"--fix", "-f", "-o", "--output"}, valued: []string{"-c", "--config", "-o", "--output", "-i", "--ignore", "-p", "--ignore-path", "-r", "--rules"}}
+	t["stylelint"] = &rule{ro: true, cfg: true, inPlace: true, modFlags: []string{"--fix", "-o", "--output-file"}, valued: []string{"-c", "--config", "-o", "--output-file", "-f", "--formatter", "--ignore-path", "--custom-syntax"}}
+	t["markdownlint"] = &rule{ro: true, inPlace: true, modFlags: []string{"--fix", "-f", "-o", "--output"}, valued: []string{"-c", "--config", "-o", "--output", "-i", "--ignore", "-p", "--ignore-path", "-r", "--rules"}}
 	t["markdownlint-cli2"] = &rule{ro: true, modFlags: []string{"--fix"}}
-	biomeCheck := &rule{ro: true, modFlags: []string{"--write", "--apply", "--apply-unsafe", "--fix", "--unsafe"}, flagWhy: "rewrites files"}
+	biomeCheck := &rule{ro: true, inPlace: true, modFlags: []string{"--write", "--apply", "--apply-unsafe", "--fix", "--unsafe"}, flagWhy: "rewrites files"}
 	t["biome"] = subsOf(map[string]*rule{
 		"check": biomeCheck, "lint": biomeCheck,
-		"format": {ro: true, modFlags: []string{"--write"}, flagWhy: "rewrites files"},
+		"format": {ro: true, inPlace: true, modFlags: []string{"--write"}, flagWhy: "rewrites files"},
 		"ci":     ro(), "version": ro(), "rage": ro(), "explain": ro(), "search": ro(),
 	}, &rule{ro: true, cfg: true, anySub: mod(whyWrites)})
-	t["black"] = &rule{why: "rewrites files", roFlags: []string{"--check", "--diff", "--version", "-h", "--help"}, valued: []string{"-l", "--line-length", "-t", "--target-version", "--config", "--include", "--exclude", "--extend-exclude", "--force-exclude", "--stdin-filename", "-W", "--workers", "--required-version", "--python-cell-magics"}}
+	t["black"] = &rule{why: "rewrites files", inPlace: true, roFlags: []string{"--check", "--diff", "--version", "-h", "--help"}, valued: []string{"-l", "--line-length", "-t", "--target-version", "--config", "--include", "--exclude", "--extend-exclude", "--force-exclude", "--stdin-filename", "-W", "--workers", "--required-version", "--python-cell-magics"}}
 	t["blue"] = t["black"]
-	t["isort"] = &rule{why: "rewrites files", roFlags: []string{"--check-only", "--check", "-c", "--diff", "--df", "--show-files", "--version", "-V", "-h", "--help", "--show-config"}, valued: []string{"--settings-path", "--sp", "--settings-file", "-l", "--line-length", "-p", "--project", "--profile", "--skip", "-s", "--src", "--virtual-env"}}
-	t["autopep8"] = &rule{ro: true, modFlags: []string{"-i", "--in-place"}, flagWhy: "rewrites files", valued: []string{"--select", "--ignore", "--max-line-length", "-j", "--jobs", "--global-config"}}
+	t["isort"] = &rule{why: "rewrites files", inPlace: true, roFlags: []string{"--check-only", "--check", "-c", "--diff", "--df", "--show-files", "--version", "-V", "-h", "--help", "--show-config"}, valued: []string{"--settings-path", "--sp", "--settings-file", "-l", "--line-length", "-p", "--project", "--profile", "--skip", "-s", "--src", "--virtual-env"}}
+	t["autopep8"] = &rule{ro: true, inPlace: true, modFlags: []string{"-i", "--in-place"}, flagWhy: "rewrites files", valued: []string{"--select", "--ignore", "--max-line-length", "-j", "--jobs", "--global-config"}}
 	set(t["autopep8"], "yapf", "autoflake")
-	t["clang-format"] = &rule{ro: true, modFlags: []string{"-i"}, flagWhy: "rewrites files", valued: []string{"--style", "-style", "--assume-filename", "--lines", "--offset", "--length", "--fallback-style"}}
-	t["clang-tidy"] = &rule{ro: true, modFlags: []string{"--fix", "-fix", "--fix-errors", "-fix-errors", "--export-fixes", "-export-fixes"}, valued: []string{"-p", "--checks", "-checks", "--config", "--header-filter"}}
-	t["rustfmt"] = &rule{why: "rewrites files", roFlags: []string{"--check", "--version", "-V", "-h", "--help", "--print-config"}, valued: []string{"--edition", "--config-path", "--config", "--emit", "--color", "--style-edition"}}
-	ruffCheck := &rule{ro: true, modFlags: []string{"--fix", "--unsafe-fixes", "--add-noqa", "-o", "--output-file"}, flagWhy: "writes fixes",
+	// LLVM's tools take single-dash long options, with one dash or two and
+	// a value after =: clang-format -i, --i, -i=true.
+	t["clang-format"] = &rule{ro: true, goFlags: true, inPlace: true, modFlags: []string{"-i"}, flagWhy: "rewrites files",
+		valued: []string{"-style", "-assume-filename", "-lines", "-offset", "-length", "-fallback-style", "-cursor", "-files", "-qualifier-alignment"}}
+	t["clang-tidy"] = &rule{ro: true, goFlags: true, inPlace: true, modFlags: []string{"-fix", "-fix-errors", "-fix-notes", "-export-fixes"},
+		valued: []string{"-p", "-checks", "-config", "-config-file", "-header-filter", "-export-fixes", "-extra-arg", "-extra-arg-before", "-line-filter", "-format-style", "-vfsoverlay"}}
+	t["rustfmt"] = &rule{why: "rewrites files", inPlace: true, roFlags: []string{"--check", "--version", "-V", "-h", "--help", "--print-config"}, valued: []string{"--edition", "--config-path", "--config", "--emit", "--color", "--style-edition"}}
+	ruffCheck := &rule{ro: true, inPlace: true, modFlags: []string{"--fix", "--unsafe-fixes", "--add-noqa", "-o", "--output-file"}, flagWhy: "writes fixes",
 		valued: []string{"--config", "--select", "--ignore", "--extend-select", "--output-format", "-o", "--output-file", "--target-version", "--line-length", "--exclude", "--extend-exclude", "--per-file-ignores", "--stdin-filename", "--cache-dir"}}
 	t["ruff"] = subsOf(map[string]*rule{
 		"check":  ruffCheck,
-		"format": {why: "rewrites files", roFlags: []string{"--check", "--diff"}, valued: []string{"--config", "--line-length", "--target-version", "--exclude", "--stdin-filename", "--cache-dir", "--range"}},
+		"format": {why: "rewrites files", inPlace: true, roFlags: []string{"--check", "--diff"}, valued: []string{"--config", "--line-length", "--target-version", "--exclude", "--stdin-filename", "--cache-dir", "--range"}},
 		"rule":   ro(), "config": ro(), "linter": ro(), "version": ro(), "help": ro(), "analyze": ro(), "server": ro(),
 		"clean": mod(whyDeletes),
 	}, &rule{ro: true, anySub: ruffCheck}) // "ruff <paths>" is the old spelling of ruff check
@@ -244,13 +259,13 @@ func buildCommands() map[string]*rule {
 	t["terraform"] = subsOf(map[string]*rule{
 		"plan": {ro: true, goFlags: true, modFlags: []string{"-out"}, flagWhy: "writes a plan file"}, "validate": ro(), "show": ro(), "output": ro(), "version": ro(),
 		"providers": ro(), "graph": ro(), "console": ro(), "state": tfState,
-		"fmt": {why: "rewrites files", goFlags: true, roFlags: []string{"-check", "-diff"}},
+		"fmt": {why: "rewrites files", goFlags: true, inPlace: true, roFlags: []string{"-check", "-diff"}},
 	}, &rule{ro: true, anySub: mod("changes infrastructure or writes files")})
 	t["tofu"] = t["terraform"]
 
 	// Test runners: the gate.tests policy (tests.go).
 	testRunnerRules(t)
-	t["tsc"] = &rule{why: "compiles TypeScript and writes .js files", roFlags: []string{"--noEmit", "--version", "-v", "--help", "-h", "--showConfig", "--listFilesOnly", "--all"},
+	t["tsc"] = &rule{why: "compiles TypeScript and writes .js files", check: tscCheck, roFlags: []string{"--noEmit", "--version", "-v", "--help", "-h", "--showConfig", "--listFilesOnly", "--all"},
 		valued: []string{"-p", "--project", "--target", "-t", "--module", "-m", "--outDir", "--outFile", "--rootDir", "--lib", "--jsx", "--moduleResolution", "--declarationDir", "--tsBuildInfoFile", "--generateTrace"}}
 	t["vue-tsc"] = t["tsc"]
 	t["golangci-lint"] = subsOf(map[string]*rule{ // custom linters are plugins: code
@@ -283,12 +298,11 @@ func buildCommands() map[string]*rule {
 		return nodeScript.check(c, name, args, nodeScript)
 	}}
 	t["nodejs"] = t["node"]
-	t["ruby"] = interpreter([]string{"-e"}, "", []string{"-v", "--version", "-h", "--help", "-c", "-y"}, []string{"-I", "-r", "-C", "-E", "-F", "-0"})
+	t["ruby"] = interpreter([]string{"-e"}, "", []string{"--version", "-h", "--help", "-c"}, []string{"-I", "-r", "-C", "-E", "-F", "-0"})
 	t["php"] = interpreter([]string{"-r", "-B", "-R", "-F", "-E"}, "", []string{"-v", "--version", "-h", "--help", "-l", "--syntax-check", "-i", "--info", "-m", "--modules", "--ini"}, []string{"-c", "-d", "-z", "-t", "-S"})
-	t["lua"] = interpreter([]string{"-e"}, "", []string{"-v"}, []string{"-l"})
+	t["lua"] = interpreter([]string{"-e"}, "", nil, []string{"-l"})
 	t["luajit"] = t["lua"]
 	t["Rscript"] = interpreter([]string{"-e"}, "", []string{"--version", "--help"}, nil)
-	t["osascript"] = interpreter([]string{"-e"}, "", nil, []string{"-l"})
 	t["deno"] = subsOf(map[string]*rule{
 		"test": testRunner(runner{entry: "deno test", valued: []string{"-c", "--config", "--import-map", "--filter", "--coverage", "--junit-path", "--reporter", "--shuffle", "--parallel", "--lock", "--env-file", "--location", "--seed", "--v8-flags"},
 			writes: []string{"--coverage", "--junit-path", "--lock-write", "--frozen=false", "--watch", "--doc", "--reload"}, paths: []string{"-c", "--config", "--import-map", "--env-file"}, passArgs: true}),
@@ -330,7 +344,7 @@ func buildCommands() map[string]*rule {
 	t["eval"] = &rule{check: evalCheck}
 	t["trap"] = &rule{check: trapCheck}
 	t["xargs"] = wrapper(wrap{valued: []string{"-I", "-L", "-n", "-P", "-s", "-d", "-E", "-a", "--arg-file", "--delimiter", "--max-args", "--max-procs", "--max-lines", "--max-chars", "--process-slot-var"},
-		dflt: []string{"echo"}, repl: []string{"-I", "-i", "--replace"}})
+		dflt: []string{"echo"}, repl: []string{"-I", "-i", "--replace"}, appends: true})
 	t["parallel"] = mod("runs commands planq does not analyse")
 	t["watch"] = wrapper(wrap{valued: []string{"-n", "--interval", "-q", "--equexit"}, shellArgs: true, direct: []string{"-x", "--exec"}})
 	t["strace"] = wrapper(wrap{valued: []string{"-e", "-o", "-p", "-s", "-u", "-E", "-P", "-I", "-b", "-a", "-X", "-O", "-S", "--output"}, mod: []string{"-o", "--output"}})
@@ -411,19 +425,8 @@ func buildCommands() map[string]*rule {
 	t["brew"] = subsOf(map[string]*rule{"list": ro(), "ls": ro(), "info": ro(), "search": ro(), "deps": ro(), "uses": ro(), "outdated": ro(), "config": ro(),
 		"doctor": ro(), "desc": ro(), "home": ro(), "leaves": ro(), "--prefix": ro(), "--version": ro(), "--cellar": ro(), "--cache": ro(), "commands": ro(), "help": ro(), "shellenv": ro()},
 		&rule{ro: true, anySub: mod(whyInstalls)})
-	t["systemctl"] = subsOf(map[string]*rule{"status": ro(), "show": ro(), "list-units": ro(), "list-unit-files": ro(), "list-timers": ro(), "list-sockets": ro(),
-		"is-active": ro(), "is-enabled": ro(), "is-failed": ro(), "cat": ro(), "get-default": ro(), "list-dependencies": ro(), "help": ro()},
-		&rule{ro: true, valued: []string{"-t", "--type", "--state", "-p", "--property", "-H", "--host", "-M", "--machine", "-n", "--lines", "-o", "--output"}, anySub: mod("changes system services")})
-	t["docker"] = lazily(dockerRule)
-	t["podman"] = t["docker"]
-	kubeAuth := subsOf(map[string]*rule{"can-i": ro(), "whoami": ro()}, &rule{ro: true, anySub: mod("changes the cluster")})
-	kubeConfig := subsOf(map[string]*rule{"view": ro(), "get-contexts": ro(), "current-context": ro(), "get-clusters": ro(), "get-users": ro()}, &rule{ro: true, anySub: mod("changes kubeconfig")})
-	t["kubectl"] = subsOf(map[string]*rule{"get": ro(), "describe": ro(), "logs": ro(), "explain": ro(), "version": ro(), "top": ro(), "api-resources": ro(),
-		"api-versions": ro(), "cluster-info": ro(), "diff": ro(), "auth": kubeAuth, "config": kubeConfig, "events": ro(), "wait": ro()},
-		&rule{ro: true, valued: []string{"-n", "--namespace", "--context", "--kubeconfig", "--cluster", "--user", "-s", "--server"}, anySub: mod("changes the cluster")})
-	t["helm"] = subsOf(map[string]*rule{"list": ro(), "ls": ro(), "status": ro(), "get": ro(), "history": ro(), "show": ro(), "search": ro(), "template": ro(),
-		"lint": ro(), "version": ro(), "env": ro(), "diff": ro()},
-		&rule{ro: true, valued: []string{"-n", "--namespace", "--kube-context", "--kubeconfig"}, anySub: mod("changes the cluster or writes charts")})
+	// Clients of servers (tmux, docker, ssh, systemctl, …): servers.go.
+	serverRules(t)
 	return t
 }
 

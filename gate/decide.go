@@ -22,6 +22,13 @@ type Decision struct {
 	// people and the local metrics; the same call and state always give the
 	// same class.
 	Rule string `json:"rule,omitempty"`
+	// Sandbox says the call is allowed to run only inside the OS sandbox,
+	// where the project is read-only: a locked shell call the gate is not
+	// sure modifies (RuleSandbox). Command is what the host runs instead.
+	Sandbox bool `json:"sandbox,omitempty"`
+	// Command is the shell command the host must run instead of the
+	// call's (Sandbox): the sandbox entry point with the original command.
+	Command string `json:"command,omitempty"`
 }
 
 // The classes of rule that decide a call, as Decision.Rule names them. The
@@ -44,6 +51,7 @@ const (
 	RuleStateError  = "state-error"  // the gate state could not be read
 	RuleConfigError = "config-error" // .planq/config.yaml is invalid
 	RuleGateError   = "gate-error"   // the hook could not judge the call at all
+	RuleSandbox     = "sandbox"      // a locked shell call run in the OS sandbox, the project read-only
 )
 
 // NeedsState reports whether deciding on v needs the gate's state: only
@@ -110,4 +118,19 @@ func shortID(id string) string {
 		return "@"
 	}
 	return jj.ShortID(id)
+}
+
+// Sandboxed turns the parser-only decision d on a shell call into the
+// decision with the OS sandbox at hand: while the gate is locked (or its
+// state cannot be read), a call the gate is not sure modifies (read-only
+// to the parser, or unknown to it) is allowed to run in the sandbox
+// instead of being denied or trusted; a call it is sure of, and git behind
+// jj's back, keep d. Declarations (Verdict.Declares) and an unlocked gate
+// keep d too: nothing is sandboxed once the change is declared.
+func Sandboxed(d Decision, v Verdict, st Status, stateErr error) Decision {
+	locked := stateErr != nil || st.Locked
+	if !locked || v.Declares || v.Sure || d.Rule == RuleGit || d.Rule == RuleOff {
+		return d
+	}
+	return Decision{Allow: true, Sandbox: true, Rule: RuleSandbox}
 }

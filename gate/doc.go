@@ -20,10 +20,10 @@
 // watch and a shell reading a here-document — plus every redirection,
 // assignment and expansion on its own. What planq knows about commands is
 // held in tables of rules (commands.go, builtins.go, fileops.go, vcs.go,
-// toolchains.go, tests.go): a command name maps to whether it reads, which
-// flags, arguments or subcommands make it write, and, for some, a check that
-// reads the program it is given (sed scripts with GNU sed's grammar, awk
-// programs token by token). A command modifies when any part of it does;
+// toolchains.go, tests.go, servers.go): a command name maps to whether it
+// reads, which flags, arguments or subcommands make it write, and, for some,
+// a check that reads the program it is given (sed scripts with GNU sed's
+// grammar, awk programs token by token). A command modifies when any part of it does;
 // the verdict names the first part that does.
 //
 // # Policy, class by class
@@ -67,8 +67,17 @@
 //     pnpm scripts are judged by their text in package.json, with the
 //     arguments passed to them; npm pack and publish run lifecycle scripts.
 //   - Options: GNU long-option abbreviations are resolved against each
-//     tool's options (tar --extrac, sed --i); an ambiguous one is judged as
-//     the most dangerous match.
+//     tool's options (tar --extrac, sed --i, git config --remove-s); an
+//     ambiguous one is judged as the most dangerous match. Tools with Go's
+//     or LLVM's option parsers take --w and -i=true (gofmt, clang-format).
+//     An option's optional value is only the text after = (tee
+//     --output-error FILE writes FILE); a later --no-X turns a read-only
+//     --X off (git add -n --no-dry-run); - is a file named -, except where a
+//     tool takes it for standard output (curl -o -, tar -f -). A word known
+//     only at run time ($o, "$@") may be any option, unless the script gives
+//     it only literal values that are not options; so may the words xargs
+//     appends, so xargs trusts only a command that writes nothing whatever
+//     it is given (grep, wc, cat).
 //   - Other shells: only bash, sh, dash and rbash code is parsed; fish, zsh,
 //     ksh, csh, pwsh, nu … code is another language, and unknown. zsh syntax
 //     that runs code (glob qualifiers *(e:…:), *(+f), $~x) modifies; what
@@ -88,6 +97,16 @@
 //     their working directory are unknown; a script that may create links
 //     (ln, cp -r, tar x, …) gets no outside credit; mv and cp need every
 //     path outside.
+//   - Servers (servers.go): a command that asks a server running outside
+//     the command to act — tmux and screen (send-keys, run-shell), docker,
+//     podman and clusters (run, exec, cp), ssh to any host, systemd,
+//     launchd, at and cron, editors' servers, D-Bus and the desktop
+//     (xdotool, xdg-open, osascript), database servers, and a network client
+//     pointed at this machine (curl, wget, nc, socat, git to localhost in
+//     any spelling of its address, --resolve, a proxy or a unix socket
+//     here, bash's /dev/tcp) — surely modifies: no sandbox of the command
+//     holds the server. Asking a server only for information reads (tmux
+//     ls, docker ps, ssh -G, systemctl status).
 //   - Git behind jj's back: in a jj repository, git commands that rewrite
 //     history, refs, the index or the working copy (commit, checkout, reset,
 //     read-tree, checkout-index, update-ref, am, apply --index, worktree
@@ -113,12 +132,25 @@
 // project's (CLAUDE_PROJECT_DIR), never those of the repository a command
 // happens to run in.
 //
+// # The OS sandbox
+//
+// With EvalOptions.SandboxEntry set (a host that applies rewritten
+// commands, on a machine with an OS sandbox: package gate/sandbox), a
+// locked shell call is denied only when the verdict is Sure (a write into
+// the project the analysis sees — rule.sure, rule.inPlace, writesHere —, a
+// command that asks a server to act, a gate.deny entry) or git rewrites history
+// in a jj repository; any other — read-only to the analysis, or unknown to
+// it — is allowed to run in the sandbox, the project read-only
+// (Decision.Sandbox, Decision.Command), and declarations (Verdict.Declares)
+// run as they are. Without it the gate is the analysis alone, as below.
+//
 // # Known limits
 //
-// Read-only commands the gate blocks (listed with their reasons in the table
-// test, bash_test.go): code given to an interpreter (python -c, node -e),
-// scripts run by one, commands planq does not know, go build ./..., and the
-// others marked there. Modifying commands it allows by design: the test
+// Without the sandbox: read-only commands the gate blocks (listed with
+// their reasons in the table test, bash_test.go): code given to an
+// interpreter (python -c, node -e), scripts run by one, commands planq does
+// not know, go build ./..., and the others marked there. With it, they run
+// sandboxed. Modifying commands it allows by design: the test
 // entry points of gate.tests (which may write caches and build directories
 // such as target/), the declaring jj commands (jj new on top of @, describe,
 // commit, git init in the project), git fetch (remote-tracking refs), and

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 
 	"github.com/planq-dev/planq/config"
+	ossandbox "github.com/planq-dev/planq/gate/sandbox"
 	"github.com/planq-dev/planq/internal/text"
 	"github.com/planq-dev/planq/jj"
 )
@@ -23,6 +24,9 @@ type Evaluation struct {
 	// OnErrorAllow is the project's gate.on_error: allow, for a caller that
 	// fails after the evaluation.
 	OnErrorAllow bool `json:"-"`
+	// Root is the project boundary the call was judged against (the jj
+	// workspace, else the project directory; empty when unknown).
+	Root string `json:"root,omitempty"`
 }
 
 // EvalOptions tune Evaluate.
@@ -41,6 +45,11 @@ type EvalOptions struct {
 	// to the model ("planq_jj_init" in OpenCode), for the next step a denial
 	// names; nil means MCP's usual mcp__planq__<tool>.
 	PlanqTool func(tool string) string
+	// SandboxEntry, when set, says locked shell calls may run in the OS
+	// sandbox (the host applies a rewritten command and this machine has a
+	// sandbox, sandbox.Detect): the words that start the sandbox entry
+	// point (sandbox.Entry). Nil keeps the parser-only gate.
+	SandboxEntry []string
 }
 
 // Project is where a call's gate state and configuration come from: the
@@ -104,12 +113,13 @@ func Evaluate(ctx context.Context, call ToolCall, dir string, opt EvalOptions) E
 	if call.Getenv == nil {
 		call.Getenv = opt.Getenv
 	}
-	ev := Evaluation{Verdict: Classify(call, pol), Mode: pol.Mode, ConfigErr: p.Err, OnErrorAllow: pol.OnErrorAllow}
-	if pol.Mode == config.ModeOff || !NeedsState(ev.Verdict) {
+	ev := Evaluation{Verdict: Classify(call, pol), Mode: pol.Mode, ConfigErr: p.Err, OnErrorAllow: pol.OnErrorAllow, Root: call.Root}
+	sandboxed := opt.SandboxEntry != nil && call.Tool.Kind == KindShell && pol.Mode == config.ModeStrict && !ev.Verdict.Declares
+	if pol.Mode == config.ModeOff || !NeedsState(ev.Verdict) && !sandboxed {
 		ev.Decision = Decide(call.Name, ev.Verdict, Status{}, nil, pol, opt.PlanqTool)
 		return ev
 	}
-	if p.Err != nil {
+	if p.Err != nil && NeedsState(ev.Verdict) {
 		ev.Decision = Decision{Rule: RuleConfigError, Message: fmt.Sprintf("planq gate: blocked this %s call (%s): %s, and the gate's configuration is invalid: %s. "+
 			"Ask the user to fix .planq/config.yaml; read-only calls stay allowed.", call.Name, ev.Verdict.Part, ev.Verdict.Reason, text.OneLine(p.Err.Error()))}
 		return ev
@@ -123,5 +133,38 @@ func Evaluate(ctx context.Context, call ToolCall, dir string, opt EvalOptions) E
 	}
 	ev.State, ev.StateErr = &st, stErr
 	ev.Decision = Decide(call.Name, ev.Verdict, st, stErr, pol, opt.PlanqTool)
+	if sandboxed {
+		ev.Decision = Sandboxed(ev.Decision, ev.Verdict, st, stErr)
+		if ev.Decision.Sandbox {
+			ev.Decision = rewrite(ev.Decision, call, p, opt)
+		}
+	}
 	return ev
+}
+
+// rewrite fills in the command a sandboxed decision runs: the sandbox
+// entry point given the project's root, the tools that declare the change
+// (jj_git_init first outside a jj repository), and the original command.
+func rewrite(d Decision, call ToolCall, p Project, opt EvalOptions) Decision {
+	planqTool := opt.PlanqTool
+	if planqTool == nil {
+		planqTool = func(t string) string { return "mcp__planq__" + t }
+	}
+	tools := []string{planqTool("jj_init")}
+	if !p.IsJJ {
+		tools = append([]string{planqTool("jj_git_init")}, tools...)
+	}
+	root := call.Root
+	if root == "" {
+		root = p.Dir
+	}
+	fields, err := ExactFields(call.Input, call.Tool.Field)
+	cmd, _ := stringField(fields, call.Tool.Field)
+	if err == nil {
+		d.Command, err = ossandbox.Command(opt.SandboxEntry, ossandbox.Invocation{Root: root, Tools: tools, Command: cmd})
+	}
+	if err != nil {
+		return Decision{Rule: RuleGateError, Message: fmt.Sprintf("planq gate: blocked this %s call: it would run in the OS sandbox, but %s.", call.Name, text.OneLine(err.Error()))}
+	}
+	return d
 }

@@ -54,7 +54,7 @@ func fileOpRule(op fileOp) *rule {
 		}
 		for _, f := range files {
 			if !c.a.outsideOperand(f, op.lastGlobs) {
-				return outcome{mod: true, reason: name + " " + op.why}
+				return outcome{mod: true, sure: c.a.writesInside(f), reason: name + " " + op.why}
 			}
 		}
 		for _, f := range files {
@@ -84,13 +84,18 @@ func (a *analyzer) outsideOperand(f arg, lastGlob bool) bool {
 	if a.pathKind(d) != pathOutside {
 		return false
 	}
-	r, ok := a.resolve(d.val, a.where.Cwd)
+	rs, ok := a.readings(d.val, a.where.Cwd)
 	if !ok {
 		return false
 	}
 	// The glob must not be able to match an entry that tools find by
 	// walking up (it could not: the directory is not above the project).
-	return !within(r, a.where.Root)
+	for _, r := range rs {
+		if within(r, a.where.Root) {
+			return false
+		}
+	}
+	return true
 }
 
 func fileOpRules(t map[string]*rule) {
@@ -117,8 +122,10 @@ func fileOpRules(t map[string]*rule) {
 		valued: []string{"-p", "--tmpdir", "--suffix"}, check: mktempCheck}
 	t["tempfile"] = mod("creates a temporary file")
 	t["dd"] = &rule{why: "writes files", check: ddCheck}
-	t["tee"] = &rule{ro: true, valued: []string{"--output-error"}, check: teeCheck}
-	link := mod("creates links")
+	// tee's --output-error takes its mode only after =: the next word is a
+	// file tee writes.
+	t["tee"] = &rule{ro: true, check: teeCheck}
+	link := &rule{why: "creates links", inPlace: true, valued: []string{"-t", "--target-directory", "-S", "--suffix"}}
 	t["ln"], t["link"] = link, link
 }
 
@@ -180,7 +187,7 @@ func ddCheck(c *cmdCtx, name string, args []arg, _ *rule) outcome {
 			if c.a.safeTarget(v) || c.a.outsideWrite(o) {
 				continue
 			}
-			return outcome{mod: true, reason: name + " writes " + v}
+			return outcome{mod: true, sure: c.a.writesInside(o), reason: name + " writes " + v}
 		}
 	}
 	return outcome{}
@@ -194,7 +201,7 @@ func teeCheck(c *cmdCtx, name string, args []arg, r *rule) outcome {
 			continue
 		}
 		if !p.static || !c.a.outsideWrite(p) {
-			return outcome{mod: true, reason: name + " writes to " + p.raw}
+			return outcome{mod: true, sure: c.a.writesInside(p), reason: name + " writes to " + p.raw}
 		}
 	}
 	return outcome{}

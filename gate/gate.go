@@ -3,7 +3,6 @@ package gate
 import (
 	"encoding/json"
 	"path"
-	"path/filepath"
 	"strings"
 
 	"github.com/planq-dev/planq/config"
@@ -59,6 +58,16 @@ type Verdict struct {
 	// Git is set when the call runs a git command that rewrites history or
 	// the working copy, which a jj repo should do with jj instead.
 	Git *GitRewrite `json:"git,omitempty"`
+	// Sure says the gate is sure the call modifies the project: it writes
+	// a file it sees is in the project (rm -rf build, sed -i, > file). A
+	// locked call the gate is sure of is denied without running; any other
+	// locked shell call may run in the OS sandbox instead (Decision.Sandbox),
+	// where the kernel, not this judgement, keeps the project unchanged.
+	Sure bool `json:"sure,omitempty"`
+	// Declares says the command declares the change by hand (jj describe
+	// -m, jj new -m, jj commit, jj git init in the project): what the gate
+	// asks for, so it runs outside the sandbox.
+	Declares bool `json:"declares,omitempty"`
 	// Rule is the class of rule that judged the call (RuleReadOnly,
 	// RuleShell, RuleOutside, RulePlanq, RuleMCPConfig, RuleMCPName,
 	// RuleUnknown) when the call does not modify: that rule decides it. A
@@ -189,27 +198,10 @@ func classify(call ToolCall, pol Policy) Verdict {
 	return Verdict{Modifies: true, Part: name, Reason: "unknown tool " + name + " counts as modifying (gate.unknown: strict)"}
 }
 
-// editorTarget says where an editor tool's file is: resolved (symlinks,
-// /proc/self/cwd, ..) and compared with the project the same way as the
-// files a Bash command writes.
+// editorTarget says where an editor tool's (or a patch's) file is: judged
+// by the one rule the files a Bash command writes are (places.judge).
 func editorTarget(w Where, p string) pathKind {
-	root := resolvedRoot(w.Root)
-	if p == "" || root == "" {
-		return pathInside
-	}
-	cwd := w.Cwd
-	if cwd == "" && !filepath.IsAbs(p) {
-		return pathInside
-	}
-	r, ok := resolvePath(p, cwd)
-	if !ok {
-		return pathInside
-	}
-	k := w.classifyPath(root, r)
-	if k == pathOutside && hardLinked(r) {
-		return pathInside
-	}
-	return k
+	return w.places().judge(resolvedRoot(w.Root), p, w.Cwd, resolveAbs)
 }
 
 // classifyMCP judges an MCP tool. The configuration's globs and the read

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/planq-dev/planq/gate/dirs"
 )
 
 // Where says where a tool call runs: the project it belongs to and the
@@ -42,16 +44,42 @@ const maxSymlinks = 40
 // before the call runs (another process's /proc entry, a relative path with
 // no working directory); such a path counts as inside the project.
 func resolvePath(p, cwd string) (string, bool) {
-	if p == "" {
+	forms, ok := pathReadings(p, cwd)
+	if !ok {
 		return "", false
+	}
+	return resolveAbs(forms[0], cwd)
+}
+
+// pathReadings returns p made absolute against cwd, read the two ways a
+// program may use it: as written, for the kernel, which applies ".." to
+// the directory a symbolic link leads to; and cleaned as text first, as
+// hosts and runtimes that normalise paths before opening them do (Codex's
+// apply_patch, Node's path.resolve, Go's filepath.Join). For
+// <project>/outlink/../notes.txt, with outlink a link to a directory
+// outside, the first is outside and the second the project's notes.txt.
+// Each is then resolved with resolveAbs. The two are one when p has no
+// "..".
+func pathReadings(p, cwd string) ([]string, bool) {
+	if p == "" {
+		return nil, false
 	}
 	if !filepath.IsAbs(p) {
 		if cwd == "" || !filepath.IsAbs(cwd) {
-			return "", false
+			return nil, false
 		}
-		p = filepath.Join(cwd, p)
+		p = strings.TrimSuffix(cwd, string(filepath.Separator)) + string(filepath.Separator) + p
 	}
-	return resolveAbs(p, cwd)
+	clean := filepath.Clean(p)
+	if !hasDotDot(p) {
+		return []string{clean}, true
+	}
+	return []string{p, clean}, true
+}
+
+// hasDotDot reports whether p has a ".." element.
+func hasDotDot(p string) bool {
+	return slices.Contains(splitPath(p), "..")
 }
 
 func resolveAbs(p, cwd string) (string, bool) {
@@ -165,18 +193,77 @@ const (
 	pathSensitive                 // outside, but programs the gate lets run load code or settings from there
 )
 
-// classifyPath says whether writing the resolved path p can change the
-// project, directly or by planting code that a command the gate allows
-// later runs. root is the resolved project boundary.
-func (w Where) classifyPath(root, p string) pathKind {
-	return w.places().classify(root, p)
-}
-
-// places are where programs load code or settings from, resolved once.
+// places are where programs load code or settings from, resolved once,
+// and the project root's identity, read once when needed.
 type places struct {
 	home        string   // the resolved home directory
 	gopathUnset bool     // GOPATH is not set: ~/go is the module cache
 	dirs        []string // PATH directories and tool homes and caches
+
+	rootSeen string      // the root whose identity rootID holds
+	rootID   os.FileInfo // nil when the root cannot be read
+}
+
+// judge says where a write to the file a tool names as p lands, for editor
+// tools, patches and shell writes alike. root is the resolved project
+// boundary and cwd the (resolved) directory relative paths start from;
+// resolve resolves an absolute path (resolveAbs, or the analysis's memo of
+// it), ok false when it cannot be known.
+//
+// p is outside only when it is outside under both readings (pathReadings),
+// when no directory above it is the project root under another name (a
+// second mount of the project, or another path to it: compared by
+// identity, device and inode), and when it is not an existing file with
+// another name (a hard link) that may be inside. Anything unknowable is
+// inside.
+func (pl *places) judge(root, p, cwd string, resolve func(abs, cwd string) (string, bool)) pathKind {
+	if root == "" {
+		return pathInside
+	}
+	forms, ok := pathReadings(p, cwd)
+	if !ok {
+		return pathInside
+	}
+	kind := pathOutside
+	for _, f := range forms {
+		r, ok := resolve(f, cwd)
+		if !ok {
+			return pathInside
+		}
+		switch pl.classify(root, r) {
+		case pathInside:
+			return pathInside
+		case pathSensitive:
+			kind = pathSensitive
+		default:
+			if pl.rootAbove(root, r) || hardLinked(r) {
+				return pathInside
+			}
+		}
+	}
+	return kind
+}
+
+// rootAbove reports whether p, or a directory above it, is the project
+// root by identity: the same directory reached under another name.
+func (pl *places) rootAbove(root, p string) bool {
+	if pl.rootSeen != root {
+		pl.rootSeen, pl.rootID = root, nil
+		if fi, err := os.Stat(root); err == nil && fi.IsDir() {
+			pl.rootID = fi
+		}
+	}
+	if pl.rootID == nil {
+		return false
+	}
+	for a := p; ; a = filepath.Dir(a) {
+		if fi, err := os.Stat(a); err == nil && os.SameFile(fi, pl.rootID) {
+			return true
+		}
+		if filepath.Dir(a) == a {
+			return false
+		}
+	}
 }
 
 func (w Where) places() *places {
@@ -263,15 +350,9 @@ func (w Where) resolvedEnvDir(k string) string {
 }
 
 // toolDirEnv names environment variables holding directories that tools
-// load code, compiled objects or settings from.
-var toolDirEnv = []string{
-	"GOPATH", "GOMODCACHE", "GOCACHE", "GOROOT", "GOBIN", "GOENV",
-	"CARGO_HOME", "CARGO_TARGET_DIR", "RUSTUP_HOME",
-	"VIRTUAL_ENV", "CONDA_PREFIX", "PYENV_ROOT", "PYTHONUSERBASE", "PIP_CACHE_DIR",
-	"NVM_DIR", "VOLTA_HOME", "BUN_INSTALL", "DENO_DIR", "PNPM_HOME", "npm_config_prefix", "npm_config_cache",
-	"GEM_HOME", "GEM_PATH", "XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_CACHE_HOME", "XDG_STATE_HOME",
-	"XDG_CONFIG_DIRS", "XDG_DATA_DIRS", "CLAUDE_CONFIG_DIR", "JJ_CONFIG", "GIT_CONFIG_GLOBAL", "PLANQ_HOME",
-}
+// load code, compiled objects or settings from: tool homes and caches
+// (package dirs holds both lists).
+var toolDirEnv = append(slices.Clone(dirs.CodeEnv), dirs.CacheEnv...)
 
 // discoveredName reports whether a file or directory of this name, in a
 // directory above the project, is found by tools that walk up from their

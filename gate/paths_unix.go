@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"syscall"
+
+	"github.com/planq-dev/planq/gate/dirs"
 )
 
 // systemDirsToProtect are directories whose contents programs run or load:
@@ -16,7 +18,7 @@ var systemDirsToProtect = []string{
 	"/dev", "/var", "/snap", "/nix", "/run", "/srv", "/Library", "/System", "/Applications", "/private",
 }
 
-var tempCarveOuts = []string{"/var/tmp", "/var/folders", "/private/tmp", "/private/var/tmp", "/private/var/folders", "/dev/shm"}
+var tempCarveOuts = dirs.Temp
 
 // isSystemPath reports whether p (resolved) is in a system directory.
 func isSystemPath(p string) bool {

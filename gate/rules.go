@@ -20,19 +20,33 @@ type rule struct {
 	// abbreviation (GNU getopt_long, git, argparse accept any unique
 	// prefix) is resolved against it, and an ambiguous one is judged as the
 	// most dangerous option it could be.
-	long   []string
-	exact  bool // long options are never abbreviated (the tool refuses abbreviations)
-	posMod int  // with at least this many positional arguments the command modifies
-	subs   map[string]*rule
-	noSub  *rule // rule when no subcommand is given; default: this rule's own flags
-	anySub *rule // rule for subcommands not in subs; default: the unknown policy
-	jj     string
+	long  []string
+	exact bool // long options are never abbreviated (the tool refuses abbreviations)
+	// dashStdout says a writing option's value - is standard output (curl
+	// -o -); for most tools it is a file named -.
+	dashStdout bool
+	posMod     int // with at least this many positional arguments the command modifies
+	subs       map[string]*rule
+	noSub      *rule // rule when no subcommand is given; default: this rule's own flags
+	anySub     *rule // rule for subcommands not in subs; default: the unknown policy
+	jj         string
 	// cfg says the command loads configuration or code from its working
 	// directory (a repository's config, a Makefile, package.json scripts,
 	// test files): it is trusted only when that directory is the project.
-	cfg   bool
-	check func(c *cmdCtx, name string, args []arg, r *rule) outcome // custom judgement
-	lazy  *lazyRule                                                 // a table entry built on first use (lookup)
+	cfg bool
+	// sure says that what this rule judges modifying surely is: the
+	// command writes into the project (the repository's .git or .jj, the
+	// files it is given) or asks a process outside the OS sandbox to act
+	// (a server: tmux, docker, sshd, systemd…). The gate denies such a
+	// command while locked even where the sandbox could run it
+	// (Verdict.Sure).
+	sure bool
+	// inPlace says the command, where it modifies, rewrites the files it
+	// is given (sed -i, gofmt -w, black): it is sure when one of them is
+	// in the project.
+	inPlace bool
+	check   func(c *cmdCtx, name string, args []arg, r *rule) outcome // custom judgement
+	lazy    *lazyRule                                                 // a table entry built on first use (lookup)
 }
 
 // flagArg is one flag occurrence, with its value when it takes one.
@@ -67,7 +81,7 @@ func (r *rule) evalSub(c *cmdCtx, name string, args []arg) outcome {
 		if r.ro {
 			return outcome{}
 		}
-		return outcome{mod: true, reason: name + " " + r.why}
+		return outcome{mod: true, sure: r.sure, reason: name + " " + r.why}
 	}
 	sub := pos[0]
 	full := name + " " + sub.raw
@@ -92,16 +106,62 @@ func (r *rule) evalSub(c *cmdCtx, name string, args []arg) outcome {
 // evalFlags judges a command by its flags and positional arguments.
 func (r *rule) evalFlags(c *cmdCtx, name string, args []arg) outcome {
 	flags, pos, _ := scan(args, r, false)
-	if o, ok := r.flagOutcome(c, name, flags); ok {
-		return o
+	o, ok := r.flagOutcome(c, name, flags)
+	if !o.mod && len(r.modFlags) > 0 && c != nil {
+		// A word known only at run time may be one of the options that
+		// make the command write ($o holding -o, "$@" holding -i); after
+		// -- it is an operand.
+		opts := args
+		if i := slices.IndexFunc(args, func(a arg) bool { return a.static && a.val == "--" }); i >= 0 {
+			opts = args[:i]
+		}
+		_, before, _ := scan(opts, r, false)
+		for _, p := range before {
+			if c.a.mayBeOption(p) {
+				return unknownOutcome(c, name+" "+p.raw+" is known only at run time, and may be an option that makes "+name+" write")
+			}
+		}
 	}
-	if r.posMod > 0 && len(pos) >= r.posMod {
-		return outcome{mod: true, reason: name + " " + r.why}
-	}
-	if r.ro {
+	switch {
+	case ok:
+	case r.posMod > 0 && len(pos) >= r.posMod:
+		o = outcome{mod: true, sure: r.sure, reason: name + " " + r.why}
+	case r.ro:
 		return outcome{}
+	default:
+		o = outcome{mod: true, sure: r.sure, reason: name + " " + r.why}
 	}
-	return outcome{mod: true, reason: name + " " + r.why}
+	if o.mod && !o.sure && r.inPlace && c != nil {
+		o.sure = c.a.anyInside(pos)
+	}
+	return o
+}
+
+// writesHere is the rule for a command that writes the files of the
+// project it runs in (npm install, go mod tidy, cargo add): sure when it
+// provably runs in the project and none of the options that send it
+// elsewhere is given.
+func writesHere(why string, elsewhere ...string) *rule {
+	return &rule{why: why, check: func(c *cmdCtx, name string, args []arg, _ *rule) outcome {
+		sure := c.inProject()
+		for _, a := range args {
+			if n, _, _ := strings.Cut(a.val, "="); a.static && slices.Contains(elsewhere, n) {
+				sure = false
+			}
+		}
+		return outcome{mod: true, sure: sure, reason: name + " " + why}
+	}}
+}
+
+// anyInside reports whether one of the files named is provably in the
+// project (writesInside).
+func (a *analyzer) anyInside(files []arg) bool {
+	for _, f := range files {
+		if a.writesInside(f) {
+			return true
+		}
+	}
+	return false
 }
 
 // flagOutcome applies modFlags, then roFlags; ok says whether they decided.
@@ -113,7 +173,7 @@ func (r *rule) flagOutcome(c *cmdCtx, name string, flags []flagArg) (outcome, bo
 		if !slices.Contains(r.modFlags, f.name) {
 			continue
 		}
-		if f.hasVal && r.isValued(f.name) && f.val.static && (c != nil && (c.a.safeTarget(f.val.val) || c.a.outsideWrite(f.val))) {
+		if f.hasVal && r.isValued(f.name) && f.val.static && (c != nil && (r.dashStdout && f.val.val == "-" || c.a.safeTarget(f.val.val) || c.a.outsideWrite(f.val))) {
 			continue
 		}
 		if f.hasVal && !r.isValued(f.name) && f.val.static && (f.val.val == "false" || f.val.val == "0" || f.val.val == "no") {
@@ -127,14 +187,34 @@ func (r *rule) flagOutcome(c *cmdCtx, name string, flags []flagArg) (outcome, bo
 		if f.hasVal {
 			shown += " " + f.val.raw
 		}
-		return outcome{mod: true, reason: name + " " + shown + " " + why}, true
+		sure := r.sure || c != nil && f.hasVal && r.isValued(f.name) && c.a.writesInside(f.val)
+		return outcome{mod: true, sure: sure, reason: name + " " + shown + " " + why}, true
 	}
-	for _, f := range flags {
-		if slices.Contains(r.roFlags, f.name) {
-			return outcome{}, true
+	var off []string // --no-dry-run turns --dry-run off again
+	for _, f := range r.roFlags {
+		if strings.HasPrefix(f, "--") {
+			off = append(off, "--no-"+f[2:])
 		}
 	}
+	if lastOf(flags, r.roFlags, off) {
+		return outcome{}, true
+	}
 	return outcome{}, false
+}
+
+// lastOf reports whether one of the flags on is given and not turned off
+// by one of off after it (git add -n --no-dry-run adds).
+func lastOf(flags []flagArg, on, off []string) bool {
+	set := false
+	for _, f := range flags {
+		switch {
+		case slices.Contains(on, f.name):
+			set = true
+		case slices.Contains(off, f.name):
+			set = false
+		}
+	}
+	return set
 }
 
 func (r *rule) isValued(flag string) bool { return slices.Contains(r.valued, flag) }

@@ -12,6 +12,18 @@ import (
 func sedCheck(c *cmdCtx, name string, args []arg, r *rule) outcome {
 	flags, pos, _ := scan(args, r, false)
 	if o, ok := r.flagOutcome(c, name, flags); ok && o.mod {
+		if hasFlag(flags, "-i", "--in-place") {
+			// The files after the script (or all, with -e) are edited.
+			files := pos
+			if !hasFlag(flags, "-e", "--expression", "-f", "--file") && len(files) > 0 {
+				files = files[1:]
+			}
+			for _, f := range files {
+				if c.a.writesInside(f) {
+					o.sure = true
+				}
+			}
+		}
 		return o
 	}
 	if hasFlag(flags, "--help", "--version") {
@@ -57,7 +69,7 @@ func sedCheck(c *cmdCtx, name string, args []arg, r *rule) outcome {
 		if sandbox || c.a.safeTarget(w) || c.a.outsideWrite(staticArg(w)) {
 			continue
 		}
-		return outcome{mod: true, reason: name + " script writes to " + w + " (w command)"}
+		return outcome{mod: true, sure: c.a.writesInside(staticArg(w)), reason: name + " script writes to " + w + " (w command)"}
 	}
 	return outcome{}
 }

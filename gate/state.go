@@ -25,13 +25,22 @@ type Status struct {
 const CacheFile = "planq-gate.json"
 
 // cacheVersion changes whenever the cache's meaning does.
-const cacheVersion = 1
+const cacheVersion = 2
 
 type cacheEntry struct {
 	Version     int    `json:"version"`
 	Key         string `json:"key"` // the operation heads it was read at
 	ChangeID    string `json:"change_id"`
 	Description string `json:"description"`
+	// Sig signs the entry and the workspace it is for with the gate's key
+	// (KeyFile): an entry written by anything but planq does not verify.
+	Sig string `json:"sig"`
+}
+
+// signed returns the fields an entry's signature covers, for the
+// workspace at root.
+func (e cacheEntry) signed(root string) []string {
+	return []string{fmt.Sprint(e.Version), root, e.Key, e.ChangeID, e.Description}
 }
 
 // State reports whether the gate is locked for dir: it is unlocked exactly
@@ -41,7 +50,8 @@ type cacheEntry struct {
 //
 // Finding the repo is a filesystem walk. @ is read with one jj process only
 // when jj's operation heads changed since the last read; the answer is cached
-// in .jj/planq-gate.json.
+// in .jj/planq-gate.json, signed with the gate's key (KeyFile): a cache that
+// does not verify, forged or copied from another workspace, is ignored.
 func State(ctx context.Context, dir string) (Status, error) {
 	root, ok := jj.FindRoot(dir)
 	if !ok {
@@ -49,9 +59,10 @@ func State(ctx context.Context, dir string) (Status, error) {
 	}
 	st := Status{IsJJRepo: true, Root: root}
 	cachePath := filepath.Join(root, ".jj", CacheFile)
+	secret, secretErr := stateKey()
 	key, keyErr := jj.OpHeadsKey(root)
-	if keyErr == nil {
-		if e, ok := readCache(cachePath); ok && e.Key == key {
+	if keyErr == nil && secretErr == nil {
+		if e, ok := readCache(cachePath, secret, root); ok && e.Key == key {
 			st.ChangeID, st.Description, st.FromCache = e.ChangeID, e.Description, true
 			st.Locked = !jj.IsDeclared(st.Description)
 			return st, nil
@@ -65,14 +76,21 @@ func State(ctx context.Context, dir string) (Status, error) {
 	}
 	st.ChangeID, st.Description = cur.ChangeID, cur.Description
 	st.Locked = !cur.Declared()
+	if st.Locked {
+		MarkLocked(root) // jj moved and the gate is locked: a declaration by hand is worth a check
+	}
 	// Key the entry on the heads as they are now.
-	if key, err := jj.OpHeadsKey(root); err == nil {
-		writeCache(cachePath, cacheEntry{Version: cacheVersion, Key: key, ChangeID: cur.ChangeID, Description: cur.Description})
+	if key, err := jj.OpHeadsKey(root); err == nil && secretErr == nil {
+		e := cacheEntry{Version: cacheVersion, Key: key, ChangeID: cur.ChangeID, Description: cur.Description}
+		e.Sig = sign(secret, CacheFile, e.signed(root)...)
+		writeCache(cachePath, e)
 	}
 	return st, nil
 }
 
-func readCache(path string) (cacheEntry, bool) {
+// readCache returns the cache entry at path when it is planq's own, for
+// the workspace at root.
+func readCache(path string, secret []byte, root string) (cacheEntry, bool) {
 	data, err := os.ReadFile(path)
 	if err != nil || len(data) > 1<<20 {
 		return cacheEntry{}, false
@@ -81,26 +99,18 @@ func readCache(path string) (cacheEntry, bool) {
 	if err := json.Unmarshal(data, &e); err != nil || e.Version != cacheVersion || e.Key == "" {
 		return cacheEntry{}, false
 	}
+	if !verify(secret, e.Sig, CacheFile, e.signed(root)...) {
+		return cacheEntry{}, false
+	}
 	return e, true
 }
 
-// writeCache replaces the cache file atomically (a temporary file renamed
-// into place), so a concurrent hook reads the old entry or the new one,
-// never half of one. It is best effort: without a cache the next call runs
-// jj again. It does not fsync; a cache lost in a crash costs one jj run.
+// writeCache replaces the cache file atomically, so a concurrent hook reads
+// the old entry or the new one, never half of one. It is best effort:
+// without a cache the next call runs jj again. It does not fsync; a cache
+// lost in a crash costs one jj run.
 func writeCache(path string, e cacheEntry) {
-	data, err := json.Marshal(e)
-	if err != nil {
-		return
-	}
-	f, err := os.CreateTemp(filepath.Dir(path), "."+CacheFile+".tmp-*")
-	if err != nil {
-		return
-	}
-	tmp := f.Name()
-	_, werr := f.Write(data)
-	cerr := f.Close()
-	if werr != nil || cerr != nil || os.Rename(tmp, path) != nil {
-		os.Remove(tmp)
+	if data, err := json.Marshal(e); err == nil {
+		_ = writeFileAtomic(path, data)
 	}
 }

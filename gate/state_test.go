@@ -1,11 +1,14 @@
 package gate
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -22,6 +25,7 @@ func jjEnv(t testing.TB) {
 	}
 	home := t.TempDir()
 	t.Setenv("HOME", home)
+	t.Setenv("PLANQ_HOME", filepath.Join(home, ".planq"))
 	t.Setenv("XDG_CONFIG_HOME", filepath.Join(home, ".config"))
 	t.Setenv("JJ_CONFIG", filepath.Join(home, "jjconfig.toml"))
 	t.Setenv("JJ_USER", "Gate Test")
@@ -130,6 +134,127 @@ func TestStateCacheIgnoresForeignOrStaleFiles(t *testing.T) {
 		if st.FromCache || !st.Locked {
 			t.Errorf("cache %q: %+v, want it ignored and the locked state read from jj", content, st)
 		}
+	}
+}
+
+// TestStateCacheCannotBeForged: the cache is in the project, where a
+// command the gate let through by mistake could write it. A cache written
+// by anything but planq, naming the right operation heads and a
+// description, must not unlock the gate.
+func TestStateCacheCannotBeForged(t *testing.T) {
+	jjEnv(t)
+	ctx := context.Background()
+	repo := newRepo(t)
+	cache := filepath.Join(repo, ".jj", CacheFile)
+	st, err := State(ctx, repo) // a genuine cache: locked
+	if err != nil || !st.Locked {
+		t.Fatalf("fresh repo: %+v, %v", st, err)
+	}
+	key, err := jj.OpHeadsKey(repo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	genuine := readEntry(t, cache)
+	otherKey := bytes.Repeat([]byte{7}, keySize)
+
+	forged := func(mod func(e *cacheEntry)) cacheEntry {
+		e := cacheEntry{Version: cacheVersion, Key: key, ChangeID: st.ChangeID, Description: "Forged description"}
+		mod(&e)
+		return e
+	}
+	for name, e := range map[string]cacheEntry{
+		"no signature":         forged(func(e *cacheEntry) {}),
+		"garbage signature":    forged(func(e *cacheEntry) { e.Sig = "zz" + genuine.Sig[2:] }),
+		"genuine's signature":  forged(func(e *cacheEntry) { e.Sig = genuine.Sig }),
+		"signed with own key":  forged(func(e *cacheEntry) { e.Sig = sign(otherKey, CacheFile, e.signed(repo)...) }),
+		"signed for elsewhere": forged(func(e *cacheEntry) { e.Sig = sign(testKey(t), CacheFile, e.signed(repo+"2")...) }),
+	} {
+		t.Run(name, func(t *testing.T) {
+			writeEntry(t, cache, e)
+			got, err := State(ctx, repo)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !got.Locked || got.FromCache || got.Description != "" {
+				t.Fatalf("forged cache: %+v, want it ignored and the gate locked, read from jj", got)
+			}
+		})
+	}
+	// The control: signed with the key, the same entry is believed. The
+	// key is what keeps a forged one out.
+	e := forged(func(e *cacheEntry) { e.Sig = sign(testKey(t), CacheFile, e.signed(repo)...) })
+	writeEntry(t, cache, e)
+	if got, _ := State(ctx, repo); got.Locked || !got.FromCache {
+		t.Fatalf("an entry signed with the key: %+v, want it read from the cache", got)
+	}
+	// The key is the user's only, and a new key voids every cache.
+	keyPath := filepath.Join(os.Getenv("PLANQ_HOME"), KeyFile)
+	if fi, err := os.Stat(keyPath); err != nil || fi.Mode().Perm()&0o077 != 0 && runtime.GOOS != "windows" {
+		t.Fatalf("key file %s: %v, %v; want it readable by the user only", keyPath, fi.Mode(), err)
+	}
+	if err := os.Remove(keyPath); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := State(ctx, repo); !got.Locked || got.FromCache {
+		t.Fatalf("after the key changed: %+v, want the cache ignored", got)
+	}
+}
+
+func testKey(t *testing.T) []byte {
+	t.Helper()
+	k, err := stateKey()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return k
+}
+
+func readEntry(t *testing.T, path string) cacheEntry {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var e cacheEntry
+	if err := json.Unmarshal(data, &e); err != nil {
+		t.Fatal(err)
+	}
+	return e
+}
+
+func writeEntry(t *testing.T, path string, e cacheEntry) {
+	t.Helper()
+	data, err := json.Marshal(e)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestStateKeyCreatedOnce: processes starting at once agree on one key.
+func TestStateKeyCreatedOnce(t *testing.T) {
+	t.Setenv("PLANQ_HOME", filepath.Join(t.TempDir(), "home"))
+	keys := make(chan string, 8)
+	for range cap(keys) {
+		go func() {
+			k, err := stateKey()
+			if err != nil {
+				keys <- "error: " + err.Error()
+				return
+			}
+			keys <- string(k)
+		}()
+	}
+	first := <-keys
+	for range cap(keys) - 1 {
+		if k := <-keys; k != first || strings.HasPrefix(k, "error") {
+			t.Fatalf("keys differ: %q vs %q", k, first)
+		}
+	}
+	if len(first) != keySize {
+		t.Fatalf("key of %d bytes", len(first))
 	}
 }
 

@@ -17,11 +17,12 @@ func goRule() *rule {
 	goFlags := func(r *rule) *rule { r.goFlags = true; return r }
 	modCmd := subsOf(map[string]*rule{
 		"graph": read, "why": read, "verify": read, "help": read,
+		"tidy": writesHere("changes go.mod and go.sum"), "vendor": writesHere("writes the vendor directory"), "init": writesHere("writes go.mod"),
 		"edit": {goFlags: true, why: "edits go.mod", roFlags: []string{"-json", "-print"}},
 	}, &rule{ro: true, anySub: mod("changes go.mod, go.sum or the vendor directory")})
 	work := subsOf(map[string]*rule{
 		"edit": {goFlags: true, why: "edits go.work", roFlags: []string{"-json", "-print"}},
-	}, &rule{ro: true, anySub: mod("changes go.work")})
+	}, &rule{ro: true, anySub: writesHere("changes go.work")})
 	return subsOf(map[string]*rule{
 		"test":      {ro: true, check: func(c *cmdCtx, name string, args []arg, _ *rule) outcome { return goTest(c, name, args, "go test") }},
 		"vet":       goFlags(&rule{ro: true, valued: goBuildValued, modFlags: []string{"-vettool", "-toolexec", "-overlay", "-modfile", "-exec"}, flagWhy: "runs another program"}),
@@ -34,10 +35,10 @@ func goRule() *rule {
 		"tool":      {ro: true, check: goToolCheck},
 		"build":     goFlags(&rule{why: "writes the compiled binary", valued: goBuildValued, check: goBuildCheck}),
 		"install":   mod("builds and installs binaries"),
-		"get":       mod("changes go.mod and go.sum"),
+		"get":       writesHere("changes go.mod and go.sum"),
 		"generate":  mod("runs code generators that write files"),
-		"fmt":       mod("rewrites Go files"),
-		"fix":       mod("rewrites Go files"),
+		"fmt":       writesHere("rewrites Go files"),
+		"fix":       writesHere("rewrites Go files"),
 		"clean":     mod(whyDeletes),
 		"run":       mod("builds and runs a program planq cannot see into"),
 		"mod":       modCmd,
@@ -109,7 +110,44 @@ func goTest(c *cmdCtx, name string, args []arg, entry string) outcome {
 			return unknownOutcome(c, name+" "+f.name+" has a value computed at run time")
 		}
 	}
+	if o := goTestBinaryArgs(c, name, binArgs); o.mod {
+		return o
+	}
 	return c.testOperands(name, pos, binArgs)
+}
+
+// goTestWrites are the test binary's flags that write a file.
+var goTestWrites = []string{"cpuprofile", "memprofile", "blockprofile", "mutexprofile", "trace", "coverprofile", "outputdir", "testlogfile",
+	"gocoverdir", "fuzzcachedir"}
+
+// goTestBinaryArgs judges the words after go test -args, which go to the
+// test binary: its -test.cpuprofile, -test.trace… write files.
+func goTestBinaryArgs(c *cmdCtx, name string, binArgs []arg) outcome {
+	for i, a := range binArgs {
+		if !a.static {
+			if strings.HasPrefix(a.prefix, "-") || a.prefix == "" {
+				return unknownOutcome(c, name+" -args "+a.raw+" passes the test binary a flag computed at run time")
+			}
+			continue
+		}
+		flag, val, hasVal := strings.Cut(strings.TrimPrefix(a.val, "-"), "=")
+		flag = strings.TrimPrefix(flag, "-")
+		base, ok := strings.CutPrefix(flag, "test.")
+		if !ok || !slices.Contains(goTestWrites, base) {
+			continue
+		}
+		v := staticArg(val)
+		if !hasVal {
+			if i+1 >= len(binArgs) {
+				continue
+			}
+			v = binArgs[i+1]
+		}
+		if !(v.static && (c.a.safeTarget(v.val) || c.a.outsideWrite(v))) {
+			return outcome{mod: true, sure: c.a.writesInside(v), reason: name + " -args " + a.raw + " has the test binary write " + v.raw}
+		}
+	}
+	return outcome{}
 }
 
 var goTestBoolFlags = []string{"-v", "-race", "-msan", "-asan", "-cover", "-failfast", "-short", "-benchmem", "-a", "-n", "-x", "-work", "-trimpath", "-linkshared", "-buildvcs"}
@@ -117,15 +155,21 @@ var goTestBoolFlags = []string{"-v", "-race", "-msan", "-asan", "-cover", "-fail
 // goBuildCheck: go build writes a binary unless -o sends it nowhere.
 func goBuildCheck(c *cmdCtx, name string, args []arg, r *rule) outcome {
 	flags, _, _ := scan(args, r, false)
-	for _, f := range flags {
-		if f.name == "-o" && f.hasVal && f.val.static && (c.a.safeTarget(f.val.val) || c.a.outsideWrite(f.val)) {
-			return outcome{}
+	var out *flagArg // the last -o wins
+	for i := range flags {
+		if flags[i].name == "-o" && flags[i].hasVal {
+			out = &flags[i]
 		}
+	}
+	if out != nil && out.val.static && (c.a.safeTarget(out.val.val) || c.a.outsideWrite(out.val)) {
+		return outcome{}
+	}
+	for _, f := range flags {
 		if slices.Contains([]string{"-toolexec", "-overlay", "-modfile", "-exec"}, f.name) {
 			return outcome{mod: true, reason: name + " " + f.name + " runs another program"}
 		}
 	}
-	return outcome{mod: true, reason: name + " " + r.why}
+	return outcome{mod: true, sure: out != nil && c.a.writesInside(out.val), reason: name + " " + r.why}
 }
 
 // goToolCheck: go tool NAME is judged as NAME: the Go distribution's tools
@@ -157,7 +201,18 @@ func cargoRule() *rule {
 	read := ro()
 	build := mod(whyBuilds)
 	runs := mod("builds and runs a program planq cannot see into")
-	manifest := mod("changes Cargo.toml")
+	manifest := writesHere("changes Cargo.toml", "--manifest-path")
+	// cargo tree, metadata and pkgid resolve the dependencies, and write
+	// Cargo.lock when there is none; with --locked or --frozen they only
+	// read it.
+	lockReader := &rule{ro: true, check: func(c *cmdCtx, name string, args []arg, _ *rule) outcome {
+		for _, a := range args {
+			if a.static && (a.val == "--locked" || a.val == "--frozen" || a.val == "--help" || a.val == "-h") {
+				return outcome{}
+			}
+		}
+		return outcome{mod: true, reason: name + " writes Cargo.lock when there is none (with --locked it only reads)"}
+	}}
 	// cargo test, bench, check, clippy and nextest build the project and
 	// run its build scripts and tests: gate.tests decides.
 	cargoValued := []string{"-p", "--package", "--exclude", "-j", "--jobs", "--features", "-F", "--target", "--target-dir", "--manifest-path",
@@ -174,8 +229,8 @@ func cargoRule() *rule {
 		"check": cargoTest("cargo check"), "c": cargoTest("cargo check"), "clippy": clippy,
 		"nextest": subsOf(map[string]*rule{"run": cargoTest("cargo nextest"), "r": cargoTest("cargo nextest"), "list": cargoTest("cargo nextest"), "show-config": read},
 			&rule{ro: true, anySub: mod(whyWrites)}),
-		"tree": read, "search": read, "metadata": read, "version": read, "help": read, "verify-project": read, "read-manifest": read,
-		"pkgid": read, "locate-project": read, "deny": read, "outdated": read, "udeps": read, "expand": cargoTest("cargo check"),
+		"tree": lockReader, "metadata": lockReader, "pkgid": lockReader,
+		"search": read, "version": read, "help": read, "verify-project": read, "read-manifest": read, "locate-project": read, "deny": read, "outdated": read, "udeps": read, "expand": cargoTest("cargo check"),
 		"llvm-cov": mod("writes coverage reports"),
 		"fmt":      {why: "rewrites files", check: cargoFmtCheck},
 		"audit":    subsOf(map[string]*rule{"fix": manifest}, &rule{ro: true}),
@@ -188,9 +243,9 @@ func cargoRule() *rule {
 		"run": runs, "r": runs,
 		"install": mod(whyInstalls), "uninstall": mod(whyInstalls),
 		"add": manifest, "remove": manifest, "rm": manifest, "upgrade": manifest,
-		"update": mod("changes Cargo.lock"), "generate-lockfile": mod("writes Cargo.lock"),
-		"new": mod(whyWrites), "init": mod(whyWrites), "publish": mod("publishes a crate"), "clean": mod(whyDeletes),
-		"fix": mod("rewrites source files"), "vendor": mod(whyWrites),
+		"update": writesHere("changes Cargo.lock", "--manifest-path"), "generate-lockfile": writesHere("writes Cargo.lock", "--manifest-path"),
+		"new": {why: whyWrites, inPlace: true, valued: cargoValued}, "init": {why: whyWrites, inPlace: true, valued: cargoValued}, "publish": mod("publishes a crate"), "clean": mod(whyDeletes),
+		"fix": writesHere("rewrites source files", "--manifest-path"), "vendor": writesHere(whyWrites, "--manifest-path"),
 	}, &rule{ro: true, cfg: true, roFlags: []string{"--version", "-V", "--help", "-h", "--list"}, valued: []string{"-C", "--config", "-Z", "--color"},
 		modFlags: []string{"-C", "--config", "-Z"}, flagWhy: "runs cargo elsewhere or with settings that can run programs"})
 }
@@ -221,7 +276,7 @@ func cargoFmtCheck(c *cmdCtx, name string, args []arg, r *rule) outcome {
 
 func nodePMRules() (npm, yarn, pnpm, bun *rule) {
 	read := ro()
-	inst := mod(whyInstalls)
+	inst := writesHere(whyInstalls, "-g", "--global", "--location", "--prefix", "-C", "--dir", "--cwd")
 	common := func(tool string) map[string]*rule {
 		return map[string]*rule{
 			"test": scriptRule(tool), "t": scriptRule(tool), "tst": scriptRule(tool), "ls": read, "list": read, "ll": read, "la": read, "view": read, "v": read,
@@ -239,12 +294,16 @@ func nodePMRules() (npm, yarn, pnpm, bun *rule) {
 			"install": inst, "i": inst, "add": inst, "a": inst, "ci": inst, "uninstall": inst, "remove": inst, "rm": inst, "r": inst,
 			"un": inst, "unlink": inst, "update": inst, "up": inst, "upgrade": inst, "dedupe": inst, "ddp": inst, "prune": inst,
 			"rebuild": inst, "link": inst, "ln": inst, "import": inst, "patch": inst, "patch-commit": inst,
-			"init": mod(whyWrites), "create": mod(whyWrites),
+			"init": writesHere(whyWrites, "-C", "--dir", "--cwd", "--prefix"), "create": mod(whyWrites),
 			"publish":   mod("runs the package's lifecycle scripts (prepublishOnly, prepack, prepare), even with --dry-run, and publishes it"),
 			"unpublish": mod("unpublishes a package"), "deprecate": mod("changes the registry"), "set-script": mod("changes package.json"),
-			"pack":       mod("runs the package's prepack and prepare scripts, even with --dry-run, and writes a tarball"),
-			"version":    {ro: true, posMod: 1, why: "bumps the version in package.json"},
-			"pkg":        subsOf(map[string]*rule{"get": read}, &rule{ro: true, anySub: mod("changes package.json")}),
+			"pack": mod("runs the package's prepack and prepare scripts, even with --dry-run, and writes a tarball"),
+			"version": {ro: true, posMod: 1, why: "bumps the version in package.json", check: func(c *cmdCtx, name string, args []arg, r *rule) outcome {
+				o := r.evalFlags(c, name, args)
+				o.sure = o.mod && c.inProject()
+				return o
+			}},
+			"pkg":        subsOf(map[string]*rule{"get": read}, &rule{ro: true, anySub: writesHere("changes package.json", "-C", "--dir", "--cwd", "--prefix", "-g", "--global")}),
 			"cache":      subsOf(map[string]*rule{"ls": read, "list": read, "dir": read, "verify": read}, &rule{ro: true, anySub: mod("changes the package cache")}),
 			"build":      mod(whyBuilds),
 			"workspace":  mod(whyScript),
@@ -298,24 +357,4 @@ func pipRule() *rule {
 		"cache":   subsOf(map[string]*rule{"dir": read, "info": read, "list": read}, &rule{ro: true, anySub: mod("changes pip's cache")}),
 		"install": {why: whyInstalls, roFlags: []string{"--dry-run"}},
 	}, &rule{ro: true, anySub: mod(whyInstalls), roFlags: []string{"-V", "--version", "-h", "--help"}})
-}
-
-func dockerRule() *rule {
-	read := ro()
-	state := mod("changes containers, images or volumes")
-	only := func(names ...string) *rule {
-		m := map[string]*rule{}
-		for _, n := range names {
-			m[n] = read
-		}
-		return subsOf(m, &rule{ro: true, anySub: state})
-	}
-	return subsOf(map[string]*rule{
-		"ps": read, "images": read, "logs": read, "inspect": read, "version": read, "info": read, "stats": read, "top": read,
-		"port": read, "history": read, "search": read, "events": read, "diff": read,
-		"image": only("ls", "list", "inspect", "history"), "container": only("ls", "list", "inspect", "logs", "top", "port", "stats", "diff"),
-		"network": only("ls", "list", "inspect"), "volume": only("ls", "list", "inspect"), "context": only("ls", "list", "show", "inspect"),
-		"system": only("df", "info", "events"), "buildx": only("ls", "inspect", "version", "du"),
-		"compose": only("ps", "logs", "config", "ls", "images", "top", "version", "port", "events"),
-	}, &rule{ro: true, anySub: state, valued: []string{"-H", "--host", "-c", "--context", "--config", "-l", "--log-level"}})
 }

@@ -47,8 +47,20 @@ func TestPatchPaths(t *testing.T) {
 		{"no begin", "*** Add File: a\n+x\n*** End Patch", nil, "not one patch"},
 		{"heredoc wrapper", "apply_patch <<'EOF'\n*** Begin Patch\n*** Add File: a\n*** End Patch\nEOF", nil, "not one patch"},
 		{"unknown operation", "*** Begin Patch\n*** Copy File: a\n*** End Patch", nil, "no patch operation"},
-		{"empty name", "*** Begin Patch\n*** Add File:  \n*** End Patch", nil, "names no file"},
+		{"empty name", "*** Begin Patch\n*** Add File:  \n*** End Patch", nil, "no patch operation"},
 		{"no files", "*** Begin Patch\n*** End Patch", nil, "names no file"},
+		// Codex trims a hunk's header line: after an add, a padded header is one.
+		{"padded header after an add", "*** Begin Patch\n*** Add File: /tmp/decoy\n+x\n \t*** Update File: a.go\n@@\n-a\n+b\n*** End Patch", []string{"/tmp/decoy", "a.go"}, ""},
+		{"header after a no-break space", "*** Begin Patch\n*** Add File: /tmp/decoy\n+x\n\u00a0*** Delete File: a.go\n*** End Patch", []string{"/tmp/decoy", "a.go"}, ""},
+		{"path keeps its inner spaces", "*** Begin Patch\n*** Add File:  lead.txt \n+x\n*** Update File: a\n*** Move to:  b \n@@\n-a\n+b\n*** End Patch", []string{" lead.txt", "a", " b "}, ""},
+		{"a header-like line is content", "*** Begin Patch\n*** Add File: /tmp/x\n+*** Update File: a.go\n*** Update File: /tmp/y\n@@\n *** Delete File: b.go\n-a\n+b\n*** End Patch", []string{"/tmp/x", "/tmp/y"}, ""},
+		{"heredoc", "<<'EOF'\n*** Begin Patch\n*** Delete File: a.go\n*** End Patch\nEOF\n", []string{"a.go"}, ""},
+		{"other heredoc word", "<<'PATCH'\n*** Begin Patch\n*** Delete File: a.go\n*** End Patch\nPATCH", nil, "not one patch"},
+		{"a header without its space", "*** Begin Patch\n*** Update File:a.go\n@@\n-a\n+b\n*** End Patch", nil, "no patch operation"},
+		{"a tabbed header inside an update", "*** Begin Patch\n*** Update File: /tmp/y\n@@\n-a\n+b\n\t*** Delete File: a.go\n*** End Patch", nil, "must start with @@"},
+		{"two ends", "*** Begin Patch\n*** Add File: /tmp/x\n+x\n*** End Patch\n*** Delete File: a.go\n*** End Patch", nil, "no patch operation"},
+		{"garbage after an add", "*** Begin Patch\n*** Add File: /tmp/x\n+x\ngarbage\n*** Delete File: a.go\n*** End Patch", nil, "no patch operation"},
+		{"update without change", "*** Begin Patch\n*** Update File: a.go\n*** End Patch", nil, "has no change"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -91,6 +103,7 @@ func TestClassifyPatch(t *testing.T) {
 		{"outside only", patch(filepath.Join(out, "a.txt")), readOnly},
 		{"one in, one out", patch(filepath.Join(out, "a.txt"), "a.go"), modifies},
 		{"escapes with ..", patch("../" + filepath.Base(repo) + "/a.go"), modifies},
+		{"a padded header after an outside decoy", `{"patch":"*** Begin Patch\n*** Add File: ` + filepath.Join(out, "decoy") + `\n+x\n \t*** Update File: a.go\n@@\n-a\n+b\n*** End Patch"}`, modifies},
 		{"not a patch", `{"patch":"rm -rf ."}`, modifies},
 		{"no patch field", `{"input":"x"}`, modifies},
 		{"ambiguous", `{"patch":"*** Begin Patch\n*** Add File: /tmp/x\n*** End Patch","Patch":"x"}`, modifies},
@@ -102,6 +115,47 @@ func TestClassifyPatch(t *testing.T) {
 				t.Fatalf("modifies=%v (%s), want %v", v.Modifies, v.Reason, tt.want)
 			}
 		})
+	}
+}
+
+// apply_patch run as a command (Codex's shell tool applies `apply_patch
+// <<'EOF' … EOF` itself, and puts an apply_patch program on PATH) is judged
+// by its patch's files, as the apply_patch tool is.
+func TestApplyPatchCommand(t *testing.T) {
+	repo, out := t.TempDir(), t.TempDir()
+	outside := "*** Begin Patch\n*** Add File: " + filepath.Join(out, "x.txt") + "\n+x\n*** End Patch"
+	decoy := "*** Begin Patch\n*** Add File: " + filepath.Join(out, "x.txt") + "\n+x\n \t*** Update File: a.go\n@@\n-a\n+b\n*** End Patch"
+	tests := []struct {
+		cmd  string
+		want bool
+		why  string
+	}{
+		{"apply_patch <<'EOF'\n" + outside + "\nEOF", readOnly, ""},
+		{"applypatch '" + outside + "'", readOnly, ""},
+		{"apply_patch <<'EOF'\n" + decoy + "\nEOF", modifies, "apply_patch writes a.go"},
+		{"cd /tmp && apply_patch <<'EOF'\n*** Begin Patch\n*** Add File: x.txt\n+x\n*** End Patch\nEOF", modifies, "writes x.txt"},
+		{"apply_patch <<'EOF'\n*** Begin Patch\n*** Update File:a.go\n@@\n-a\n+b\n*** End Patch\nEOF", modifies, "cannot read"},
+		{"apply_patch", modifies, "standard input"},
+		{`apply_patch "$P"`, modifies, "computed at run time"},
+	}
+	for _, tt := range tests {
+		v := AnalyzeBashAt(tt.cmd, DefaultPolicy(), Where{Root: repo, Cwd: repo})
+		if v.Modifies != tt.want || !strings.Contains(v.Reason, tt.why) {
+			t.Errorf("%q: modifies=%v (%s), want %v with %q", tt.cmd, v.Modifies, v.Reason, tt.want, tt.why)
+		}
+	}
+}
+
+// Codex reads "*** Add File:  /abs" (two spaces) as the relative path
+// " /abs"; a host that trims file names (OpenCode) writes /abs. From a
+// working directory outside the project, only the second is inside: the
+// gate judges both.
+func TestClassifyPatchPaddedPath(t *testing.T) {
+	repo, out := t.TempDir(), t.TempDir()
+	in, _ := json.Marshal(map[string]string{"patch": "*** Begin Patch\n*** Add File:  " + filepath.Join(repo, "a.go") + "\n+x\n*** End Patch"})
+	v := Classify(ToolCall{Name: "apply_patch", Tool: testTool("apply_patch"), Input: in, Root: repo, Cwd: out}, DefaultPolicy())
+	if !v.Modifies {
+		t.Fatalf("modifies=false (%s), want the trimmed path judged inside", v.Reason)
 	}
 }
 

@@ -79,19 +79,27 @@ func gitConfigAllowed(kv string) bool {
 
 func gitRule() *rule {
 	read := ro()
+	// What git writes into the repository (its refs, index, objects,
+	// configuration) or the working copy is a write into the project: git
+	// runs in it (gitCheck leaves any other repository unknown).
 	rewrite := func(sub, why string, r *rule) *rule {
 		if r == nil {
 			r = &rule{}
 		}
-		r.why, r.jj = why, gitJJ[sub]
+		r.why, r.jj, r.sure = why, gitJJ[sub], true
 		return r
 	}
+	writes := func(why string) *rule { return &rule{why: why, sure: true} }
 	listOr := func(why string, modFlags, roFlags []string) *rule {
 		return &rule{ro: true, posMod: 1, why: why, flagWhy: why, modFlags: modFlags, roFlags: roFlags,
 			valued: []string{"--contains", "--no-contains", "--merged", "--no-merged", "--points-at", "--sort", "--format", "--color",
 				"--column", "-m", "-F", "--message", "--file", "-u", "--local-user", "--cleanup", "--set-upstream-to", "--abbrev"}}
 	}
 	output := &rule{ro: true, modFlags: []string{"--output"}, valued: []string{"--output"}}
+	sureIf := func(o outcome) outcome { // a branch, tag or configuration change writes .git
+		o.sure = o.mod && !o.unknown
+		return o
+	}
 	remote := func(r *rule) *rule { // subcommands that reach a remote: program-running options
 		inner := *r
 		r.check = func(c *cmdCtx, name string, args []arg, _ *rule) outcome {
@@ -106,7 +114,7 @@ func gitRule() *rule {
 	subs := map[string]*rule{
 		"status": read, "log": output, "diff": output, "show": output, "blame": read, "annotate": read, "shortlog": read,
 		"describe": read, "rev-parse": read, "rev-list": read, "ls-files": read, "ls-tree": read,
-		"ls-remote": remote(ro()), "fetch": remote(ro()),
+		"ls-remote": remote(ro()), "fetch": remote(&rule{ro: true, check: gitFetchCheck}),
 		"cat-file": read, "show-ref": read, "show-branch": read, "for-each-ref": read,
 		"grep": {ro: true, modFlags: []string{"-O", "--open-files-in-pager"}, flagWhy: "opens the matches in a program",
 			valued: []string{"-e", "-f", "--max-depth", "-A", "-B", "-C", "--after-context", "--before-context", "--context", "--threads", "-m", "--max-count"}},
@@ -115,13 +123,13 @@ func gitRule() *rule {
 		"check-mailmap": read, "check-ref-format": read, "var": read, "help": read, "version": read, "diff-tree": read,
 		"diff-files": read, "diff-index": read, "range-diff": read, "get-tar-commit-id": read, "patch-id": read,
 		"request-pull": read, "column": read, "merge-tree": read, "show-index": read, "write-tree": read,
-		"hash-object":        {ro: true, modFlags: []string{"-w"}, flagWhy: "writes an object into the repository"},
+		"hash-object":        {ro: true, modFlags: []string{"-w"}, flagWhy: "writes an object into the repository", sure: true},
 		"interpret-trailers": {ro: true, modFlags: []string{"--in-place"}, flagWhy: "edits files in place"},
 		"branch": {ro: true, check: func(c *cmdCtx, name string, args []arg, r *rule) outcome {
 			br := listOr("creates, renames or deletes a branch",
 				[]string{"-d", "-D", "--delete", "-m", "-M", "--move", "-c", "-C", "--copy", "-f", "--force", "-u", "--set-upstream-to", "--unset-upstream", "--edit-description", "-t", "--track"},
 				[]string{"-l", "--list", "-a", "--all", "-r", "--remotes", "--show-current", "--contains", "--no-contains", "--merged", "--no-merged", "--points-at", "-v", "-vv", "--verbose"})
-			o := br.evalFlags(c, name, args)
+			o := sureIf(br.evalFlags(c, name, args))
 			flags, _, _ := scan(args, br, false)
 			if o.mod && hasFlag(flags, branchDel...) {
 				o.git = &GitRewrite{Command: name, JJ: gitJJ["branch"]}
@@ -132,7 +140,7 @@ func gitRule() *rule {
 			tg := listOr("creates or deletes a tag",
 				[]string{"-d", "--delete", "-a", "--annotate", "-s", "--sign", "-f", "--force", "-m", "--message", "-F", "--file", "-u", "--local-user"},
 				[]string{"-l", "--list", "-v", "--verify", "--contains", "--no-contains", "--merged", "--no-merged", "--points-at", "-n"})
-			o := tg.evalFlags(c, name, args)
+			o := sureIf(tg.evalFlags(c, name, args))
 			flags, _, _ := scan(args, tg, false)
 			if o.mod && hasFlag(flags, "-d", "--delete", "-f", "--force") {
 				o.git = &GitRewrite{Command: name, JJ: gitJJ["tag"]}
@@ -140,13 +148,13 @@ func gitRule() *rule {
 			return o
 		}},
 		"stash":     rewrite("stash", "sets changes aside and resets the working copy", subsOf(map[string]*rule{"list": read, "show": read}, &rule{})),
-		"remote":    subsOf(map[string]*rule{"show": remote(ro()), "get-url": read, "-v": read}, &rule{ro: true, anySub: mod("changes the remotes")}),
+		"remote":    subsOf(map[string]*rule{"show": remote(ro()), "get-url": read, "-v": read}, &rule{ro: true, anySub: writes("changes the remotes")}),
 		"config":    {ro: true, check: gitConfigCheck, valued: []string{"-f", "--file", "--blob", "--type", "--default", "--comment", "--value"}},
 		"worktree":  subsOf(map[string]*rule{"list": read, "add": rewrite("worktree", "checks out another working tree", nil), "remove": rewrite("worktree", "deletes a working tree", nil)}, &rule{ro: true, anySub: mod("changes worktrees")}),
-		"notes":     subsOf(map[string]*rule{"list": read, "show": read}, &rule{ro: true, anySub: mod("changes notes")}),
+		"notes":     subsOf(map[string]*rule{"list": read, "show": read}, &rule{ro: true, anySub: writes("changes notes")}),
 		"submodule": subsOf(map[string]*rule{"status": read, "summary": read, "foreach": wrapper(wrap{shellArgs: true, valued: []string{"--recursive"}})}, &rule{ro: true, anySub: mod("changes submodules")}),
 		"bisect":    subsOf(map[string]*rule{"log": read, "view": read, "visualize": read, "terms": read}, &rule{ro: true, anySub: rewrite("bisect", "moves the working copy", nil)}),
-		"reflog":    subsOf(map[string]*rule{"show": read, "exists": read, "list": read, "expire": mod("rewrites the reflog"), "delete": mod("rewrites the reflog"), "drop": mod("rewrites the reflog")}, &rule{ro: true, anySub: read}),
+		"reflog":    subsOf(map[string]*rule{"show": read, "exists": read, "list": read, "expire": writes("rewrites the reflog"), "delete": writes("rewrites the reflog"), "drop": writes("rewrites the reflog")}, &rule{ro: true, anySub: read}),
 		"bundle":    subsOf(map[string]*rule{"verify": read, "list-heads": read}, &rule{ro: true, anySub: mod(whyWrites)}),
 		"lfs": subsOf(map[string]*rule{"ls-files": read, "status": read, "env": read, "version": read, "logs": read,
 			"track": {ro: true, posMod: 1, why: "changes .gitattributes"}}, &rule{ro: true, anySub: mod("changes LFS files")}),
@@ -164,10 +172,10 @@ func gitRule() *rule {
 				if hasFlag(flags, "--index", "--cached", "--3way", "-3", "--intent-to-add", "-N") {
 					return outcome{mod: true, reason: name + " changes git's index behind jj's back", git: &GitRewrite{Command: name, JJ: gitJJ["apply"]}}
 				}
-				if hasFlag(flags, "--check", "--stat", "--numstat", "--summary") && !hasFlag(flags, "--apply") {
+				if lastOf(flags, []string{"--check", "--stat", "--numstat", "--summary"}, []string{"--no-check", "--no-stat", "--no-numstat", "--no-summary"}) && !hasFlag(flags, "--apply") {
 					return outcome{}
 				}
-				return outcome{mod: true, reason: name + " " + r.why}
+				return outcome{mod: true, sure: c.inProject(), reason: name + " " + r.why}
 			}},
 		"format-patch": {why: "writes patch files", valued: []string{"-o", "--output-directory", "--subject-prefix", "--to", "--cc", "--from", "--in-reply-to", "-v", "--reroll-count", "--base", "--range-diff", "--interdiff", "--signature-file", "--suffix"},
 			check: func(c *cmdCtx, name string, args []arg, r *rule) outcome {
@@ -183,11 +191,11 @@ func gitRule() *rule {
 				return outcome{mod: true, reason: name + " " + r.why}
 			}},
 		"archive":        {ro: true, modFlags: []string{"-o", "--output", "--exec", "--remote"}, flagWhy: "writes an archive or runs a program remotely", valued: []string{"-o", "--output", "--format", "--prefix", "--remote", "--exec", "--add-file", "--add-virtual-file"}},
-		"add":            {why: "stages files", roFlags: []string{"-n", "--dry-run"}},
+		"add":            {why: "stages files", roFlags: []string{"-n", "--dry-run"}, sure: true},
 		"rm":             rewrite("rm", "deletes files and changes git's index", &rule{roFlags: []string{"-n", "--dry-run"}}),
 		"mv":             rewrite("mv", "moves files and changes git's index", &rule{roFlags: []string{"-n", "--dry-run"}}),
 		"clean":          rewrite("clean", "deletes untracked files", &rule{roFlags: []string{"-n", "--dry-run"}, valued: []string{"-e", "--exclude"}}),
-		"push":           {why: "publishes commits to a remote", roFlags: []string{"-n", "--dry-run"}, valued: []string{"-o", "--push-option", "--repo", "--receive-pack", "--exec"}},
+		"push":           {why: "publishes commits to a remote", roFlags: []string{"-n", "--dry-run"}, valued: []string{"-o", "--push-option", "--repo", "--receive-pack", "--exec"}, sure: true},
 		"commit":         rewrite("commit", "records a commit behind jj's back", &rule{roFlags: []string{"--dry-run"}, valued: []string{"-m", "--message", "-F", "--file", "-C", "--reuse-message", "-c", "--reedit-message", "--fixup", "--squash", "--author", "--date", "-t", "--template", "--cleanup", "--trailer"}}),
 		"checkout":       rewrite("checkout", "moves the working copy or overwrites files", nil),
 		"switch":         rewrite("switch", "moves the working copy", nil),
@@ -207,22 +215,22 @@ func gitRule() *rule {
 		"filter-branch":  rewrite("filter-branch", "rewrites history", nil),
 		"filter-repo":    rewrite("filter-repo", "rewrites history", nil),
 		"fast-import":    rewrite("fast-import", "writes history", nil),
-		"init":           mod("creates a repository"),
+		"init":           {why: "creates a repository", inPlace: true, valued: []string{"--template", "--separate-git-dir", "-b", "--initial-branch", "--object-format", "--ref-format", "--shared"}},
 		"clone":          remote(mod("creates a repository and writes its files")),
 		"mergetool":      mod("opens a merge tool on files"),
 		"difftool":       mod("opens a diff tool"),
-		"gc":             mod("rewrites the object store"),
-		"prune":          mod("deletes objects"),
-		"repack":         mod("rewrites the object store"),
-		"maintenance":    mod("rewrites the object store"),
-		"commit-tree":    mod("writes objects"),
+		"gc":             writes("rewrites the object store"),
+		"prune":          writes("deletes objects"),
+		"repack":         writes("rewrites the object store"),
+		"maintenance":    writes("rewrites the object store"),
+		"commit-tree":    writes("writes objects"),
 		"merge-file":     mod("writes the merge into a file"),
-		"rerere":         mod("changes recorded resolutions"),
+		"rerere":         writes("changes recorded resolutions"),
 		"bugreport":      mod("writes a report file"),
 		"mailsplit":      mod(whyWrites),
 		"send-email":     mod("sends mail"),
-		"unpack-objects": mod("writes objects"),
-		"pack-refs":      mod("rewrites refs"),
+		"unpack-objects": writes("writes objects"),
+		"pack-refs":      writes("rewrites refs"),
 		"credential":     mod("stores credentials"),
 		"daemon":         mod("serves the repository"),
 		"instaweb":       mod("starts a web server and a browser"),
@@ -289,14 +297,25 @@ func (a *analyzer) gitDirInside(d arg) bool {
 	if !isAbsPath(d.val) && (a.facts.cdAny || a.where.Cwd == "") {
 		return false
 	}
-	r, ok := a.resolve(d.val, a.where.Cwd)
-	return ok && within(a.where.Root, r) && !d.glob && !d.tilde
+	if d.glob || d.tilde {
+		return false
+	}
+	rs, ok := a.readings(d.val, a.where.Cwd)
+	if !ok {
+		return false
+	}
+	// In the project under both readings: a repository elsewhere has a
+	// configuration that can make git run programs.
+	return !slices.ContainsFunc(rs, func(r string) bool { return !within(a.where.Root, r) })
 }
 
 // gitRemoteArgs refuses the options of fetch, clone, pull, ls-remote and
 // remote that name a program to run on the other side.
 func gitRemoteArgs(name string, args []arg) outcome {
 	for _, a := range args {
+		if o := gitServerURL(name, a); o.mod {
+			return o
+		}
 		if !a.static {
 			continue
 		}
@@ -313,10 +332,65 @@ func gitRemoteArgs(name string, args []arg) outcome {
 	return outcome{}
 }
 
+// gitFetchCheck: git fetch updates remote-tracking refs (what the gate
+// allows by design); a refspec whose destination is another ref (fetch .
+// HEAD:refs/heads/x) writes that ref.
+func gitFetchCheck(c *cmdCtx, name string, args []arg, r *rule) outcome {
+	_, pos, _ := scan(args, &rule{valued: []string{"--depth", "--deepen", "--shallow-since", "--shallow-exclude", "-j", "--jobs", "--negotiation-tip",
+		"--refmap", "-o", "--server-option", "--filter", "--recurse-submodules-default", "--upload-pack", "--refetch"}}, false)
+	for i, p := range pos {
+		if i == 0 {
+			continue // the repository
+		}
+		if !p.static {
+			return outcome{mod: true, reason: name + " " + p.raw + " is a refspec known only at run time, which may write any ref"}
+		}
+		_, dst, ok := strings.Cut(strings.TrimPrefix(p.val, "+"), ":")
+		if ok && dst != "" && !strings.HasPrefix(dst, "refs/remotes/") {
+			return outcome{mod: true, sure: true, reason: name + " " + p.val + " writes the ref " + dst}
+		}
+	}
+	return outcome{}
+}
+
+// gitServerURL: a repository URL served over HTTP, git:// or FTP on this
+// machine (or one planq cannot read to the end of its host) has that
+// server act for git, outside any sandbox (servers.go).
+func gitServerURL(name string, a arg) outcome {
+	v := a.val
+	if !a.static {
+		v = a.prefix
+	}
+	scheme, _, ok := strings.Cut(v, "://")
+	switch strings.ToLower(scheme) {
+	case "http", "https", "git", "ftp", "ftps":
+	default:
+		return outcome{}
+	}
+	if h, known := argHost(a, true); !ok || !known || localHost(h) {
+		return asks(name+" "+a.raw, "the git server on this machine")
+	}
+	return outcome{}
+}
+
 func gitConfigCheck(c *cmdCtx, name string, args []arg, r *rule) outcome {
+	o := gitConfig(c, name, args, r)
+	if o.mod {
+		// The repository's own configuration, unless another file is named.
+		flags, _, _ := scan(args, r, false)
+		o.sure = !hasFlag(flags, "--global", "--system", "-f", "--file", "--worktree")
+	}
+	return o
+}
+
+func gitConfig(c *cmdCtx, name string, args []arg, r *rule) outcome {
 	flags, pos, _ := scan(args, r, false)
-	if hasFlag(flags, "-e", "--edit", "--unset", "--unset-all", "--add", "--replace-all", "--rename-section", "--remove-section") {
-		return outcome{mod: true, reason: name + " changes git configuration"}
+	writes := []string{"--edit", "--unset", "--unset-all", "--add", "--replace-all", "--rename-section", "--remove-section"}
+	for _, f := range flags {
+		// git takes any unambiguous prefix of a long option (--remove-s).
+		if f.name == "-e" || strings.HasPrefix(f.name, "--") && len(f.name) > 3 && slices.ContainsFunc(writes, func(w string) bool { return strings.HasPrefix(w, f.name) }) {
+			return outcome{mod: true, reason: name + " " + f.name + " changes git configuration"}
+		}
 	}
 	if hasFlag(flags, "--get", "--get-all", "--get-regexp", "--get-urlmatch", "-l", "--list", "--get-color", "--get-colorbool") {
 		return outcome{}
@@ -368,7 +442,10 @@ func jjConfigAllowed(kv string) bool {
 
 func jjRule() *rule {
 	read := ro()
-	rewrites := mod("rewrites changes or the working copy")
+	// jj records every change in .jj (and a colocated repository's .git):
+	// what changes the repository is a write into the project (jjCheck
+	// leaves another repository, -R, unknown).
+	rewrites := &rule{why: "rewrites changes or the working copy", sure: true}
 	listOnly := func(extra ...string) *rule {
 		m := map[string]*rule{"list": read, "l": read}
 		for _, e := range extra {
@@ -383,10 +460,10 @@ func jjRule() *rule {
 		"remote":     listOnly(),
 		"init":       gitInit, // what mcp__planq__jj_git_init does
 		"root":       read,
-		"push":       {why: "pushes to a remote", roFlags: []string{"--dry-run"}},
+		"push":       {why: "pushes to a remote", roFlags: []string{"--dry-run"}, sure: true},
 		"colocation": subsOf(map[string]*rule{"status": read}, &rule{ro: true, anySub: mod("changes how the repository is colocated with git")}),
-		"export":     mod("updates git refs"), "import": mod("imports git refs"),
-	}, &rule{ro: true, anySub: mod("changes the repository")})
+		"export":     rewrites, "import": rewrites,
+	}, &rule{ro: true, anySub: rewrites})
 	declare := &rule{ro: true, check: jjDeclareCheck}
 	jjNew := &rule{ro: true, check: jjNewCheck}
 	subs := map[string]*rule{
@@ -398,13 +475,13 @@ func jjRule() *rule {
 		"b":         listOnly(),
 		"branch":    listOnly(),
 		"tag":       listOnly(),
-		"config":    listOnly("get", "path"),
+		"config":    subsOf(map[string]*rule{"list": read, "l": read, "get": read, "path": read}, &rule{ro: true, anySub: &rule{check: jjConfigSet}}),
 		"workspace": listOnly("root"),
 		"sparse":    listOnly(),
 		"util": subsOf(map[string]*rule{"completion": read, "config-schema": read, "markdown-help": read, "mangen": read,
 			"exec": wrapper(wrap{})}, &rule{ro: true, anySub: rewrites}),
 		"git":     git,
-		"resolve": {why: "resolves conflicts in files", roFlags: []string{"-l", "--list"}},
+		"resolve": {why: "resolves conflicts in files", roFlags: []string{"-l", "--list"}, sure: true},
 		// Declaring the change is what the gate asks for; it touches no file.
 		"new": jjNew, "describe": declare, "desc": declare, "commit": declare, "ci": declare, "init": gitInit,
 	}
@@ -420,10 +497,20 @@ func jjRule() *rule {
 		roFlags: []string{"--version", "-V", "--help", "-h"}}
 }
 
-// jjCheck judges jj's global options — --config (only display settings),
+// jjCheck: --help anywhere only prints; then it judges jj's global options — --config (only display settings),
 // --config-toml and --config-file (not judged), -R (only the project) — and
 // --tool, which runs an external diff program, wherever it appears.
 func jjCheck(c *cmdCtx, name string, args []arg, r *rule) outcome {
+	for _, a := range args {
+		// jj's option parser (clap) prints the help of the subcommand for
+		// -h or --help wherever it stands, and runs nothing.
+		if a.static && a.val == "--" {
+			break
+		}
+		if a.static && (a.val == "--help" || a.val == "-h") {
+			return outcome{}
+		}
+	}
 	for _, a := range args {
 		if a.static && (a.val == "--tool" || strings.HasPrefix(a.val, "--tool=")) {
 			return outcome{mod: true, reason: name + " --tool runs an external diff or merge program"}
@@ -448,6 +535,16 @@ func jjCheck(c *cmdCtx, name string, args []arg, r *rule) outcome {
 	return r.evalSub(c, name, args)
 }
 
+// jjConfigSet: jj config set, unset and edit change the user's
+// configuration, or with --repo the repository's, in .jj.
+func jjConfigSet(c *cmdCtx, name string, args []arg, _ *rule) outcome {
+	repo := false
+	for _, a := range args {
+		repo = repo || a.static && a.val == "--repo"
+	}
+	return outcome{mod: true, sure: repo, reason: name + " changes jj's configuration"}
+}
+
 // jjDeclareCheck: jj new, describe and commit declare the change; with -R
 // naming another repository they change that one instead.
 func jjDeclareCheck(c *cmdCtx, name string, args []arg, _ *rule) outcome {
@@ -456,8 +553,37 @@ func jjDeclareCheck(c *cmdCtx, name string, args []arg, _ *rule) outcome {
 			return outcome{mod: true, reason: name + " --tool runs an external program"}
 		}
 	}
+	if strings.HasSuffix(name, " describe") || strings.HasSuffix(name, " desc") {
+		// jj describe -m on @ (no other revision) describes the working-copy change.
+		flags, pos, _ := scan(args, jjDeclareFlags, false)
+		revs := pos
+		for _, f := range flags {
+			if f.name == "-r" || f.name == "--revision" || f.name == "--revisions" {
+				revs = append(revs, f.val)
+			}
+		}
+		for _, rev := range revs {
+			if !rev.static || rev.val != "@" {
+				// Describing another change rewrites it (and every change
+				// after it): it is not the declaration.
+				return outcome{mod: true, sure: rev.static, reason: name + " " + rev.raw + " rewrites the description of a change other than the working-copy change @ (jj describe -m \"…\" on @ declares)"}
+			}
+		}
+		if hasFlag(flags, "-m", "--message") {
+			c.a.declares = true
+		}
+		return outcome{}
+	}
+	if strings.HasSuffix(name, " commit") || strings.HasSuffix(name, " ci") {
+		if flags, _, _ := scan(args, jjDeclareFlags, false); hasFlag(flags, "-m", "--message") {
+			c.a.declares = true // jj commit -m describes @ and starts a new change
+		}
+	}
 	return outcome{}
 }
+
+// jjDeclareFlags are the valued options of jj new, describe and commit.
+var jjDeclareFlags = &rule{valued: []string{"-m", "--message", "-r", "--revision", "--revisions", "-A", "--insert-after", "--after", "-B", "--insert-before", "--before", "-o", "--onto", "-d", "--destination", "-R", "--repository", "--config", "--config-file", "--config-toml", "--at-op", "--at-operation", "--color", "--author"}}
 
 // jjNewCheck: jj new declares a change on top of @; on top of another
 // revision it checks that revision out, which rewrites the files of the
@@ -466,8 +592,7 @@ func jjNewCheck(c *cmdCtx, name string, args []arg, _ *rule) outcome {
 	if o := jjDeclareCheck(c, name, args, nil); o.mod {
 		return o
 	}
-	r := &rule{valued: []string{"-m", "--message", "-r", "--revision", "--revisions", "-A", "--insert-after", "--after", "-B", "--insert-before", "--before", "-o", "--onto", "-d", "--destination", "-R", "--repository", "--config", "--config-file", "--config-toml", "--at-op", "--at-operation", "--color"}}
-	flags, pos, _ := scan(args, r, false)
+	flags, pos, _ := scan(args, jjDeclareFlags, false)
 	if hasFlag(flags, "--no-edit") {
 		return outcome{}
 	}
@@ -480,8 +605,11 @@ func jjNewCheck(c *cmdCtx, name string, args []arg, _ *rule) outcome {
 	}
 	for _, rev := range revs {
 		if !rev.static || rev.val != "@" {
-			return outcome{mod: true, reason: name + " " + rev.raw + " checks out another revision, which rewrites the files of the working copy (jj new -m \"…\" on top of @ declares without that)"}
+			return outcome{mod: true, sure: rev.static, reason: name + " " + rev.raw + " checks out another revision, which rewrites the files of the working copy (jj new -m \"…\" on top of @ declares without that)"}
 		}
+	}
+	if hasFlag(flags, "-m", "--message") {
+		c.a.declares = true // a new described change on top of @
 	}
 	return outcome{}
 }
@@ -498,14 +626,18 @@ func jjInitCheck(c *cmdCtx, name string, args []arg, _ *rule) outcome {
 		}
 	}
 	if len(pos) == 0 {
+		c.a.declares = true
 		return outcome{}
 	}
 	d := pos[0]
 	if d.static && (d.val == "." || d.val == "./") {
+		c.a.declares = true
 		return outcome{}
 	}
 	if d.static && c.a.where.Root != "" {
-		if rp, ok := c.a.resolve(d.val, c.a.where.Cwd); ok && !c.a.facts.cdAny && foldPath(rp) == foldPath(c.a.where.Root) {
+		if rs, ok := c.a.readings(d.val, c.a.where.Cwd); ok && !c.a.facts.cdAny &&
+			!slices.ContainsFunc(rs, func(r string) bool { return foldPath(r) != foldPath(c.a.where.Root) }) {
+			c.a.declares = true
 			return outcome{}
 		}
 	}

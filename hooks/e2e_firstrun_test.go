@@ -63,8 +63,9 @@ func TestFirstRunInClaudeCode(t *testing.T) {
 	bare := strings.TrimSpace(testenv.Run(t, repo, "git", "remote", "get-url", "origin"))
 	ctx := testenv.Context(t)
 
-	// planq mcp install: the default scope, registered through claude.
-	install := exec.CommandContext(ctx, planq, "mcp", "install", "--claude", claude)
+	// planq mcp install: the default (local) scope; the server goes into
+	// ~/.claude.json, edited in place by planq.
+	install := exec.CommandContext(ctx, planq, "mcp", "install", "--host", "claude")
 	install.Dir = repo
 	if out, err := install.CombinedOutput(); err != nil {
 		t.Fatalf("planq mcp install: %v\n%s", err, out)

@@ -47,7 +47,7 @@ func TestStatusLineInClaudeCode(t *testing.T) {
 	writeJSON(t, filepath.Join(home, ".claude", "settings.json"), map[string]any{
 		"permissions": map[string]any{"allow": []string{"mcp__planq"}},
 	})
-	install := exec.CommandContext(ctx, planq, "mcp", "install", "--scope", "local", "--statusline", "--claude", "none")
+	install := exec.CommandContext(ctx, planq, "mcp", "install", "--scope", "local", "--statusline", "--host", "claude")
 	install.Dir = repo
 	if out, err := install.CombinedOutput(); err != nil || !strings.Contains(string(out), "status line wired in") {
 		t.Fatalf("planq mcp install --statusline: %v\n%s", err, out)

@@ -22,12 +22,11 @@ func planqBinary(t *testing.T) string {
 }
 
 // claudeWorld is the world of an end-to-end test in Claude Code: planq
-// wired with `planq mcp install --scope project`, the server registered
-// through claude.
+// wired with `planq mcp install --scope project --host claude`.
 func claudeWorld(t *testing.T, claude, planq string) *e2e.World {
 	t.Helper()
 	w := e2e.New(t, planq)
-	w.Install("--scope", "project", "--claude", claude)
+	w.Install("--scope", "project", "--host", "claude")
 	return w
 }
 

@@ -27,7 +27,7 @@ func newWorktreeWorld(t *testing.T) *worktreeWorld {
 	t.Helper()
 	claude := fakemodel.EnsureClaude(t)
 	w := &worktreeWorld{World: e2e.New(t, planqBinary(t)), claude: claude, env: claudeEnv()}
-	install := exec.Command(w.Planq, "mcp", "install", "--claude", claude)
+	install := exec.Command(w.Planq, "mcp", "install", "--host", "claude")
 	install.Dir = w.Repo
 	install.Env = append(os.Environ(), "PATH="+filepath.Dir(claude)+string(os.PathListSeparator)+os.Getenv("PATH"))
 	if out, err := install.CombinedOutput(); err != nil {

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/planq-dev/planq/changelog"
+	"github.com/planq-dev/planq/gate/sandbox"
 	"github.com/planq-dev/planq/internal/testenv"
 	"github.com/planq-dev/planq/jj"
 	"github.com/planq-dev/planq/staterepo"
@@ -109,7 +110,11 @@ func contextOf(t *testing.T, out *Response) string {
 func TestSessionStartOnAnUndeclaredChangeSaysTheGateIsLocked(t *testing.T) {
 	w := newHookWorld(t)
 	ctxText := contextOf(t, w.run(sessionStart, "SessionStart-startup"))
-	for _, want := range []string{"Gate: LOCKED", "mcp__planq__jj_init", "(no description yet)", "No state repo yet"} {
+	enforcement := "shell commands run in an OS sandbox ("
+	if e := sandbox.Detect(); !e.Available() {
+		enforcement = "(Enforcement: parser-only (" + e.Reason + ").)"
+	}
+	for _, want := range []string{"Gate: LOCKED", "mcp__planq__jj_init", "(no description yet)", "No state repo yet", enforcement} {
 		if !strings.Contains(ctxText, want) {
 			t.Errorf("context lacks %q:\n%s", want, ctxText)
 		}

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/planq-dev/planq/changelog"
+	"github.com/planq-dev/planq/gate"
 	"github.com/planq-dev/planq/hooks/session"
 	"github.com/planq-dev/planq/jj"
 	"github.com/planq-dev/planq/transcript"
@@ -172,6 +173,7 @@ func (r *Runner) SessionEnd(ctx context.Context, ev session.Event) (session.Repl
 	if !ok || err != nil {
 		return session.Reply{}, err
 	}
+	_ = gate.SessionEnded(s.Root, ev.SessionID) // best effort: a baseline left open only widens the next planq start's check
 	root, ok := s.SessionRoot(ev)
 	var copyErr error
 	var sess *transcript.Session

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/planq-dev/planq/gate"
 	"github.com/planq-dev/planq/hooks/session"
 	"github.com/planq-dev/planq/jj"
 	"github.com/planq-dev/planq/metrics"
@@ -55,6 +56,10 @@ func (r *Runner) sessionContext(ctx context.Context, ev session.Event) (string, 
 		return "", err
 	}
 	cur, parent, stat := js.cur, js.parent, js.stat
+	// The files as jj just recorded them are where the check at the
+	// declaration starts: what changes while the gate is locked is named
+	// then.
+	baselineErr := gate.SessionStarted(s.Root, ev.SessionID, ev.ParentID, !cur.Declared())
 	var (
 		wg       sync.WaitGroup
 		summary  staterepo.Summary
@@ -68,6 +73,9 @@ func (r *Runner) sessionContext(ctx context.Context, ev session.Event) (string, 
 	defer wg.Wait()
 
 	var problems []string
+	if baselineErr != nil {
+		problems = append(problems, "recording the working copy for the check at declaration: "+baselineErr.Error())
+	}
 	root, sess, err := s.Bind(ctx, r.Env, ev, cur)
 	if err != nil {
 		problems = append(problems, "recording the session: "+err.Error())
@@ -220,8 +228,14 @@ func headline(cur jj.Change, root string, sess *transcript.Session, source strin
 // gateLine says whether file edits are held back and what to do.
 func gateLine(h session.Host, cur jj.Change) string {
 	if !cur.Declared() {
+		how, sandboxed := session.Enforcement(h)
+		if sandboxed {
+			return "Gate: LOCKED. Until you declare the change, tools that modify files are denied and shell commands run in an " + how +
+				" where the project is read-only: call " + h.Tool("jj_init") +
+				" with one line saying what you are about to do (it runs jj new -m). Reading, searching and read-only commands work."
+		}
 		return "Gate: LOCKED. Tools that modify files are denied until you declare the change: call " + h.Tool("jj_init") +
-			" with one line saying what you are about to do (it runs jj new -m). Reading and searching are allowed."
+			" with one line saying what you are about to do (it runs jj new -m). Reading and searching are allowed. (Enforcement: " + how + ".)"
 	}
 	return "Gate: unlocked, file edits are allowed. Keep the description a living summary with " + h.Tool("jj_describe") +
 		"; checkpoint with " + h.Tool("jj_new") + " when a step is done."

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/planq-dev/planq/gate"
 	"github.com/planq-dev/planq/hooks/session"
 	"github.com/planq-dev/planq/jj"
 	"github.com/planq-dev/planq/transcript"
@@ -33,6 +34,10 @@ type Started struct {
 	Task    string    // the lineage's task line
 	Warning string    // something the user should know (a failed fetch, a fallback)
 	Notes   []string  // what happened to the work in the working copy (see jj.Declared.Notes)
+	// ChangedWhileLocked are the files that changed in the working copy
+	// while the gate was locked, found when Start declared the change
+	// (gate.CheckDeclared); a note in Notes names them.
+	ChangedWhileLocked []string
 	// SessionID is the agent session to resume, and Host the agent host it
 	// ran in ("claude", "opencode"; Resume only).
 	SessionID, Host string
@@ -69,6 +74,18 @@ func Start(ctx context.Context, o WorkflowOptions, task string) (Started, error)
 		out.Warning = jj.FetchWarning(d.FetchWarn)
 	}
 	out.Notes = d.Notes()
+	// The declaration recorded the files as they were: name what changed
+	// while the gate was locked.
+	switch esc, err := gate.CheckDeclared(ctx, s.JJ, s.Root); {
+	case err != nil:
+		out.Warning = strings.TrimSpace(out.Warning + " " + err.Error())
+	case esc.Checked:
+		out.ChangedWhileLocked = esc.Files
+		if n := esc.Note(); n != "" {
+			out.Notes = append(out.Notes, n)
+		}
+		session.RecordEscapes(session.Env{Getenv: o.Getenv, Now: o.Now}, s.Scope, session.Event{}, "planq start", esc.Files)
+	}
 	return out, nil
 }
 

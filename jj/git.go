@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -64,12 +65,13 @@ func (c *Client) Git(ctx context.Context) (GitInfo, error) {
 	return g, nil
 }
 
-var gitVersionRe = regexp.MustCompile(`git version (\d+\.\d+(?:\.\d+)?)`)
+// gitVersionRe is compiled on first use: hook processes never need it.
+var gitVersionRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`git version (\d+\.\d+(?:\.\d+)?)`) })
 
 // ParseGitVersion returns the version in `git --version` output ("git
 // version 2.39.5 (Apple Git-154)", "git version 2.45.1.windows.1"), or "".
 func ParseGitVersion(out string) string {
-	m := gitVersionRe.FindStringSubmatch(out)
+	m := gitVersionRe().FindStringSubmatch(out)
 	if m == nil {
 		return ""
 	}

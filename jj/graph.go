@@ -20,6 +20,8 @@ type GraphRow struct {
 	// Elided marks the line jj draws for revisions the revset left out
 	// ("~  (elided revisions)"); Graph then holds just its graph characters.
 	Elided bool
+	// Stat is the change's diff stat, from LogGraphWithStats; nil otherwise.
+	Stat *CompactStat
 }
 
 // graphMark starts the template output on a node line; jj never draws it.
@@ -35,10 +37,27 @@ const elidedText = "(elided revisions)"
 // --limit skip+limit+1, so a page deep into a long history costs more than
 // the first.
 func (c *Client) LogGraph(ctx context.Context, revset string, skip, limit int) (rows []GraphRow, more bool, err error) {
+	return c.logGraph(ctx, revset, skip, limit, false)
+}
+
+// LogGraphWithStats is LogGraph with each change's diff stat (GraphRow.Stat)
+// from the same jj process: for a first page, one process instead of
+// LogGraph's and Stats'. jj computes the stat of every change it lists,
+// the skipped ones too, so a page deep into a history is cheaper with
+// LogGraph and Stats of its own changes.
+func (c *Client) LogGraphWithStats(ctx context.Context, revset string, skip, limit int) (rows []GraphRow, more bool, err error) {
+	return c.logGraph(ctx, revset, skip, limit, true)
+}
+
+func (c *Client) logGraph(ctx context.Context, revset string, skip, limit int, stats bool) (rows []GraphRow, more bool, err error) {
 	if skip < 0 {
 		return nil, false, fmt.Errorf("log graph: skip %d is negative", skip)
 	}
-	args := []string{"log", "-r", revset, "-T", `"` + graphMark + `" ++ ` + changeTemplate,
+	node := changeTemplate
+	if stats {
+		node = `"[" ++ ` + changeJSONOf("self") + ` ++ "," ++ ` + statObject + ` ++ "]\n"`
+	}
+	args := []string{"log", "-r", revset, "-T", `"` + graphMark + `" ++ ` + node,
 		"--config=ui.log-word-wrap=false"}
 	if limit > 0 {
 		args = append(args, "--limit", strconv.Itoa(skip+limit+1))
@@ -47,7 +66,7 @@ func (c *Client) LogGraph(ctx context.Context, revset string, skip, limit int) (
 	if err != nil {
 		return nil, false, err
 	}
-	rows, nodes, err := parseGraph(out, skip, limit)
+	rows, nodes, err := parseGraph(out, skip, limit, stats)
 	if err != nil {
 		return nil, false, err
 	}
@@ -56,7 +75,7 @@ func (c *Client) LogGraph(ctx context.Context, revset string, skip, limit int) (
 
 // parseGraph splits jj log's graph output into rows, keeping those of the
 // nodes from skip up to skip+limit (limit <= 0: all), and counts the nodes.
-func parseGraph(out []byte, skip, limit int) (rows []GraphRow, nodes int, err error) {
+func parseGraph(out []byte, skip, limit int, stats bool) (rows []GraphRow, nodes int, err error) {
 	keep := false
 	for _, line := range bytes.Split(bytes.TrimSuffix(out, []byte("\n")), []byte("\n")) {
 		graph, rest, isNode := bytes.Cut(line, []byte(graphMark))
@@ -70,7 +89,14 @@ func parseGraph(out []byte, skip, limit int) (rows []GraphRow, nodes int, err er
 		row := GraphRow{Graph: strings.TrimRight(string(graph), " ")}
 		if isNode {
 			var ch Change
-			if err := json.Unmarshal(bytes.TrimSpace(rest), &ch); err != nil {
+			var err error
+			if stats {
+				row.Stat = new(CompactStat)
+				err = json.Unmarshal(bytes.TrimSpace(rest), &[]any{&ch, row.Stat})
+			} else {
+				err = json.Unmarshal(bytes.TrimSpace(rest), &ch)
+			}
+			if err != nil {
 				return nil, 0, fmt.Errorf("jj log: unexpected output %q: %w", short(string(rest), 200), err)
 			}
 			ch.Description = strings.TrimSuffix(ch.Description, "\n")
@@ -125,19 +151,25 @@ func (st CompactStat) String() string {
 	return fmt.Sprintf("%d %s +%d -%d", st.Files, unit, st.Insertions, st.Deletions)
 }
 
+// statFields are the template of a diff stat's JSON fields (CompactStat).
+const statFields = `"\"files\":" ++ json(self.diff().files().len()) ++
+  ",\"insertions\":" ++ self.diff().stat(80).total_added() ++
+  ",\"deletions\":" ++ self.diff().stat(80).total_removed()`
+
+// statObject renders a commit's diff stat as a JSON object.
+const statObject = `"{" ++ ` + statFields + ` ++ "}"`
+
 // statTemplate renders a commit's id and diff stat as a JSON object a line.
 const statTemplate = `"{" ++
-  "\"commit_id\":" ++ json(commit_id) ++
-  ",\"files\":" ++ json(self.diff().files().len()) ++
-  ",\"insertions\":" ++ self.diff().stat(80).total_added() ++
-  ",\"deletions\":" ++ self.diff().stat(80).total_removed() ++
+  "\"commit_id\":" ++ json(commit_id) ++ "," ++ ` + statFields + ` ++
   "}\n"`
 
 // Stats returns the diff stats of the changes of revset, by commit id, in
-// one jj process: for a page of LogGraph rows, pass their commit ids
-// joined by "|".
+// one jj process that leaves the working copy alone (it reads the commits
+// as the last operation recorded them): for a page of LogGraph rows, pass
+// their commit ids joined by "|".
 func (c *Client) Stats(ctx context.Context, revset string) (map[string]CompactStat, error) {
-	out, err := c.run(ctx, false, "log", "--no-graph", "-r", revset, "-T", statTemplate)
+	out, err := c.run(ctx, false, "log", "--ignore-working-copy", "--no-graph", "-r", revset, "-T", statTemplate)
 	if err != nil {
 		return nil, err
 	}

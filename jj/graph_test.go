@@ -180,6 +180,48 @@ func TestStats(t *testing.T) {
 	}
 }
 
+// LogGraphWithStats draws what LogGraph draws, page by page, with the
+// stats Stats reads, from one jj process.
+func TestLogGraphWithStats(t *testing.T) {
+	dir, _ := graphRepo(t)
+	c := jj.New(dir)
+	ctx := context.Background()
+	for _, page := range []struct{ skip, limit int }{{0, 0}, {0, 3}, {2, 3}} {
+		plain, more, err := c.LogGraph(ctx, "all()", page.skip, page.limit)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rows, moreS, err := c.LogGraphWithStats(ctx, "all()", page.skip, page.limit)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(rows) != len(plain) || more != moreS {
+			t.Fatalf("%+v: %d rows (more %v), LogGraph %d (more %v)", page, len(rows), moreS, len(plain), more)
+		}
+		var commits []string
+		for i, r := range rows {
+			if r.Graph != plain[i].Graph || (r.Change == nil) != (plain[i].Change == nil) || r.Elided != plain[i].Elided {
+				t.Errorf("%+v row %d = %q %v, LogGraph's %q", page, i, r.Graph, r.Change, plain[i].Graph)
+			}
+			if r.Change != nil {
+				commits = append(commits, r.Change.CommitID)
+				if r.Stat == nil || r.Change.CommitID != plain[i].Change.CommitID {
+					t.Errorf("%+v row %d: change %v, stat %v", page, i, r.Change, r.Stat)
+				}
+			}
+		}
+		stats, err := c.Stats(ctx, strings.Join(commits, "|"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range rows {
+			if r.Change != nil && r.Stat != nil && *r.Stat != stats[r.Change.CommitID] {
+				t.Errorf("%s: stat %+v, Stats says %+v", r.Change.Title(), *r.Stat, stats[r.Change.CommitID])
+			}
+		}
+	}
+}
+
 func TestOpHeadsKey(t *testing.T) {
 	testenv.Isolate(t)
 	dir := testenv.JJRepo(t)
@@ -219,5 +261,36 @@ func TestParseStat(t *testing.T) {
 		if got != tt.want || got.String() != tt.short {
 			t.Errorf("ParseStat(%q) = %+v (%q), want %+v (%q)", tt.in, got, got, tt.want, tt.short)
 		}
+	}
+}
+
+func TestChangeIDsRevset(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		ids  []string
+		want string
+	}{
+		{nil, "none()"},
+		{[]string{"kkkkkkkkkkkk", "zyxwvutsrqponmlk"}, "change_id(kkkkkkkkkkkk) | change_id(zyxwvutsrqponmlk)"},
+		// Short (jj fails a revset on an ambiguous prefix), not jj's alphabet, revset text: left out.
+		{[]string{"kkkk", "abcdefabcdef", `x") | all() | ("y`, "KKKKKKKKKKKK", "kkkkkkkkkkkk"}, "change_id(kkkkkkkkkkkk)"},
+	}
+	for _, tt := range tests {
+		if got := jj.ChangeIDsRevset(tt.ids); got != tt.want {
+			t.Errorf("ChangeIDsRevset(%q) = %q, want %q", tt.ids, got, tt.want)
+		}
+	}
+}
+
+func TestResolveChangeIDs(t *testing.T) {
+	dir, ids := graphRepo(t)
+	c := jj.New(dir)
+	a, b := ids["A"], ids["B"]
+	got, err := c.ResolveChangeIDs(context.Background(), []string{a[:12], b, strings.Repeat("k", 32), "abc", a[:4]})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 2 || got[a[:12]] != a || got[b] != b {
+		t.Errorf("ResolveChangeIDs = %v, want %s and %s resolved, nothing else", got, a[:12], b)
 	}
 }

@@ -14,17 +14,9 @@ import (
 // replaces them, so a caller may cache what it read from jj under this key
 // (the gate does) or poll it to notice new operations (planq ui does).
 func OpHeadsKey(root string) (string, error) {
-	repo, err := RepoDir(root)
+	repo, entries, err := opHeadEntries(root)
 	if err != nil {
 		return "", err
-	}
-	heads := filepath.Join(repo, "op_heads", "heads")
-	entries, err := os.ReadDir(heads)
-	if err != nil {
-		return "", fmt.Errorf("read jj's operation heads: %w", err)
-	}
-	if len(entries) == 0 {
-		return "", fmt.Errorf("%s has no operation heads", heads)
 	}
 	parts := make([]string, 0, len(entries))
 	for _, e := range entries {
@@ -36,4 +28,36 @@ func OpHeadsKey(root string) (string, error) {
 	}
 	slices.Sort(parts)
 	return repo + "|" + strings.Join(parts, ","), nil
+}
+
+// OpHeads returns the ids of jj's current operation heads, read without
+// running jj (one id, unless operations ran concurrently and no jj command
+// has merged them yet).
+func OpHeads(root string) ([]string, error) {
+	_, entries, err := opHeadEntries(root)
+	if err != nil {
+		return nil, err
+	}
+	ids := make([]string, 0, len(entries))
+	for _, e := range entries {
+		ids = append(ids, e.Name())
+	}
+	slices.Sort(ids)
+	return ids, nil
+}
+
+// opHeadEntries reads the repo's op_heads/heads directory: one empty file
+// per operation head, named by its id.
+func opHeadEntries(root string) (repo string, entries []os.DirEntry, err error) {
+	if repo, err = RepoDir(root); err != nil {
+		return "", nil, err
+	}
+	heads := filepath.Join(repo, "op_heads", "heads")
+	if entries, err = os.ReadDir(heads); err != nil {
+		return "", nil, fmt.Errorf("read jj's operation heads: %w", err)
+	}
+	if len(entries) == 0 {
+		return "", nil, fmt.Errorf("%s has no operation heads", heads)
+	}
+	return repo, entries, nil
 }

@@ -7,8 +7,10 @@ import (
 
 	"github.com/mark3labs/mcp-go/server"
 
+	"github.com/planq-dev/planq/gate"
 	"github.com/planq-dev/planq/internal/text"
 	"github.com/planq-dev/planq/jj"
+	"github.com/planq-dev/planq/metrics"
 )
 
 // InitInput is jj_init's input.
@@ -26,8 +28,13 @@ type InitOutput struct {
 	InPlace      bool   `json:"in_place"`
 	GateUnlocked bool   `json:"gate_unlocked"`
 	// Notes say what happened to the work that was in the working copy.
-	Notes   []string `json:"notes,omitempty"`
-	Warning string   `json:"warning,omitempty"`
+	Notes []string `json:"notes,omitempty"`
+	// ChangedWhileLocked are the files that changed in the working copy
+	// while the gate was locked (gate.CheckDeclared): none should have.
+	ChangedWhileLocked []string `json:"changed_while_locked,omitempty"`
+	Warning            string   `json:"warning,omitempty"`
+
+	escapes *gate.Escapes // the check, for the metrics; nil when none ran
 }
 
 // Text renders the result for the model.
@@ -39,6 +46,11 @@ func (o InitOutput) Text() string {
 	}
 	for _, n := range o.Notes {
 		b.WriteString("\n" + n)
+	}
+	if o.escapes != nil {
+		if note := o.escapes.Note(); note != "" {
+			b.WriteString("\n" + note)
+		}
 	}
 	if o.Warning != "" {
 		b.WriteString("\nWarning: " + o.Warning)
@@ -67,8 +79,26 @@ func jjInitTool(d *deps) server.ServerTool {
 		if res.FetchWarn != "" {
 			out.Warning = jj.FetchWarning(res.FetchWarn)
 		}
+		// The declaration recorded the files as they were: check what
+		// changed while the gate was locked.
+		if root, ok := jj.FindRoot(d.dir); ok {
+			esc, err := gate.CheckDeclared(ctx, d.jj, root)
+			switch {
+			case err != nil:
+				out.Warning = strings.TrimSpace(out.Warning + " " + err.Error())
+			case esc.Checked:
+				out.escapes, out.ChangedWhileLocked = &esc, esc.Files
+			}
+		}
 		return out, nil
 	})}
+}
+
+func (o InitOutput) metricsRecords() []metrics.Record {
+	if o.escapes == nil {
+		return nil
+	}
+	return []metrics.Record{metrics.EscapesRecord("jj_init", "", "", o.escapes.Files)}
 }
 
 // maxDescription bounds a change description.

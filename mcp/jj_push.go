@@ -3,13 +3,31 @@ package mcp
 import (
 	"context"
 	"fmt"
+	"os"
 	"strings"
 
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/planq-dev/planq/config"
+	"github.com/planq-dev/planq/hooks/conffile"
+	"github.com/planq-dev/planq/hooks/hosts"
 	"github.com/planq-dev/planq/jj"
 )
+
+// wiringPlace is where the hosts' wiring of the server's repo is looked
+// for: the repo (its root), the home, the environment.
+func (d *deps) wiringPlace() conffile.Options {
+	root, _ := jj.FindRoot(d.dir)
+	getenv := d.getenv
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	home := getenv("HOME")
+	if home == "" {
+		home, _ = os.UserHomeDir()
+	}
+	return conffile.Options{ProjectDir: root, Home: home, Getenv: getenv}
+}
 
 // PushInput is jj_push's input.
 type PushInput struct {
@@ -100,6 +118,13 @@ func jjPushTool(d *deps) server.ServerTool {
 		}
 		if len(plan.Conflicted) > 0 {
 			return PushOutput{}, userErrorf("Refusing to push: these changes have conflicts: %s. Resolve them (edit each file to the content it should have; jj records the resolution), then push again.", strings.Join(plan.Conflicted, "; "))
+		}
+		if leaks := hosts.StackLeaks(hosts.LocalWiring(d.wiringPlace()), plan.Stack); len(leaks) > 0 {
+			var where []string
+			for _, l := range leaks {
+				where = append(where, l.String())
+			}
+			return PushOutput{}, userErrorf("Refusing to push: planq's local wiring, which belongs to this machine and not to the project, is in the stack: %s. Ask the user; %s. Then push again.", strings.Join(where, "; "), hosts.LeakFix(leaks))
 		}
 		if in.DryRun {
 			return out, nil

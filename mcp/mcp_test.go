@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -17,12 +18,13 @@ import (
 	"github.com/planq-dev/planq/internal/testenv"
 	"github.com/planq-dev/planq/jj"
 	planqmcp "github.com/planq-dev/planq/mcp"
+	"github.com/planq-dev/planq/mcp/toolnames"
 )
 
 var updateSnaps = flag.Bool("update-toolsnaps", os.Getenv("UPDATE_TOOLSNAPS") == "true", "rewrite __toolsnaps__/*.snap from the current schemas")
 
 // jjToolNames are the tools of the jj half of the server.
-var jjToolNames = []string{"jj_git_init", "jj_init", "jj_status", "jj_describe", "jj_new", "jj_push", "jj_abandon", "jj_squash", "query_ancestor"}
+var jjToolNames = toolnames.JJ()
 
 // session is an in-process MCP client connected to a server for dir.
 type session struct {
@@ -133,6 +135,28 @@ func TestToolSnapshots(t *testing.T) {
 		if !seen[name] {
 			t.Errorf("tool %s is not registered", name)
 		}
+	}
+}
+
+// The server registers exactly the tools package toolnames names, the one
+// list every other copy of planq's tool names comes from (the Gemini CLI
+// adapter's gate, which knows them by name alone).
+func TestToolNamesAreTheServersTools(t *testing.T) {
+	testenv.Isolate(t)
+	s := connect(t, t.TempDir())
+	list, err := s.c.ListTools(context.Background(), mcp.ListToolsRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, tool := range list.Tools {
+		got = append(got, tool.Name)
+	}
+	want := toolnames.All()
+	slices.Sort(got)
+	slices.Sort(want)
+	if !slices.Equal(got, want) {
+		t.Fatalf("the server registers %q\ntoolnames.All() says %q", got, want)
 	}
 }
 

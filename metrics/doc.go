@@ -6,7 +6,11 @@
 //
 // The hooks record when a session starts, the gate's verdict on each tool
 // call it judges (by tool and by the class of rule that decided, see
-// gate.Decision.Rule) and when they see the session's change declared. The
+// gate.Decision.Rule) and when they see the session's change declared.
+// Each declaration (jj_init, planq start, a jj describe the post-tool-use
+// hook sees) records the check made then: the files that changed in the
+// working copy while the gate was locked (gate.CheckDeclared), none in the
+// good case; any is a gate escape. The
 // MCP server records every planq tool call and whether it failed, the
 // learnings and decisions it showed the model (planq_context, planq_search;
 // the session-start hook records those of the session's context), the
@@ -41,5 +45,7 @@
 // agent wrote through a planq tool in the same project after it was first
 // surfaced there names its id (pq-…) or its title (titles of at least
 // MinCiteTitle characters, compared case-insensitively with spaces folded).
+// Gate escapes are summed over the checks: how many ran, how many found
+// files, how many files, and the latest that found any.
 // Prune removes day files older than a time (`planq state gc`).
 package metrics

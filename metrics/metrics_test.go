@@ -78,6 +78,44 @@ func TestSummarizeAggregates(t *testing.T) {
 	}
 }
 
+func TestGateEscapes(t *testing.T) {
+	dir := t.TempDir()
+	many := make([]string, 30)
+	for i := range many {
+		many[i] = fmt.Sprintf("dir/%s/file%d.txt", strings.Repeat("d", 300), i)
+	}
+	mustAppend(t, dir,
+		Record{Time: at(0), Kind: KindEscapes, Tool: "jj_init"},
+		Record{Time: at(1), Kind: KindEscapes, Tool: "planq start", Files: []string{"notes.txt"}, Count: 1},
+		Record{Time: at(2), Kind: KindEscapes, Tool: "jj_init"},
+		Record{Time: at(3), Kind: KindEscapes, Tool: "Bash", Session: "s1", Files: many, Count: len(many)},
+	)
+	s := summarize(t, dir, time.Time{})
+	e := s.Escapes
+	if e.Checks != 4 || e.Found != 2 || e.Files != 31 || len(e.Recent) != 2 {
+		t.Fatalf("escapes = %+v, want 4 checks, 2 finding 31 files", e)
+	}
+	if r := e.Recent[0]; r.Tool != "Bash" || r.Session != "s1" || r.Count != 30 || len(r.Files) != maxFiles || len(r.Files[0]) > maxPath {
+		t.Errorf("newest escape = %+v; want the Bash one, its first %d files cut to %d bytes", r, maxFiles, maxPath)
+	}
+	if r := e.Recent[1]; r.Tool != "planq start" || fmt.Sprint(r.Files) != "[notes.txt]" || !r.Time.Equal(at(1)) {
+		t.Errorf("older escape = %+v", r)
+	}
+	data, _ := json.Marshal(s)
+	for _, k := range []string{`"gate_escapes":{"checks":4,"found":2,"files":31,"recent":[`} {
+		if !strings.Contains(string(data), k) {
+			t.Errorf("summary JSON lacks %s: %s", k, data)
+		}
+	}
+	// No check found anything: the count is zero, and says so in JSON.
+	clean := t.TempDir()
+	mustAppend(t, clean, Record{Time: at(0), Kind: KindEscapes, Tool: "jj_init"})
+	data, _ = json.Marshal(summarize(t, clean, time.Time{}))
+	if !strings.Contains(string(data), `"gate_escapes":{"checks":1,"found":0,"files":0,"recent":[]}`) {
+		t.Errorf("clean summary JSON: %s", data)
+	}
+}
+
 func TestTimeToDeclare(t *testing.T) {
 	t.Parallel()
 	tests := []struct {

@@ -24,6 +24,7 @@ const (
 	KindSurface     = "surface"      // learnings and decisions shown to the model
 	KindWrite       = "write"        // text the agent wrote through a planq tool
 	KindEmptySearch = "empty-search" // a planq_search that found nothing
+	KindEscapes     = "escapes"      // the check at a declaration: the files that changed while the gate was locked (Files, Count; none is the good case)
 )
 
 // The gate's verdicts, as a gate record names them.
@@ -54,6 +55,8 @@ const (
 	maxQuery   = 200  // bytes of a search query
 	maxEntries = 10   // surfaced entries per record; more are split over records
 	maxField   = 128  // bytes of a session id, tool, rule or host name
+	maxFiles   = 10   // file names an escapes record keeps
+	maxPath    = 200  // bytes of one of them
 )
 
 // Record is one metrics event. Which fields are set depends on Kind.
@@ -71,6 +74,8 @@ type Record struct {
 	Entries  []Entry   `json:"e,omitempty"`     // surface
 	Query    string    `json:"q,omitempty"`     // empty-search
 	Text     string    `json:"text,omitempty"`  // write: the text, spaces folded, cut to 2 KiB
+	Files    []string  `json:"files,omitempty"` // escapes: the first files that changed while the gate was locked
+	Count    int       `json:"n,omitempty"`     // escapes: how many files did
 }
 
 // Entry is a learning or decision shown to the model.
@@ -78,6 +83,13 @@ type Entry struct {
 	ID    string `json:"id"`   // pq-…
 	Kind  string `json:"kind"` // learning or decision
 	Title string `json:"title,omitempty"`
+}
+
+// EscapesRecord is the record of a check at declaration (gate.CheckDeclared)
+// made by tool: the files that changed while the gate was locked, none in
+// the good case.
+func EscapesRecord(tool, session, host string, files []string) Record {
+	return Record{Kind: KindEscapes, Tool: tool, Session: session, Host: host, Files: files, Count: len(files)}
 }
 
 // Off reports whether the environment turns recording off
@@ -213,6 +225,13 @@ func (r Record) line() ([]byte, error) {
 	}
 	r.Query = cut(strings.TrimSpace(r.Query), maxQuery)
 	r.Text = cut(text.OneLine(r.Text), maxText)
+	if len(r.Files) > 0 {
+		fs := make([]string, 0, min(len(r.Files), maxFiles))
+		for _, f := range r.Files[:min(len(r.Files), maxFiles)] {
+			fs = append(fs, cut(text.OneLine(f), maxPath))
+		}
+		r.Files = fs
+	}
 	if len(r.Entries) > 0 {
 		es := make([]Entry, len(r.Entries))
 		for i, e := range r.Entries {

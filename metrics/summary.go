@@ -28,6 +28,7 @@ type Summary struct {
 	Tools         []ToolRow   `json:"tools"`           // calls per planq MCP tool, most first
 	Memory        []MemoryRow `json:"memory"`          // learnings/decisions surfaced and later cited
 	EmptySearches []SearchRow `json:"empty_searches"`  // searches that found nothing, most first
+	Escapes       Escapes     `json:"gate_escapes"`    // the checks at declaration: files that changed while the gate was locked
 	// Skipped counts lines that were not one whole record (torn or
 	// garbage), which the reader passed over.
 	Skipped int `json:"skipped_lines"`
@@ -52,6 +53,30 @@ type Durations struct {
 	// change and have not declared one (yet).
 	Undeclared int `json:"undeclared"`
 }
+
+// Escapes sums the checks made when a change was declared: files that
+// changed in the working copy while the gate was locked, which it should
+// never let happen (a gate escape).
+type Escapes struct {
+	Checks int `json:"checks"` // declarations checked
+	Found  int `json:"found"`  // checks that found files changed while locked
+	Files  int `json:"files"`  // files they found, all told
+	// Recent are the latest checks that found files, newest first.
+	Recent []EscapeRow `json:"recent"`
+}
+
+// EscapeRow is one check that found files changed while the gate was
+// locked.
+type EscapeRow struct {
+	Time    time.Time `json:"time"`
+	Tool    string    `json:"tool"` // where the change was declared: jj_init, planq start, or the shell tool that ran jj
+	Session string    `json:"session,omitempty"`
+	Files   []string  `json:"files"` // the first of them
+	Count   int       `json:"count"`
+}
+
+// maxRecentEscapes bounds Escapes.Recent.
+const maxRecentEscapes = 10
 
 // ToolRow counts the calls of one planq MCP tool.
 type ToolRow struct {
@@ -206,6 +231,7 @@ type aggregate struct {
 	sessions map[string]*sessionTimes
 	surfaced map[surfaceKey]surfaced
 	writes   []written
+	escapes  Escapes
 }
 
 type sessionTimes struct {
@@ -285,6 +311,13 @@ func (a *aggregate) add(r Record) {
 				a.surfaced[k] = surfaced{first: r.Time, title: e.Title}
 			}
 		}
+	case KindEscapes:
+		a.escapes.Checks++
+		if n := max(r.Count, len(r.Files)); n > 0 {
+			a.escapes.Found++
+			a.escapes.Files += n
+			a.escapes.Recent = append(a.escapes.Recent, EscapeRow{Time: r.Time, Tool: r.Tool, Session: r.Session, Files: r.Files, Count: n})
+		}
 	case KindWrite:
 		if r.Text != "" {
 			a.writes = append(a.writes, written{t: r.Time, text: strings.ToLower(text.OneLine(r.Text))})
@@ -318,6 +351,14 @@ func (a *aggregate) fill(sum *Summary) {
 
 	sum.Declare = a.declare()
 	sum.Memory = a.memory()
+	sum.Escapes = a.escapes
+	slices.SortStableFunc(sum.Escapes.Recent, func(x, y EscapeRow) int { return y.Time.Compare(x.Time) })
+	if len(sum.Escapes.Recent) > maxRecentEscapes {
+		sum.Escapes.Recent = sum.Escapes.Recent[:maxRecentEscapes]
+	}
+	if sum.Escapes.Recent == nil {
+		sum.Escapes.Recent = []EscapeRow{}
+	}
 }
 
 // declare measures, per session that started undeclared, the time to the

@@ -5,7 +5,8 @@
 # Usage: scripts/dist.sh [OUTDIR]          (default: dist)
 #
 # Writes OUTDIR/planq_<version>_<os>_<arch>.tar.gz (.zip for Windows), each
-# holding one directory with the planq binary and README.md, and
+# holding one directory with the planq, planq-hook and planq-sandbox
+# binaries and README.md, and
 # OUTDIR/SHA256SUMS (`sha256sum -c SHA256SUMS` checks them). Archives of an
 # earlier run in OUTDIR are removed first. Binaries are static (CGO_ENABLED=0)
 # and built with -trimpath; the tar archives carry no build-machine owner or
@@ -57,17 +58,22 @@ rm -f -- "$out"/planq_*.tar.gz "$out"/planq_*.zip "$out/SHA256SUMS"
 work=$(mktemp -d)
 trap 'rm -rf -- "$work"' EXIT
 
+# planq, the hook binary hosts start on every tool call, and the entry point
+# a locked shell command runs in (planq finds both beside itself).
+commands=(planq planq-hook planq-sandbox)
 archives=()
 for p in $platforms; do
   os=${p%/*} arch=${p#*/}
   [[ -n $os && -n $arch && $p == */* ]] || die "platform $p: want os/arch, e.g. linux/amd64"
   name=planq_${version}_${os}_${arch}
-  exe=planq
-  [[ $os == windows ]] && exe=planq.exe
+  ext=''
+  [[ $os == windows ]] && ext=.exe
   mkdir -p "$work/$name"
   echo "building $name"
-  CGO_ENABLED=0 GOOS=$os GOARCH=$arch "$go" build -trimpath \
-    -ldflags "-s -w -X github.com/planq-dev/planq/internal/version.stamp=$version" -o "$work/$name/$exe" ./cmd/planq
+  for cmd in "${commands[@]}"; do
+    CGO_ENABLED=0 GOOS=$os GOARCH=$arch "$go" build -trimpath \
+      -ldflags "-s -w -X github.com/planq-dev/planq/internal/version.stamp=$version" -o "$work/$name/$cmd$ext" "./cmd/$cmd"
+  done
   cp README.md "$work/$name/"
   # A fixed time (zip cannot store one before 1980), so archives are reproducible.
   touch -t 200001010000 "$work/$name" "$work/$name"/*

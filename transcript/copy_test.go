@@ -10,7 +10,7 @@ import (
 	"testing"
 )
 
-const root = "qmwxnhglqmwxnhglqmwxnhglqmwxnhgl"
+const root = "qpvuntsmqpvuntsmqpvuntsmqpvuntsm"
 
 func newStore(t *testing.T) *Store {
 	t.Helper()

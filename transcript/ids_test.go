@@ -11,8 +11,10 @@ func TestValidIDs(t *testing.T) {
 		id string
 		ok bool
 	}{
-		{"qmwxnhgl", true}, {strings.Repeat("z", 32), true}, {"abc123", true}, {strings.Repeat("a", 64), true},
-		{"", false}, {strings.Repeat("a", 65), false}, {"../x", false}, {"a/b", false}, {"ABC", false}, {"-rf", false}, {"a b", false}, {"ü", false},
+		{"qpvuntsm", true}, {strings.Repeat("z", 32), true}, {"k", true}, {strings.Repeat("k", 64), true},
+		// jj writes change ids with k to z only; change_id(abc123) is a revset error.
+		{"abc123", false}, {"qpvuntsm1", false}, {"jjjjjjjj", false}, {"deadbeef", false},
+		{"", false}, {strings.Repeat("z", 65), false}, {"../x", false}, {"a/b", false}, {"ABC", false}, {"-rf", false}, {"a b", false}, {"ü", false},
 	}
 	for _, tt := range changes {
 		if err := ValidChangeID(tt.id); (err == nil) != tt.ok {

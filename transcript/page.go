@@ -237,6 +237,7 @@ func readLines(ctx context.Context, f *os.File, start, stop, size int64, n int, 
 		p.Next = p.End
 	}
 	p.Size = size
+	p.Lines = o.dropRewritten(f, p.Lines)
 	return p, nil
 }
 

@@ -83,6 +83,7 @@ func Search(ctx context.Context, path, query string, limit int, opts ...Option) 
 	if err != nil {
 		return res, fmt.Errorf("transcript search %s: %w", path, err)
 	}
+	res.Lines = o.dropRewritten(f, res.Lines)
 	if res.Capped {
 		res.Note = fmt.Sprintf("[capped: showing the first %d matching lines; more lines match %q. Narrow the search, or read a range of lines]", len(res.Lines), query)
 	}
@@ -124,6 +125,7 @@ func Range(ctx context.Context, path string, from, to int64, opts ...Option) (Re
 	if err != nil {
 		return res, fmt.Errorf("transcript range %s: %w", path, err)
 	}
+	res.Lines = o.dropRewritten(f, res.Lines)
 	switch {
 	case len(res.Lines) == 0:
 		res.Note = fmt.Sprintf("[the transcript has %d lines; line %d does not exist]", res.Total, from)
@@ -184,7 +186,10 @@ type Option func(*readOptions)
 type readOptions struct{ render func([]byte) string }
 
 // WithRender presents each returned line as render makes it (for example
-// Render, for a model), before it is cut at MaxLineChars.
+// Render, for a model), before it is cut at MaxLineChars. A Gemini CLI
+// message record written again in the lines after it is then left out
+// (dropRewritten): the reader sees the message once, as it was last
+// written.
 func WithRender(render func([]byte) string) Option {
 	return func(o *readOptions) { o.render = render }
 }

@@ -111,9 +111,13 @@ func (s *Store) Load(root string) (*Session, error) {
 	if err != nil {
 		return nil, fmt.Errorf("transcript: read session: %w", err)
 	}
+	path := filepath.Join(dir, SessionFile)
 	var sess Session
 	if err := json.Unmarshal(data, &sess); err != nil {
-		return nil, fmt.Errorf("transcript: %s is corrupt: %v", filepath.Join(dir, SessionFile), err)
+		return nil, fmt.Errorf("transcript: %w", &BadRecord{Path: path, Problem: "not valid JSON: " + err.Error()})
+	}
+	if err := sess.check(root); err != nil {
+		return nil, fmt.Errorf("transcript: %w", &BadRecord{Path: path, Problem: err.Error()})
 	}
 	return &sess, nil
 }
@@ -149,15 +153,8 @@ func (s *Store) Update(ctx context.Context, root string, fn func(*Session) error
 		return sess, nil // nothing changed: hooks run often, skip the write
 	}
 	sess.Updated = s.now().UTC()
-	for _, c := range sess.Changes {
-		if err := ValidChangeID(c); err != nil {
-			return nil, fmt.Errorf("session %s: change: %w", root, err)
-		}
-	}
-	for _, a := range sess.Agents {
-		if err := ValidSessionID(a.ID); err != nil {
-			return nil, fmt.Errorf("session %s: %w", root, err)
-		}
+	if err := sess.check(root); err != nil {
+		return nil, fmt.Errorf("session %s: %w", root, err)
 	}
 	data, err := json.MarshalIndent(sess, "", "  ")
 	if err != nil {
@@ -324,9 +321,10 @@ func (s *Store) RootOfChangePrefix(prefix string) (root string, ok bool) {
 }
 
 // Roots returns the session records of the project's stored lineages,
-// newest Updated first. A record that cannot be read is left out and named
-// in the error, which joins one error per such record; the others are
-// returned all the same. A project with no lineages has none.
+// newest Updated first. A record that cannot be read or is not valid is
+// left out and named in the error, which joins one error per such record
+// (BadRecords lists the invalid ones); the others are returned all the
+// same. A project with no lineages has none.
 func (s *Store) Roots() ([]*Session, error) {
 	entries, err := os.ReadDir(s.ProjectDir())
 	if errors.Is(err, fs.ErrNotExist) {
@@ -340,6 +338,10 @@ func (s *Store) Roots() ([]*Session, error) {
 		errs []error
 	)
 	for _, e := range entries {
+		if err := s.CheckDir(e); err != nil {
+			errs = append(errs, err)
+			continue
+		}
 		if !e.IsDir() || ValidChangeID(e.Name()) != nil {
 			continue // by-session, by-change, stray files
 		}

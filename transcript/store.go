@@ -88,11 +88,16 @@ func isLowerAlnum(c byte) bool { return c >= 'a' && c <= 'z' || c >= '0' && c <=
 
 func isAlnum(c byte) bool { return isLowerAlnum(c) || c >= 'A' && c <= 'Z' }
 
-// ValidChangeID reports whether id looks like a jj change id (lowercase
-// letters and digits), so it is safe as a path element.
+// isChangeIDLetter reports whether c is a letter of jj's change id
+// alphabet: jj writes change ids in "reverse hex", k to z.
+func isChangeIDLetter(c byte) bool { return c >= 'k' && c <= 'z' }
+
+// ValidChangeID reports whether id is a jj change id or a prefix of one
+// (letters k to z, as jj writes them), so it is safe as a path element and
+// as the argument of a change_id() revset, which fails on any other letter.
 func ValidChangeID(id string) error {
-	if !idOK(id, 64, func(_ int, c byte) bool { return isLowerAlnum(c) }) {
-		return fmt.Errorf("%q is not a jj change id (expected lowercase letters, e.g. qmwxnhgl)", id)
+	if !idOK(id, 64, func(_ int, c byte) bool { return isChangeIDLetter(c) }) {
+		return fmt.Errorf("%q is not a jj change id (jj writes them with the letters k to z, e.g. qpvuntsm)", id)
 	}
 	return nil
 }

@@ -13,7 +13,6 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/planq-dev/planq/internal/testenv"
-	"github.com/planq-dev/planq/staterepo"
 )
 
 // browser starts a headless Chromium for the test and returns a tab's context.
@@ -88,6 +87,9 @@ func artifactsDir(t *testing.T) string {
 }
 
 func TestUIBrowser(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a real browser: skipped with -short")
+	}
 	p := buildProject(t)
 	ctx := browser(t)
 	s, base := startServer(t, p.Repo)
@@ -115,8 +117,16 @@ func TestUIBrowser(t *testing.T) {
 		run(t, chromedp.Navigate(s.URL()),
 			seen(`section.agent[data-agent="default"] .task`, routerTask),
 			seen(`section.agent[data-agent="default"] .gate`, "declared"),
-			seen(`section.agent[data-agent="default"] .left`, "Left to do: 2"),
+			// What is left and what is open, item by item.
+			seen(`section.agent[data-agent="default"] .cardlist.left h3`, "Left to do · 2"),
+			seen(`section.agent[data-agent="default"] .cardlist.left li`, "a 429 response with Retry-After"),
+			seen(`section.agent[data-agent="default"] .cardlist.left li`, "document the limits in README.md"),
+			seen(`section.agent[data-agent="default"] .cardlist.questions li`, "per API key or per client IP behind a proxy?"),
 			seen(`section.agent[data-agent="docs"] .task`, "Document the rate limits"),
+			seen(`section.agent[data-agent="docs"] .cardlist.left li`, "a Rate limits section in README.md"),
+			// The change links to its lineage's transcript, the lineage to its changes.
+			seen(`section.agent[data-agent="default"] .links a[href^="/transcript?root=`+p.Root+`"]`, "transcript"),
+			seen(`section.agent[data-agent="default"] .links a[href^="/changes?lineage=`+p.Root+`"]`, "2 changes"),
 			seen(`main`, "State repo"),
 			seen(`main table.list`, limiterTask), // the session lineage
 		)
@@ -125,6 +135,14 @@ func TestUIBrowser(t *testing.T) {
 			t.Errorf("address %q (%v): the token should be gone from it", loc, err)
 		}
 		screenshot(t, ctx, artifacts, "overview")
+		// A lineage's changes, from its link: both of them, with the summary.
+		// Following a link navigates: wait for the new page's graph first.
+		run(t, chromedp.Click(chromedp.CSS(`section.agent[data-agent="default"] .links a[href^="/changes?lineage="]`)),
+			chromedp.WaitVisible(chromedp.CSS(`ol.graph`)),
+			seen(`main h1 .sub`, "session lineage"),
+			seen(`li.node summary .title`, limiterTask),
+			seen(`li.node summary .title`, routerTask),
+		)
 	})
 
 	t.Run("changes", func(t *testing.T) {
@@ -161,11 +179,7 @@ func TestUIBrowser(t *testing.T) {
 			seen(`ol.entries li.entry`, "jj describe keeps the change id"),
 		)
 		// Another planq process (an agent's planq_learn) writes the branch.
-		st, err := staterepo.Open(staterepo.Options{Dir: p.Repo, Warn: func(string) {}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := st.Learn(context.Background(), "Retry-After must be whole seconds", "Checked against RFC 9110"); err != nil {
+		if _, err := openState(t, p.Repo, false).Learn(context.Background(), "Retry-After must be whole seconds", "Checked against RFC 9110"); err != nil {
 			t.Fatal(err)
 		}
 		run(t, seen(`ol.entries li.entry`, "Retry-After must be whole seconds"))
@@ -202,6 +216,13 @@ func TestUIBrowser(t *testing.T) {
 			seen(`ol.hits li.hit`, "Token bucket per API key"),
 		)
 		screenshot(t, ctx, artifacts, "state")
+		// An entry that names its change links to it.
+		run(t, load("/state?branch=agent-main&kind=changelog"),
+			seen(`ol.entries li.entry.end a.change`, "change "+p.Current[:12]),
+			chromedp.Click(chromedp.CSS(`ol.entries li.entry.end a.change[href$="`+p.Current+`"]`)),
+			chromedp.WaitVisible(chromedp.CSS(`ol.graph`)),
+			seen(`li.node details.change[open] summary .title`, routerTask),
+		)
 		run(t, load("/state?branch=agent-main&kind=learnings"),
 			seen(`ol.entries li.entry`, "jj describe keeps the change id"),
 			load("/state?branch=agent-main&kind=handoffs"),
@@ -216,6 +237,7 @@ func TestUIBrowser(t *testing.T) {
 	t.Run("metrics", func(t *testing.T) {
 		run(t, load("/metrics"),
 			seen(`main`, "Gate verdicts"),
+			seen(`main`, "1 declarations checked; 0 found 0 files changed while locked"),
 			seen(`main table.list`, "locked"),
 			seen(`main table.list`, "jj_describe"),
 			seen(`main table.list`, "retry budget"),
@@ -223,3 +245,117 @@ func TestUIBrowser(t *testing.T) {
 		screenshot(t, ctx, artifacts, "metrics")
 	})
 }
+
+// TestUIBrowserAtScale loads every page of a project the way a busy team
+// leaves one (a conflicted workspace with 20 long file names and more to do
+// than a card shows, lines without a break in a description, a summary
+// item, a state entry and a transcript, 10,000 session lineages and two bad
+// lineage records) at a desktop's and a phone's width: no page is wider
+// than the window, the bad records are reported once and break nothing, and
+// the Overview still says what is left.
+func TestUIBrowserAtScale(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a real browser and 10,000 lineages: skipped with -short")
+	}
+	p := buildProject(t)
+	fixer := addScale(t, p, 10_000)
+	ctx := browser(t)
+	s, base := startServer(t, p.Repo)
+	artifacts := artifactsDir(t)
+	run := func(t *testing.T, steps ...chromedp.Action[chromedp.Void]) {
+		t.Helper()
+		if err := chromedp.Do(ctx, steps...); err != nil {
+			html, _ := chromedp.Run(ctx, chromedp.OuterHTML(chromedp.CSS("main")))
+			t.Fatalf("%v\npage content:\n%.20000s", err, html)
+		}
+	}
+	run(t, chromedp.Navigate(s.URL()), present(`main`))
+
+	t.Run("overview says what is left", func(t *testing.T) {
+		card := `section.agent[data-agent="fixer"]`
+		steps := []chromedp.Action[chromedp.Void]{chromedp.Navigate(base + "/"),
+			seen(card+` .task`, fixerTask),
+			seen(card+` .cardlist.left h3`, fmt.Sprintf("Left to do · %d", len(fixerLeft))),
+			seen(card+` .cardlist.left .more`, fmt.Sprintf("and %d more", len(fixerLeft)-5)),
+			seen(card+` .cardlist.questions li`, "keep both limits, or the lower one?"),
+			seen(card+` .cardlist.conflicts h3`, "Conflicts · 20 files"),
+			seen(card+` .cardlist.conflicts .more`, "and 15 more"),
+			seen(`main .more`, "and 9993 more"), // 10,001 good lineages, the newest 8 listed
+		}
+		for _, it := range fixerLeft[:5] {
+			steps = append(steps, seen(card+` .cardlist.left li`, strings.Trim(it, "`")[:20]))
+		}
+		run(t, steps...)
+		n, err := chromedp.Run(ctx, chromedp.Evaluate[int](`document.querySelectorAll('`+card+` .cardlist.left li').length`))
+		if err != nil || n != 5 {
+			t.Errorf("the card lists %d Left to do items (%v), want the first 5", n, err)
+		}
+	})
+
+	t.Run("bad records are reported once and break nothing", func(t *testing.T) {
+		for _, page := range []string{"/", "/transcript"} {
+			run(t, chromedp.Navigate(base+page),
+				seen(`.bad-records`, "2 session records skipped"),
+				seen(`.bad-records`, "abc123"),
+				seen(`.bad-records`, "planq doctor"))
+			n, err := chromedp.Run(ctx, chromedp.Evaluate[int](`document.querySelectorAll(".bad-records").length`))
+			if err != nil || n != 1 {
+				t.Errorf("%s reports the bad records %d times (%v), want once", page, n, err)
+			}
+		}
+		run(t, chromedp.Navigate(base+"/changes"),
+			seen(`li.node summary .title`, routerTask),
+			seen(`li.node summary .title`, fixerTask))
+		if n, err := chromedp.Run(ctx, chromedp.Evaluate[int](`document.querySelectorAll("main .error").length`)); err != nil || n != 0 {
+			t.Errorf("the Changes page shows %d errors (%v)", n, err)
+		}
+	})
+
+	pages := []string{"/", "/changes", "/changes?change=" + fixer, "/changes?lineage=" + p.Root,
+		"/transcript", "/transcript?root=" + p.Root + "&before=-1", "/transcript?root=" + p.Root + "&q=handlers",
+		"/state", "/state?branch=agent-main&kind=learnings", "/state?branch=agent-main&kind=checkpoints", "/state?q=path",
+		"/metrics"}
+	for _, w := range []struct {
+		name          string
+		width, height int64
+		mobile        bool
+	}{{"desktop", 1280, 900, false}, {"phone", 375, 812, true}} {
+		t.Run("no page wider than a "+w.name, func(t *testing.T) {
+			opts := []chromedp.EmulateViewportOption{}
+			if w.mobile {
+				opts = append(opts, chromedp.EmulateMobile)
+			}
+			run(t, chromedp.EmulateViewport(w.width, w.height, opts...))
+			for _, page := range pages {
+				run(t, chromedp.Navigate(base+page), present(`main > *`))
+				// Open every fold, so what they hold is laid out too.
+				got, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](overflowJS))
+				if err != nil {
+					t.Fatalf("%s: %v", page, err)
+				}
+				if len(got) > 0 {
+					t.Errorf("%s at %dpx: the page is wider than the window: %s", page, w.width, strings.Join(got, "; "))
+				}
+			}
+			run(t, chromedp.Navigate(base+"/"), present(`section.agent`))
+			screenshot(t, ctx, artifacts, "scale-overview-"+w.name)
+			run(t, chromedp.Navigate(base+"/changes?change="+fixer), present(`li.node`))
+			screenshot(t, ctx, artifacts, "scale-change-"+w.name)
+		})
+	}
+}
+
+// overflowJS opens every details element and returns nothing when the
+// document is no wider than the window, else its width and the elements
+// that stick out (at most 5).
+const overflowJS = `(() => {
+  document.querySelectorAll("details").forEach(d => { d.open = true; });
+  const doc = document.documentElement, w = doc.clientWidth;
+  if (doc.scrollWidth <= w) return [];
+  const out = ["document " + doc.scrollWidth + "px, window " + w + "px"];
+  for (const el of document.querySelectorAll("body *")) {
+    const r = el.getBoundingClientRect();
+    if (r.right > w + 1 && out.length < 6) out.push(el.tagName.toLowerCase() + "." + el.className + " to " + Math.round(r.right) + "px");
+  }
+  return out;
+})()`

@@ -11,14 +11,16 @@ import (
 	"testing"
 
 	"github.com/planq-dev/planq/internal/testenv"
-	"github.com/planq-dev/planq/staterepo"
 	"github.com/planq-dev/planq/transcript"
 	"github.com/planq-dev/planq/ui"
 )
 
-// A session lineage's change shows on the Changes page even once trunk has
-// taken it in, and a lineage record naming abandoned or malformed changes
-// does not break the page.
+// A session lineage's changes show on its own Changes view (the link from
+// the Overview and the Transcript page) even once trunk has taken them in,
+// while the main Changes page asks jj only for trunk().. | trunk(),
+// however many lineages there are; a lineage record naming abandoned
+// changes is fine, and a hand-edited one is skipped and reported, never
+// passed to jj.
 func TestUIChangesShowLineagesInTrunk(t *testing.T) {
 	testenv.Isolate(t)
 	repo := testenv.Clone(t, testenv.RemoteWithMain(t))
@@ -34,14 +36,7 @@ func TestUIChangesShowLineagesInTrunk(t *testing.T) {
 		t.Fatalf("the lineage change is in %s already; the test shows nothing:\n%s", ui.ChangesRevset, out)
 	}
 
-	st, err := staterepo.Open(staterepo.Options{Dir: repo, Warn: func(string) {}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ts, err := transcript.New(st.Home, st.Project)
-	if err != nil {
-		t.Fatal(err)
-	}
+	ts := openTranscripts(t, repo)
 	if _, err := ts.Update(context.Background(), lineage, func(s *transcript.Session) error {
 		s.Task = "Lineage work in trunk already"
 		s.AddChange(lineage)
@@ -50,6 +45,45 @@ func TestUIChangesShowLineagesInTrunk(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
+
+	s, base := startServer(t, repo)
+	jar, _ := cookiejar.New(nil)
+	client := &http.Client{Jar: jar}
+	get := func(path string) string {
+		t.Helper()
+		sep := "?"
+		if strings.Contains(path, "?") {
+			sep = "&"
+		}
+		resp, err := client.Get(base + path + sep + "token=" + s.Token())
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			t.Fatalf("GET %s: %s\n%s", path, resp.Status, body)
+		}
+		return string(body)
+	}
+	contains := func(path, page string, want ...string) {
+		t.Helper()
+		for _, w := range want {
+			if !strings.Contains(page, w) {
+				t.Errorf("%s does not show %q:\n%s", path, w, page)
+			}
+		}
+	}
+	contains("/changes", get("/changes"), "Work after trunk", "Later work", `class="statline"`)
+	// A later page has its stats too (from a second jj process).
+	contains("/changes?skip=1", get("/changes?skip=1"), "Later work", `class="statline"`, "← newer")
+	view := "/changes?lineage=" + lineage
+	page := get(view)
+	contains(view, page, "Lineage work in trunk already", "session lineage")
+	if strings.Contains(page, "Work after trunk") || strings.Contains(page, `class="error"`) {
+		t.Errorf("%s shows more than the lineage, or an error:\n%s", view, page)
+	}
+
 	// A hand-edited record: its ids must never become revset text.
 	dir, err := ts.Dir(lineage)
 	if err != nil {
@@ -67,22 +101,11 @@ func TestUIChangesShowLineagesInTrunk(t *testing.T) {
 	if err := os.WriteFile(rec, []byte(edited), 0o644); err != nil {
 		t.Fatal(err)
 	}
-
-	s, base := startServer(t, repo)
-	jar, _ := cookiejar.New(nil)
-	resp, err := (&http.Client{Jar: jar}).Get(base + "/changes?token=" + s.Token())
-	if err != nil {
-		t.Fatal(err)
+	page = get(view)
+	contains(view, page, "1 session record skipped", rec)
+	if strings.Contains(page, "Invalid") || strings.Contains(page, "Later work") {
+		t.Errorf("%s passed the edited record to jj:\n%s", view, page)
 	}
-	body, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	page := string(body)
-	if resp.StatusCode != http.StatusOK {
-		t.Fatalf("GET /changes: %s\n%s", resp.Status, page)
-	}
-	for _, want := range []string{"Work after trunk", "Later work", "Lineage work in trunk already"} {
-		if !strings.Contains(page, want) {
-			t.Errorf("the Changes page does not show %q:\n%s", want, page)
-		}
-	}
+	contains("/changes", get("/changes"), "Work after trunk", "Later work")
+	contains("/", get("/"), "1 session record skipped", rec)
 }

@@ -16,7 +16,7 @@ import (
 
 // startServer serves the UI of repo on a free loopback port until the test
 // ends and returns it with its base address (http://127.0.0.1:PORT).
-func startServer(t *testing.T, repo string) (*ui.Server, string) {
+func startServer(t testing.TB, repo string) (*ui.Server, string) {
 	t.Helper()
 	s, err := ui.New(ui.Options{Dir: repo})
 	if err != nil {

@@ -1,11 +1,14 @@
 package ui
 
 import (
+	"context"
 	"fmt"
 	"html/template"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/planq-dev/planq/hooks"
 	"github.com/planq-dev/planq/internal/text"
@@ -15,16 +18,47 @@ import (
 	"github.com/planq-dev/planq/transcript"
 )
 
-// summaryLines is how many lines of a living summary the Overview shows.
+// summaryLines is how many lines of a description without a living summary
+// the Overview shows.
 const summaryLines = 4
+
+// cardItems bounds the items of each list on an Overview card (Left to do,
+// Open questions, conflicted files); the rest is "and N more".
+const cardItems = 5
+
+// newestLineages is how many session lineages the Overview lists.
+const newestLineages = 8
+
+// capped is a list cut to its first items, and how many it left out.
+type capped[T any] struct {
+	Items []T
+	More  int
+}
+
+func capList[T any](items []T, n int) capped[T] {
+	if len(items) > n {
+		return capped[T]{Items: items[:n], More: len(items) - n}
+	}
+	return capped[T]{Items: items}
+}
+
+// cardList is a living-summary section on an Overview card, its items
+// rendered and capped.
+type cardList struct {
+	Class, Title string
+	capped[template.HTML]
+	Total  int
+	Change string // where the rest is: the change on the Changes page
+}
 
 // agentView is one workspace on the Overview.
 type agentView struct {
 	hooks.AgentStatus
-	Task    string   // the summary's task line
-	Lines   []string // the first lines of its summary after the task
-	Left    int      // "Left to do" items
-	HasLeft bool     // the summary has a "Left to do" section
+	Task      string
+	Body      template.HTML // the first lines of a description that is no living summary
+	Lists     []cardList    // Left to do and Open questions, as the summary has them
+	Conflicts capped[string]
+	Lineage   *transcript.Session // the session lineage its change belongs to
 }
 
 type overviewData struct {
@@ -33,81 +67,114 @@ type overviewData struct {
 	State     staterepo.Status
 	StateErr  string
 	Lineages  []*transcript.Session
+	More      int // lineages not listed
+	LinErr    string
+	Bad       *badNotice
 }
 
 func (s *Server) overview(r *http.Request) (any, error) {
 	ctx := r.Context()
 	var d overviewData
+	// The lineages are listed while jj and git answer.
+	var (
+		ls    lineageList
+		lsErr error
+		wg    sync.WaitGroup
+	)
+	wg.Go(func() { ls, lsErr = s.catalog.list() })
 	list, err := hooks.Agents(ctx, hooks.WorkflowOptions{Dir: s.root, Getenv: s.getenv, JJBin: s.jjBin})
 	if err != nil {
 		d.AgentsErr = err.Error()
 	}
+	pl := s.newPageLineages()
 	for _, a := range list {
-		v := agentView{AgentStatus: a}
-		sum := jj.ParseSummary(a.Description)
-		v.Task = sum.Task
-		if v.Task == "" {
-			v.Task = a.Summary
-		}
-		_, rest, _ := strings.Cut(strings.TrimSpace(a.Description), "\n")
-		for _, l := range strings.Split(rest, "\n") {
-			if l = strings.TrimSpace(l); l != "" && len(v.Lines) < summaryLines {
-				v.Lines = append(v.Lines, l)
-			}
-		}
-		for _, sec := range sum.Sections {
-			if sec.Name == "Left to do:" {
-				v.Left, v.HasLeft = len(sec.Items), true
-			}
-		}
-		d.Agents = append(d.Agents, v)
+		d.Agents = append(d.Agents, viewAgent(a, pl))
 	}
 	if d.State, err = s.state.Status(ctx); err != nil {
 		d.StateErr = err.Error()
 	}
-	if s.ts != nil {
-		if ls, _ := s.ts.Roots(); len(ls) > 0 {
-			if len(ls) > 8 {
-				ls = ls[:8]
-			}
-			d.Lineages = ls
-		}
+	wg.Wait()
+	if lsErr != nil {
+		d.LinErr = lsErr.Error()
 	}
+	d.Lineages = ls.All
+	if len(d.Lineages) > newestLineages {
+		d.Lineages, d.More = d.Lineages[:newestLineages], len(d.Lineages)-newestLineages
+	}
+	if len(ls.Errs) > 0 {
+		d.LinErr = strings.Join(ls.Errs, "; ")
+	}
+	d.Bad = noticeOf(ls.Bad)
 	return d, nil
+}
+
+// viewAgent lays out a workspace's card: what is left and what is open,
+// item by item, rather than the summary's raw first lines.
+func viewAgent(a hooks.AgentStatus, pl *pageLineages) agentView {
+	v := agentView{AgentStatus: a, Conflicts: capList(a.Conflicts, cardItems)}
+	sum := jj.ParseSummary(a.Description)
+	v.Task = sum.Task
+	if v.Task == "" {
+		v.Task = a.Summary
+	}
+	for _, sec := range sum.Sections {
+		l := cardList{Title: strings.TrimSuffix(sec.Name, ":"), Total: len(sec.Items), Change: a.Change}
+		switch sec.Name {
+		case "Left to do:":
+			l.Class = "left"
+		case "Open questions:":
+			l.Class = "questions"
+		default:
+			continue
+		}
+		c := capList(sec.Items, cardItems)
+		l.More = c.More
+		for _, it := range c.Items {
+			l.Items = append(l.Items, renderInline(it))
+		}
+		v.Lists = append(v.Lists, l)
+	}
+	if len(sum.Sections) == 0 && strings.TrimSpace(sum.Body) != "" {
+		var lines []string
+		for _, l := range strings.Split(sum.Body, "\n") {
+			if strings.TrimSpace(l) != "" && len(lines) < summaryLines {
+				lines = append(lines, l)
+			}
+		}
+		v.Body = renderMarkdown(strings.Join(lines, "\n"))
+	}
+	if a.Change != "" {
+		v.Lineage = pl.of(a.Change, a.Description)
+	}
+	return v
 }
 
 // changesPage is how many changes one Changes page shows.
 const changesPage = 50
 
-// ChangesRevset is the part of the graph the Changes page shows besides
-// the session lineages' changes: the work not yet in trunk, and trunk itself.
+// ChangesRevset is the part of the graph the Changes page shows: the work
+// not yet in trunk, and trunk itself. It does not grow with the session
+// lineages: the page looks up the lineages of the changes it shows, and a
+// lineage's own changes (trunk may have taken them in) are one link away.
 const ChangesRevset = "trunk().. | trunk()"
 
-// maxLineageChanges bounds how many lineage changes the Changes page adds
-// to ChangesRevset (the newest lineages' first), so the revset stays a
-// modest argument.
-const maxLineageChanges = 1000
+// maxLineageChanges bounds how many changes of one lineage its Changes
+// view asks jj for (the newest), so the revset stays a modest argument.
+const maxLineageChanges = 500
 
-// changesRevset is ChangesRevset and the changes of the lineages ls (newest
-// first) that still exist, even those trunk took in: change_id() matches
-// nothing for an abandoned change, where a bare id would fail the revset.
-func changesRevset(ls []*transcript.Session) string {
-	var b strings.Builder
-	b.WriteString(ChangesRevset)
-	n := 0
-	for _, l := range ls {
-		for _, id := range l.Changes {
-			if n == maxLineageChanges {
-				return b.String()
-			}
-			if transcript.ValidChangeID(id) != nil {
-				continue // never revset text from a hand-edited record
-			}
-			b.WriteString(" | change_id(" + id + ")")
-			n++
-		}
+// lineageRevset is the revset of a lineage's changes that still exist, the
+// newest maxLineageChanges of them (jj.ChangeIDsRevset: change_id() terms
+// of ids checked twice, when the record was read and as the terms are
+// made).
+func lineageRevset(sess *transcript.Session) string {
+	ids := sess.Changes
+	if len(ids) > maxLineageChanges {
+		ids = ids[len(ids)-maxLineageChanges:]
 	}
-	return b.String()
+	if !slices.Contains(ids, sess.Root) {
+		ids = append([]string{sess.Root}, ids...)
+	}
+	return jj.ChangeIDsRevset(ids)
 }
 
 // section is one living-summary section as the page lays it out.
@@ -136,7 +203,10 @@ type changesData struct {
 	Next, Prev int
 	More       bool
 	Revset     string
+	Lineage    *transcript.Session // the lineage shown, with ?lineage=
+	Change     string              // the one change shown, with ?change=
 	Err        string
+	Bad        *badNotice
 }
 
 func intParam(r *http.Request, name string, def int) (int, error) {
@@ -156,41 +226,83 @@ func (s *Server) changes(r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	d := changesData{Skip: skip, Revset: ChangesRevset + " and the session lineages", Next: skip + changesPage, Prev: max(skip-changesPage, 0)}
-	c := s.jj()
-	ls := s.lineages()
-	rows, more, err := c.LogGraph(r.Context(), changesRevset(ls), skip, changesPage)
+	d := changesData{Skip: skip, Revset: ChangesRevset, Next: skip + changesPage, Prev: max(skip-changesPage, 0)}
+	pl := s.newPageLineages()
+	revset := ChangesRevset
+	if id := r.URL.Query().Get("change"); id != "" {
+		if !jj.IsChangeIDPrefix(id) {
+			return nil, fmt.Errorf("change=%q: give a change id (at least %d of the letters k to z)", id, jj.MinUniquePrefix)
+		}
+		d.Change = id
+		revset = jj.ChangeIDsRevset([]string{id})
+		d.Revset = "change " + jj.ShortID(id)
+	} else if root := r.URL.Query().Get("lineage"); root != "" {
+		if err := transcript.ValidChangeID(root); err != nil {
+			return nil, fmt.Errorf("lineage: %w", err)
+		}
+		if d.Lineage = pl.load(root); d.Lineage == nil {
+			d.Bad = noticeOf(pl.bad)
+			d.Err = fmt.Sprintf("no readable session lineage %s is stored", jj.ShortID(root))
+			return d, nil
+		}
+		revset = lineageRevset(d.Lineage)
+		d.Revset = fmt.Sprintf("the changes of session lineage %s", jj.ShortID(root))
+	}
+	rows, more, err := s.graphPage(r.Context(), revset, skip)
 	if err != nil {
 		d.Err = err.Error()
 		return d, nil
 	}
 	d.More = more
+	for _, row := range rows {
+		v := changeView{Graph: row.Graph, Elided: row.Elided}
+		if row.Change != nil {
+			v.C = row.Change
+			v.Open = row.Change.WorkingCopy || d.Change != ""
+			v.Lineage = pl.of(row.Change.ChangeID, row.Change.Description)
+			v.Task, v.Sections, v.Body = layoutSummary(row.Change.Description)
+			v.Stat = row.Stat
+		}
+		d.Rows = append(d.Rows, v)
+	}
+	d.Bad = noticeOf(pl.bad)
+	return d, nil
+}
+
+// graphPage reads a page of the graph of revset with each change's diff
+// stat: the first page from one jj process, a later one from two (jj
+// would compute the stats of the skipped changes too), the second of
+// which may fail and only leave the stats out.
+func (s *Server) graphPage(ctx context.Context, revset string, skip int) ([]jj.GraphRow, bool, error) {
+	c := s.jj()
+	if skip == 0 {
+		return c.LogGraphWithStats(ctx, revset, 0, changesPage)
+	}
+	rows, more, err := c.LogGraph(ctx, revset, skip, changesPage)
+	if err != nil {
+		return nil, false, err
+	}
 	var commits []string
 	for _, row := range rows {
 		if row.Change != nil {
 			commits = append(commits, row.Change.CommitID)
 		}
 	}
-	var stats map[string]jj.CompactStat
-	if len(commits) > 0 {
-		// One jj process for the page's stats; a failure only leaves them out.
-		stats, _ = c.Stats(r.Context(), strings.Join(commits, " | "))
+	if len(commits) == 0 {
+		return rows, more, nil
 	}
-	lineage := lineageOf(ls)
-	for _, row := range rows {
-		v := changeView{Graph: row.Graph, Elided: row.Elided}
+	stats, err := c.Stats(ctx, strings.Join(commits, " | "))
+	if err != nil {
+		return rows, more, nil
+	}
+	for i, row := range rows {
 		if row.Change != nil {
-			v.C = row.Change
-			v.Open = row.Change.WorkingCopy
-			v.Lineage = lineage[row.Change.ChangeID]
-			v.Task, v.Sections, v.Body = layoutSummary(row.Change.Description)
 			if st, ok := stats[row.Change.CommitID]; ok {
-				v.Stat = &st
+				rows[i].Stat = &st
 			}
 		}
-		d.Rows = append(d.Rows, v)
 	}
-	return d, nil
+	return rows, more, nil
 }
 
 // layoutSummary splits a description into its task line, its living
@@ -223,34 +335,6 @@ func isListOnly(text string) bool {
 		}
 	}
 	return true
-}
-
-// lineageOf maps each change recorded in a session lineage to it.
-// lineages lists the stored lineages, newest first: the readable ones, even
-// when some are not; none when the store cannot be located.
-func (s *Server) lineages() []*transcript.Session {
-	if s.ts == nil {
-		return nil
-	}
-	ls, _ := s.ts.Roots()
-	return ls
-}
-
-// lineageOf maps each change of the lineages ls to its lineage, the newest
-// lineage winning.
-func lineageOf(ls []*transcript.Session) map[string]*transcript.Session {
-	out := map[string]*transcript.Session{}
-	for _, l := range ls {
-		for _, c := range l.Changes {
-			if _, ok := out[c]; !ok {
-				out[c] = l
-			}
-		}
-		if _, ok := out[l.Root]; !ok {
-			out[l.Root] = l
-		}
-	}
-	return out
 }
 
 // revParam reads a change id from the query: letters and digits only, so

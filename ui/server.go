@@ -53,13 +53,15 @@ type Server struct {
 	state    *staterepo.Store
 	searcher *staterepo.Searcher
 	ts       *transcript.Store // nil when the store cannot be located
+	catalog  *lineageCatalog   // the stored lineages; nil with ts
 	metrics  string            // the metrics directory ("" when unknown)
 
 	mu    sync.Mutex
 	hosts map[string]bool // Host header values accepted (127.0.0.1:PORT, localhost:PORT)
 	port  int
 
-	live *hub
+	live  *hub
+	notes noteLog // the state repo's warnings (see noteLog)
 }
 
 // New prepares a server for the code repo at o.Dir; it listens nowhere yet.
@@ -83,12 +85,12 @@ func New(o Options) (*Server, error) {
 		}
 		token = hex.EncodeToString(b)
 	}
-	st, err := staterepo.Open(staterepo.Options{Dir: root, Getenv: getenv, Warn: func(string) {}})
+	s := &Server{root: root, token: token, getenv: getenv, jjBin: o.JJBin, poll: o.Poll, now: o.Now, hosts: map[string]bool{}}
+	st, err := staterepo.Open(staterepo.Options{Dir: root, Getenv: getenv, Warn: s.notes.add})
 	if err != nil {
 		return nil, fmt.Errorf("state repo: %w", err)
 	}
-	s := &Server{root: root, token: token, getenv: getenv, jjBin: o.JJBin, poll: o.Poll, now: o.Now,
-		state: st, searcher: staterepo.NewSearcher(st), hosts: map[string]bool{}}
+	s.state, s.searcher = st, staterepo.NewSearcher(st)
 	if s.poll <= 0 {
 		s.poll = 500 * time.Millisecond
 	}
@@ -96,7 +98,7 @@ func New(o Options) (*Server, error) {
 		s.now = time.Now
 	}
 	if ts, err := transcript.New(st.Home, st.Project); err == nil {
-		s.ts = ts
+		s.ts, s.catalog = ts, newLineageCatalog(ts)
 	}
 	if dir, err := metrics.DirFor(root, getenv); err == nil {
 		s.metrics = dir

@@ -1,9 +1,11 @@
 package ui
 
 import (
+	"context"
 	"fmt"
 	"html/template"
 	"net/http"
+	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -43,8 +45,9 @@ const handoffWindow = 1000
 
 type entryView struct {
 	changelog.Entry
-	Title string
-	HTML  template.HTML
+	Title   string
+	HTML    template.HTML
+	Changes []string // the changes it names that exist (full ids)
 }
 
 type branchLink struct {
@@ -70,10 +73,24 @@ type stateData struct {
 	Searched    bool
 	Hits        []search.Hit
 	Err         string
+	Notes       capped[string] // what the reads of this page skipped or repaired
+	NoteCount   int
 	NoRepo      bool
 }
 
 func (s *Server) statePage(r *http.Request) (any, error) {
+	start := time.Now()
+	d, err := s.readState(r)
+	if err != nil {
+		return nil, err
+	}
+	// Report once what the page's reads skipped (entries that do not parse).
+	notes := s.notes.since(start)
+	d.Notes, d.NoteCount = capList(notes, maxBadShown), len(notes)
+	return d, nil
+}
+
+func (s *Server) readState(r *http.Request) (stateData, error) {
 	ctx := r.Context()
 	q := r.URL.Query()
 	d := stateData{Kinds: stateKinds, Branch: q.Get("branch"), Kind: q.Get("kind"), Query: strings.TrimSpace(q.Get("q"))}
@@ -93,13 +110,13 @@ func (s *Server) statePage(r *http.Request) (any, error) {
 		d.Branch = staterepo.GlobalBranch
 	}
 	if !slices.ContainsFunc(d.Branches, func(b branchLink) bool { return b.Branch == d.Branch }) {
-		return nil, fmt.Errorf("branch %q: no such state branch (pick one from the list)", d.Branch)
+		return d, fmt.Errorf("branch %q: no such state branch (pick one from the list)", d.Branch)
 	}
 	if d.Kind == "" {
 		d.Kind = kindChangelog
 	}
 	if !slices.Contains(stateKinds, d.Kind) {
-		return nil, fmt.Errorf("kind %q: use one of %s", d.Kind, strings.Join(stateKinds, ", "))
+		return d, fmt.Errorf("kind %q: use one of %s", d.Kind, strings.Join(stateKinds, ", "))
 	}
 	if d.Query != "" {
 		d.Searched = true
@@ -110,7 +127,7 @@ func (s *Server) statePage(r *http.Request) (any, error) {
 		d.Hits = hits
 	}
 	if d.Offset, err = intParam(r, "offset", 0); err != nil {
-		return nil, err
+		return d, err
 	}
 	switch d.Kind {
 	case kindScratch:
@@ -148,7 +165,48 @@ func (s *Server) statePage(r *http.Request) (any, error) {
 		d.Next, d.Prev = d.Offset+statePage, max(d.Offset-statePage, 0)
 		d.More = total < 0 && len(es) == statePage || d.Offset+len(es) < total
 	}
+	s.linkChanges(r.Context(), d.Entries)
 	return d, nil
+}
+
+// changeWord finds what may be a change id in an entry's text: a word of
+// jj's change id letters (k to z), as long as a short id at least. English
+// has next to no such words; jj confirms each before it becomes a link.
+var changeWord = regexp.MustCompile(`\b[k-z]{12,64}\b`)
+
+// maxNamedChanges bounds the ids a State page asks jj about.
+const maxNamedChanges = 100
+
+// linkChanges links each entry to the changes it names (the change it was
+// written in, as planq's own entries say "Lineage …" and "planq resume …"),
+// when jj knows them: one jj process a page, none when no entry names one.
+// A failure only leaves the links out.
+func (s *Server) linkChanges(ctx context.Context, es []entryView) {
+	named := make([][]string, len(es))
+	var all []string
+	for i, e := range es {
+		text := strings.Join(append([]string{e.Body, e.Decision, e.Rationale}, e.NextSteps...), "\n")
+		for _, w := range changeWord.FindAllString(text, -1) {
+			if !slices.Contains(named[i], w) && len(all) < maxNamedChanges {
+				named[i] = append(named[i], w)
+				all = append(all, w)
+			}
+		}
+	}
+	if len(all) == 0 {
+		return
+	}
+	full, err := s.jj().ResolveChangeIDs(ctx, all)
+	if err != nil {
+		return
+	}
+	for i, ws := range named {
+		for _, w := range ws {
+			if id, ok := full[w]; ok && !slices.Contains(es[i].Changes, id) {
+				es[i].Changes = append(es[i].Changes, id)
+			}
+		}
+	}
 }
 
 func viewEntry(e changelog.Entry) entryView {

@@ -34,8 +34,16 @@ type lineView struct {
 	Folded  bool
 }
 
+// sideLineages is how many lineages the Transcript page lists at a time.
+const sideLineages = 50
+
 type transcriptData struct {
-	Lineages []*transcript.Session
+	Lineages []*transcript.Session // the lineages listed, newest first
+	LSkip    int                   // lineages skipped before them
+	LNext    int                   // the next list's skip; 0: none
+	LPrev    int                   // the previous list's skip
+	LTotal   int
+	Bad      *badNotice
 	Sel      *transcript.Session
 	Root     string
 	Lines    []lineView
@@ -95,41 +103,16 @@ func (s *Server) transcript(r *http.Request) (any, error) {
 		d.Err = "cannot locate the transcript store"
 		return d, nil
 	}
-	ls, err := s.ts.Roots()
-	if err != nil {
-		d.Err = err.Error() // the readable lineages are listed all the same
-	}
-	d.Lineages = ls
 	q := r.URL.Query()
 	d.Root = q.Get("root")
-	if d.Root == "" && len(ls) > 0 {
-		d.Root = ls[0].Root
-	}
-	if d.Root == "" {
-		return d, nil
-	}
-	if err := transcript.ValidChangeID(d.Root); err != nil {
-		return nil, fmt.Errorf("root: %w", err)
-	}
-	for _, l := range ls {
-		if l.Root == d.Root {
-			d.Sel = l
+	if d.Root != "" {
+		if err := transcript.ValidChangeID(d.Root); err != nil {
+			return nil, fmt.Errorf("root: %w", err)
 		}
 	}
-	path, err := s.ts.Path(d.Root)
-	if err != nil {
+	var err error
+	if d.LSkip, err = intParam(r, "lskip", 0); err != nil {
 		return nil, err
-	}
-	ctx := r.Context()
-	if d.Query = strings.TrimSpace(q.Get("q")); d.Query != "" {
-		d.Searched = true
-		res, err := transcript.Search(ctx, path, d.Query, 50, transcript.WithRender(transcript.Render))
-		if err != nil {
-			d.Err = describeReadErr(err)
-			return d, nil
-		}
-		d.Hits = viewLines(res.Lines)
-		return d, nil
 	}
 	off, err := int64Param(r, "off", 0)
 	if err != nil {
@@ -139,6 +122,64 @@ func (s *Server) transcript(r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	// The lineages are listed while the transcript is read.
+	var (
+		ls     lineageList
+		lsErr  error
+		listed = make(chan struct{})
+	)
+	go func() { ls, lsErr = s.catalog.list(); close(listed) }()
+	if d.Root == "" {
+		<-listed
+		if len(ls.All) > 0 {
+			d.Root = ls.All[0].Root
+		}
+	}
+	if d.Root != "" {
+		s.readTranscript(r, &d, off, before)
+	}
+	<-listed
+	if lsErr != nil {
+		d.Err = strings.TrimPrefix(d.Err+"; "+lsErr.Error(), "; ")
+	}
+	if len(ls.Errs) > 0 { // the readable lineages are listed all the same
+		d.Err = strings.TrimPrefix(d.Err+"; "+strings.Join(ls.Errs, "; "), "; ")
+	}
+	d.Bad = noticeOf(ls.Bad)
+	d.LTotal = len(ls.All)
+	for _, l := range ls.All {
+		if l.Root == d.Root {
+			d.Sel = l
+		}
+	}
+	page := ls.All[min(d.LSkip, len(ls.All)):]
+	if len(page) > sideLineages {
+		page, d.LNext = page[:sideLineages], d.LSkip+sideLineages
+	}
+	d.Lineages, d.LPrev = page, max(d.LSkip-sideLineages, 0)
+	return d, nil
+}
+
+// readTranscript reads the lines the page shows of d.Root's transcript:
+// the hits of the search q, else the page at off or ending before before
+// (-2: none given).
+func (s *Server) readTranscript(r *http.Request, d *transcriptData, off, before int64) {
+	path, err := s.ts.Path(d.Root)
+	if err != nil {
+		d.Err = err.Error()
+		return
+	}
+	ctx := r.Context()
+	if d.Query = strings.TrimSpace(r.URL.Query().Get("q")); d.Query != "" {
+		d.Searched = true
+		res, err := transcript.Search(ctx, path, d.Query, 50, transcript.WithRender(transcript.Render))
+		if err != nil {
+			d.Err = describeReadErr(err)
+			return
+		}
+		d.Hits = viewLines(res.Lines)
+		return
+	}
 	var p transcript.Page
 	if before != -2 {
 		p, err = transcript.ReadPageBefore(ctx, path, before, transcriptPage, transcript.WithRender(transcript.Render))
@@ -147,10 +188,9 @@ func (s *Server) transcript(r *http.Request) (any, error) {
 	}
 	if err != nil {
 		d.Err = describeReadErr(err)
-		return d, nil
+		return
 	}
 	d.Lines, d.Next, d.Prev, d.Start = viewLines(p.Lines), p.Next, p.Prev, p.Start
-	return d, nil
 }
 
 func describeReadErr(err error) string {

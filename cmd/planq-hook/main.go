@@ -1,14 +1,16 @@
 // Command planq-hook serves agent hosts' tool hooks, pre-tool-use (the
-// gate) and post-tool-use, and Claude Code's status line, exactly as `planq
-// hook pre-tool-use`, `planq hook post-tool-use` and `planq statusline` do
-// (the same code) in a binary that links only the gate, the host adapters
-// and the light half of the session core, so that starting it costs a
-// fraction of starting planq. `planq mcp install` wires them to it when it
+// gate) and post-tool-use, Claude Code's status line, and the OS sandbox a
+// locked shell command is rewritten to run in, exactly as `planq hook
+// pre-tool-use`, `planq hook post-tool-use`, `planq statusline` and `planq
+// hook sandbox` do (the same code), in a binary that links only the gate,
+// the host adapters and the light half of the session core, so that
+// starting it costs a fraction of starting planq. `planq mcp install` wires them to it when it
 // is installed beside planq.
 //
 //	planq-hook pre-tool-use  [--host HOST]  < hook input
 //	planq-hook post-tool-use [--host HOST]  < hook input
 //	planq-hook statusline                   < Claude Code's status input
+//	planq-hook sandbox --root DIR [--tool NAME]... -- COMMAND
 //	planq-hook version
 package main
 
@@ -21,6 +23,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/planq-dev/planq/gate/sandbox"
 	"github.com/planq-dev/planq/hooks/claude"
 	"github.com/planq-dev/planq/hooks/hosts"
 	"github.com/planq-dev/planq/hooks/session"
@@ -47,6 +50,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	case "-h", "--help", "help":
 		fmt.Fprint(stdout, helpText)
 		return 0
+	case "sandbox":
+		return sandbox.Main(args[1:])
 	case "statusline":
 		if len(args) > 1 {
 			return usage(stderr)
@@ -96,6 +101,8 @@ Usage:
   planq-hook pre-tool-use  [--host HOST]   the gate: read the hook input on stdin, deny file-modifying calls until the change is declared
   planq-hook post-tool-use [--host HOST]   record the files a call modified and the session's changes
   planq-hook statusline                    Claude Code's status line: the change, the gate, the summary, what is left
+  planq-hook sandbox --root DIR [--tool NAME]... -- COMMAND
+                                           run a locked shell command in the OS sandbox, DIR read-only (the gate's rewrite runs it)
   planq-hook version                       print the version (it must match planq's)
 
 HOST is the agent host whose protocol to speak (default $PLANQ_HOST, else claude).
@@ -105,6 +112,6 @@ HOST is the agent host whose protocol to speak (default $PLANQ_HOST, else claude
 // usage answers a call planq-hook does not understand: exit status 2, which
 // hosts take as blocking the tool call (fail closed when miswired).
 func usage(stderr io.Writer) int {
-	fmt.Fprint(stderr, "planq-hook: want pre-tool-use or post-tool-use [--host HOST], statusline, or version (see planq-hook --help)\n")
+	fmt.Fprint(stderr, "planq-hook: want pre-tool-use or post-tool-use [--host HOST], statusline, sandbox, or version (see planq-hook --help)\n")
 	return 2
 }

@@ -51,16 +51,22 @@ func TestDistWritesReleaseArchives(t *testing.T) {
 		t.Errorf("sha256sum -c: %v\n%s", err, b)
 	}
 
-	// The tar.gz: the binary runs and reports the version.
+	// The tar.gz: planq, the hook binary and the sandbox entry point, each
+	// reporting the version (planq finds the other two beside itself).
 	bin := filepath.Join(t.TempDir(), "planq")
 	files := untar(t, filepath.Join(out, hostName+".tar.gz"), hostName+"/planq", bin)
-	if !slices.Equal(files, []string{hostName + "/", hostName + "/README.md", hostName + "/planq"}) {
+	if !slices.Equal(files, []string{hostName + "/", hostName + "/README.md", hostName + "/planq", hostName + "/planq-hook", hostName + "/planq-sandbox"}) {
 		t.Errorf("tar.gz holds %v", files)
 	}
 	if v, err := exec.Command(bin, "version").Output(); err != nil || !strings.Contains(string(v), "v9.8.7-test") {
 		t.Errorf("planq version from the archive: %q, %v", v, err)
 	}
-	// The zip: planq.exe and the README.
+	hook := filepath.Join(t.TempDir(), "planq-hook")
+	untar(t, filepath.Join(out, hostName+".tar.gz"), hostName+"/planq-hook", hook)
+	if v, err := exec.Command(hook, "version").Output(); err != nil || !strings.Contains(string(v), "v9.8.7-test") {
+		t.Errorf("planq-hook version from the archive: %q, %v", v, err)
+	}
+	// The zip: the three .exe files and the README.
 	z, err := zip.OpenReader(filepath.Join(out, winName+".zip"))
 	if err != nil {
 		t.Fatal(err)
@@ -70,7 +76,8 @@ func TestDistWritesReleaseArchives(t *testing.T) {
 	for _, f := range z.File {
 		zipped = append(zipped, f.Name)
 	}
-	if !slices.Contains(zipped, winName+"/planq.exe") || !slices.Contains(zipped, winName+"/README.md") {
+	if !slices.Contains(zipped, winName+"/planq.exe") || !slices.Contains(zipped, winName+"/planq-hook.exe") ||
+		!slices.Contains(zipped, winName+"/planq-sandbox.exe") || !slices.Contains(zipped, winName+"/README.md") {
 		t.Errorf("zip holds %v", zipped)
 	}
 }

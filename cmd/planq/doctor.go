@@ -15,8 +15,10 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/planq-dev/planq/config"
+	"github.com/planq-dev/planq/gate/sandbox"
 	"github.com/planq-dev/planq/hooks/conffile"
 	"github.com/planq-dev/planq/hooks/hosts"
+	"github.com/planq-dev/planq/hooks/session"
 	"github.com/planq-dev/planq/internal/version"
 	"github.com/planq-dev/planq/jj"
 )
@@ -66,9 +68,15 @@ func newDoctorCmd(a *app) *cobra.Command {
 		Long: `Check that planq can work here: jj is installed and recent enough, the git jj
 runs (its git.executable-path, else git on PATH) can fetch (>= 2.42), the
 directory is a jj repo (colocated with git, jj only, git only, or none), the
-settings file is valid, and Claude Code will start planq's server and hooks
-here (wiring that sits in a jj change other than the working copy is named).
-Every problem comes with the command that fixes it on this platform.
+settings file is valid, and each agent host planq is wired into (else each one
+installed, else Claude Code) will start planq's server and hooks here: the
+trust the host needs first, and what it does when planq's gate cannot run
+(*-fail-open). planq's local wiring must stay out of the repo: it fails when a
+file of it is tracked or changed by a change jj_push would push. Wiring that
+sits in a jj change other than the working copy is named. It also reads the
+project's session records and names any that are not valid (hand-edited or
+foreign), which planq skips. Every problem comes with the command that fixes
+it on this platform.
 
 Exit status is 0 when everything is in order, 1 otherwise.`,
 		Args: cobra.NoArgs,
@@ -140,10 +148,16 @@ func runDoctor(cmd *cobra.Command, a *app, opts *doctorOptions) error {
 	} else {
 		rep.Checks = append(rep.Checks, check{Name: "config", OK: true, Detail: "settings valid (" + config.File + ")"})
 	}
+	if rep.RepoRoot != "" {
+		if c, ok := sessionsCheck(root, a.Getenv); ok {
+			rep.Checks = append(rep.Checks, c)
+		}
+	}
 
 	home, _ := a.homeDir()
 	var statuses []conffile.Status
-	for _, hc := range a.hostWiring(root, home) {
+	wired := a.hostWiring(root, home)
+	for _, hc := range wired {
 		wiring := hc.checks
 		if jjFound && (rep.RepoKind == repoJJColocated || rep.RepoKind == repoJJ) {
 			wiring = wiringInJJ(ctx, jj.New(rep.RepoRoot), wiring)
@@ -152,6 +166,12 @@ func runDoctor(cmd *cobra.Command, a *app, opts *doctorOptions) error {
 		statuses = append(statuses, hc.statuses...)
 	}
 	rep.Checks = append(rep.Checks, hookBinaryCheck(ctx, a, statuses))
+	if jjFound && (rep.RepoKind == repoJJColocated || rep.RepoKind == repoJJ) {
+		if c, ok := localWiringCheck(ctx, rep.RepoRoot, hosts.LocalWiring(a.wiringPlace(rep.RepoRoot, home))); ok {
+			rep.Checks = append(rep.Checks, c)
+		}
+	}
+	rep.Checks = append(rep.Checks, enforcementCheck(wired))
 
 	rep.Healthy = true
 	for _, c := range rep.Checks {
@@ -184,10 +204,11 @@ func runDoctor(cmd *cobra.Command, a *app, opts *doctorOptions) error {
 
 // hostChecks is what doctor says about one host's wiring.
 type hostChecks struct {
-	host     hosts.Adapter
-	statuses []conffile.Status
-	wired    bool // planq is wired in some scope
-	checks   []check
+	host      hosts.Adapter
+	statuses  []conffile.Status
+	wired     bool // planq is wired in some scope
+	installed bool // the host is on this machine
+	checks    []check
 }
 
 // wiringPlace is where hosts' wiring is looked for: the project, the home
@@ -196,25 +217,28 @@ func (a *app) wiringPlace(dir, home string) conffile.Options {
 	return conffile.Options{ProjectDir: dir, Home: home, Getenv: a.Getenv}
 }
 
-// hostWiring checks every host that is wired in some scope or installed on
-// this machine, and Claude Code, the default host, unless another host is
-// wired. A host installed but not wired is reported, not failed.
+// hostWiring checks the hosts planq is wired into, in any scope. When it
+// is wired into none, it checks the hosts installed on this machine (their
+// missing wiring fails, naming each), or Claude Code, the default, when
+// none is installed either. A host installed but not wired while another
+// is wired is reported, not failed.
 func (a *app) hostWiring(dir, home string) []hostChecks {
 	var all []hostChecks
-	otherWired := false
+	anyWired, anyInstalled := false, false
 	for _, ad := range hosts.All() {
 		hc := hostChecks{host: ad, statuses: ad.Installed(a.wiringPlace(dir, home))}
 		hc.wired = slices.ContainsFunc(hc.statuses, conffile.Status.Wired)
-		otherWired = otherWired || hc.wired && ad.Host().Name != hosts.Default
+		hc.installed = ad.Detect(home, a.lookPath)
+		anyWired, anyInstalled = anyWired || hc.wired, anyInstalled || hc.installed
 		all = append(all, hc)
 	}
 	var kept []hostChecks
 	for _, hc := range all {
 		h := hc.host.Host()
 		switch {
-		case hc.wired || h.Name == hosts.Default && !otherWired:
+		case hc.wired || !anyWired && (hc.installed || !anyInstalled && h.Name == hosts.Default):
 			hc.checks = wiringChecks(hc.host, hc.statuses)
-		case hc.host.Detect(home, a.lookPath):
+		case hc.installed:
 			hc.checks = []check{{Name: h.Name, OK: true,
 				Detail: fmt.Sprintf("%s is installed, but planq is not wired into it", h.Display),
 				Fix:    "planq mcp install --host " + h.Name + "   (if you run your agent in " + h.Display + ")"}}
@@ -413,6 +437,32 @@ func gitCheck(g jj.GitInfo, goos string) check {
 	return c
 }
 
+// localWiringCheck says whether planq's local wiring (files, repo-relative)
+// stays out of the repo: no file tracked, none changed by a change of the
+// stack jj_push would push (hosts.FindLeaks). ok is false when there is
+// no local wiring to check.
+func localWiringCheck(ctx context.Context, root string, files []string) (check, bool) {
+	if len(files) == 0 {
+		return check{}, false
+	}
+	c := check{Name: "local-wiring", OK: true,
+		Detail: fmt.Sprintf("planq's local wiring (%s) is in no change and untracked", strings.Join(files, ", "))}
+	leaks, err := hosts.FindLeaks(ctx, jj.New(root), root, files)
+	switch {
+	case err != nil:
+		c.OK, c.Detail, c.Fix = false, "cannot tell whether planq's local wiring stays out of the repo: "+err.Error(), "jj status   (then planq doctor again)"
+	case len(leaks) > 0:
+		var where []string
+		for _, l := range leaks {
+			where = append(where, l.String())
+		}
+		c.OK = false
+		c.Detail = "planq's local wiring is in the repo, so it goes into your changes and jj_push would push it: " + strings.Join(where, "; ")
+		c.Fix = hosts.LeakFix(leaks)
+	}
+	return c, true
+}
+
 // wiringFiles are the project-scope files that hold planq's wiring.
 var wiringFiles = []string{".mcp.json", ".claude/settings.json"}
 
@@ -444,4 +494,37 @@ func wiringInJJ(ctx context.Context, c *jj.Client, checks []check) []check {
 		checks[i].Fix = fmt.Sprintf("planq mcp install   (local scope: kept out of every change; or bring the files back: jj restore --from %s %s)", ch.ShortID(), strings.Join(wiringFiles, " "))
 	}
 	return checks
+}
+
+// enforcementCheck says how the gate holds locked shell commands here, per
+// host where they differ: in the OS sandbox (the project read-only) for a
+// host that applies rewritten commands on a machine with one, else by the
+// parser alone, and why. It is reported, not failed: a parser-only gate is
+// still a gate.
+func enforcementCheck(hcs []hostChecks) check {
+	by := map[string][]string{}
+	var order []string
+	for _, hc := range hcs {
+		how, _ := session.Enforcement(hc.host.Host())
+		if _, ok := by[how]; !ok {
+			order = append(order, how)
+		}
+		by[how] = append(by[how], hc.host.Host().Display)
+	}
+	c := check{Name: "gate", OK: true}
+	var parts []string
+	for _, how := range order {
+		parts = append(parts, how+" for "+strings.Join(by[how], ", "))
+	}
+	c.Detail = strings.Join(parts, "; ")
+	e := sandbox.Detect()
+	switch entry, err := sandbox.Entry(); {
+	case !e.Available() && runtime.GOOS == "linux":
+		c.Fix = "a Linux 6.2 or later kernel with Landlock enabled (lsm= boot parameter) gives locked shell commands the OS sandbox"
+	case e.Available() && err == nil && filepath.Base(entry[0]) != sandbox.LeanBinary:
+		// Works, but every sandboxed command starts a bigger binary.
+		c.Detail += "; sandboxed commands start " + strings.Join(entry, " ") + " (" + sandbox.LeanBinary + " is not installed beside planq)"
+		c.Fix = "make install (it puts " + sandbox.LeanBinary + " beside planq: each sandboxed command starts faster)"
+	}
+	return c
 }

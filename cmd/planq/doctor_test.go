@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/planq-dev/planq/gate/sandbox"
 	"github.com/planq-dev/planq/internal/testenv"
 )
 
@@ -172,7 +173,7 @@ func TestDoctorReportsTheHookBinary(t *testing.T) {
 		}
 		return string(out), code
 	}
-	if out, code := run(bin, "mcp", "install", "--scope", "project", "--claude", "none"); code != 0 {
+	if out, code := run(bin, "mcp", "install", "--scope", "project", "--host", "claude"); code != 0 {
 		t.Fatalf("mcp install: exit %d\n%s", code, out)
 	}
 	settings, _ := os.ReadFile(filepath.Join(repo, ".claude", "settings.json"))
@@ -199,5 +200,45 @@ func TestDoctorReportsTheHookBinary(t *testing.T) {
 	out, code := run(other, "doctor")
 	if code != 1 || !strings.Contains(out, "FAIL hook-bin") || !strings.Contains(out, "0.0.1-other") || !strings.Contains(out, "make install") {
 		t.Fatalf("doctor with a planq-hook of another version: exit %d\n%s", code, out)
+	}
+}
+
+// doctor reads every session record and names the bad ones, with the fix;
+// valid records pass.
+func TestDoctorNamesBadSessionRecords(t *testing.T) {
+	testenv.Isolate(t)
+	repo := testenv.JJRepo(t)
+	testenv.WriteFile(t, repo, ".planq/config.yaml", "project: shop-api\n")
+	sessions := filepath.Join(os.Getenv("PLANQ_HOME"), "sessions", "shop-api")
+	good := filepath.Join(sessions, "kkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkk")
+	testenv.WriteFile(t, good, "session.json", `{"project":"p","root":"kkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkk","changes":["kkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkk"]}`)
+	out, _, _ := runIn(t, repo, "doctor")
+	if !strings.Contains(out, "ok   sessions 1 session lineage record(s), all valid") {
+		t.Fatalf("doctor with one valid record:\n%s", out)
+	}
+	bad := filepath.Join(sessions, "abc123")
+	testenv.WriteFile(t, bad, "session.json", `{"project":"p","root":"abc123"}`)
+	edited := filepath.Join(sessions, "mmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmm")
+	testenv.WriteFile(t, edited, "session.json", `{"project":"p","root":"mmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmm","changes":["x) | all() | (y"]}`)
+	out, _, code := runIn(t, repo, "doctor")
+	if code != 1 || !strings.Contains(out, "FAIL sessions 2 session record(s) are not valid") || !strings.Contains(out, "fix or remove") ||
+		!strings.Contains(out, bad) || !strings.Contains(out, edited) {
+		t.Fatalf("doctor with two bad records: exit %d\n%s", code, out)
+	}
+}
+
+// TestDoctorSaysHowTheGateIsEnforced: doctor names the enforcement in force
+// for Claude Code on this machine: the OS sandbox where there is one,
+// parser-only and why where there is none.
+func TestDoctorSaysHowTheGateIsEnforced(t *testing.T) {
+	testenv.Isolate(t)
+	repo := testenv.JJRepo(t)
+	out, _, _ := runIn(t, repo, "doctor")
+	want := "gate    OS sandbox ("
+	if e := sandbox.Detect(); !e.Available() {
+		want = "gate    parser-only (" + e.Reason + ") for Claude Code"
+	}
+	if !strings.Contains(out, want) || !strings.Contains(out, "Claude Code") {
+		t.Errorf("doctor lacks %q:\n%s", want, out)
 	}
 }

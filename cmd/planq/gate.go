@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/planq-dev/planq/gate"
+	"github.com/planq-dev/planq/gate/sandbox"
 	"github.com/planq-dev/planq/hooks/hosts"
 	"github.com/planq-dev/planq/internal/text"
 	"github.com/planq-dev/planq/jj"
@@ -59,7 +60,13 @@ configuration). --cwd and --project give those. By default the project is
 CLAUDE_PROJECT_DIR, else the current directory, and the working directory is
 the current one (the project, when --project is given).
 
-Exit status: 0 when the hook would allow the call, 3 when it would deny it.`,
+For a host that applies rewritten commands (Claude Code) on a machine with an
+OS sandbox, a locked shell call the gate is not sure modifies is allowed to run
+in the sandbox, the project read-only: the action is "sandbox" and the command
+the host would run instead is shown (--json: decision.command).
+
+Exit status: 0 when the hook would allow the call (in the sandbox or not), 3
+when it would deny it.`,
 		Example: `  planq gate check --bash 'git status && rm -rf build'
   planq gate check --tool Write --input '{"file_path":"/repo/main.go"}'
   planq gate check --bash 'go test ./...' --json
@@ -113,7 +120,15 @@ func runGateCheck(ctx context.Context, a *app, o *gateCheckOptions) error {
 	if st, err := os.Stat(cwd); err != nil || !st.IsDir() {
 		return fmt.Errorf("--cwd %s is not a directory", cwd)
 	}
-	ev := gate.Evaluate(ctx, call, cwd, gate.EvalOptions{ProjectDir: project, AssumeLocked: o.Locked, Getenv: a.Getenv, PlanqTool: ad.Host().Tool})
+	opt := gate.EvalOptions{ProjectDir: project, AssumeLocked: o.Locked, Getenv: a.Getenv, PlanqTool: ad.Host().Tool}
+	if ad.Host().Rewrites && call.Tool.Kind == gate.KindShell && sandbox.Detect().Available() {
+		// What the hook does for this host: a locked shell call runs in the
+		// OS sandbox, through the entry point beside this planq.
+		if entry, err := sandbox.Entry(); err == nil {
+			opt.SandboxEntry = entry
+		}
+	}
+	ev := gate.Evaluate(ctx, call, cwd, opt)
 	if o.JSON {
 		err = writeGateJSON(a, ev)
 	} else {
@@ -171,6 +186,8 @@ func writeGateText(a *app, ev gate.Evaluation, assumed bool) error {
 	fmt.Fprintf(w, "gate:\t%s\n", gateStateText(ev, assumed))
 	action := "would allow"
 	switch {
+	case ev.Decision.Sandbox:
+		action = "would run it in the OS sandbox, the project read-only (" + sandbox.Detect().String() + ")"
 	case ev.Decision.Warn:
 		action = "would allow with a warning (gate.mode: warn)"
 	case !ev.Decision.Allow:
@@ -179,6 +196,9 @@ func writeGateText(a *app, ev gate.Evaluation, assumed bool) error {
 	fmt.Fprintf(w, "hook:\t%s\n", action)
 	if ev.Decision.Message != "" {
 		fmt.Fprintf(w, "message:\t%s\n", ev.Decision.Message)
+	}
+	if ev.Decision.Command != "" {
+		fmt.Fprintf(w, "runs:\t%s\n", ev.Decision.Command)
 	}
 	return w.Flush()
 }
@@ -208,11 +228,13 @@ func writeGateJSON(a *app, ev gate.Evaluation) error {
 	out := struct {
 		gate.Evaluation
 		Modifies  bool   `json:"modifies"`
-		Action    string `json:"action"` // allow, warn or deny
+		Action    string `json:"action"` // allow, warn, deny or sandbox
 		StateErr  string `json:"state_error,omitempty"`
 		ConfigErr string `json:"config_error,omitempty"`
 	}{Evaluation: ev, Modifies: ev.Verdict.Modifies, Action: "allow"}
 	switch {
+	case ev.Decision.Sandbox:
+		out.Action = "sandbox"
 	case ev.Decision.Warn:
 		out.Action = "warn"
 	case !ev.Decision.Allow:

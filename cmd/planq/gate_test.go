@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/planq-dev/planq/gate"
+	"github.com/planq-dev/planq/gate/sandbox"
 	"github.com/planq-dev/planq/hooks/hosts"
 	"github.com/planq-dev/planq/internal/testenv"
 )
@@ -25,9 +26,29 @@ func TestGateCheck(t *testing.T) {
 		}
 	}
 
+	// A read-only command runs in the OS sandbox while locked, where there
+	// is one; the parser alone allows it elsewhere.
 	out, _, code = runIn(t, repo, "gate", "check", "--bash", `grep -r "rm -rf" .`)
-	if code != 0 || !strings.Contains(out, "verdict:  read-only") || !strings.Contains(out, "would allow") {
-		t.Fatalf("read-only command: exit %d\n%s", code, out)
+	want := "would allow"
+	if sandbox.Detect().Available() {
+		want = "would run it in the OS sandbox"
+	}
+	if code != 0 || !strings.Contains(out, "verdict:  read-only") || !strings.Contains(out, want) {
+		t.Fatalf("read-only command: exit %d, want %q\n%s", code, want, out)
+	}
+	if sandbox.Detect().Available() {
+		out, _, code = runIn(t, repo, "gate", "check", "--json", "--bash", `python3 -c "print(1)"`)
+		var sj struct {
+			Action   string
+			Decision struct {
+				Sandbox bool
+				Command string
+			}
+		}
+		if err := json.Unmarshal([]byte(out), &sj); err != nil || code != 0 || sj.Action != "sandbox" || !sj.Decision.Sandbox ||
+			!strings.Contains(sj.Decision.Command, `'sandbox' '--root' '`+repo+`' '--tool' 'mcp__planq__jj_init' '--' 'python3 -c "print(1)"'`) {
+			t.Fatalf("sandboxed --json: exit %d, %v, %+v\n%s", code, err, sj, out)
+		}
 	}
 
 	out, _, code = runIn(t, repo, "gate", "check", "--tool", "Write", "--input", `{"file_path":"`+repo+`/a.go"}`, "--json")
@@ -92,8 +113,14 @@ func TestGateCheckCwdAndProject(t *testing.T) {
 	}
 	// A call made outside the project: git there would read another
 	// repository's configuration.
+	// The parser cannot tell what it does: it is denied, or runs in the
+	// OS sandbox where there is one.
 	out, _, code := runIn(t, repo, "gate", "check", "--cwd", elsewhere, "--bash", "git status")
-	if code != exitGateDeny || !strings.Contains(out, "working directory") {
+	wantCode, wantText := exitGateDeny, "would deny"
+	if sandbox.Detect().Available() {
+		wantCode, wantText = 0, "would run it in the OS sandbox"
+	}
+	if code != wantCode || !strings.Contains(out, "working directory") || !strings.Contains(out, wantText) {
 		t.Fatalf("--cwd outside the project: exit %d\n%s", code, out)
 	}
 	// Writing outside the project is allowed, inside denied.

@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/planq-dev/planq/gate/sandbox"
 	"github.com/planq-dev/planq/hooks"
 	"github.com/planq-dev/planq/hooks/conffile"
 	"github.com/planq-dev/planq/hooks/hosts"
@@ -75,7 +76,36 @@ print one line on stderr and exit 0.`,
 			},
 		})
 	}
+	cmd.AddCommand(newHookSandboxCmd())
 	return cmd
+}
+
+// newHookSandboxCmd returns `planq hook sandbox`, the entry point a
+// rewritten shell command runs (the same as planq-hook sandbox).
+func newHookSandboxCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "sandbox --root DIR [--tool NAME]... -- COMMAND",
+		Short: "Run a locked shell command in the OS sandbox, the project read-only (the gate's rewrite runs it)",
+		Long: `Run COMMAND (one argument) with the shell that started this, in the same working
+directory and environment (TMPDIR set to a private directory), inside the OS
+sandbox: DIR, the project, is read-only, as are the places programs load code
+from; temporary directories and build caches stay writable (Landlock on Linux,
+Seatbelt on macOS). The pre-tool-use hook rewrites a locked shell call into
+this; you do not run it by hand. When COMMAND fails on a refused write, one
+line on stderr names the project as read-only and the --tool to call to
+declare the change. Exit status: COMMAND's (128+N for signal N), or 126 when
+it could not run (one line on stderr says why).`,
+		DisableFlagParsing: true,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 1 && (args[0] == "-h" || args[0] == "--help") {
+				return cmd.Help()
+			}
+			if code := sandbox.Main(args); code != 0 {
+				return exitError{code: code}
+			}
+			return nil
+		},
+	}
 }
 
 // serveHook serves one event in proto's protocol and returns the exit status.

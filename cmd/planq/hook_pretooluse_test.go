@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/planq-dev/planq/gate/sandbox"
 	"github.com/planq-dev/planq/internal/testenv"
 )
 
@@ -31,6 +32,9 @@ func (r hookResult) decision(t *testing.T) (string, string) {
 			PermissionDecision       string `json:"permissionDecision"`
 			PermissionDecisionReason string `json:"permissionDecisionReason"`
 			AdditionalContext        string `json:"additionalContext"`
+			UpdatedInput             struct {
+				Command string `json:"command"`
+			} `json:"updatedInput"`
 		} `json:"hookSpecificOutput"`
 	}
 	if err := json.Unmarshal([]byte(r.stdout), &out); err != nil {
@@ -41,6 +45,9 @@ func (r hookResult) decision(t *testing.T) (string, string) {
 	}
 	if out.Specific.PermissionDecision == "deny" {
 		return "deny", out.Specific.PermissionDecisionReason
+	}
+	if c := out.Specific.UpdatedInput.Command; c != "" {
+		return "sandbox", c // runs rewritten, in the OS sandbox
 	}
 	if out.SystemMessage != "" {
 		return "warn", out.Specific.AdditionalContext
@@ -118,15 +125,21 @@ func TestPreToolUseHookEndToEnd(t *testing.T) {
 		}
 	}
 
-	// Before declaring: reading, searching and testing pass silently...
+	// Before declaring: reading and searching pass silently...
 	expect("Read", runHook(t, bin, repo, hookJSON("s1", repo, "Read", map[string]any{"file_path": filepath.Join(repo, "x")})), "allow")
 	expect("Grep", runHook(t, bin, repo, hookJSON("s1", repo, "Grep", map[string]any{"pattern": "TODO"})), "allow")
-	expect("Bash git status", runHook(t, bin, repo, hookJSON("s1", repo, "Bash", bash("git status && git log --oneline | head"))), "allow")
-	expect("Bash grep rm -rf", runHook(t, bin, repo, hookJSON("s1", repo, "Bash", bash(`grep -r "rm -rf" .`))), "allow")
 	expect("jj_status", runHook(t, bin, repo, hookJSON("s1", repo, "mcp__planq__jj_status", map[string]any{})), "allow")
 	if _, err := os.Stat(filepath.Join(repo, ".jj", "planq-gate.json")); !os.IsNotExist(err) {
 		t.Fatal("read-only calls touched the gate cache")
 	}
+	// ...read-only shell commands run in the OS sandbox where there is one
+	// (the parser alone lets them through elsewhere)...
+	lockedShell := "allow"
+	if sandbox.Detect().Available() {
+		lockedShell = "sandbox"
+	}
+	expect("Bash git status", runHook(t, bin, repo, hookJSON("s1", repo, "Bash", bash("git status && git log --oneline | head"))), lockedShell)
+	expect("Bash grep rm -rf", runHook(t, bin, repo, hookJSON("s1", repo, "Bash", bash(`grep -r "rm -rf" .`))), lockedShell)
 	// ...and modifying calls are denied, saying what to do next.
 	expect("Write", runHook(t, bin, repo, hookJSON("s1", repo, "Write", write)), "deny",
 		"Write", "greet.go", "mcp__planq__jj_init", "one-line description")

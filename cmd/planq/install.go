@@ -42,8 +42,9 @@ func newMCPInstallLikeCmd(a *app, uninstall bool) *cobra.Command {
 		Long: `Register planq's MCP server with each agent host and wire its gate and session
 hooks through the host's own config, using the absolute path of this planq
 binary. The tool hooks, which run on every tool call, use the planq-hook binary
-beside planq when it is there (make install puts it there). Existing servers,
-hooks and settings are kept; running it twice changes nothing.
+beside planq when it is there (make install puts it there). Files are edited
+in place: every server, hook, setting, comment and byte of yours is kept, and
+running it twice changes nothing.
 
 Hosts: --host names them (several, comma-separated: claude,opencode,codex,
 gemini,copilot). Without it, planq wires every host it finds on this machine
@@ -52,7 +53,10 @@ none, Claude Code.
 
 Scopes (default: local):
   local    this repo only, in files jj and git ignore (the repo's info/exclude):
-           the wiring is in no change, so it stays whatever change the agent is on
+           the wiring is in no change, so it stays whatever change the agent is
+           on and is never pushed. A file of the scope that the repo already
+           tracks is refused (an info/exclude line does not untrack it): use
+           project or user scope then.
   project  files in the repo, shared with the team once pushed; in a jj repo they
            are part of the working-copy change until you commit them on their own
   user     your own config, for every repo
@@ -70,14 +74,20 @@ Files (local | project | user):
             .github/instructions/planq.instructions.md, in both local and project
             scope | ~/.copilot/mcp-config.json + $COPILOT_HOME/settings.json
 
-Codex CLI, Gemini CLI and Copilot CLI use a project's wiring only once you
-trust the project (Codex: its hooks too); install says so, and planq doctor
+Codex CLI, Gemini CLI and Copilot CLI run nothing of a project's wiring until
+you trust the project (Codex: its hooks too); install says so, and planq doctor
 prints how.
 
---statusline also sets Claude Code's statusLine to 'planq statusline' (the
-change, the gate, the summary and what is left, under the prompt), in the
-scope's settings file. A status line of your own is never replaced: install
-says so, with a command that shows both.
+The gate fails closed: if the hook binary it runs is missing, not executable or
+crashes, the host holds the tool call back (planq doctor's *-fail-open checks).
+
+--statusline also sets Claude Code's statusLine, in the scope's settings file,
+to planq's status line (the change, the gate, the summary and what is left,
+under the prompt): the command planq-hook statusline, or planq statusline when
+planq-hook is not beside planq. Later installs keep it pointing at this planq,
+with or without the flag, and uninstall removes it. A status line of your own,
+in any of the project's settings files, is never replaced: install says so,
+with a command that shows both.
 
 --dry-run prints the diff of every file it would touch and changes nothing.`,
 		Example: `  planq mcp install
@@ -94,8 +104,11 @@ says so, with a command that shows both.
 		cmd.Use = "uninstall"
 		cmd.Short = "Remove planq's MCP server and hooks from your agent hosts' config"
 		cmd.Long = `Remove planq's MCP server and hooks from the scope's files of each host (--host,
-default: every host planq finds), leaving every other server, hook and setting
-as it was. --dry-run prints the diff instead.`
+default: every host planq finds), leaving every other server, hook, setting and
+byte as it was: after planq mcp install, uninstall gives every file back byte
+for byte (a file planq made is removed, with a directory it made and left
+empty, and so are the info/exclude lines local scope added). --dry-run prints
+the diff instead.`
 		cmd.Example = "  planq mcp uninstall --scope project\n  planq mcp uninstall --host opencode"
 	}
 	cmd.Flags().StringVar(&opts.Repo, "repo", "", "code repository (default: $CLAUDE_PROJECT_DIR, else the current directory)")
@@ -103,9 +116,10 @@ as it was. --dry-run prints the diff instead.`
 	cmd.Flags().StringVar(&opts.Scope, "scope", conffile.ScopeLocal, "where to install: local, project or user")
 	cmd.Flags().BoolVar(&opts.DryRun, "dry-run", false, "print the diff of every file it would touch, change nothing")
 	if !uninstall {
-		cmd.Flags().BoolVar(&opts.StatusLine, "statusline", false, "also show planq's status line in Claude Code (statusLine: planq statusline); your own is kept")
+		cmd.Flags().BoolVar(&opts.StatusLine, "statusline", false, "also set Claude Code's statusLine to planq's (planq-hook statusline); a status line of your own is kept")
 	}
-	cmd.Flags().StringVar(&opts.Claude, "claude", "", `Claude Code CLI to register the server with (default: claude on PATH; "none": edit the files directly); implies --host claude when --host is not given`)
+	cmd.Flags().StringVar(&opts.Claude, "claude", "", "ignored: planq edits Claude Code's files itself; implies --host claude when --host is not given")
+	_ = cmd.Flags().MarkDeprecated("claude", "planq edits ~/.claude.json in place itself (`claude mcp` rewrites the whole file and adds keys of its own); use --host claude")
 	return cmd
 }
 
@@ -187,28 +201,11 @@ func runMCPInstall(ctx context.Context, a *app, opts *mcpInstallOptions, uninsta
 	}
 	var errs []error
 	for _, ad := range ads {
-		ho := o
-		if ad.Host().Name == "claude" {
-			ho.HostCLI = a.claudeCLI(opts.Claude)
-		}
-		if err := a.installOne(ctx, ad, ho); err != nil {
+		if err := a.installOne(ctx, ad, o); err != nil {
 			errs = append(errs, fmt.Errorf("%s: %w", ad.Host().Display, err))
 		}
 	}
 	return errors.Join(errs...)
-}
-
-// claudeCLI is the claude binary to register the server with ("" edits the
-// files directly).
-func (a *app) claudeCLI(flag string) string {
-	switch flag {
-	case "none":
-		return ""
-	case "":
-		p, _ := a.lookPath("claude")
-		return p
-	}
-	return flag
 }
 
 // installOne wires (or unwires) one host and reports what it did.

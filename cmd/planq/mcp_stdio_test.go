@@ -15,15 +15,15 @@ import (
 	"github.com/planq-dev/planq/internal/testenv"
 )
 
-// planqBin builds the planq binary, and planq-hook beside it, once per test
-// binary run.
+// planqBin builds the planq binary, and planq-hook and planq-sandbox beside
+// it, once per test binary run.
 var planqBin = sync.OnceValues(func() (string, error) {
 	dir, err := testenv.SharedTempDir("planq-bin-")
 	if err != nil {
 		return "", err
 	}
 	out := filepath.Join(dir, "planq")
-	for _, b := range []struct{ out, pkg string }{{out, "."}, {filepath.Join(dir, "planq-hook"), "../planq-hook"}} {
+	for _, b := range []struct{ out, pkg string }{{out, "."}, {filepath.Join(dir, "planq-hook"), "../planq-hook"}, {filepath.Join(dir, "planq-sandbox"), "../planq-sandbox"}} {
 		cmd := exec.Command("go", "build", "-o", b.out, b.pkg)
 		cmd.Env = testenv.BuildEnv()
 		if msg, err := cmd.CombinedOutput(); err != nil {
@@ -54,8 +54,15 @@ type rpcClient struct {
 
 func startServer(t *testing.T, dir string, args ...string) *rpcClient {
 	t.Helper()
+	return startServerEnv(t, dir, nil, args...)
+}
+
+// startServerEnv is startServer with the environment env (nil: the
+// test's).
+func startServerEnv(t *testing.T, dir string, env []string, args ...string) *rpcClient {
+	t.Helper()
 	cmd := exec.Command(buildPlanq(t), append([]string{"mcp", "serve"}, args...)...)
-	cmd.Dir = dir
+	cmd.Dir, cmd.Env = dir, env
 	in, err := cmd.StdinPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -145,6 +152,29 @@ func (c *rpcClient) callTool(name string, args map[string]any) map[string]any {
 		c.t.Fatalf("%s: tool error: %v", name, res.Content)
 	}
 	return res.StructuredContent
+}
+
+// toolError calls a tool that must fail and returns what it said.
+func (c *rpcClient) toolError(name string, args map[string]any) string {
+	c.t.Helper()
+	raw := c.request("tools/call", map[string]any{"name": name, "arguments": args})
+	var res struct {
+		IsError bool `json:"isError"`
+		Content []struct {
+			Text string `json:"text"`
+		} `json:"content"`
+	}
+	if err := json.Unmarshal(raw, &res); err != nil {
+		c.t.Fatal(err)
+	}
+	if !res.IsError {
+		c.t.Fatalf("%s did not fail: %s", name, raw)
+	}
+	var b strings.Builder
+	for _, p := range res.Content {
+		b.WriteString(p.Text)
+	}
+	return b.String()
 }
 
 func TestMCPServeOverStdio(t *testing.T) {

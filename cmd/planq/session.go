@@ -29,7 +29,7 @@ type sessionOptions struct {
 func (o *sessionOptions) flags(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&o.Repo, "repo", "", "code repository (default: $CLAUDE_PROJECT_DIR, else the current directory)")
 	cmd.Flags().StringVar(&o.Agent, "agent", "", "agent host to launch: "+strings.Join(hosts.Names(), ", ")+" (default: claude; resume: the session's own)")
-	cmd.Flags().StringVar(&o.AgentCmd, "agent-cmd", "", "command that runs the agent, split into words (no shell; default: the host's CLI); \"none\" only prints what to run")
+	cmd.Flags().StringVar(&o.AgentCmd, "agent-cmd", "", "command that runs the agent, split into words (no shell; default: the host's CLI). planq's arguments for the host (the task, or the resume arguments) go right after the host's CLI in it, after its subcommand for `codex exec` and `opencode run`, before your other words (at the end when no word is the host's CLI); \"none\" only prints what to run")
 }
 
 // agent returns the host to launch: --agent, else recorded (the host a
@@ -254,12 +254,13 @@ func (a *app) launch(ctx context.Context, ad hosts.Adapter, agentCmd, dir string
 		fmt.Fprintf(a.Stdout, "Run in %s:\n  %s\n", dir, conffile.Line(append([]string{ad.Command()}, args...)...))
 		return nil
 	}
+	argv = hosts.AgentArgv(ad, argv, args)
 	path, err := a.lookPath(argv[0])
 	if err != nil {
-		fmt.Fprintf(a.Stdout, "planq: %s is not installed or not on PATH. When it is, run in %s:\n  %s\n", argv[0], dir, conffile.Line(append(argv, args...)...))
+		fmt.Fprintf(a.Stdout, "planq: %s is not installed or not on PATH. When it is, run in %s:\n  %s\n", argv[0], dir, conffile.Line(argv...))
 		return nil
 	}
-	cmd := exec.CommandContext(ctx, path, append(argv[1:], args...)...)
+	cmd := exec.CommandContext(ctx, path, argv[1:]...)
 	cmd.Dir = dir
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = a.Stdin, a.Stdout, a.Stderr
 	if err := cmd.Run(); err != nil {

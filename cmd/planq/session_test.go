@@ -100,7 +100,7 @@ func TestInstallThenStartKeepsTheWiring(t *testing.T) {
 	t.Run("default (local) scope", func(t *testing.T) {
 		repo := testenv.Clone(t, bare)
 		out, errs, code := runIn(t, repo, "mcp", "install")
-		if code != 0 || !strings.Contains(out, "ignore .claude/settings.local.json") {
+		if code != 0 || !strings.Contains(out, "jj and git ignore the local wiring") {
 			t.Fatalf("mcp install: exit %d\n%s%s", code, out, errs)
 		}
 		if _, errs, code = runIn(t, repo, "start", "Add a greeting file", "--agent-cmd", "none"); code != 0 || strings.Contains(errs, "warning") {

@@ -30,10 +30,12 @@ func newStatsCmd(a *app) *cobra.Command {
 	o := &statsOptions{Dir: a.repoDir, Getenv: a.Getenv, Now: time.Now, Out: a.Stdout}
 	cmd := &cobra.Command{
 		Use:   "stats",
-		Short: "Show the local metrics: gate verdicts, time to declare, tool calls, memory use, empty searches",
+		Short: "Show the local metrics: gate verdicts and escapes, time to declare, tool calls, memory use, empty searches",
 		Long: `Show what planq recorded about its own use in this project, to tell which parts
 earn their keep: the gate's verdicts by tool and by the class of rule that
-decided, the time from a session's start to its change being declared, calls
+decided, gate escapes (files that changed in the working copy while the gate
+was locked, found when the change was declared; zero is the good number),
+the time from a session's start to its change being declared, calls
 per planq MCP tool (and errors), how many learnings and decisions were shown to
 the agent (session start, planq_context, planq_search) and later cited, and
 searches that found nothing.
@@ -124,6 +126,34 @@ func printStats(w io.Writer, dir string, s metrics.Summary) error {
 	}
 	table("Gate verdicts (by tool and the rule that decided)", "TOOL\tRULE\tVERDICT\tCOUNT", rows)
 
+	e := s.Escapes
+	fmt.Fprintf(w, "\nGate escapes (files changed while the gate was locked, found when the change was declared)\n")
+	if e.Checks == 0 {
+		fmt.Fprintln(w, "  (no declaration checked)")
+	} else {
+		found := "none found a file changed while locked"
+		if e.Found > 0 {
+			found = fmt.Sprintf("%d found %d %s changed while locked", e.Found, e.Files, plural(e.Files, "file", "files"))
+		}
+		fmt.Fprintf(w, "  %d %s checked: %s\n", e.Checks, plural(e.Checks, "declaration", "declarations"), found)
+		rows = nil
+		for _, r := range e.Recent {
+			names := strings.Join(r.Files, ", ")
+			if r.Count > len(r.Files) {
+				names += fmt.Sprintf(" and %d more", r.Count-len(r.Files))
+			}
+			rows = append(rows, []string{r.Time.Local().Format(stamp), r.Tool, names})
+		}
+		if len(rows) > 0 {
+			tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+			fmt.Fprintln(tw, "  WHEN\tDECLARED BY\tFILES")
+			for _, r := range rows {
+				fmt.Fprintln(tw, "  "+strings.Join(r, "\t"))
+			}
+			tw.Flush()
+		}
+	}
+
 	rows = nil
 	if d := s.Declare; d.Count > 0 || d.Undeclared > 0 {
 		rows = append(rows, []string{strconv.Itoa(d.Count), short(d.P50), short(d.P90), short(d.Max), strconv.Itoa(d.Undeclared)})
@@ -148,6 +178,14 @@ func printStats(w io.Writer, dir string, s metrics.Summary) error {
 	}
 	table("Searches that found nothing", "QUERY\tCOUNT\tLAST", rows)
 	return nil
+}
+
+// plural picks the word for n.
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }
 
 // short renders a duration to the second.

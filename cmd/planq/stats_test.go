@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/planq-dev/planq/gate/sandbox"
 	"github.com/planq-dev/planq/internal/testenv"
 	"github.com/planq-dev/planq/metrics"
 )
@@ -77,21 +78,38 @@ func TestStatsShowsWhatTheHooksRecorded(t *testing.T) {
 			t.Fatalf("pre-tool-use: %s (%s), exit %d, stderr %q; want %s", got, reason, r.code, r.stderr, want)
 		}
 	}
+	// A read-only shell call runs in the OS sandbox while locked, where
+	// there is one.
+	bashVerdict, bashRule := "allow", "shell"
+	if sandbox.Detect().Available() {
+		bashVerdict, bashRule = "sandbox", "sandbox"
+	}
 	pre(write, "deny")
-	pre(bash, "allow")
-	// The agent declares its change with jj, and the post-tool-use hook sees it.
+	pre(bash, bashVerdict)
+	// A file changes while the gate is locked, as an escape would.
+	testenv.WriteFile(t, repo, "escaped.txt", "behind the gate's back\n")
+	// The agent declares its change with jj, and the post-tool-use hook
+	// sees it: it checks what changed while locked and tells the model.
 	testenv.Run(t, repo, "jj", "describe", "-m", "Add a greeting")
 	describe := claudeHookJSON(sid, repo, "PostToolUse", map[string]any{"tool_name": "Bash",
 		"tool_input": map[string]any{"command": "jj describe -m 'Add a greeting'"}, "tool_response": map[string]any{"stdout": ""}, "tool_use_id": "toolu_2"})
-	if r := runHookArgs(t, []string{hookBin, "post-tool-use"}, repo, describe); r.code != 0 || r.stderr != "" {
+	r := runHookArgs(t, []string{hookBin, "post-tool-use"}, repo, describe)
+	if r.code != 0 || r.stderr != "" {
 		t.Fatalf("post-tool-use: exit %d, stderr %q", r.code, r.stderr)
+	}
+	if !strings.Contains(r.stdout, "Changed while the gate was locked: 1 file (escaped.txt)") {
+		t.Errorf("post-tool-use after a declaration by hand does not name escaped.txt: %s", r.stdout)
+	}
+	// Another jj command while declared checks nothing more.
+	if r := runHookArgs(t, []string{hookBin, "post-tool-use"}, repo, describe); r.code != 0 || strings.Contains(r.stdout, "gate was locked") {
+		t.Errorf("a second post-tool-use: exit %d, stdout %s", r.code, r.stdout)
 	}
 	pre(write, "allow")
 
 	s := statsJSON(t, repo)
 	for _, w := range []struct {
 		tool, rule, verdict string
-	}{{"Write", "locked", "deny"}, {"Write", "declared", "allow"}, {"Bash", "shell", "allow"}} {
+	}{{"Write", "locked", "deny"}, {"Write", "declared", "allow"}, {"Bash", bashRule, "allow"}} {
 		if n := gateCount(s, w.tool, w.rule, w.verdict); n != 1 {
 			t.Errorf("gate %s/%s/%s counted %d times, want 1: %+v", w.tool, w.rule, w.verdict, n, s.Gate)
 		}
@@ -102,14 +120,17 @@ func TestStatsShowsWhatTheHooksRecorded(t *testing.T) {
 	if d := s.Declare; d.Count != 1 || d.Undeclared != 0 || d.Max <= 0 || d.P50 != d.Max {
 		t.Errorf("time to declare %+v, want one session", d)
 	}
-	if s.Skipped != 0 || s.Records != 5 { // start, three verdicts, declared
+	if e := s.Escapes; e.Checks != 1 || e.Files != 1 || len(e.Recent) != 1 || e.Recent[0].Tool != "Bash" || e.Recent[0].Session != sid {
+		t.Errorf("gate escapes %+v, want the declaration by hand finding escaped.txt", e)
+	}
+	if s.Skipped != 0 || s.Records != 7 { // start, three verdicts, declared twice, the check at declaration
 		t.Errorf("records %d, skipped %d", s.Records, s.Skipped)
 	}
 
 	// PLANQ_METRICS=off records nothing, and stats still reads.
 	t.Setenv("PLANQ_METRICS", "off")
 	pre(write, "allow")
-	if s := statsJSON(t, repo); s.Records != 5 || gateCount(s, "Write", "declared", "allow") != 1 {
+	if s := statsJSON(t, repo); s.Records != 7 || gateCount(s, "Write", "declared", "allow") != 1 {
 		t.Errorf("with PLANQ_METRICS=off: %d records, %+v", s.Records, s.Gate)
 	}
 	t.Setenv("PLANQ_METRICS", "")
@@ -118,7 +139,7 @@ func TestStatsShowsWhatTheHooksRecorded(t *testing.T) {
 	if code != 0 || errs != "" {
 		t.Fatalf("planq stats: exit %d, %s", code, errs)
 	}
-	for _, want := range []string{"never sent anywhere", "Gate verdicts", "Write  locked    deny", "Time from session start", "planq tool calls\n  (none)"} {
+	for _, want := range []string{"never sent anywhere", "Gate verdicts", "Write  locked    deny", "Gate escapes", "1 declaration checked: 1 found 1 file changed while locked", "escaped.txt", "Time from session start", "planq tool calls\n  (none)"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("planq stats lacks %q:\n%s", want, out)
 		}

@@ -36,12 +36,14 @@ func newUICmd(a *app) *cobra.Command {
 		Short: "Serve a local web page of the project: agents, changes, transcripts, state, metrics",
 		Long: `Serve a read-only web page of this project on 127.0.0.1 and print its address:
 
-  Overview    every agent's workspace: its change, gate state, the first lines
-              of its living summary, last activity; the state repo's branches
-              and how they stand against the remote; the session lineages
-  Changes     the change graph (trunk().., trunk() and the session
-              lineages), paged, each change's living summary laid out by
-              section, its diff stat, and its diff
+  Overview    every agent's workspace: its change, gate state, what is left
+              to do and the open questions of its living summary, its
+              conflicted files, last activity; the state repo's branches and
+              how they stand against the remote; the session lineages
+  Changes     the change graph (trunk().. and trunk()), paged, each change's
+              living summary laid out by section, its diff stat, its session
+              lineage and its diff; a lineage's own changes, even those trunk
+              has taken in, one link away
   Transcript  a session lineage's stored transcript, paged and searchable,
               tool calls and results folded
   State       scratch, changelog, handoffs, learnings, decisions and

@@ -5,10 +5,8 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
-	"strings"
 
 	"github.com/planq-dev/planq/hooks/conffile"
 )
@@ -46,8 +44,7 @@ var Hooks = []Hook{
 	{Event: "WorktreeRemove", Subcommand: "worktree-remove", Timeout: 60},
 }
 
-// InstallOptions says what to install where (HostCLI: the claude CLI to
-// register the server with, `claude mcp add-json`).
+// InstallOptions says what to install where.
 type InstallOptions conffile.Options
 
 // InstallResult is what Install did (or, with DryRun, would do).
@@ -57,13 +54,18 @@ type InstallResult = conffile.Result
 type Status = conffile.Status
 
 // Install registers planq's MCP server and hooks with Claude Code, or removes
-// them with Uninstall. It merges with what the files already hold, keeps every
-// other key and hook, and is idempotent: a second run changes nothing.
+// them with Uninstall. It edits the files in place, keeping every other key,
+// hook and byte, and is idempotent: a second run changes nothing. The server
+// goes into ~/.claude.json directly, not through `claude mcp`, which rewrites
+// the whole file and adds keys of its own. In local scope the settings file
+// must not be one the repo tracks, and the repo's info/exclude keeps it out
+// of jj and git; uninstalling takes that line out again.
 func Install(ctx context.Context, o InstallOptions) (InstallResult, error) {
 	res := InstallResult{}
 	if err := o.validate(); err != nil {
 		return res, err
 	}
+	co := conffile.Options(o)
 	res.Scope = o.Scope
 	serverFile, settingsFile := o.paths()
 	res.Host, res.ServerFile, res.HooksFile = Host.Name, serverFile, settingsFile
@@ -82,60 +84,27 @@ func Install(ctx context.Context, o InstallOptions) (InstallResult, error) {
 	if statusLine.warning != "" {
 		res.Warnings = append(res.Warnings, statusLine.warning)
 	}
-	var ignoreEdit conffile.FileEdit // local scope: keep the hooks file out of jj's snapshots
-	if o.Scope == ScopeLocal && !o.Uninstall {
-		if ignoreEdit, err = o.localIgnoreEdit(ctx); err != nil {
-			return res, err
-		}
+	if err := co.RefuseTracked(ctx, Host.Name, settingsFile); err != nil {
+		return res, err
 	}
-	for _, e := range []conffile.FileEdit{serverEdit, settingsEdit, ignoreEdit} {
-		if e.Path != "" && e.Changed() {
-			res.Edits = append(res.Edits, e)
-		}
+	ignoreEdit, err := co.LocalExclude(ctx, Host.Display, Host.Name, []string{legacyExcludeComment}, settingsFile)
+	if err != nil {
+		return res, err
 	}
-	if o.DryRun {
-		return res, nil
+	settingsNote := fmt.Sprintf("hooks %s %s", co.Verb("removed from", "wired in"), settingsFile)
+	if statusLine.note != "" {
+		settingsNote += "; " + statusLine.note
 	}
-	if ignoreEdit.Path != "" && ignoreEdit.Changed() {
-		// Before the settings file exists, so no jj snapshot ever takes it.
-		if err := conffile.Apply(ignoreEdit); err != nil {
-			return res, err
-		}
-		res.Notes = append(res.Notes, fmt.Sprintf("jj and git ignore %s (%s)", strings.TrimPrefix(LocalSettingsIgnore, "/"), ignoreEdit.Path))
-	}
-
-	if serverEdit.Changed() {
-		registered := false
-		if o.HostCLI != "" {
-			err := o.registerWithClaude(ctx, serverFile)
-			if err == nil {
-				registered = true
-				res.Notes = append(res.Notes, fmt.Sprintf("MCP server %q %s with `claude mcp` (%s scope)", ServerName, conffile.Options(o).Verb("removed", "registered"), o.Scope))
-				// Report what claude actually wrote.
-				after, _ := conffile.ReadOrNil(serverFile)
-				res.Edits[0].After = after
-			} else {
-				res.Notes = append(res.Notes, fmt.Sprintf("`claude mcp` failed (%v); edited %s directly", err, serverFile))
-			}
-		}
-		if !registered {
-			if err := conffile.Apply(serverEdit); err != nil {
-				return res, err
-			}
-			res.Notes = append(res.Notes, fmt.Sprintf("MCP server %q %s %s", ServerName, conffile.Options(o).Verb("removed from", "registered in"), serverFile))
-		}
-	}
-	if settingsEdit.Changed() {
-		if err := conffile.Apply(settingsEdit); err != nil {
-			return res, err
-		}
-		res.Notes = append(res.Notes, fmt.Sprintf("hooks %s %s", conffile.Options(o).Verb("removed from", "wired in"), settingsFile))
-		if statusLine.note != "" {
-			res.Notes = append(res.Notes, statusLine.note)
-		}
-	}
-	return res, nil
+	err = co.Apply(&res,
+		conffile.Step{Edit: ignoreEdit, Note: co.ExcludeNote(ignoreEdit)},
+		conffile.Step{Edit: serverEdit, Note: fmt.Sprintf("MCP server %q %s %s", ServerName, co.Verb("removed from", "registered in"), serverFile)},
+		conffile.Step{Edit: settingsEdit, Note: settingsNote})
+	return res, err
 }
+
+// legacyExcludeComment is the comment older planqs wrote above Claude
+// Code's line in info/exclude.
+const legacyExcludeComment = "Claude Code's local settings, where `planq mcp install` wires planq's hooks"
 
 func (o *InstallOptions) validate() error {
 	if o.Scope == "" {
@@ -190,15 +159,44 @@ func (o *InstallOptions) serverEdit(path string) (conffile.FileEdit, error) {
 			return e, nil
 		}
 		servers.Del(ServerName)
-		if o.Scope == ScopeProject && servers.Len() == 0 && doc.Len() == 1 {
-			e.After = nil // .mcp.json held only planq: remove it
+		o.dropEmpty(doc, servers)
+		if doc.Len() == 0 {
+			e.After = nil // the file held only planq's server: planq made it
 			return e, nil
 		}
-	} else if want := o.serverEntry(); !exists || !bytes.Equal(conffile.Encode(cur), conffile.Encode(want)) {
+	} else if want := o.serverEntry(); !exists || !conffile.Same(cur, want) {
 		servers.Set(ServerName, want)
 	}
-	e.After = conffile.Render(doc, e.Before)
+	if err := e.SetJSON(doc); err != nil {
+		return e, err
+	}
 	return e, nil
+}
+
+// dropEmpty takes out of doc what installing made around planq's server
+// once servers is empty: the servers object, and in local scope this
+// project's entry when it holds nothing else (an entry Claude Code made
+// keeps its mcpServers, empty, as Claude Code writes it) and the projects
+// object when it is left empty.
+func (o *InstallOptions) dropEmpty(doc, servers *conffile.Object) {
+	if servers.Len() > 0 {
+		return
+	}
+	if o.Scope != ScopeLocal {
+		doc.Del("mcpServers")
+		return
+	}
+	projects, _ := doc.Path("", false, "projects")
+	entry, _ := doc.Path("", false, "projects", o.ProjectDir)
+	if projects == nil || entry == nil {
+		return
+	}
+	if entry.Len() == 1 {
+		projects.Del(o.ProjectDir)
+	}
+	if projects.Len() == 0 {
+		doc.Del("projects")
+	}
 }
 
 // hadKey reports whether the original document had the nested key path.
@@ -250,9 +248,11 @@ func (o *InstallOptions) settingsEdit(path string) (conffile.FileEdit, statusLin
 		doc.Del("hooks")
 	}
 	sl = o.statusLineEdit(doc, path)
-	e.After = conffile.Render(doc, e.Before)
-	if o.Uninstall && doc.Len() == 0 && o.Scope != ScopeUser && !bytes.Equal(e.After, e.Before) {
-		e.After = nil // the settings file held only planq's hooks: remove it
+	if err := e.SetJSON(doc); err != nil {
+		return e, sl, err
+	}
+	if o.Uninstall && doc.Len() == 0 && !bytes.Equal(e.After, e.Before) {
+		e.After = nil // the settings file held only planq's hooks: planq made it
 	}
 	return e, sl, nil
 }
@@ -269,59 +269,7 @@ func loadJSON(path string) (conffile.FileEdit, *conffile.Object, error) {
 	if filepath.Base(path) == ".claude.json" {
 		mode = 0o600
 	}
-	e, doc, err := conffile.LoadJSON(path, mode)
-	e.PruneDir = filepath.Base(filepath.Dir(path)) == ".claude"
-	return e, doc, err
-}
-
-// registerWithClaude adds (or removes) the server through the Claude Code CLI
-// and checks the result landed in path.
-func (o *InstallOptions) registerWithClaude(ctx context.Context, path string) error {
-	run := func(args ...string) error {
-		cmd := exec.CommandContext(ctx, o.HostCLI, args...)
-		cmd.Dir = o.ProjectDir
-		if cmd.Dir == "" {
-			cmd.Dir = o.Home
-		}
-		cmd.Env = append(os.Environ(), "HOME="+o.Home)
-		out, err := cmd.CombinedOutput()
-		if err != nil {
-			return fmt.Errorf("claude %s: %v: %s", strings.Join(args[:2], " "), err, strings.TrimSpace(string(out)))
-		}
-		return nil
-	}
-	_, doc, err := loadJSON(path)
-	if err != nil {
-		return err
-	}
-	servers, err := o.serversObject(doc, path, false)
-	if err != nil {
-		return err
-	}
-	if servers != nil && servers.Has(ServerName) {
-		if err := run("mcp", "remove", "--scope", o.Scope, ServerName); err != nil {
-			return err
-		}
-	}
-	if o.Uninstall {
-		return nil
-	}
-	if err := run("mcp", "add-json", "--scope", o.Scope, ServerName, string(conffile.EncodeCompact(o.serverEntry()))); err != nil {
-		return err
-	}
-	_, doc, err = loadJSON(path)
-	if err != nil {
-		return err
-	}
-	servers, err = o.serversObject(doc, path, false)
-	if err != nil || servers == nil {
-		return fmt.Errorf("claude mcp add-json did not write the expected entry to %s", path)
-	}
-	got, _ := servers.Get(ServerName)
-	if got == nil || !bytes.Equal(conffile.Encode(got), conffile.Encode(o.serverEntry())) {
-		return fmt.Errorf("claude mcp add-json did not write the expected entry to %s", path)
-	}
-	return nil
+	return conffile.LoadJSON(path, mode)
 }
 
 // Installed reports, for every scope, whether planq's server and hooks are
@@ -338,6 +286,7 @@ func Installed(projectDir, home string) []Status {
 		}
 		st := Status{Host: Host.Name, Scope: scope}
 		st.ServerFile, st.HooksFile = o.paths()
+		st.Files = []string{st.ServerFile, st.HooksFile}
 		if _, doc, err := loadJSON(st.ServerFile); err == nil {
 			if servers, err := o.serversObject(doc, st.ServerFile, false); err == nil && servers != nil {
 				if v, ok := servers.Get(ServerName); ok {
@@ -352,15 +301,21 @@ func Installed(projectDir, home string) []Status {
 			_, _, st.StatusLine = statusLineIn(doc, "")
 			hooksObj, _ := doc.Child("hooks")
 			for _, h := range Hooks {
-				if exe, ok := planqHookExe(hooksObj, h); ok {
+				if cmd, ok := planqHookCommand(hooksObj, h); ok {
 					st.Hooks = append(st.Hooks, h.Event)
-					if h.Tool && !slices.Contains(st.ToolHookExes, exe) {
+					if exe := conffile.CommandBinary(cmd); h.Tool && !slices.Contains(st.ToolHookExes, exe) {
 						st.ToolHookExes = append(st.ToolHookExes, exe)
+					}
+					if h.Subcommand == conffile.GateHook {
+						st.Gate = append(st.Gate, cmd)
 					}
 				} else {
 					st.Missing = append(st.Missing, h.Event)
 				}
 			}
+		}
+		if st.Wired() {
+			st.Findings = append(st.Findings, failOpen(st.Gate))
 		}
 		out = append(out, st)
 	}
@@ -370,12 +325,27 @@ func Installed(projectDir, home string) []Status {
 	return out
 }
 
-// planqHookExe finds planq's hook for h and returns the binary it runs.
-func planqHookExe(hooksObj *conffile.Object, h Hook) (string, bool) {
+// planqHookCommand finds planq's hook for h and returns its command line.
+func planqHookCommand(hooksObj *conffile.Object, h Hook) (string, bool) {
 	for _, e := range conffile.Entries(hooksObj, h.Event) {
 		if cmd := conffile.EntryCommand(e); conffile.IsPlanqHook(cmd, h.Subcommand, "", "") {
-			return conffile.CommandBinary(cmd), true
+			return cmd, true
 		}
 	}
 	return "", false
+}
+
+// failOpen is the finding on what Claude Code does when the gate's hook
+// cannot run. Seen with Claude Code 2.1.197: a PreToolUse command that
+// exits with anything but 2 lets the call through (127 with planq-hook
+// moved away: a Write landed; 126 not executable; a crash), and exit 2
+// blocks it with stderr as the reason; so planq's gate command turns any
+// failure of its binary into exit 2.
+func failOpen(gate []string) conffile.Finding {
+	return conffile.FailOpen(Host.Name, gate, conffile.FailOpenWords{
+		Ungated: "planq's PreToolUse hook is not wired, so Claude Code runs every tool call ungated",
+		Open:    "Claude Code runs a tool call whose PreToolUse command fails with any exit status but 2 (a missing, unexecutable or crashing planq-hook)",
+		OK: "Claude Code runs a tool call whose PreToolUse command fails with any exit status but 2; planq's gate command turns " +
+			"any failure of its binary into exit 2 (held back, with the reason) and answers within 7 s of the 10 s timeout",
+	})
 }

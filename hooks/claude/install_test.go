@@ -88,7 +88,10 @@ func planqHooks(t *testing.T, settings map[string]any) map[string][]string {
 			for _, h := range g.(map[string]any)["hooks"].([]any) {
 				cmd := h.(map[string]any)["command"].(string)
 				if strings.Contains(cmd, "planq") {
-					out[ev] = append(out[ev], cmd)
+					if ev == "PreToolUse" && !conffile.FailsClosed(cmd) {
+						t.Errorf("the gate's command %q does not fail closed", cmd)
+					}
+					out[ev] = append(out[ev], conffile.Line(conffile.HookArgv(cmd)...))
 				}
 			}
 		}
@@ -314,10 +317,15 @@ func TestInstallDryRunPrintsDiffAndWritesNothing(t *testing.T) {
 		"--- /dev/null\n+++ b" + filepath.Join(w.repo, ".mcp.json"),
 		"--- a" + settingsPath + "\n+++ b" + settingsPath,
 		`"command": "/opt/planq/bin/planq hook session-start",`,
-		`-    "permissions": {"allow": ["Bash(go test:*)"]},`,
 	} {
 		if !strings.Contains(d, want) {
 			t.Errorf("diff lacks %q:\n%s", want, d)
+		}
+	}
+	// planq adds; a line of the user's only gains the comma before planq's.
+	for _, l := range strings.Split(d, "\n") {
+		if strings.HasPrefix(l, "-") && !strings.HasPrefix(l, "---") && !strings.Contains(d, "\n+"+l[1:]+",\n") {
+			t.Errorf("the diff rewrites a line of the user's: %q\n%s", l, d)
 		}
 	}
 }
@@ -359,44 +367,43 @@ func TestInstalledReportsWiring(t *testing.T) {
 	}
 }
 
-func TestInstallThroughClaudeCLI(t *testing.T) {
+// Local scope registers the server in the user's ~/.claude.json by adding
+// exactly planq's entry (Claude Code's own `claude mcp add-json` would
+// rewrite the file and add keys of its own), real Claude Code reads it from
+// there, and uninstalling gives the file back byte for byte.
+func TestLocalRegistrationIsReadByClaudeCode(t *testing.T) {
 	t.Parallel()
 	claude := fakemodel.EnsureClaude(t)
-	// Into a repo without .mcp.json first.
 	w := newWorld(t)
-	o := w.opts(ScopeProject)
-	o.HostCLI = claude
+	claudeJSON := filepath.Join(w.home, ".claude.json")
+	user := "{\n\t\"numStartups\": 3,\n\t\"projects\": {\n\t\t\"/elsewhere\": {\"mcpServers\": {}}\n\t}\n}\n"
+	write(t, claudeJSON, user)
+	o := w.opts(ScopeLocal)
 	if _, err := Install(context.Background(), o); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(read(t, filepath.Join(w.repo, ".mcp.json")), w.exe) {
-		t.Fatal("claude mcp add-json did not create .mcp.json")
+	got := read(t, claudeJSON)
+	want := strings.Replace(user, "\"mcpServers\": {}}\n", "\"mcpServers\": {}},\n\t\t"+
+		`"`+w.repo+`": {"mcpServers": {"planq": {"type": "stdio", "command": "/opt/planq/bin/planq", "args": ["mcp", "serve"]}}}`+"\n", 1)
+	if got != want {
+		t.Fatalf("~/.claude.json after install:\n%s\nwant only planq's entry added:\n%s", got, want)
 	}
-	w = newWorld(t)
-	mcpPath := filepath.Join(w.repo, ".mcp.json")
-	write(t, mcpPath, userMCP)
-	o = w.opts(ScopeProject)
-	o.HostCLI = claude
-	res, err := Install(context.Background(), o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(strings.Join(res.Notes, "\n"), "claude mcp") {
-		t.Fatalf("notes = %v, want registration through claude mcp", res.Notes)
-	}
-	doc := decode(t, read(t, mcpPath))
-	if doc["mcpServers"].(map[string]any)["planq"].(map[string]any)["command"] != w.exe || doc["mcpServers"].(map[string]any)["github"] == nil {
-		t.Fatalf(".mcp.json after claude mcp add-json:\n%s", read(t, mcpPath))
-	}
-	if res, err := Install(context.Background(), o); err != nil || res.Changed() {
-		t.Fatalf("second install through claude: changed=%v err=%v", res.Changed(), err)
+	// Claude Code finds the server for this project (in a copy of the
+	// home: claude writes its own keys to the file it reads).
+	home := t.TempDir()
+	write(t, filepath.Join(home, ".claude.json"), got)
+	cmd := exec.Command(claude, "mcp", "get", ServerName)
+	cmd.Dir, cmd.Env = w.repo, append(os.Environ(), "HOME="+home)
+	out, err := cmd.CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "/opt/planq/bin/planq") || !strings.Contains(strings.ToLower(string(out)), "local") {
+		t.Fatalf("claude mcp get planq: %v\n%s", err, out)
 	}
 	o.Uninstall = true
 	if _, err := Install(context.Background(), o); err != nil {
 		t.Fatal(err)
 	}
-	if strings.Contains(read(t, mcpPath), "planq") {
-		t.Fatalf("uninstall through claude left planq:\n%s", read(t, mcpPath))
+	if back := read(t, claudeJSON); back != user {
+		t.Fatalf("~/.claude.json after uninstall:\n%q\nwant the user's bytes:\n%q", back, user)
 	}
 }
 
@@ -449,7 +456,7 @@ func TestInstallMovesAnOldCatchAllToolHookToTheGatedMatcher(t *testing.T) {
 	if !reflect.DeepEqual(catchAll, []string{"audit-log"}) {
 		t.Errorf("catch-all group = %v, want only the user's audit-log", catchAll)
 	}
-	if len(gated) != 1 || !strings.HasSuffix(gated[0], "hook pre-tool-use") {
+	if len(gated) != 1 || !strings.HasSuffix(strings.Join(conffile.HookArgv(gated[0]), " "), "hook pre-tool-use") {
 		t.Errorf("gated group = %v, want planq's pre-tool-use", gated)
 	}
 }
@@ -472,14 +479,14 @@ func TestLocalScopeHooksStayOutOfJJ(t *testing.T) {
 			for _, e := range dry.Edits {
 				diffs += e.Diff()
 			}
-			if !strings.Contains(diffs, "info/exclude") || !strings.Contains(diffs, "+"+LocalSettingsIgnore) {
+			if !strings.Contains(diffs, "info/exclude") || !strings.Contains(diffs, "+/.claude/settings.local.json") {
 				t.Errorf("--dry-run does not show the exclude edit:\n%s", diffs)
 			}
 			res, err := Install(ctx, w.opts(ScopeLocal))
 			if err != nil {
 				t.Fatal(err)
 			}
-			if !strings.Contains(strings.Join(res.Notes, "\n"), "ignore .claude/settings.local.json") {
+			if !strings.Contains(strings.Join(res.Notes, "\n"), "jj and git ignore the local wiring") {
 				t.Errorf("notes %q do not say the hooks file is ignored", res.Notes)
 			}
 			if st := testenv.Run(t, w.repo, "jj", "--no-pager", "diff", "--summary"); st != "" {
@@ -491,6 +498,20 @@ func TestLocalScopeHooksStayOutOfJJ(t *testing.T) {
 			}
 			if again, _ := Install(ctx, w.opts(ScopeLocal)); again.Changed() {
 				t.Errorf("a second install changed %v", again.Edits)
+			}
+			un := w.opts(ScopeLocal)
+			un.Uninstall = true
+			res, err = Install(ctx, un)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, e := range dry.Edits {
+				if got, _ := conffile.ReadOrNil(e.Path); string(got) != string(e.Before) {
+					t.Errorf("after uninstall %s is\n%q\nwant it back as it was:\n%q", e.Path, got, e.Before)
+				}
+			}
+			if _, err := os.Stat(filepath.Join(w.repo, ".claude")); !os.IsNotExist(err) {
+				t.Errorf("the .claude directory planq made is still there (%v)", err)
 			}
 		})
 	}

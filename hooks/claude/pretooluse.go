@@ -15,9 +15,13 @@ func PreToolUse(ctx context.Context, in Input, projectDir string) (*Response, er
 	if err := in.Expect(EventPreToolUse); err != nil {
 		return nil, err
 	}
-	r, err := session.PreToolUse(ctx, in.Event(session.EventPreToolUse, projectDir), os.Getenv)
+	ev := in.Event(session.EventPreToolUse, projectDir)
+	r, err := session.PreToolUse(ctx, ev, os.Getenv)
 	if err != nil {
 		return nil, err
+	}
+	if r.Command != "" {
+		return RewriteToolUse(ev, r.Command, os.Getenv), nil
 	}
 	return Respond(session.EventPreToolUse, r), nil
 }

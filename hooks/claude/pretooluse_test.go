@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/planq-dev/planq/gate"
+	"github.com/planq-dev/planq/gate/sandbox"
 	"github.com/planq-dev/planq/internal/testenv"
 )
 
@@ -37,11 +38,10 @@ func TestPreToolUseInAJJRepo(t *testing.T) {
 	cache := filepath.Join(repo, ".jj", gate.CacheFile)
 	write := toolInput("Write", repo, map[string]string{"file_path": filepath.Join(repo, "a.go"), "content": "x"})
 
-	// Read-only calls are allowed and touch neither jj nor the cache.
+	// Read-only tools are allowed and touch neither jj nor the cache.
 	for _, in := range []Input{
 		toolInput("Read", repo, map[string]string{"file_path": filepath.Join(repo, "go.mod")}),
 		toolInput("Grep", repo, map[string]string{"pattern": "x"}),
-		toolInput("Bash", repo, map[string]string{"command": "git status && ls -la"}),
 		toolInput("mcp__planq__jj_init", repo, map[string]string{"description": "x"}),
 	} {
 		r, err := PreToolUse(ctx, in, repo)
@@ -52,8 +52,22 @@ func TestPreToolUseInAJJRepo(t *testing.T) {
 	if _, err := os.Stat(cache); !os.IsNotExist(err) {
 		t.Fatalf("read-only calls created the gate cache (%v)", err)
 	}
+	// A read-only shell call runs in the OS sandbox while locked, where
+	// this machine has one (else the parser lets it through).
+	bash := toolInput("Bash", repo, map[string]string{"command": "git status && ls -la"})
+	r, err := PreToolUse(ctx, bash, repo)
+	switch {
+	case err != nil:
+		t.Fatal(err)
+	case sandbox.Detect().Available():
+		if r == nil || r.Specific == nil || !strings.Contains(string(r.Specific.UpdatedInput), `'sandbox' '--root' '`+repo) {
+			t.Fatalf("locked read-only Bash: %+v, want it rewritten into the sandbox", r)
+		}
+	case r != nil:
+		t.Fatalf("locked read-only Bash without a sandbox: %+v, want it allowed silently", r)
+	}
 
-	r, err := PreToolUse(ctx, write, repo)
+	r, err = PreToolUse(ctx, write, repo)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -141,7 +141,7 @@ func WarnToolUse(warning string) *Response {
 }
 
 // Host is Claude Code, as the session core knows it.
-var Host = session.Host{Name: "claude", Display: "Claude Code", ToolPrefix: "mcp__planq__"}
+var Host = session.Host{Name: "claude", Display: "Claude Code", ToolPrefix: "mcp__planq__", Rewrites: true}
 
 // eventNames maps planq's events to Claude Code's hook_event_name.
 var eventNames = session.EventNames{
@@ -190,6 +190,7 @@ func (in Input) Event(event, projectDir string) session.Event {
 		Name: event, Host: Host, ProjectDir: projectDir,
 		SessionID: in.SessionID, TranscriptPath: in.TranscriptPath, Cwd: in.Cwd,
 		Source: in.Source, Trigger: in.Trigger, Reason: in.Reason, StopHookActive: in.StopHookActive,
+		PermissionMode: in.PermissionMode,
 	}
 	if in.ToolName != "" {
 		ev.Call = &session.Call{Name: in.ToolName, Tool: Tool(in.ToolName), Input: in.ToolInput, Failed: responseIsError(in.ToolResponse),
@@ -273,7 +274,49 @@ func (Protocol) Write(w io.Writer, ev session.Event, r session.Reply) (int, erro
 		_, err := fmt.Fprintln(w, r.Path)
 		return 0, err
 	}
+	if ev.Name == session.EventPreToolUse && r.Command != "" {
+		return 0, WriteResponse(w, RewriteToolUse(ev, r.Command, os.Getenv))
+	}
 	return 0, WriteResponse(w, Respond(ev.Name, r))
+}
+
+// RewriteToolUse is the PreToolUse response that runs command instead of
+// ev's shell call: hookSpecificOutput.updatedInput is the call's input with
+// its command replaced. Claude Code judges the updated input against the
+// user's permission rules and mode [run], so the original is judged here
+// against the same rules (approvalOf): a deny rule denies, an ask rule
+// asks, an allow rule allows, and otherwise Claude Code's mode decides on
+// the rewritten command, as it would have on the original (bypass and auto
+// sessions are unchanged; default mode asks).
+func RewriteToolUse(ev session.Event, command string, getenv func(string) string) *Response {
+	if ev.Call == nil {
+		return DenyToolUse("planq gate: blocked this call: the hook input names no tool call to rewrite.")
+	}
+	field := ev.Call.Tool.Field
+	in, err := session.ReplaceInput(ev.Call.Input, field, command)
+	if err != nil {
+		return DenyToolUse("planq gate: blocked this " + ev.Call.Name + " call: " + err.Error() + ", so it cannot be run in the OS sandbox.")
+	}
+	var original string
+	if m := map[string]json.RawMessage{}; json.Unmarshal(ev.Call.Input, &m) == nil {
+		_ = json.Unmarshal(m[field], &original)
+	}
+	dir := ev.ProjectDir
+	if dir == "" {
+		dir = ev.Cwd
+	}
+	spec := &SpecificResponse{HookEventName: EventPreToolUse, UpdatedInput: in}
+	switch a := approvalOf(original, dir, getenv); a.decision {
+	case "deny":
+		return DenyToolUse("Permission to use " + ev.Call.Name + " with command " + original + " has been denied by the rule " + a.rule + " in your Claude Code settings.")
+	case "ask":
+		spec.PermissionDecision = "ask"
+		spec.PermissionDecisionReason = "planq runs this command in the OS sandbox, the project read-only until the change is declared; your rule " + a.rule + " asks about it"
+	case "allow":
+		spec.PermissionDecision = "allow"
+		spec.PermissionDecisionReason = "planq runs this command in the OS sandbox, the project read-only until the change is declared; your rule " + a.rule + " allows it"
+	}
+	return &Response{Specific: spec}
 }
 
 // Respond is Claude Code's response to event carrying r

@@ -50,6 +50,11 @@ func (a Adapter) Detect(home string, lookPath func(string) (string, error)) bool
 	return conffile.Installed(a.Command(), lookPath, filepath.Join(home, ".codex"))
 }
 
+// Subcommands are codex's subcommands after which Launch's arguments go in
+// an agent command (`codex exec resume ID PROMPT`: resume is a subcommand
+// of exec, and a prompt of the user's comes after it).
+func (Adapter) Subcommands() []string { return []string{"exec"} }
+
 // Launch returns the arguments after codex that start its TUI with prompt,
 // or resume the session (thread) resume.
 func (Adapter) Launch(prompt, resume string) []string {
@@ -82,6 +87,7 @@ func (Adapter) Installed(where conffile.Options) []conffile.Status {
 		o := conffile.Options{Scope: scope, ProjectDir: projectDir, Home: where.Home, Getenv: where.Getenv, JJBin: where.JJBin}
 		st := conffile.Status{Host: Host.Name, Scope: scope}
 		st.ServerFile, st.HooksFile = paths(o)
+		st.Files = []string{st.ServerFile, st.HooksFile}
 		st.Server, st.ServerExe = blockServer(st.ServerFile)
 		var handlers []handler
 		if _, doc, err := conffile.LoadJSON(st.HooksFile, 0o644); err == nil {
@@ -98,14 +104,14 @@ func (Adapter) Installed(where conffile.Options) []conffile.Status {
 				st.Missing = append(st.Missing, eventOf(h.Event))
 			}
 		}
-		for _, h := range Hooks {
-			if h.Tool && have[h.Event] {
-				st.ToolHookExes = append(st.ToolHookExes, toolHookExes(st.HooksFile)...)
-				break
+		for _, cmd := range planqCommands(st.HooksFile, func(h Hook) bool { return h.Tool }) {
+			if exe := conffile.CommandBinary(cmd); !slices.Contains(st.ToolHookExes, exe) {
+				st.ToolHookExes = append(st.ToolHookExes, exe)
 			}
 		}
+		st.Gate = planqCommands(st.HooksFile, func(h Hook) bool { return h.Event == EventPreToolUse })
 		if st.Wired() {
-			st.Findings = append(trustFindings(o, handlers), failOpen(st.ToolHookExes, have[EventPreToolUse]))
+			st.Findings = append(trustFindings(o, handlers), failOpen(st.Gate))
 		}
 		out = append(out, st)
 	}
@@ -113,18 +119,16 @@ func (Adapter) Installed(where conffile.Options) []conffile.Status {
 }
 
 // failOpen is the finding on what Codex does when the gate's hook cannot
-// run: it lets the call through (a hook that fails to start, exits with
-// anything but 0 or 2, or times out fails open), so the binary it runs
-// must be there.
-func failOpen(exes []string, gated bool) conffile.Finding {
-	return conffile.FailOpen(Host.Name, exes, gated, conffile.FailOpenWords{
+// run: it lets the call through when the hook command fails with anything
+// but exit 2 (a missing, unexecutable or crashing binary: seen with Codex
+// 0.169) or times out, so planq's gate command turns its failure into
+// exit 2, and answers within its own deadline.
+func failOpen(gate []string) conffile.Finding {
+	return conffile.FailOpen(Host.Name, gate, conffile.FailOpenWords{
 		Ungated: "planq's PreToolUse hook is not wired, so Codex runs every tool call ungated",
-		Missing: func(exe string) string {
-			return "Codex lets every tool call through when its PreToolUse hook cannot run, and " + exe + " is not an executable"
-		},
-		OK: func(exes string) string {
-			return "Codex lets a tool call through when its PreToolUse hook fails to run or times out; planq's runs " + exes + " and answers within its deadline"
-		},
+		Open:    "Codex runs a tool call whose PreToolUse command fails with any exit status but 2 (a missing, unexecutable or crashing planq-hook)",
+		OK: "Codex runs a tool call whose PreToolUse command fails with any exit status but 2, or times out; planq's gate command turns " +
+			"any failure of its binary into exit 2 (held back, with the reason) and answers within 7 s of the 10 s timeout",
 	})
 }
 
@@ -168,8 +172,9 @@ func eventOf(codexEvent string) string {
 	return eventNames.Planq(codexEvent)
 }
 
-// toolHookExes returns the binaries planq's tool hooks in hooksFile run.
-func toolHookExes(hooksFile string) []string {
+// planqCommands returns the command lines of planq's hooks that pick
+// selects in hooksFile.
+func planqCommands(hooksFile string, pick func(Hook) bool) []string {
 	_, doc, err := conffile.LoadJSON(hooksFile, 0o644)
 	if err != nil {
 		return nil
@@ -180,12 +185,12 @@ func toolHookExes(hooksFile string) []string {
 	}
 	var out []string
 	for _, h := range Hooks {
-		if !h.Tool {
+		if !pick(h) {
 			continue
 		}
 		for _, e := range conffile.Entries(events, h.Event) {
-			if s := conffile.EntryCommand(e); conffile.IsPlanqHook(s, h.Subcommand, Host.Name, "") && !slices.Contains(out, conffile.CommandBinary(s)) {
-				out = append(out, conffile.CommandBinary(s))
+			if s := conffile.EntryCommand(e); conffile.IsPlanqHook(s, h.Subcommand, Host.Name, "") && !slices.Contains(out, s) {
+				out = append(out, s)
 			}
 		}
 	}

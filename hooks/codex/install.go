@@ -46,11 +46,18 @@ const (
 )
 
 // codexHome is Codex's user config directory: $CODEX_HOME, else ~/.codex.
-func codexHome(o conffile.Options) string {
-	if d := o.Env("CODEX_HOME"); d != "" {
+func codexHome(o conffile.Options) string { return userDir(o.Env, o.Home) }
+
+// userDir is Codex's user config directory: $CODEX_HOME, else home/.codex
+// ("" when neither is known).
+func userDir(getenv func(string) string, home string) string {
+	if d := getenv("CODEX_HOME"); d != "" {
 		return d
 	}
-	return filepath.Join(o.Home, ".codex")
+	if home == "" {
+		return ""
+	}
+	return filepath.Join(home, ".codex")
 }
 
 // paths returns the config.toml holding the MCP server and the hooks.json
@@ -85,12 +92,15 @@ func (Adapter) Install(ctx context.Context, o conffile.Options) (conffile.Result
 	if err != nil {
 		return res, err
 	}
-	ignoreEdit, err := o.LocalExclude(ctx, Host.Display, Host.Name, configFile, hooksFile)
+	if err := o.RefuseTracked(ctx, Host.Name, configFile, hooksFile); err != nil {
+		return res, err
+	}
+	ignoreEdit, err := o.LocalExclude(ctx, Host.Display, Host.Name, nil, configFile, hooksFile)
 	if err != nil {
 		return res, err
 	}
 	err = o.Apply(&res,
-		conffile.Step{Edit: ignoreEdit, Note: conffile.ExcludeNote(ignoreEdit)},
+		conffile.Step{Edit: ignoreEdit, Note: o.ExcludeNote(ignoreEdit)},
 		conffile.Step{Edit: cfgEdit, Note: fmt.Sprintf("MCP server %q %s %s", ServerName, o.Verb("removed from", "registered in"), configFile)},
 		conffile.Step{Edit: hkEdit, Note: fmt.Sprintf("hooks %s %s", o.Verb("removed from", "written to"), hooksFile)})
 	if err != nil || o.DryRun {
@@ -159,8 +169,8 @@ func configEdit(o conffile.Options, path string) (conffile.FileEdit, error) {
 			return e, nil
 		}
 		e.After = conffile.DropBlock(rest, at)
-		if len(bytes.TrimSpace(e.After)) == 0 && o.Scope != conffile.ScopeUser {
-			e.After, e.PruneDir = nil, true
+		if len(bytes.TrimSpace(e.After)) == 0 {
+			e.After = nil // the file held only planq's block: planq made it
 		}
 		return e, nil
 	}
@@ -216,12 +226,14 @@ func hooksEdit(o conffile.Options, path string) (conffile.FileEdit, error) {
 		if events.Len() == 0 {
 			doc.Del("hooks")
 		}
-		if doc.Len() == 0 && o.Scope != conffile.ScopeUser {
-			e.After = nil
+		if doc.Len() == 0 {
+			e.After = nil // the file held only planq's hooks: planq made it
 			return e, nil
 		}
 	}
-	e.After = conffile.Render(doc, e.Before)
+	if err := e.SetJSON(doc); err != nil {
+		return e, err
+	}
 	return e, nil
 }
 

@@ -262,7 +262,7 @@ func TestInstalledFindings(t *testing.T) {
 	}
 	// Codex fails open when the gate's hook cannot run: doctor says so
 	// when the binary is missing, and that it is there otherwise.
-	if f := finding(st, "fail-open"); f == nil || f.OK || !strings.Contains(f.Detail, "/usr/bin/planq is not an executable") {
+	if f := finding(st, "fail-open"); f == nil || f.OK || !strings.Contains(f.Detail, "/usr/bin/planq, which planq's gate runs, is not an executable") {
 		t.Fatalf("fail-open with a missing binary %+v", f)
 	}
 	exe := filepath.Join(t.TempDir(), "planq")

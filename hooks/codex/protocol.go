@@ -10,11 +10,14 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/planq-dev/planq/gate"
 	"github.com/planq-dev/planq/hooks/session"
 )
 
-// Host is Codex CLI, as the session core knows it.
-var Host = session.Host{Name: "codex", Display: "Codex CLI", ToolPrefix: ToolPrefix}
+// Host is Codex CLI, as the session core knows it. It rewrites: a
+// PreToolUse answer's updatedInput, with permissionDecision "allow", is the
+// command Codex runs (NOTES.md, "Rewriting a tool call").
+var Host = session.Host{Name: "codex", Display: "Codex CLI", ToolPrefix: ToolPrefix, Rewrites: true}
 
 // Hook event names, as Codex spells them in hook_event_name and hooks.json.
 const (
@@ -119,10 +122,28 @@ func (Protocol) Read(event string, data []byte, getenv func(string) string) (ses
 			ev.SessionID, ev.ParentID = in.AgentID, in.SessionID
 		}
 	}
+	ev.PermissionMode = in.PermissionMode
 	if in.ToolName != "" {
 		ev.Call = &session.Call{Name: in.ToolName, Tool: GateTool(in.ToolName), Input: in.ToolInput, Failed: responseIsError(in.ToolResponse)}
+		if event == session.EventPreToolUse && ev.Call.Tool.Kind == gate.KindShell && !sandboxable(ev, getenv) {
+			ev.Host.Rewrites = false
+		}
 	}
 	return ev, nil
+}
+
+// sandboxable reports whether ev's shell call may be rewritten to run in
+// planq's sandbox: not when its command names a program one of the user's
+// execpolicy rules is about (or a rules file cannot be read), since Codex
+// judges its rules on the rewritten command and they would stop applying.
+// Such a call keeps the parser-only gate.
+func sandboxable(ev session.Event, getenv func(string) string) bool {
+	project := ev.ProjectDir
+	if project == "" {
+		project = ev.Cwd
+	}
+	progs, err := rulePrograms(rulesDirs(userDir(getenv, getenv("HOME")), project, ev.Cwd))
+	return err == nil && !session.RuleJudges(ev.Call.Command(), progs)
 }
 
 // maxMetaLine bounds the rollout's first line, the session_meta record
@@ -215,8 +236,18 @@ func Respond(event string, r session.Reply) *Response {
 	return session.HookAnswer(event, r)
 }
 
-// Write answers ev with r as Codex reads it; it always exits 0.
+// Write answers ev with r as Codex reads it; it always exits 0. A
+// rewritten shell call is updatedInput paired with permissionDecision
+// "allow": without the allow Codex drops the updatedInput and runs the
+// model's command.
 func (Protocol) Write(w io.Writer, ev session.Event, r session.Reply) (int, error) {
+	if ev.Name == session.EventPreToolUse && r.Command != "" && !r.Deny {
+		in, err := session.RewrittenInput(ev, r.Command)
+		if err == nil {
+			return 0, session.WriteLine(w, &Response{Specific: &SpecificResponse{HookEventName: EventPreToolUse, PermissionDecision: "allow", UpdatedInput: in}})
+		}
+		r = session.RewriteFailed(ev, err)
+	}
 	resp := Respond(ev.Name, r)
 	if resp == nil {
 		return 0, nil

@@ -5,10 +5,12 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/planq-dev/planq/gate"
+	"github.com/planq-dev/planq/gate/sandbox"
 	"github.com/planq-dev/planq/hooks/hosttest"
 	"github.com/planq-dev/planq/hooks/session"
 	"github.com/planq-dev/planq/internal/testenv"
@@ -296,6 +298,55 @@ func TestGateOnCodexTools(t *testing.T) {
 	testenv.Run(t, repo, "jj", "describe", "-m", "Add a file")
 	if _, r := gateCall(t, repo, repo, "apply_patch", patch("src/a.go")); denied(r) {
 		t.Fatalf("after declaring: %+v", r)
+	}
+}
+
+// While the change is undeclared, a shell call the gate is not sure
+// modifies runs in planq's sandbox: the answer allows it with updatedInput
+// holding the sandbox command (Codex drops updatedInput without the allow).
+// A command that names a program one of the user's execpolicy rules is
+// about is left as the model wrote it, for Codex's rule to judge, with the
+// parser-only verdict; so is every command while a rules file does not
+// parse.
+func TestGateRewritesForCodex(t *testing.T) {
+	if !sandbox.Detect().Available() {
+		t.Skipf("no OS sandbox here (%s): the gate stays parser-only", sandbox.Detect())
+	}
+	testenv.Isolate(t)
+	repo := testenv.JJRepo(t)
+	rewritten := func(r *Response) string {
+		if r == nil || r.Specific == nil || r.Specific.PermissionDecision != "allow" {
+			return ""
+		}
+		var in struct{ Command string }
+		if json.Unmarshal(r.Specific.UpdatedInput, &in) != nil {
+			return ""
+		}
+		return in.Command
+	}
+	_, r := gateCall(t, repo, repo, "Bash", map[string]string{"command": "cargo build && python3 -c 'print(1)'"})
+	_, inv, ok := sandbox.Unwrap(rewritten(r))
+	if !ok || inv.Command != "cargo build && python3 -c 'print(1)'" || inv.Root != repo || !slices.Equal(inv.Tools, []string{"mcp__planq__jj_init"}) {
+		t.Fatalf("a locked read: reply %+v, want it run in the sandbox of %s", r, repo)
+	}
+	if _, r := gateCall(t, repo, repo, "Bash", map[string]string{"command": "rm -rf build"}); !denied(r) {
+		t.Fatalf("a sure write: reply %+v, want it denied", r)
+	}
+
+	rules := filepath.Join(os.Getenv("HOME"), ".codex", "rules", "default.rules")
+	testenv.WriteFile(t, filepath.Dir(rules), "default.rules", `prefix_rule(pattern = ["git", "push"], decision = "forbidden")`+"\n")
+	if _, r := gateCall(t, repo, repo, "Bash", map[string]string{"command": "git log -1"}); r != nil {
+		t.Fatalf("a read naming git, which a rule is about: reply %+v, want it left to Codex", r)
+	}
+	if _, r := gateCall(t, repo, repo, "Bash", map[string]string{"command": "git log -1 && cargo build"}); !denied(r) {
+		t.Fatalf("a build naming git: reply %+v, want the parser-only verdict, a denial", r)
+	}
+	if _, r := gateCall(t, repo, repo, "Bash", map[string]string{"command": "ls -la"}); rewritten(r) == "" {
+		t.Fatalf("a command no rule is about: reply %+v, want it rewritten", r)
+	}
+	testenv.WriteFile(t, filepath.Join(repo, ".codex", "rules"), "x.rules", "prefix_rule(pattern = [")
+	if _, r := gateCall(t, repo, repo, "Bash", map[string]string{"command": "ls -la"}); r != nil {
+		t.Fatalf("with a project rules file that does not parse: reply %+v, want the command left to Codex", r)
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"io/fs"
+	"os"
 )
 
 // planq's block in a text file of the user's (Codex CLI's config.toml,
@@ -38,37 +39,44 @@ func SplitBlock(path string, data []byte, begin, end string) (rest []byte, at in
 
 // PutBlock returns rest (a file without planq's block, as SplitBlock
 // returns it) with block, the marked lines, where the old block was (at),
-// else appended after a blank line.
+// else appended: after a blank line when rest ends its last line, else
+// after the line break rest lacked. DropBlock takes what it added back.
 func PutBlock(rest []byte, at int, block []byte) []byte {
 	if at >= 0 {
 		return append(append(append([]byte(nil), rest[:at]...), block...), rest[at:]...)
 	}
 	out := append([]byte(nil), rest...)
-	if len(out) > 0 && !bytes.HasSuffix(out, []byte("\n")) {
+	switch {
+	case len(out) == 0:
+	case bytes.HasSuffix(out, []byte("\n")):
 		out = append(out, '\n')
-	}
-	if len(out) > 0 {
+	default:
 		out = append(out, '\n')
 	}
 	return append(out, block...)
 }
 
-// DropBlock returns rest (SplitBlock's, the block was at at) without the
-// blank line PutBlock put before a block it appended.
+// DropBlock returns rest (SplitBlock's, the block was at at) without what
+// PutBlock put before a block it appended: the blank line, or the line
+// break the file's last line lacked.
 func DropBlock(rest []byte, at int) []byte {
-	if at == len(rest) && bytes.HasSuffix(rest, []byte("\n\n")) {
-		return rest[:len(rest)-1]
+	if at != len(rest) || at == 0 {
+		return rest
 	}
-	return rest
+	return rest[:len(rest)-1] // "x\n\n" was "x\n"; "x\n" was "x"
 }
 
 // ReadEdit reads the file at path for an edit that starts as no change
-// (After = Before; nil for a missing file), writing it with mode.
+// (After = Before; nil for a missing file). The edit writes the file with
+// the mode it has (a user's 0644 config stays 0644), a new one with mode.
 func ReadEdit(path string, mode fs.FileMode) (FileEdit, error) {
 	e := FileEdit{Path: path, Mode: mode}
 	data, err := ReadOrNil(path)
 	if err != nil {
 		return e, err
+	}
+	if info, err := os.Stat(path); err == nil {
+		e.Mode = info.Mode().Perm()
 	}
 	e.Before, e.After = data, data
 	return e, nil

@@ -2,11 +2,13 @@ package conffile
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/aymanbagabas/go-udiff"
 
@@ -19,9 +21,10 @@ type FileEdit struct {
 	Before []byte // nil: the file did not exist
 	After  []byte // nil: the file is removed
 	Mode   fs.FileMode
-	// PruneDir removes the file's directory too when removing the file
-	// leaves it empty (a .claude/ or .opencode/plugin/ planq made).
-	PruneDir bool
+	// PruneUpTo, when set, is a directory above the file: removing the
+	// file removes the directories between that it leaves empty (a
+	// .claude/ or .opencode/plugin/ planq made), PruneUpTo itself kept.
+	PruneUpTo string
 }
 
 // Changed reports whether the edit changes the file.
@@ -63,18 +66,38 @@ func Apply(e FileEdit) error {
 		if err := os.Remove(e.Path); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return fmt.Errorf("remove %s: %w", e.Path, err)
 		}
-		if e.PruneDir {
-			_ = os.Remove(filepath.Dir(e.Path)) // only succeeds when it is empty
-		}
+		pruneEmpty(filepath.Dir(e.Path), e.PruneUpTo)
 		return nil
 	}
 	if err := os.MkdirAll(filepath.Dir(e.Path), 0o755); err != nil {
 		return fmt.Errorf("create %s: %w", filepath.Dir(e.Path), err)
 	}
-	if err := config.WriteFileAtomic(e.Path, e.After, e.Mode); err != nil {
+	target := e.Path
+	if real, err := filepath.EvalSymlinks(e.Path); err == nil {
+		target = real // a symlinked config (a dotfiles repo's) stays a symlink: its file is written
+	}
+	if err := config.WriteFileAtomic(target, e.After, e.Mode); err != nil {
 		return fmt.Errorf("write %s: %w", e.Path, err)
 	}
 	return nil
+}
+
+// pruneEmpty removes dir and the directories above it, up to stop (not
+// included), while they are empty; nothing when stop is not above dir.
+func pruneEmpty(dir, stop string) {
+	if stop == "" {
+		return
+	}
+	for {
+		rel, err := filepath.Rel(stop, dir)
+		if err != nil || rel == "." || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) || filepath.IsAbs(rel) {
+			return
+		}
+		if os.Remove(dir) != nil { // only an empty directory goes
+			return
+		}
+		dir = filepath.Dir(dir)
+	}
 }
 
 // ReadOrNil reads path; a missing file is nil, an empty one non-nil.
@@ -96,60 +119,45 @@ func ReadOrNil(path string) ([]byte, error) {
 // with After = Before (missing file: nil, and an empty document), keeping
 // the file's mode (mode for a new file).
 func LoadJSON(path string, mode fs.FileMode) (FileEdit, *Object, error) {
-	e := FileEdit{Path: path, Mode: mode}
-	data, err := ReadOrNil(path)
+	e, err := ReadEdit(path, mode)
 	if err != nil {
 		return e, nil, err
 	}
-	e.Before = data
-	if info, err := os.Stat(path); err == nil {
-		e.Mode = info.Mode().Perm()
-	}
-	doc, err := Parse(data)
+	doc, err := Parse(e.Before)
 	if err != nil {
-		return e, nil, fmt.Errorf("%s is not valid JSON (%v); fix or move it, then rerun", path, err)
+		return e, nil, fmt.Errorf("%s is not valid JSON, even allowing comments and trailing commas (%v); fix or move it, then rerun", path, err)
 	}
-	e.After = data
 	return e, doc, nil
 }
 
 // EditJSON is LoadJSON for one of a host's JSON files o's install edits
-// (a new one is 0644): a file in the project takes its directory with it
-// when its removal leaves that empty (PruneDir), and doc is nil when there
-// is nothing to edit, as when uninstalling from a file that is not there.
+// (a new one is 0644); doc is nil when there is nothing to edit, as when
+// uninstalling from a file that is not there.
 func (o Options) EditJSON(path string) (FileEdit, *Object, error) {
 	e, doc, err := LoadJSON(path, 0o644)
 	if err != nil {
 		return e, nil, err
 	}
-	e.PruneDir = o.Scope != ScopeUser
 	if o.Uninstall && e.Before == nil {
 		return e, nil, nil
 	}
 	return e, doc, nil
 }
 
-// Render encodes doc, ending with a newline when the original did (or was
-// new). When doc says the same as before, before is returned byte for byte,
-// whatever its formatting.
-func Render(doc *Object, before []byte) []byte {
-	if before != nil {
-		if orig, err := Parse(before); err == nil && bytes.Equal(Encode(orig), Encode(doc)) {
-			return before
-		}
+// SetJSON sets the edit's After to what doc says: Before edited in place
+// (Patch: every byte planq does not own is kept), or, for a new or blank
+// file, doc with two-space indentation and a final newline.
+func (e *FileEdit) SetJSON(doc *Object) error {
+	if len(bytes.TrimSpace(e.Before)) == 0 {
+		e.After = append(Encode(doc), '\n')
+		return nil
 	}
-	out := encodeJSONIndent(doc, detectIndent(before))
-	if before == nil || bytes.HasSuffix(before, []byte("\n")) {
-		out = append(out, '\n')
+	out, err := Patch(e.Before, doc)
+	if err != nil {
+		return fmt.Errorf("%s: %w", e.Path, err)
 	}
-	return out
-}
-
-// EncodeCompact encodes v on one line.
-func EncodeCompact(v any) []byte {
-	var b bytes.Buffer
-	_ = jsonCompact(&b, Encode(v))
-	return b.Bytes()
+	e.After = out
+	return nil
 }
 
 // Int is a JSON integer.
@@ -186,8 +194,33 @@ func (o *Object) Path(file string, create bool, keys ...string) (*Object, error)
 	return cur, nil
 }
 
-// Same reports whether a and b encode to the same JSON.
-func Same(a, b any) bool { return bytes.Equal(Encode(a), Encode(b)) }
+// Same reports whether a and b say the same as JSON: key order does not
+// count, as it does not for a host reading the file.
+func Same(a, b any) bool {
+	ca, errA := json.Marshal(plain(a))
+	cb, errB := json.Marshal(plain(b))
+	return errA == nil && errB == nil && bytes.Equal(ca, cb)
+}
+
+// plain is v with every Object a map, which encoding/json writes with
+// sorted keys.
+func plain(v any) any {
+	switch t := v.(type) {
+	case *Object:
+		m := make(map[string]any, len(t.keys))
+		for _, k := range t.keys {
+			m[k] = plain(t.vals[k])
+		}
+		return m
+	case []any:
+		out := make([]any, len(t))
+		for i, e := range t {
+			out[i] = plain(e)
+		}
+		return out
+	}
+	return v
+}
 
 // Has reports whether k is set to something other than null.
 func (o *Object) Has(k string) bool { v, ok := o.vals[k]; return ok && v != nil }

@@ -53,6 +53,42 @@ func ExcludeEdit(ctx context.Context, dir, jjBin, comment string, patterns ...st
 	return e, nil
 }
 
+// ExcludeRemoval returns the edit that takes out of the repo's exclude file
+// (as ExcludeEdit finds it) the lines ExcludeEdit added: a comment line
+// that is one of comments and the lines right after it that are patterns.
+// Every other line stays as it was; a file left empty is removed (planq
+// made it). It is no edit when there are no such lines.
+func ExcludeRemoval(ctx context.Context, dir, jjBin string, comments []string, patterns ...string) (FileEdit, error) {
+	gitDir, ok, err := repoGitDir(ctx, dir, jjBin)
+	if err != nil || !ok {
+		return FileEdit{}, err
+	}
+	e, err := ReadEdit(filepath.Join(gitDir, "info", "exclude"), 0o644)
+	if err != nil || e.Before == nil {
+		return e, err
+	}
+	lines := strings.SplitAfter(string(e.Before), "\n")
+	var kept []string
+	for i := 0; i < len(lines); i++ {
+		if !slices.Contains(comments, strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(lines[i]), "#"))) || !strings.HasPrefix(strings.TrimSpace(lines[i]), "#") {
+			kept = append(kept, lines[i])
+			continue
+		}
+		for i+1 < len(lines) && slices.Contains(patterns, strings.TrimSpace(lines[i+1])) {
+			i++
+		}
+	}
+	after := strings.Join(kept, "")
+	if after == string(e.Before) {
+		return e, nil
+	}
+	e.After = []byte(after)
+	if after == "" {
+		e.After = nil
+	}
+	return e, nil
+}
+
 // covers reports whether the exclude line ignores the anchored path
 // pattern: the same path, or a directory above it.
 func covers(line, pattern string) bool {

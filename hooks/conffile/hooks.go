@@ -186,7 +186,7 @@ func (h Hook) Spec(entry *Object, host, exe string) HookSpec {
 // CommandBinary is the binary a hook's command line runs (its first
 // word), or "".
 func CommandBinary(cmd string) string {
-	if f := Fields(cmd); len(f) > 0 {
+	if f := HookArgv(cmd); len(f) > 0 {
 		return f[0]
 	}
 	return ""

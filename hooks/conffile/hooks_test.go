@@ -1,6 +1,8 @@
 package conffile
 
 import (
+	"bytes"
+	"encoding/json"
 	"strings"
 	"testing"
 )
@@ -63,7 +65,11 @@ func TestMergeHookOwn(t *testing.T) {
 			if err := MergeHook(doc, spec, false, "f"); err != nil {
 				t.Fatal(err)
 			}
-			if got := string(EncodeCompact(doc)); got != tt.want {
+			var b bytes.Buffer
+			if err := json.Compact(&b, Encode(doc)); err != nil {
+				t.Fatal(err)
+			}
+			if got := b.String(); got != tt.want {
 				t.Errorf("MergeHook = %s\nwant %s", got, tt.want)
 			}
 		})

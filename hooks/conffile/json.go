@@ -1,11 +1,16 @@
 // Package conffile edits agent hosts' configuration files the way a user
-// would want: JSON objects keep their keys in file order and every key
-// planq does not own, an unchanged document is written back byte for byte,
-// every edit can be shown as a unified diff first, and files are replaced
-// atomically. It also quotes and splits the command lines hosts run
-// (shell.go), merges planq's hooks into hooks objects of Claude Code's
-// shape (hooks.go), keeps planq's marked block in a user's text file
-// (block.go), and says what an install did and doctor found (wiring.go).
+// would want: a JSON or JSONC file is read into an Object model (keys in
+// file order), changed there, and written back by patching the file's own
+// syntax tree in place (patch.go, with github.com/tailscale/hujson), so
+// every byte planq does not own stays (comments, indentation, key order,
+// trailing commas, the final newline, the mode) and taking planq's part
+// out again gives the file back; every edit can be shown as a unified diff
+// first, and files are replaced atomically. It also quotes and splits the
+// command lines hosts run (shell.go), merges planq's hooks into hooks
+// objects of Claude Code's shape (hooks.go), keeps planq's marked block in
+// a user's text file (block.go), keeps local scope's files out of jj and
+// git (exclude.go, tracked.go), and says what an install did and doctor
+// found (wiring.go).
 package conffile
 
 import (
@@ -15,6 +20,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/tailscale/hujson"
 )
 
 // Object is a JSON object that keeps its keys in file order, so editing a
@@ -66,25 +73,42 @@ func (o *Object) Child(k string) (*Object, bool) {
 }
 
 // Parse decodes a JSON document into *Object, []any, string,
-// json.Number, bool and nil values. Empty input is an empty Object.
+// json.Number, bool and nil values. Comments and trailing commas (JSONC,
+// which OpenCode and Gemini CLI read) are allowed. Empty input is an empty
+// Object.
 func Parse(data []byte) (*Object, error) {
 	if len(bytes.TrimSpace(data)) == 0 {
 		return NewObject(), nil
 	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	v, err := decodeValue(dec)
+	// A copy: hujson.Standardize blanks comments in the bytes it is given.
+	std, err := hujson.Standardize(bytes.Clone(data))
 	if err != nil {
 		return nil, err
 	}
-	if _, err := dec.Token(); err != io.EOF {
-		return nil, errors.New("unexpected data after the top-level value")
+	var v any
+	if err := decodeInto(std, &v); err != nil {
+		return nil, err
 	}
 	o, ok := v.(*Object)
 	if !ok {
 		return nil, errors.New("the top-level value is not an Object")
 	}
 	return o, nil
+}
+
+// decodeInto decodes one standard JSON value into the Object model.
+func decodeInto(data []byte, out *any) error {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	v, err := decodeValue(dec)
+	if err != nil {
+		return err
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return errors.New("unexpected data after the top-level value")
+	}
+	*out = v
+	return nil
 }
 
 func decodeValue(dec *json.Decoder) (any, error) {
@@ -129,7 +153,7 @@ func decodeValue(dec *json.Decoder) (any, error) {
 	}
 }
 
-// encodeJSON writes v with two-space indentation, as Claude Code writes its
+// Encode writes v with two-space indentation, as Claude Code writes its
 // files, without HTML escaping.
 func Encode(v any) []byte { return encodeJSONIndent(v, "  ") }
 
@@ -216,5 +240,3 @@ func writeString(b *bytes.Buffer, s string) {
 
 // Number is a JSON number written as s.
 func Number(s string) json.Number { return json.Number(s) }
-
-func jsonCompact(dst *bytes.Buffer, src []byte) error { return json.Compact(dst, src) }

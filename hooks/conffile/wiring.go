@@ -29,9 +29,6 @@ type Options struct {
 	// HookExe is the absolute path of planq-hook, which then serves the tool
 	// hooks (pre-tool-use, post-tool-use); empty wires them to `planq hook …`.
 	HookExe string
-	// HostCLI is the host's own CLI to register the server with (Claude
-	// Code's `claude mcp add-json`); empty means planq edits the files itself.
-	HostCLI string
 	// SharedServer says the MCP server reaches ProjectDir from an enclosing
 	// directory's registration already (a jj workspace nested in a wired
 	// project), so only the rest is wired; a host whose server config is
@@ -118,6 +115,12 @@ type Status struct {
 	Missing    []string // events without one
 	// ToolHookExes are the binaries the tool hooks run (planq or planq-hook).
 	ToolHookExes []string
+	// Gate are the command lines of planq's gate (pre-tool-use) hook
+	// here, for the hosts that run one through a shell.
+	Gate []string
+	// Files are the files this scope's wiring is written to, whether or
+	// not they exist (ServerFile and HooksFile, and any other).
+	Files []string
 	// StatusLine says planq's status line is wired in this scope (Claude
 	// Code's statusLine).
 	StatusLine bool
@@ -136,36 +139,38 @@ type Finding struct {
 	Fix    string // what to run or change, when something should be
 }
 
-// FailOpen is doctor's "fail-open" finding for a host that runs a tool
-// call whose PreToolUse hook cannot run. It fails when that hook is not
-// wired (gated false) or a binary the tool hooks run (exes) is not an
-// executable, and then says to re-run host's install; its words are the
-// host's.
-func FailOpen(host string, exes []string, gated bool, w FailOpenWords) Finding {
-	f := Finding{Check: "fail-open", OK: gated && len(exes) > 0}
-	for _, exe := range exes {
-		if !Executable(exe) {
-			f.OK = false
-			f.Detail = w.Missing(exe)
+// FailOpen is doctor's "fail-open" finding: what the host does with a tool
+// call when planq's gate (its command lines gate) cannot run, and whether
+// this wiring holds the call back then. It fails when the gate is not
+// wired, when a command lacks the fail-closed tail the host needs (an
+// older install: the host would let calls through), and when the binary a
+// command runs is not an executable (every gated call is then held back
+// until it is); the fix is to install again. w's words are the host's.
+func FailOpen(host string, gate []string, w FailOpenWords) Finding {
+	f := Finding{Check: "fail-open", OK: len(gate) > 0, Detail: w.OK}
+	if !f.OK {
+		f.Detail = w.Ungated
+	}
+	for _, cmd := range gate {
+		exe := CommandBinary(cmd)
+		switch {
+		case !FailsClosed(cmd):
+			f.OK, f.Detail = false, w.Open+"; planq's gate command here is an older one, which does not turn its failure into a denial"
+		case !Executable(exe):
+			f.OK, f.Detail = false, exe+", which planq's gate runs, is not an executable, so every gated tool call is held back until it is (the gate fails closed)"
 		}
 	}
-	switch {
-	case !gated:
-		f.Detail = w.Ungated
-	case f.OK:
-		f.Detail = w.OK(strings.Join(exes, ", "))
-	}
 	if !f.OK {
-		f.Fix = "planq mcp install --host " + host + "   (re-run to point the hooks at this planq)"
+		f.Fix = "planq mcp install --host " + host + "   (re-run: points the hooks at this planq; its gate command fails closed)"
 	}
 	return f
 }
 
 // FailOpenWords are what a host's fail-open finding says.
 type FailOpenWords struct {
-	Ungated string                   // the PreToolUse hook is not wired
-	Missing func(exe string) string  // exe, which a tool hook runs, is not an executable
-	OK      func(exes string) string // the tool hooks' binaries (exes, listed) are there
+	Ungated string // the PreToolUse hook is not wired
+	Open    string // what the host does with a call whose hook command fails
+	OK      string // what the host does, and why planq's wiring holds
 }
 
 // Advise adds to r's notes what each finding of r's scope in sts that is
@@ -216,10 +221,12 @@ func Executable(path string) bool {
 }
 
 // LocalExclude is the edit that keeps a host's local-scope files out of jj
-// and git (ExcludeEdit, under a comment naming the host); outside local
-// scope, and when uninstalling, it is no edit.
-func (o Options) LocalExclude(ctx context.Context, display, name string, files ...string) (FileEdit, error) {
-	if o.Scope != ScopeLocal || o.Uninstall {
+// and git (ExcludeEdit, under a comment naming the host), and, when
+// uninstalling, the edit that takes those lines out again
+// (ExcludeRemoval); outside local scope it is no edit. legacy are older
+// comments of planq's for the same lines.
+func (o Options) LocalExclude(ctx context.Context, display, name string, legacy []string, files ...string) (FileEdit, error) {
+	if o.Scope != ScopeLocal {
 		return FileEdit{}, nil
 	}
 	var patterns []string
@@ -230,8 +237,11 @@ func (o Options) LocalExclude(ctx context.Context, display, name string, files .
 		}
 		patterns = append(patterns, "/"+filepath.ToSlash(rel))
 	}
-	return ExcludeEdit(ctx, o.ProjectDir, o.JJBin,
-		fmt.Sprintf("%s's local planq wiring, written by `planq mcp install --host %s`", display, name), patterns...)
+	comment := fmt.Sprintf("%s's local planq wiring, written by `planq mcp install --host %s`", display, name)
+	if o.Uninstall {
+		return ExcludeRemoval(ctx, o.ProjectDir, o.JJBin, append([]string{comment}, legacy...), patterns...)
+	}
+	return ExcludeEdit(ctx, o.ProjectDir, o.JJBin, comment, patterns...)
 }
 
 // Step is one file an install edits and what to say once it is done.
@@ -240,13 +250,27 @@ type Step struct {
 	Note string
 }
 
-// Apply records the steps that change something in res, in order, and
-// (unless DryRun) applies them, noting each; it stops at the first
-// failure.
-func (o Options) Apply(res *Result, steps ...Step) error {
+// Apply records the steps that change something in res and (unless
+// DryRun) applies them, noting each; it stops at the first failure. The
+// exclude step (LocalExclude's) goes first when installing, so no jj
+// snapshot ever takes planq's files in, and last when uninstalling, once
+// they are gone. A file removed takes with it the directories it leaves
+// empty, up to the project (the home, in user scope).
+func (o Options) Apply(res *Result, exclude Step, steps ...Step) error {
+	steps = append([]Step{exclude}, steps...)
+	if o.Uninstall {
+		steps = append(steps[1:], exclude)
+	}
+	root := o.ProjectDir
+	if o.Scope == ScopeUser {
+		root = o.Home
+	}
 	var todo []Step
 	for _, s := range steps {
 		if s.Edit.Path != "" && s.Edit.Changed() {
+			if s.Edit.PruneUpTo == "" {
+				s.Edit.PruneUpTo = root
+			}
 			res.Edits = append(res.Edits, s.Edit)
 			todo = append(todo, s)
 		}
@@ -266,7 +290,12 @@ func (o Options) Apply(res *Result, steps ...Step) error {
 }
 
 // ExcludeNote is what an install says after applying a LocalExclude edit.
-func ExcludeNote(e FileEdit) string { return "jj and git ignore the local wiring (" + e.Path + ")" }
+func (o Options) ExcludeNote(e FileEdit) string {
+	if o.Uninstall {
+		return "planq's lines taken out of " + e.Path
+	}
+	return "jj and git ignore the local wiring (" + e.Path + ")"
+}
 
 // Installed reports whether a host is on this machine: its CLI command on
 // PATH (lookPath), or one of its config paths.

@@ -96,7 +96,7 @@ func (Adapter) Installed(where conffile.Options) []conffile.Status {
 	for _, scope := range scopes {
 		o := conffile.Options{Scope: scope, ProjectDir: projectDir, Home: where.Home, Getenv: where.Getenv, JJBin: where.JJBin}
 		f := paths(o)
-		st := conffile.Status{Host: Host.Name, Scope: scope, ServerFile: f.Server, HooksFile: f.Hooks}
+		st := conffile.Status{Host: Host.Name, Scope: scope, ServerFile: f.Server, HooksFile: f.Hooks, Files: []string{f.Hooks, f.Server, f.Instructions}}
 		st.Server, st.ServerExe = planqServer(f.Server)
 		wired := planqHooks(f.Hooks)
 		for _, h := range Hooks {
@@ -107,13 +107,17 @@ func (Adapter) Installed(where conffile.Options) []conffile.Status {
 			}
 		}
 		for _, h := range Hooks {
-			if exe, ok := wired[h.Event]; ok && h.Tool && exe != "" && !slices.Contains(st.ToolHookExes, exe) {
-				st.ToolHookExes = append(st.ToolHookExes, exe)
+			if cmd, ok := wired[h.Event]; ok && h.Tool {
+				if exe := conffile.CommandBinary(cmd); exe != "" && !slices.Contains(st.ToolHookExes, exe) {
+					st.ToolHookExes = append(st.ToolHookExes, exe)
+				}
 			}
 		}
+		if cmd, ok := wired[EventPreToolUse]; ok {
+			st.Gate = []string{cmd}
+		}
 		if st.Wired() {
-			_, gated := wired[EventPreToolUse]
-			st.Findings = append(st.Findings, failOpen(st.ToolHookExes, gated))
+			st.Findings = append(st.Findings, failOpen(st.Gate))
 			st.Findings = append(st.Findings, hooksOff(o)...)
 			if scope != conffile.ScopeUser {
 				trusted, cfg := folderTrusted(o)
@@ -138,7 +142,7 @@ func eventOf(copilotEvent string) string {
 // files of local scope out of jj and git.
 func excluded(o conffile.Options) bool {
 	f := paths(o)
-	e, err := o.LocalExclude(context.Background(), Host.Display, Host.Name, f.Hooks, f.Server, f.Instructions)
+	e, err := o.LocalExclude(context.Background(), Host.Display, Host.Name, nil, f.Hooks, f.Server, f.Instructions)
 	return err == nil && e.Path != "" && !e.Changed()
 }
 
@@ -163,7 +167,7 @@ func planqServer(path string) (bool, string) {
 }
 
 // planqHooks returns, for each of planq's events wired in the hooks file
-// at path, the binary planq's handler runs.
+// at path, the command line of planq's handler.
 func planqHooks(path string) map[string]string {
 	out := map[string]string{}
 	_, doc, err := conffile.LoadJSON(path, 0o644)
@@ -179,7 +183,7 @@ func planqHooks(path string) map[string]string {
 		list, _ := v.([]any)
 		for _, hd := range list {
 			if c := handlerCommand(hd); conffile.IsPlanqHook(c, h.Subcommand, Host.Name, "") {
-				out[h.Event] = conffile.CommandBinary(c)
+				out[h.Event] = c
 			}
 		}
 	}
@@ -187,19 +191,17 @@ func planqHooks(path string) map[string]string {
 }
 
 // failOpen is the finding on what Copilot does when the gate's hook cannot
-// run: a hook that fails to start, exits non-zero or times out is skipped,
-// and the tool call runs. It fails when the gate is not wired or its binary
-// is missing; else it passes with the warning.
-func failOpen(exes []string, gated bool) conffile.Finding {
-	return conffile.FailOpen(Host.Name, exes, gated, conffile.FailOpenWords{
+// run. Seen with Copilot CLI 1.0.102: a hook command that fails (not
+// found, crashing, exit 2) denies the call ("hook errored"), and a script
+// without its execute bit gets one and runs; a hook that times out is
+// skipped and the call runs (its docs), so the gate answers well within
+// its 120 s.
+func failOpen(gate []string) conffile.Finding {
+	return conffile.FailOpen(Host.Name, gate, conffile.FailOpenWords{
 		Ungated: "planq's PreToolUse hook is not wired, so Copilot CLI runs every tool call ungated",
-		Missing: func(exe string) string {
-			return "Copilot CLI runs every tool call when its PreToolUse hook cannot run, and " + exe + " is not an executable: the gate is off"
-		},
-		OK: func(exes string) string {
-			return "warning: Copilot CLI skips a hook that fails or times out and runs the tool call, so the gate holds only while " +
-				exes + " runs (it answers a bad input with a denial, within its 120 s timeout)"
-		},
+		Open:    "Copilot CLI denies a tool call whose PreToolUse command fails, but skips one that times out",
+		OK: "Copilot CLI denies a tool call whose PreToolUse command fails (planq's gate command says why, with exit 2) " +
+			"and runs one whose hook times out; planq's gate answers well within its 120 s",
 	})
 }
 

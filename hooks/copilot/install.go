@@ -3,7 +3,6 @@ package copilot
 import (
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -100,22 +99,20 @@ func (Adapter) Install(ctx context.Context, o conffile.Options) (conffile.Result
 	if err != nil {
 		return res, err
 	}
-	ignoreEdit, err := o.LocalExclude(ctx, Host.Display, Host.Name, f.Hooks, f.Server, f.Instructions)
+	if err := o.RefuseTracked(ctx, Host.Name, f.Hooks, f.Server, f.Instructions); err != nil {
+		return res, err
+	}
+	ignoreEdit, err := o.LocalExclude(ctx, Host.Display, Host.Name, nil, f.Hooks, f.Server, f.Instructions)
 	if err != nil {
 		return res, err
 	}
 	err = o.Apply(&res,
-		conffile.Step{Edit: ignoreEdit, Note: conffile.ExcludeNote(ignoreEdit)},
+		conffile.Step{Edit: ignoreEdit, Note: o.ExcludeNote(ignoreEdit)},
 		conffile.Step{Edit: srvEdit, Note: fmt.Sprintf("MCP server %q %s %s", ServerName, o.Verb("removed from", "registered in"), f.Server)},
 		conffile.Step{Edit: hkEdit, Note: fmt.Sprintf("hooks %s %s", o.Verb("removed from", "written to"), f.Hooks)},
 		conffile.Step{Edit: insEdit, Note: fmt.Sprintf("planq's instructions %s %s", o.Verb("removed from", "written to"), f.Instructions)})
 	if err != nil || o.DryRun {
 		return res, err
-	}
-	if o.Uninstall && o.Scope != conffile.ScopeUser {
-		// .github/hooks and .github/instructions went when they were left
-		// empty; so does .github (os.Remove takes only an empty one).
-		_ = os.Remove(filepath.Join(o.ProjectDir, ".github"))
 	}
 	if !o.Uninstall {
 		res.Advise((Adapter{}).Installed(o)...)
@@ -157,14 +154,16 @@ func serverEdit(o conffile.Options, path string) (conffile.FileEdit, error) {
 		if servers.Len() == 0 {
 			doc.Del("mcpServers")
 		}
-		if doc.Len() == 0 && o.Scope != conffile.ScopeUser {
-			e.After = nil
+		if doc.Len() == 0 {
+			e.After = nil // planq made the file
 			return e, nil
 		}
 	} else {
 		servers.Set(ServerName, serverEntry(o))
 	}
-	e.After = conffile.Render(doc, e.Before)
+	if err := e.SetJSON(doc); err != nil {
+		return e, err
+	}
 	return e, nil
 }
 
@@ -241,12 +240,14 @@ func hooksEdit(o conffile.Options, path string) (conffile.FileEdit, error) {
 				doc.Del("version")
 			}
 		}
-		if doc.Len() == 0 && o.Scope != conffile.ScopeUser {
-			e.After = nil
+		if doc.Len() == 0 {
+			e.After = nil // planq made the file
 			return e, nil
 		}
 	}
-	e.After = conffile.Render(doc, e.Before)
+	if err := e.SetJSON(doc); err != nil {
+		return e, err
+	}
 	return e, nil
 }
 
@@ -270,7 +271,6 @@ func instructionsBlock() string {
 // more into it; uninstall removes it when nothing else is left.
 func instructionsEdit(o conffile.Options, path string) (conffile.FileEdit, error) {
 	e, err := conffile.ReadEdit(path, 0o644)
-	e.PruneDir = o.Scope != conffile.ScopeUser
 	if err != nil || e.Before == nil && o.Uninstall {
 		return e, err
 	}

@@ -128,10 +128,7 @@ func TestInstallScopes(t *testing.T) {
 					t.Fatalf("no %s hook: %+v", h.Event, hk.Hooks)
 				}
 				last := list[len(list)-1]
-				want := conffile.Line(o.Exe, "hook", h.Subcommand, "--host", "copilot")
-				if h.Tool {
-					want = conffile.Line(o.HookExe, h.Subcommand, "--host", "copilot")
-				}
+				want := conffile.HookLine(o, h.Subcommand, "copilot", h.Tool)
 				if last.Type != "command" || last.Bash != want || last.TimeoutSec != h.Timeout {
 					t.Fatalf("%s: %+v, want %q", h.Event, last, want)
 				}
@@ -305,7 +302,7 @@ func TestInstalledFindings(t *testing.T) {
 	if f := finding("prompt-mcp"); !f.OK {
 		t.Fatalf("-p with the variable: %+v", f)
 	}
-	if f := finding("fail-open"); !f.OK || !strings.HasPrefix(f.Detail, "warning:") || !strings.Contains(f.Detail, o.HookExe) {
+	if f := finding("fail-open"); !f.OK || !strings.Contains(f.Detail, "denies a tool call whose PreToolUse command fails") {
 		t.Fatalf("fail-open with the binaries there: %+v", f)
 	}
 	// Trusted through a folder above the project, as Copilot writes

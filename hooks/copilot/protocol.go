@@ -12,8 +12,10 @@ import (
 	"github.com/planq-dev/planq/hooks/session"
 )
 
-// Host is Copilot CLI, as the session core knows it.
-var Host = session.Host{Name: "copilot", Display: "Copilot CLI", ToolPrefix: ToolPrefix}
+// Host is Copilot CLI, as the session core knows it. It rewrites: a
+// PreToolUse answer's modifiedArgs are the arguments the call runs with
+// (NOTES.md, "Rewriting a tool call").
+var Host = session.Host{Name: "copilot", Display: "Copilot CLI", ToolPrefix: ToolPrefix, Rewrites: true}
 
 // Hook event names, as planq wires them. The PascalCase names make Copilot
 // send its VS Code-compatible payloads (snake_case, Claude Code's shape);
@@ -218,15 +220,28 @@ type Response struct {
 	Reason   string `json:"reason,omitempty"`
 	// subagentStart: prepended to the subagent's prompt.
 	AdditionalContext string `json:"additionalContext,omitempty"`
+	// PreToolUse: the arguments the call runs with instead of its own
+	// (they replace them, they are not merged). Sent without a permission
+	// decision: with "allow" Copilot would skip the user's permission rules
+	// altogether.
+	ModifiedArgs json.RawMessage `json:"modifiedArgs,omitempty"`
 }
 
 // Respond is Copilot's response to ev carrying r; nil says nothing.
 // Copilot has no warning for a call it runs, and ignores SessionStart's
 // output, so a warning and the main session's context are not written; a
-// subagent's context is (subagentStart's additionalContext).
+// subagent's context is (subagentStart's additionalContext). A rewritten
+// shell call is its whole arguments with the command replaced.
 func Respond(ev session.Event, r session.Reply) *Response {
 	switch ev.Name {
 	case session.EventPreToolUse:
+		if r.Command != "" && !r.Deny {
+			args, err := session.RewrittenInput(ev, r.Command)
+			if err == nil {
+				return &Response{ModifiedArgs: args}
+			}
+			r = session.RewriteFailed(ev, err)
+		}
 		if r.Deny {
 			return &Response{PermissionDecision: "deny", PermissionDecisionReason: r.Reason}
 		}

@@ -5,10 +5,12 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/planq-dev/planq/gate"
+	"github.com/planq-dev/planq/gate/sandbox"
 	"github.com/planq-dev/planq/hooks/hosttest"
 	"github.com/planq-dev/planq/hooks/session"
 	"github.com/planq-dev/planq/internal/testenv"
@@ -333,5 +335,33 @@ func TestGateFailsClosedOnBadPayloads(t *testing.T) {
 				t.Fatalf("exit %d, reply %+v; want a denial saying the gate could not judge the call", code, r)
 			}
 		})
+	}
+}
+
+// While the change is undeclared, a Bash call the gate is not sure modifies
+// runs in planq's sandbox: the answer is modifiedArgs, the whole arguments
+// with the sandbox command (Copilot replaces them), and no permission
+// decision (an allow would skip the user's permission rules).
+func TestGateRewritesForCopilot(t *testing.T) {
+	if !sandbox.Detect().Available() {
+		t.Skipf("no OS sandbox here (%s): the gate stays parser-only", sandbox.Detect())
+	}
+	testenv.Isolate(t)
+	repo := testenv.JJRepo(t)
+	_, r := gateCall(t, repo, "Bash", map[string]string{"command": "python3 -c 'print(1)'", "description": "d"})
+	var args map[string]string
+	if r == nil || r.PermissionDecision != "" || json.Unmarshal(r.ModifiedArgs, &args) != nil {
+		t.Fatalf("a locked read: reply %+v, want modifiedArgs alone", r)
+	}
+	_, inv, ok := sandbox.Unwrap(args["command"])
+	if !ok || inv.Command != "python3 -c 'print(1)'" || !slices.Equal(inv.Tools, []string{"planq-jj_init"}) || args["description"] != "d" || len(args) != 2 {
+		t.Fatalf("a locked read: modifiedArgs %q, want the sandbox command and the description", args)
+	}
+	if _, r := gateCall(t, repo, "Bash", map[string]string{"command": "rm -rf build"}); !denied(r) {
+		t.Fatalf("a sure write: reply %+v, want it denied", r)
+	}
+	testenv.Run(t, repo, "jj", "describe", "-m", "Add a file")
+	if _, r := gateCall(t, repo, "Bash", map[string]string{"command": "python3 -c 'print(1)'"}); r != nil {
+		t.Fatalf("once the change is declared: reply %+v, want nothing (the call runs as it is)", r)
 	}
 }

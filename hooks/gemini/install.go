@@ -5,13 +5,10 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
-	"strconv"
-	"strings"
 
 	"github.com/planq-dev/planq/gate"
 	"github.com/planq-dev/planq/hooks/conffile"
 	"github.com/planq-dev/planq/hooks/session"
-	"github.com/planq-dev/planq/jj"
 )
 
 // ServerName is the name planq's MCP server is registered under, so its
@@ -114,18 +111,15 @@ func (Adapter) Install(ctx context.Context, o conffile.Options) (conffile.Result
 	if err != nil {
 		return res, err
 	}
-	if o.Scope == conffile.ScopeLocal && !o.Uninstall {
-		if err := checkUntracked(ctx, o, edit); err != nil {
-			return res, err
-		}
+	if err := o.RefuseTracked(ctx, Host.Name, path); err != nil {
+		return res, err
 	}
-	ignoreEdit, err := o.LocalExclude(ctx, Host.Display, Host.Name, path)
+	ignoreEdit, err := o.LocalExclude(ctx, Host.Display, Host.Name, nil, path)
 	if err != nil {
 		return res, err
 	}
-	// The exclude line first, so no jj snapshot ever takes the file.
 	err = o.Apply(&res,
-		conffile.Step{Edit: ignoreEdit, Note: conffile.ExcludeNote(ignoreEdit)},
+		conffile.Step{Edit: ignoreEdit, Note: o.ExcludeNote(ignoreEdit)},
 		conffile.Step{Edit: edit, Note: fmt.Sprintf("MCP server %q and hooks %s %s", ServerName, o.Verb("removed from", "wired in"), path)})
 	if err != nil || o.DryRun {
 		return res, err
@@ -136,35 +130,6 @@ func (Adapter) Install(ctx context.Context, o conffile.Options) (conffile.Result
 		}
 	}
 	return res, nil
-}
-
-// checkUntracked refuses local scope when the project's settings file is
-// already in the repo: jj and git would go on tracking it whatever
-// info/exclude says, so planq's wiring would be shared after all.
-func checkUntracked(ctx context.Context, o conffile.Options, e conffile.FileEdit) error {
-	if e.Before == nil {
-		return nil
-	}
-	root, ok := jj.FindRoot(o.ProjectDir)
-	if !ok {
-		return nil
-	}
-	c := jj.New(root)
-	if o.JJBin != "" {
-		c.Bin = o.JJBin
-	}
-	rel, err := filepath.Rel(root, e.Path)
-	if err != nil {
-		return err
-	}
-	out, err := c.Run(ctx, "file", "list", "-r", "@", "--", "root-file:"+strconv.Quote(filepath.ToSlash(rel)))
-	if err != nil {
-		return fmt.Errorf("ask jj whether %s is tracked: %w", e.Path, err)
-	}
-	if strings.TrimSpace(string(out)) != "" {
-		return fmt.Errorf("%s is part of the repo (jj tracks it), so local scope cannot keep planq's wiring out of it: use --scope project to share it, or --scope user", e.Path)
-	}
-	return nil
 }
 
 // serverEntry is the MCP server definition planq registers; PLANQ_HOST
@@ -213,9 +178,11 @@ func settingsEdit(o conffile.Options, path string) (conffile.FileEdit, error) {
 	if hooksObj.Len() == 0 && (o.Uninstall || !hadHooks) {
 		doc.Del("hooks")
 	}
-	e.After = conffile.Render(doc, e.Before)
-	if o.Uninstall && doc.Len() == 0 && o.Scope != conffile.ScopeUser && !bytes.Equal(e.After, e.Before) {
-		e.After = nil // the file held only planq's wiring: remove it
+	if err := e.SetJSON(doc); err != nil {
+		return e, err
+	}
+	if o.Uninstall && doc.Len() == 0 && !bytes.Equal(e.After, e.Before) {
+		e.After = nil // the file held only planq's wiring: planq made it
 	}
 	return e, nil
 }

@@ -106,10 +106,7 @@ func TestInstallScopes(t *testing.T) {
 						}
 					}
 				}
-				want := o.Exe + " hook " + h.Subcommand + " --host gemini"
-				if h.Tool {
-					want = o.HookExe + " " + h.Subcommand + " --host gemini"
-				}
+				want := conffile.HookLine(o, h.Subcommand, "gemini", h.Tool)
 				if len(found) != 1 || found[0] != want {
 					t.Errorf("%s: planq's hooks %q, want [%q]", h.Event, found, want)
 				}
@@ -188,7 +185,7 @@ func TestInstallLocalRefusesTrackedSettings(t *testing.T) {
 	testenv.WriteFile(t, filepath.Join(repo, ".gemini"), "settings.json", `{"theme":"x"}`)
 	testenv.Run(t, repo, "jj", "--no-pager", "status")
 	_, err := Adapter{}.Install(context.Background(), installOpts(t, repo, conffile.ScopeLocal))
-	if err == nil || !strings.Contains(err.Error(), "jj tracks it") {
+	if err == nil || !strings.Contains(err.Error(), "is part of the repo") {
 		t.Fatalf("err = %v, want a refusal", err)
 	}
 	if _, err := (Adapter{}).Install(context.Background(), installOpts(t, repo, conffile.ScopeProject)); err != nil {

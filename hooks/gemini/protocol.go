@@ -16,13 +16,15 @@ import (
 	"strings"
 
 	"github.com/planq-dev/planq/gate"
+	"github.com/planq-dev/planq/hooks/conffile"
 	"github.com/planq-dev/planq/hooks/session"
 )
 
 // Host is Gemini CLI, as the session core knows it: planq's tools are
-// mcp_planq_<tool>, and PreCompress fires before every model request,
-// compacting or not.
-var Host = session.Host{Name: "gemini", Display: "Gemini CLI", ToolPrefix: ToolPrefix, CompactEveryTurn: true}
+// mcp_planq_<tool>, PreCompress fires before every model request,
+// compacting or not, and a BeforeTool answer's tool_input is the input the
+// call runs with (NOTES.md, "Rewriting a tool call").
+var Host = session.Host{Name: "gemini", Display: "Gemini CLI", ToolPrefix: ToolPrefix, CompactEveryTurn: true, Rewrites: true}
 
 // Gemini CLI's hook event names (hook_event_name) for planq's events.
 const (
@@ -121,8 +123,27 @@ func (Protocol) Read(event string, data []byte, getenv func(string) string) (ses
 		if ev.Cwd, err = shellDir(ev.ProjectDir, in.Cwd, in.ToolInput); err != nil {
 			return ev, err
 		}
+		if event == session.EventPreToolUse && !sandboxable(ev, getenv) {
+			ev.Host.Rewrites = false
+		}
 	}
 	return ev, nil
+}
+
+// sandboxable reports whether ev's run_shell_command may be rewritten to
+// run in planq's sandbox; a call that may not reaches Gemini CLI as the
+// model wrote it, with the parser-only verdict. Not when Gemini CLI would
+// refuse the command itself ($(…), backticks: a rewrite would quote it past
+// that check), nor when one of the user's shell rules names a program of
+// it, or its policies or settings cannot be read (the policy engine judges
+// the rewritten command, and the rule would stop applying).
+func sandboxable(ev session.Event, getenv func(string) string) bool {
+	command := ev.Call.Command()
+	if refusesSubstitution(command) {
+		return false
+	}
+	progs, err := shellRulePrograms(conffile.Options{Home: getenv("HOME"), Getenv: getenv, ProjectDir: ev.ProjectDir})
+	return err == nil && !session.RuleJudges(command, progs)
 }
 
 // shellDir is the directory a run_shell_command runs in: its dir_path,
@@ -198,11 +219,31 @@ func Respond(event string, r session.Reply) *Output {
 	return nil
 }
 
+// rewriteOutput is BeforeTool's answer that runs the call with other
+// arguments: Gemini CLI replaces the call's input with ToolInput (it does
+// not merge the two).
+type rewriteOutput struct {
+	Specific struct {
+		HookEventName string          `json:"hookEventName"`
+		ToolInput     json.RawMessage `json:"tool_input"`
+	} `json:"hookSpecificOutput"`
+}
+
 // Write answers ev with r as Gemini CLI reads it: one line of JSON, or
 // nothing, and exit status 0 (Gemini CLI reads stdout only then; exit 2
 // blocks, and any other status lets the call through, so planq never uses
-// one).
+// one). A rewritten shell call is the whole tool_input with its command
+// replaced.
 func (Protocol) Write(w io.Writer, ev session.Event, r session.Reply) (int, error) {
+	if ev.Name == session.EventPreToolUse && r.Command != "" && !r.Deny {
+		in, err := session.RewrittenInput(ev, r.Command)
+		if err == nil {
+			var out rewriteOutput
+			out.Specific.HookEventName, out.Specific.ToolInput = EventBeforeTool, in
+			return 0, session.WriteLine(w, out)
+		}
+		r = session.RewriteFailed(ev, err)
+	}
 	out := Respond(ev.Name, r)
 	if out == nil {
 		return 0, nil

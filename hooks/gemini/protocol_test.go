@@ -12,7 +12,11 @@ import (
 	"testing"
 
 	"github.com/planq-dev/planq/gate"
+	"github.com/planq-dev/planq/gate/sandbox"
+	"github.com/planq-dev/planq/hooks/hosttest"
 	"github.com/planq-dev/planq/hooks/session"
+	"github.com/planq-dev/planq/internal/testenv"
+	"github.com/planq-dev/planq/mcp/toolnames"
 )
 
 // env is the environment Gemini CLI 0.61.0 gives a hook (captured), for the
@@ -163,6 +167,16 @@ func TestShellDir(t *testing.T) {
 // TestGateTools covers every tool Gemini CLI 0.61.0 offers (its request's
 // functionDeclarations, plus the ones its source names): each one that can
 // write is gated, the read-only ones never are.
+// Every tool of planq's server (toolnames, the list the server registers)
+// is known by its name alone, without a context.
+func TestGateKnowsEveryPlanqTool(t *testing.T) {
+	for _, name := range toolnames.All() {
+		if got := GateTool(ToolPrefix+name, nil); got != (gate.Tool{Kind: gate.KindMCP, Server: ServerName, MCPTool: name}) {
+			t.Errorf("GateTool(%q) = %+v", ToolPrefix+name, got)
+		}
+	}
+}
+
 func TestGateTools(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
@@ -189,6 +203,7 @@ func TestGateTools(t *testing.T) {
 		{"Write_File", nil, gate.Tool{}},    // names are exact
 		{"mcp_planq_jj_init", nil, gate.Tool{Kind: gate.KindMCP, Server: "planq", MCPTool: "jj_init"}},
 		{"mcp_planq_jj_init", &MCPContext{ServerName: "planq", ToolName: "jj_init"}, gate.Tool{Kind: gate.KindMCP, Server: "planq", MCPTool: "jj_init"}},
+		{"mcp_planq_jj_squash", nil, gate.Tool{Kind: gate.KindMCP, Server: "planq", MCPTool: "jj_squash"}},
 		{"mcp_planq_unknown", nil, gate.Tool{}}, // not one of planq's tools, and no context to split it
 		// Server names with underscores: only the context can split them.
 		{"mcp_my_db_run_query", &MCPContext{ServerName: "my_db", ToolName: "run_query"}, gate.Tool{Kind: gate.KindMCP, Server: "my_db", MCPTool: "run_query"}},
@@ -256,5 +271,72 @@ func TestPreToolUseFailsClosed(t *testing.T) {
 	code := session.RunPreToolUse(context.Background(), Protocol{}, strings.NewReader(`x`), failWriter{}, io.Discard, func(string) string { return "" })
 	if code != 2 {
 		t.Fatalf("exit %d when the answer cannot be written, want 2 (Gemini CLI blocks on 2)", code)
+	}
+}
+
+// While the change is undeclared, a run_shell_command the gate is not sure
+// modifies runs in planq's sandbox: the answer hands Gemini CLI the whole
+// tool_input back (it replaces the input, so dir_path must stay) with the
+// sandbox command. A command Gemini CLI refuses itself ($(…), backticks)
+// reaches it as the model wrote it, with the parser-only verdict, so that
+// the refusal stands.
+func TestGateRewritesForGemini(t *testing.T) {
+	if !sandbox.Detect().Available() {
+		t.Skipf("no OS sandbox here (%s): the gate stays parser-only", sandbox.Detect())
+	}
+	repo := hosttest.Repo(t)
+	answer := func(command string) *rewriteOutput {
+		t.Helper()
+		input, _ := json.Marshal(map[string]string{"command": command, "description": "d", "dir_path": "sub"})
+		payload, _ := json.Marshal(map[string]any{"session_id": "s", "transcript_path": "", "cwd": repo, "hook_event_name": "BeforeTool",
+			"timestamp": "t", "tool_name": "run_shell_command", "tool_input": json.RawMessage(input)})
+		var out bytes.Buffer
+		if code := session.RunPreToolUse(context.Background(), Protocol{}, bytes.NewReader(payload), &out, io.Discard, func(k string) string {
+			if k == "GEMINI_PROJECT_DIR" {
+				return repo
+			}
+			return os.Getenv(k)
+		}); code != 0 {
+			t.Fatalf("exit %d", code)
+		}
+		if out.Len() == 0 {
+			return nil
+		}
+		var o rewriteOutput
+		if err := json.Unmarshal(out.Bytes(), &o); err != nil {
+			t.Fatalf("answer %q: %v", out.String(), err)
+		}
+		return &o
+	}
+	o := answer("python3 -c 'print(1)'")
+	var in map[string]string
+	if o == nil || o.Specific.HookEventName != EventBeforeTool || json.Unmarshal(o.Specific.ToolInput, &in) != nil {
+		t.Fatalf("a locked read: answer %+v, want a tool_input", o)
+	}
+	_, inv, ok := sandbox.Unwrap(in["command"])
+	if !ok || inv.Command != "python3 -c 'print(1)'" || inv.Root != repo || in["dir_path"] != "sub" || in["description"] != "d" || len(in) != 3 {
+		t.Fatalf("a locked read: tool_input %q, want the sandbox command with dir_path and description kept", in)
+	}
+	if o := answer("ls $(pwd)"); o != nil && o.Specific.ToolInput != nil {
+		t.Fatalf("a command Gemini CLI refuses: answer %s, want it left as it is", o.Specific.ToolInput)
+	}
+	if o := answer("ls '$(pwd)'"); o == nil || o.Specific.ToolInput == nil {
+		t.Fatalf("a quoted $( that Gemini CLI runs: answer %+v, want it rewritten", o)
+	}
+
+	// A command one of the user's shell rules is about is left to the rule.
+	policies := filepath.Join(os.Getenv("HOME"), ".gemini", "policies")
+	testenv.WriteFile(t, policies, "auto-saved.toml", "[[rule]]\ntoolName = \"run_shell_command\"\ncommandPrefix = \"git log\"\ndecision = \"allow\"\npriority = 100\n")
+	if o := answer("git log -1"); o != nil {
+		t.Fatalf("a command a rule is about: answer %+v, want nothing (the parser lets it through, Gemini's rule judges it)", o)
+	}
+	if o := answer("ls -la"); o == nil || o.Specific.ToolInput == nil {
+		t.Fatalf("a command no rule is about: answer %+v, want it rewritten", o)
+	}
+	// "Allow always" for the sandbox's own command would approve every
+	// locked call: then nothing is rewritten.
+	testenv.WriteFile(t, policies, "auto-saved.toml", "[[rule]]\ntoolName = \"run_shell_command\"\ncommandPrefix = \"planq-hook\"\ndecision = \"allow\"\npriority = 100\n")
+	if o := answer("ls -la"); o != nil {
+		t.Fatalf("with a rule about planq-hook: answer %+v, want ls left as it is", o)
 	}
 }

@@ -57,6 +57,7 @@ func status(o conffile.Options) conffile.Status {
 	st := conffile.Status{Host: Host.Name, Scope: o.Scope}
 	st.ServerFile = settingsPath(o)
 	st.HooksFile = st.ServerFile
+	st.Files = []string{st.ServerFile}
 	doc, err := readSettings(st.ServerFile)
 	if err != nil || doc == nil {
 		st.Missing = append([]string(nil), session.Events...)
@@ -81,6 +82,9 @@ func status(o conffile.Options) conffile.Status {
 			continue
 		}
 		st.Hooks = append(st.Hooks, h.Subcommand)
+		if h.Subcommand == conffile.GateHook {
+			st.Gate = append(st.Gate, cmd)
+		}
 		if h.Tool {
 			if exe := conffile.CommandBinary(cmd); exe != "" && !slices.Contains(st.ToolHookExes, exe) {
 				st.ToolHookExes = append(st.ToolHookExes, exe)
@@ -306,9 +310,8 @@ func trustFinding(o conffile.Options, dir string) (conffile.Finding, bool) {
 }
 
 // hookFindings reports settings that switch planq's hooks off
-// (hooksConfig.enabled: false, hooksConfig.disabled naming them) and a gate
-// command that would not start: Gemini CLI lets a tool call through when its
-// hook fails.
+// (hooksConfig.enabled: false, hooksConfig.disabled naming them) and what
+// Gemini CLI does when the gate's command fails (conffile.FailOpen).
 func hookFindings(where conffile.Options, projectDir string, st conffile.Status) []conffile.Finding {
 	files := []string{systemSettingsPath(where)}
 	if projectDir != "" {
@@ -334,13 +337,12 @@ func hookFindings(where conffile.Options, projectDir string, st conffile.Status)
 		out = append(out, conffile.Finding{Check: "hooks-enabled", Detail: "hooksConfig.disabled switches off planq's hooks " + strings.Join(off, ", "),
 			Fix: "remove them from hooksConfig.disabled (gemini hooks enable NAME)"})
 	}
-	for _, exe := range st.ToolHookExes {
-		if info, err := os.Stat(exe); err != nil || info.IsDir() || info.Mode().Perm()&0o111 == 0 && runtime.GOOS != "windows" {
-			out = append(out, conffile.Finding{Check: "fail-open", Detail: fmt.Sprintf("the gate's command %s (%s) is not an executable, and Gemini CLI lets a tool call through when its hook fails", exe, st.HooksFile),
-				Fix: "planq mcp install --host gemini --scope " + st.Scope})
-		}
-	}
-	return out
+	return append(out, conffile.FailOpen(Host.Name, st.Gate, conffile.FailOpenWords{
+		Ungated: "planq's BeforeTool hook is not wired, so Gemini CLI runs every tool call ungated",
+		Open:    "Gemini CLI blocks a tool call whose BeforeTool command is not found or not executable, but runs one whose command crashes or times out",
+		OK: "Gemini CLI runs a tool call whose BeforeTool command crashes or times out; planq's gate command turns any failure of its binary " +
+			"into exit 2 (held back, with the reason) and answers well within its 10 s timeout",
+	}))
 }
 
 // realPath resolves p's symlinks when it exists.

@@ -130,13 +130,13 @@ func TestInstalledFindings(t *testing.T) {
 	if f := find("hooks-enabled"); f.OK || !strings.Contains(f.Detail, "planq-pre-tool-use") {
 		t.Fatalf("gate hook disabled: %+v", f)
 	}
-	if f := find("fail-open"); f.Check != "none" {
+	if f := find("fail-open"); !f.OK || !strings.Contains(f.Detail, "turns any failure of its binary into exit 2") {
 		t.Fatalf("fail-open with the gate in place: %+v", f)
 	}
 	if err := os.Remove(o.HookExe); err != nil {
 		t.Fatal(err)
 	}
-	if f := find("fail-open"); f.OK || !strings.Contains(f.Detail, "lets a tool call through") {
+	if f := find("fail-open"); f.OK || !strings.Contains(f.Detail, "is not an executable, so every gated tool call is held back") {
 		t.Fatalf("gate binary gone: %+v", f)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/planq-dev/planq/gate"
+	"github.com/planq-dev/planq/mcp/toolnames"
 )
 
 // ToolPrefix starts the name Gemini CLI gives planq's own MCP tools: server
@@ -86,18 +87,10 @@ func GateTool(name string, mcp *MCPContext) gate.Tool {
 		}
 		return gate.Tool{}
 	}
-	if tool, ok := strings.CutPrefix(name, ToolPrefix); ok && slices.Contains(planqTools, tool) {
+	if tool, ok := strings.CutPrefix(name, ToolPrefix); ok && slices.Contains(toolnames.All(), tool) {
 		return gate.Tool{Kind: gate.KindMCP, Server: ServerName, MCPTool: tool}
 	}
 	return gate.Tool{}
-}
-
-// planqTools are the tools of planq's MCP server, which GateTool recognises
-// by name alone.
-var planqTools = []string{
-	"jj_init", "jj_new", "jj_describe", "jj_status", "jj_abandon", "jj_push", "jj_git_init",
-	"query_ancestor", "planq_context", "planq_log", "planq_decide", "planq_learn",
-	"planq_search", "planq_scratch", "planq_checkpoint", "planq_handoff",
 }
 
 // rawMCPContext decodes an mcp_context value exactly (gate.ExactFields: no

@@ -2,10 +2,12 @@ package hosts
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"path/filepath"
 	"testing"
 
+	"github.com/planq-dev/planq/gate"
 	"github.com/planq-dev/planq/hooks/session"
 )
 
@@ -32,6 +34,10 @@ func TestAnswerBytes(t *testing.T) {
 		{"compact", session.Event{Name: session.EventPreCompact}, session.Reply{Context: "planq: summary"}},
 		{"end", session.Event{Name: session.EventSessionEnd}, session.Reply{}},
 		{"workspace", session.Event{Name: session.EventWorktreeCreate}, session.Reply{Path: "/repo/.planq/workspaces/w"}},
+		{"rewrite", session.Event{Name: session.EventPreToolUse, Call: shellCall(`{"command":"echo \"hi\" > x","description":"d","dir_path":"sub"}`)},
+			session.Reply{Command: `'/opt/planq/bin/planq-hook' 'sandbox' '--root' '/repo' '--tool' 'planq_jj_init' '--' 'echo "hi" > x'`}},
+		{"rewrite without a command", session.Event{Name: session.EventPreToolUse, Call: shellCall(`{"cmd":"ls"}`)},
+			session.Reply{Command: `'/opt/planq/bin/planq-hook' 'sandbox' '--root' '/repo' '--' ''`}},
 	}
 	var out bytes.Buffer
 	for _, a := range All() {
@@ -42,4 +48,10 @@ func TestAnswerBytes(t *testing.T) {
 		}
 	}
 	compareGolden(t, filepath.Join("testdata", "answers.txt"), out.Bytes())
+}
+
+// shellCall is a shell tool call with input, as every host's adapter reads
+// one: its command in the field "command".
+func shellCall(input string) *session.Call {
+	return &session.Call{Name: "Bash", Tool: gate.Tool{Kind: gate.KindShell, Field: "command"}, Input: json.RawMessage(input)}
 }

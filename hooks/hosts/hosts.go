@@ -46,6 +46,50 @@ type Adapter interface {
 	Launch(prompt, resume string) []string
 }
 
+// wiredIn reports whether the workspace ws has ad's wiring of its own
+// already: the project's files, committed with project scope, in its
+// checkout. It needs no local wiring then (and a tracked file would refuse
+// it).
+func wiredIn(ad Adapter, o conffile.Options, ws string) bool {
+	wo := o
+	wo.ProjectDir = ws
+	for _, st := range ad.Installed(wo) {
+		if st.Scope != conffile.ScopeUser && st.Wired() {
+			return true
+		}
+	}
+	return false
+}
+
+// Subcommander is a host whose CLI has subcommands that take Launch's
+// arguments after them (`codex exec`, `opencode run`).
+type Subcommander interface {
+	Subcommands() []string
+}
+
+// AgentArgv returns the command that launches ad's session: agentCmd's
+// words with args, the host's launch arguments (Launch's), right after the
+// word that runs the host's CLI (its base name is ad.Command()) and, when
+// the next word is one of the host's subcommands, after that; the rest of
+// agentCmd's words follow. So `codex exec --json 'Go on'` resumes as
+// `codex exec resume ID --json 'Go on'` (Codex wants resume ID before a
+// prompt), `npx claude --model opus` starts as `npx claude TASK --model
+// opus`. A command that names no host CLI gets args at its end.
+func AgentArgv(ad Adapter, agentCmd []string, args []string) []string {
+	at := len(agentCmd)
+	for i, w := range agentCmd {
+		base := w[strings.LastIndexAny(w, `/\`)+1:]
+		if base == ad.Command() || base == ad.Command()+".exe" || base == ad.Command()+".cmd" {
+			at = i + 1
+			if sc, ok := ad.(Subcommander); ok && at < len(agentCmd) && slices.Contains(sc.Subcommands(), agentCmd[at]) {
+				at++
+			}
+			break
+		}
+	}
+	return slices.Concat(agentCmd[:at], args, agentCmd[at:])
+}
+
 // WorktreeLauncher is a host that makes its own worktrees through planq's
 // worktree hooks (Claude Code's --worktree), so a session in a workspace is
 // started from the main working copy by the workspace's name.
@@ -118,9 +162,11 @@ func Detected(home string, lookPath func(string) (string, error)) []Adapter {
 // WireWorkspace gives the jj workspace ws, nested in the project o.ProjectDir,
 // planq's wiring for every host wired in that project (local or project
 // scope), its status line included: local scope in ws, the server left to
-// the project's registration where it reaches ws. Without it, a host would
-// run a parallel agent there with no gate: hooks are read from the
-// workspace's own files. o's Exe and HookExe say which planq runs the hooks.
+// the project's registration where it reaches ws. A host whose wiring ws's
+// checkout holds already (project scope, committed) is left as it is.
+// Without it, a host would run a parallel agent there with no gate: hooks
+// are read from the workspace's own files. o's Exe and HookExe say which
+// planq runs the hooks.
 func WireWorkspace(ctx context.Context, o conffile.Options, ws string) error {
 	for _, ad := range All() {
 		wired, statusLine := false, false
@@ -128,11 +174,11 @@ func WireWorkspace(ctx context.Context, o conffile.Options, ws string) error {
 			wired = wired || st.Scope != conffile.ScopeUser && st.Wired()
 			statusLine = statusLine || st.Scope != conffile.ScopeUser && st.StatusLine
 		}
-		if !wired {
+		if !wired || wiredIn(ad, o, ws) {
 			continue
 		}
 		wo := o
-		wo.Scope, wo.ProjectDir, wo.SharedServer, wo.HostCLI = conffile.ScopeLocal, ws, true, ""
+		wo.Scope, wo.ProjectDir, wo.SharedServer = conffile.ScopeLocal, ws, true
 		wo.StatusLine = statusLine // the agent there sees planq's status line too
 		if _, err := ad.Install(ctx, wo); err != nil {
 			return fmt.Errorf("%s: %w", ad.Host().Display, err)

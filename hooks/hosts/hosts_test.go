@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -41,6 +42,33 @@ func TestWireWorkspaceCarriesTheStatusLine(t *testing.T) {
 		}
 		if got := strings.Contains(string(settings), `"command": "/opt/planq/bin/planq statusline"`); got != withStatusLine {
 			t.Errorf("project with status line %v: the workspace's settings have it: %v\n%s", withStatusLine, got, settings)
+		}
+	}
+}
+
+// planq's launch arguments go right after the host's CLI (and its
+// subcommand) in an agent command, before the user's own words.
+func TestAgentArgv(t *testing.T) {
+	codex, _ := Lookup("codex")
+	claude, _ := Lookup("claude")
+	opencode, _ := Lookup("opencode")
+	tests := []struct {
+		ad   Adapter
+		cmd  []string
+		args []string
+		want []string
+	}{
+		{codex, []string{"codex", "exec", "--json", "Address the review"}, []string{"resume", "ID"}, []string{"codex", "exec", "resume", "ID", "--json", "Address the review"}},
+		{codex, []string{"/usr/local/bin/codex", "exec"}, []string{"Task"}, []string{"/usr/local/bin/codex", "exec", "Task"}},
+		{codex, []string{"codex"}, []string{"resume", "ID"}, []string{"codex", "resume", "ID"}},
+		{claude, []string{"npx", "claude", "--model", "opus"}, []string{"Task"}, []string{"npx", "claude", "Task", "--model", "opus"}},
+		{claude, []string{"claude", "-p", "Address the review"}, []string{"--resume", "ID"}, []string{"claude", "--resume", "ID", "-p", "Address the review"}},
+		{claude, []string{"my-agent.sh", "--fast"}, []string{"Task"}, []string{"my-agent.sh", "--fast", "Task"}},
+		{opencode, []string{"opencode", "run", "--model", "x/y"}, []string{"--session", "ID"}, []string{"opencode", "run", "--session", "ID", "--model", "x/y"}},
+	}
+	for _, tt := range tests {
+		if got := AgentArgv(tt.ad, tt.cmd, tt.args); !slices.Equal(got, tt.want) {
+			t.Errorf("AgentArgv(%s, %q, %q) = %q, want %q", tt.ad.Host().Name, tt.cmd, tt.args, got, tt.want)
 		}
 	}
 }

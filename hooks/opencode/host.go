@@ -19,7 +19,9 @@ import (
 
 // Host is OpenCode, as the session core knows it: planq's tools are
 // planq_<tool>, and a compaction takes context (experimental.session.compacting).
-var Host = session.Host{Name: "opencode", Display: "OpenCode", ToolPrefix: ToolPrefix, CompactContext: true}
+// It rewrites: the plugin sets a bash call's command to the one planq
+// answers (NOTES.md, "Rewriting a tool call").
+var Host = session.Host{Name: "opencode", Display: "OpenCode", ToolPrefix: ToolPrefix, CompactContext: true, Rewrites: true}
 
 // GateTool says what OpenCode's tool name does, for the gate: the built-in
 // tools by the table (Tool), planq's own MCP tools (planq_<tool>), and
@@ -75,6 +77,12 @@ func (Protocol) Read(event string, data []byte, getenv func(string) string) (ses
 		if ev.Call.Tool.Kind == gate.KindShell {
 			if ev.Cwd, err = workdir(p.Directory, p.Args); err != nil {
 				return ev, err
+			}
+			if event == EventPreToolUse && (!p.Rewrites || p.Permission == nil || !sandboxable(ev.Call.Command(), ev.Cwd, p.Directory, *p.Permission)) {
+				// An older plugin, unknown rules, or rules and asks of
+				// OpenCode's that would judge the rewritten command instead of
+				// this one: the call keeps the parser-only gate.
+				ev.Host.Rewrites = false
 			}
 		}
 	}
@@ -148,9 +156,10 @@ func appendLocked(mirror string, messages json.RawMessage) error {
 	return err
 }
 
-// Write answers the plugin: a deny or an allow with a warning for
-// pre-tool-use, the context for session-start and pre-compact, the nudge
-// for stop. It always exits 0; the plugin reads the reply.
+// Write answers the plugin: for pre-tool-use a deny, or an allow with a
+// warning, or with the command the bash call must run instead (planq's
+// sandbox); the context for session-start and pre-compact, the nudge for
+// stop. It always exits 0; the plugin reads the reply.
 func (Protocol) Write(w io.Writer, ev session.Event, r session.Reply) (int, error) {
 	var out Reply
 	switch ev.Name {
@@ -160,6 +169,14 @@ func (Protocol) Write(w io.Writer, ev session.Event, r session.Reply) (int, erro
 			out = Deny(r.Reason)
 		case r.Warn:
 			out = Allow(r.Reason)
+		}
+		if r.Command != "" && !r.Deny {
+			// The plugin puts the command in the call's args itself.
+			if _, err := session.RewrittenInput(ev, r.Command); err != nil {
+				out = Deny(session.RewriteFailed(ev, err).Reason)
+			} else {
+				out.Decision, out.Command = "allow", r.Command
+			}
 		}
 	case EventSessionStart, EventPreCompact:
 		out.Context = r.Context

@@ -6,9 +6,11 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/planq-dev/planq/gate/sandbox"
 	"github.com/planq-dev/planq/hooks/hosttest"
 	"github.com/planq-dev/planq/hooks/session"
 	"github.com/planq-dev/planq/internal/testenv"
@@ -23,7 +25,8 @@ func gateCall(t *testing.T, dir, tool string, args any) (int, Reply) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	payload, _ := json.Marshal(map[string]any{"tool": tool, "sessionID": "ses_1", "callID": "call_1", "args": json.RawMessage(raw), "directory": dir})
+	payload, _ := json.Marshal(map[string]any{"tool": tool, "sessionID": "ses_1", "callID": "call_1", "args": json.RawMessage(raw), "directory": dir,
+		"rewrites": true, "permission": map[string]any{}})
 	return gateRaw(t, dir, string(payload))
 }
 
@@ -93,6 +96,55 @@ func TestGateOnOpenCodeTools(t *testing.T) {
 	testenv.Run(t, repo, "jj", "describe", "-m", "Add a file")
 	if _, r := gateCall(t, repo, "write", map[string]string{"filePath": filepath.Join(repo, "a.go"), "content": "x"}); r.Decision == "deny" {
 		t.Fatalf("after declaring: %+v", r)
+	}
+}
+
+// While the change is undeclared, a bash call the gate is not sure modifies
+// runs in planq's sandbox: the reply allows it with the command the plugin
+// puts in its args.
+func TestGateRewritesForOpenCode(t *testing.T) {
+	if !sandbox.Detect().Available() {
+		t.Skipf("no OS sandbox here (%s): the gate stays parser-only", sandbox.Detect())
+	}
+	testenv.Isolate(t)
+	repo := testenv.JJRepo(t)
+	_, r := gateCall(t, repo, "bash", map[string]string{"command": "python3 -c 'print(1)'", "workdir": "sub", "description": "d"})
+	_, inv, ok := sandbox.Unwrap(r.Command)
+	if r.Decision != "allow" || !ok || inv.Command != "python3 -c 'print(1)'" || !slices.Equal(inv.Tools, []string{"planq_jj_init"}) {
+		t.Fatalf("a locked read: reply %+v, want an allow with the sandbox command", r)
+	}
+	if _, r := gateCall(t, repo, "bash", map[string]string{"command": "rm -rf build"}); r.Decision != "deny" || r.Command != "" {
+		t.Fatalf("a sure write: reply %+v, want it denied", r)
+	}
+	if _, r := gateCall(t, repo, "bash", map[string]string{"cmd": "ls"}); r.Decision != "deny" || r.Command != "" {
+		t.Fatalf("a bash call without a command: reply %+v, want it denied", r)
+	}
+	// A call OpenCode's own rules or asks would judge, and any call from a
+	// plugin that does not apply commands, keeps the parser-only verdict:
+	// ls is let through as it is, a cargo build denied.
+	payload := func(command string, extra map[string]any) string {
+		p := map[string]any{"tool": "bash", "sessionID": "ses_1", "callID": "call_1", "directory": repo, "args": map[string]string{"command": command}}
+		for k, v := range extra {
+			p[k] = v
+		}
+		b, _ := json.Marshal(p)
+		return string(b)
+	}
+	for name, extra := range map[string]map[string]any{
+		"an older plugin":        {},
+		"no config":              {"rewrites": true},
+		"bash asked":             {"rewrites": true, "permission": map[string]any{"global": map[string]string{"bash": "ask"}}},
+		"a rule on cargo and ls": {"rewrites": true, "permission": map[string]any{"global": map[string]any{"bash": map[string]string{"ls *": "allow", "cargo *": "ask"}}}},
+	} {
+		if _, r := gateRaw(t, repo, payload("ls", extra)); r.Decision != "" || r.Command != "" {
+			t.Errorf("%s: ls got %+v, want it let through as it is", name, r)
+		}
+		if _, r := gateRaw(t, repo, payload("cargo build", extra)); r.Decision != "deny" {
+			t.Errorf("%s: cargo build got %+v, want the parser's denial", name, r)
+		}
+	}
+	if _, r := gateRaw(t, repo, payload("cat /etc/hostname", map[string]any{"rewrites": true, "permission": map[string]any{}})); r.Command != "" {
+		t.Errorf("cat of a file outside the project, which OpenCode asks about: %+v, want it left to OpenCode", r)
 	}
 }
 

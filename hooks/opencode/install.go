@@ -37,6 +37,10 @@ func (Adapter) Tool(name string) gate.Tool { return GateTool(name) }
 // Command is OpenCode's CLI.
 func (Adapter) Command() string { return "opencode" }
 
+// Subcommands are opencode's subcommands after which Launch's arguments go
+// in an agent command (`opencode run --session ID …`).
+func (Adapter) Subcommands() []string { return []string{"run"} }
+
 // Scopes are the install scopes, the default first:
 //
 //	local    .opencode/opencode.json and .opencode/plugin/planq.js, which
@@ -104,13 +108,15 @@ func (Adapter) Install(ctx context.Context, o conffile.Options) (conffile.Result
 	if err != nil {
 		return res, err
 	}
-	ignoreEdit, err := o.LocalExclude(ctx, Host.Display, Host.Name, serverFile, pluginFile)
+	if err := o.RefuseTracked(ctx, Host.Name, serverFile, pluginFile); err != nil {
+		return res, err
+	}
+	ignoreEdit, err := o.LocalExclude(ctx, Host.Display, Host.Name, nil, serverFile, pluginFile)
 	if err != nil {
 		return res, err
 	}
-	// The exclude lines first, so no jj snapshot ever takes the files.
 	err = o.Apply(&res,
-		conffile.Step{Edit: ignoreEdit, Note: conffile.ExcludeNote(ignoreEdit)},
+		conffile.Step{Edit: ignoreEdit, Note: o.ExcludeNote(ignoreEdit)},
 		conffile.Step{Edit: serverEdit, Note: fmt.Sprintf("MCP server %q %s %s", ServerName, o.Verb("removed from", "registered in"), serverFile)},
 		conffile.Step{Edit: pluginEdit, Note: fmt.Sprintf("plugin %s %s", pluginFile, o.Verb("removed", "written (the gate and the session hooks)"))})
 	if err != nil {
@@ -133,13 +139,9 @@ func serverEntry(o conffile.Options) *conffile.Object {
 }
 
 func serverEdit(o conffile.Options, path string) (conffile.FileEdit, error) {
-	e, doc, err := conffile.LoadJSON(path, 0o644)
-	if err != nil {
+	e, doc, err := o.EditJSON(path)
+	if err != nil || doc == nil {
 		return e, err
-	}
-	e.PruneDir = o.Scope == conffile.ScopeLocal
-	if o.Uninstall && e.Before == nil {
-		return e, nil
 	}
 	servers, err := doc.Path(path, !o.Uninstall, "mcp")
 	if err != nil || servers == nil {
@@ -167,13 +169,14 @@ func serverEdit(o conffile.Options, path string) (conffile.FileEdit, error) {
 			servers.Set(ServerName, serverEntry(o))
 		}
 	}
-	e.After = conffile.Render(doc, e.Before)
+	if err := e.SetJSON(doc); err != nil {
+		return e, err
+	}
 	return e, nil
 }
 
 func pluginEdit(o conffile.Options, path string) (conffile.FileEdit, error) {
 	e, err := conffile.ReadEdit(path, 0o644)
-	e.PruneDir = true
 	if err != nil {
 		return e, err
 	}
@@ -196,6 +199,12 @@ func (Adapter) Installed(where conffile.Options) []conffile.Status {
 	if real, err := filepath.EvalSymlinks(projectDir); err == nil {
 		projectDir = real
 	}
+	// Local and project scope share the plugin file: it is local's when
+	// the repo's info/exclude keeps it out of jj and git.
+	pluginScope := conffile.ScopeProject
+	if projectDir != "" && excluded(projectDir, "/"+filepath.ToSlash(filepath.Join(".opencode", PluginFile))) {
+		pluginScope = conffile.ScopeLocal
+	}
 	var out []conffile.Status
 	for _, scope := range []string{conffile.ScopeLocal, conffile.ScopeProject, conffile.ScopeUser} {
 		if scope != conffile.ScopeUser && projectDir == "" {
@@ -204,6 +213,7 @@ func (Adapter) Installed(where conffile.Options) []conffile.Status {
 		o := conffile.Options{Scope: scope, ProjectDir: projectDir, Home: where.Home, Getenv: where.Getenv}
 		st := conffile.Status{Host: Host.Name, Scope: scope}
 		st.ServerFile, st.HooksFile = paths(o)
+		st.Files = []string{st.ServerFile, st.HooksFile}
 		if _, doc, err := conffile.LoadJSON(st.ServerFile, 0o644); err == nil {
 			if servers, err := doc.Path(st.ServerFile, false, "mcp"); err == nil && servers != nil {
 				if v, ok := servers.Get(ServerName); ok {
@@ -218,13 +228,46 @@ func (Adapter) Installed(where conffile.Options) []conffile.Status {
 			}
 		}
 		st.Missing = append([]string(nil), session.Events...)
-		if data, err := os.ReadFile(st.HooksFile); err == nil && bytes.HasPrefix(data, pluginMarker) {
+		if data, err := os.ReadFile(st.HooksFile); err == nil && bytes.HasPrefix(data, pluginMarker) && (scope == conffile.ScopeUser || scope == pluginScope) {
 			st.Hooks, st.Missing = st.Missing, nil
 			st.ToolHookExes = pluginBinaries(data)
+		}
+		if st.Wired() {
+			st.Findings = append(st.Findings, failOpen(st.ToolHookExes, st.Hooks != nil))
 		}
 		out = append(out, st)
 	}
 	return out
+}
+
+// excluded reports whether the repo at dir keeps the file pattern names
+// (anchored, as planq writes it) out of jj and git through info/exclude.
+func excluded(dir, pattern string) bool {
+	e, err := conffile.ExcludeEdit(context.Background(), dir, "", "", pattern)
+	return err == nil && e.Path != "" && !e.Changed()
+}
+
+// failOpen is the finding on what OpenCode does when the gate cannot run:
+// planq's plugin throws, which blocks the tool call, when the hook binary
+// cannot start, fails, crashes, answers anything but a verdict or takes
+// longer than 10 s (seen with OpenCode 1.18.33). It fails when the plugin
+// is missing or the binary it runs is not an executable (every gated call
+// is then held back).
+func failOpen(exes []string, gated bool) conffile.Finding {
+	f := conffile.Finding{Check: "fail-open", OK: gated && len(exes) > 0,
+		Detail: "planq's plugin holds a tool call back when the gate hook cannot run, fails, crashes or takes over 10 s (it throws)"}
+	if !gated {
+		f.Detail = "planq's plugin is not there, so OpenCode runs every tool call ungated"
+	}
+	for _, exe := range exes {
+		if !conffile.Executable(exe) {
+			f.OK, f.Detail = false, exe+", which planq's plugin runs, is not an executable, so every gated tool call is held back until it is (the gate fails closed)"
+		}
+	}
+	if !f.OK {
+		f.Fix = "planq mcp install --host opencode   (re-run: points the plugin at this planq)"
+	}
+	return f
 }
 
 // pluginBinaries returns the binaries a plugin file runs for the tool

@@ -6,9 +6,11 @@
 // everything else `PLANQ hook <event> --host opencode`.
 //
 //   event          stdin                                          reply
-//   pre-tool-use   {tool, sessionID, callID, args, parentID?}     {decision:"deny", reason}: throw reason (the model
-//                                                                 sees it as the tool's error); {decision:"allow",
-//                                                                 warning?} or empty: run, warning added to the output
+//   pre-tool-use   {tool, sessionID, callID, args, parentID?,     {decision:"deny", reason}: throw reason (the model
+//                  rewrites:true, permission:{global, agents}}    sees it as the tool's error); {decision:"allow",
+//                                                                 warning?, command?} or empty: run, warning added to
+//                                                                 the output; command replaces args.command (the
+//                                                                 shell command runs in planq's sandbox)
 //   post-tool-use  {tool, sessionID, callID, args}                ignored
 //   session-start  {sessionID, parentID?, source}                 {context}: added to the system prompt of every
 //                  source: "startup" (session created here),      request of the session
@@ -35,6 +37,10 @@ export const PlanqPlugin = async ({ directory, client }) => {
   const contexts = new Map(); // sessionID -> Promise of its session-start context
   const compacted = new Set(); // sessions whose next request re-runs session-start
   const warnings = new Map(); // callID -> the gate's warning, for the tool's output
+  let permission; // Promise of the user's permission config {global, agents}: OpenCode judges it on the command it runs
+  const perms = () => (permission ??= Promise.resolve().then(() => client.config.get()).then(({ data: d }) =>
+    d ? { global: d.permission, agents: Object.values(d.agent ?? {}).map((a) => a?.permission).filter((p) => p !== undefined) } : undefined,
+  ).catch(() => undefined));
 
   const run = (event, payload) => {
     const tool = HOOK && (event === "pre-tool-use" || event === "post-tool-use");
@@ -76,12 +82,18 @@ export const PlanqPlugin = async ({ directory, client }) => {
       let reply;
       try {
         const parentID = await parentOf(input.sessionID).catch(() => undefined);
-        reply = run("pre-tool-use", { tool: input.tool, sessionID: input.sessionID, callID: input.callID, args: output.args, parentID });
+        reply = run("pre-tool-use", { tool: input.tool, sessionID: input.sessionID, callID: input.callID, args: output.args, parentID,
+          rewrites: true, permission: await perms() });
       } catch (e) {
         throw new Error(GATE_FAILED + e.message);
       }
       if (reply.decision === "deny") throw new Error(String(reply.reason || "planq gate: denied"));
       if (reply.decision !== undefined && reply.decision !== "allow") throw new Error(`${GATE_FAILED}unknown decision ${JSON.stringify(reply.decision)}`);
+      if (reply.command !== undefined) {
+        // OpenCode runs the args object it passed in: change it, never replace it.
+        if (typeof reply.command !== "string" || typeof output.args?.command !== "string") throw new Error(`${GATE_FAILED}cannot run ${input.tool} in the sandbox`);
+        output.args.command = reply.command;
+      }
       if (reply.warning) warnings.set(input.callID, String(reply.warning));
     },
     "tool.execute.after": (input, output) => quiet("post-tool-use", () => {

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -41,6 +42,7 @@ func TestRender(t *testing.T) {
 // harnessCase is one run of testdata/harness.mjs.
 type harnessCase struct {
 	Argv2     *string                   `json:"argv2,omitempty"`
+	Config    json.RawMessage           `json:"config,omitempty"` // client.config.get's data; null: it fails
 	Directory string                    `json:"directory"`
 	Sessions  map[string]map[string]any `json:"sessions"`
 	Messages  json.RawMessage           `json:"messages,omitempty"`
@@ -56,8 +58,9 @@ type step struct {
 
 type harnessResult struct {
 	Results []struct {
-		Output map[string]any `json:"output"`
-		Error  *string        `json:"error"`
+		Output   map[string]any `json:"output"`
+		SameArgs bool           `json:"sameArgs"` // a hook left output.args the object it was given
+		Error    *string        `json:"error"`
 	} `json:"results"`
 	Prompts []struct{ ID, Text string } `json:"prompts"`
 	Logs    []string                    `json:"logs"`
@@ -165,6 +168,65 @@ func TestPluginGate(t *testing.T) {
 				t.Fatalf("error = %q, want it to contain %q", *got, tt.has)
 			}
 		})
+	}
+}
+
+// TestPluginRewrite: an allow that carries a command replaces the bash
+// call's command in the args object OpenCode passed in (OpenCode runs that
+// object: a new one would be ignored, and the original command would run),
+// keeping its other arguments; a command for a call without a string
+// command is refused, never run as it was.
+func TestPluginRewrite(t *testing.T) {
+	bin := fakemodel.EnsureOpenCode(t)
+	const sandboxed = `'/opt/planq/bin/planq-hook' sandbox -- 'echo "it'\''s" > x'`
+	reply, _ := json.Marshal(map[string]string{"decision": "allow", "command": sandboxed, "warning": "PLANQ-WARNING"})
+	st := newStub(t, stubRule{Event: "pre-tool-use", Reply: string(reply)})
+	js, err := Render(st.bin, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	bash := step{Hook: "tool.execute.before", Input: map[string]any{"tool": "bash", "sessionID": "s", "callID": "c1"},
+		Output: map[string]any{"args": map[string]any{"command": `echo "it's" > x`, "workdir": "/proj/sub", "description": "d"}}}
+	write := beforeWrite("s", "c2", "/proj/a.txt")
+	after := step{Hook: "tool.execute.after", Input: map[string]any{"tool": "bash", "sessionID": "s", "callID": "c1", "args": map[string]any{"command": sandboxed}},
+		Output: map[string]any{"title": "", "output": "out", "metadata": map[string]any{}}}
+	config := json.RawMessage(`{"permission":{"bash":{"*":"allow","git push *":"ask"}},"agent":{"build":{"permission":"allow"},"plan":{}}}`)
+	res := runHarness(t, bin, js, st, harnessCase{Directory: "/proj", Config: config, Sessions: map[string]map[string]any{"s": {}}, Steps: []step{bash, write, after}})
+	r := res.Results[0]
+	if r.Error != nil {
+		t.Fatalf("the bash call was blocked: %s", *r.Error)
+	}
+	if !r.SameArgs {
+		t.Error("the plugin replaced output.args; OpenCode would run the original command")
+	}
+	want := map[string]any{"command": sandboxed, "workdir": "/proj/sub", "description": "d"}
+	if got := r.Output["args"]; !reflect.DeepEqual(got, want) {
+		t.Errorf("args = %v, want %v", got, want)
+	}
+	if e := res.Results[1].Error; e == nil || !strings.HasPrefix(*e, gateFailed) || !strings.Contains(*e, "cannot run write in the sandbox") {
+		t.Errorf("a command for a write call: error %v, want the call blocked", e)
+	}
+	if got := res.Results[2].Output["output"]; got != "out\n\nPLANQ-WARNING" {
+		t.Errorf("output after the rewritten call = %q, want the warning appended", got)
+	}
+	// The gate hears that the plugin applies commands, and the user's
+	// permission config, global and per agent, which OpenCode would judge
+	// the rewritten command by.
+	p, err := ReadPayload(bytes.NewReader(st.calls(t, EventPreToolUse)[0].Stdin))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := (Permissions{Global: json.RawMessage(`{"bash":{"*":"allow","git push *":"ask"}}`), Agents: []json.RawMessage{json.RawMessage(`"allow"`)}}); !p.Rewrites || p.Permission == nil || !reflect.DeepEqual(*p.Permission, want) {
+		t.Errorf("pre-tool-use payload: rewrites %v, permission %+v; want true, %+v", p.Rewrites, p.Permission, want)
+	}
+	// When OpenCode cannot say its config, the payload has no permission.
+	st = newStub(t, stubRule{Event: "pre-tool-use", Reply: `{"decision":"allow"}`})
+	if js, err = Render(st.bin, ""); err != nil {
+		t.Fatal(err)
+	}
+	runHarness(t, bin, js, st, harnessCase{Directory: "/proj", Config: json.RawMessage("null"), Sessions: map[string]map[string]any{"s": {}}, Steps: []step{bash}})
+	if p, err := ReadPayload(bytes.NewReader(st.calls(t, EventPreToolUse)[0].Stdin)); err != nil || !p.Rewrites || p.Permission != nil {
+		t.Errorf("pre-tool-use payload without a config: %+v, %v; want rewrites and no permission", p, err)
 	}
 }
 

@@ -31,15 +31,20 @@ const (
 // Payload is the JSON object the plugin sends on stdin; each event fills the
 // fields it has (see plugin.js and Check).
 type Payload struct {
-	Tool      string          `json:"tool,omitempty"`     // tool events: OpenCode's tool name
-	SessionID string          `json:"sessionID"`          // every event
-	CallID    string          `json:"callID,omitempty"`   // tool events
-	Args      json.RawMessage `json:"args,omitempty"`     // tool events: the tool's input object
-	Directory string          `json:"directory"`          // every event: the project directory OpenCode runs in
-	ParentID  string          `json:"parentID,omitempty"` // a subagent session's parent session
-	Source    string          `json:"source,omitempty"`   // session-start: startup, resume or compact
-	Reason    string          `json:"reason,omitempty"`   // session-end: "deleted"
-	Messages  json.RawMessage `json:"messages,omitempty"` // pre-compact and stop: [{info, parts}], see AppendTranscript
+	Tool      string          `json:"tool,omitempty"`   // tool events: OpenCode's tool name
+	SessionID string          `json:"sessionID"`        // every event
+	CallID    string          `json:"callID,omitempty"` // tool events
+	Args      json.RawMessage `json:"args,omitempty"`   // tool events: the tool's input object
+	// pre-tool-use: the plugin sets a reply's command in the call's args
+	// (a plugin from before planq's sandbox does not), and the user's
+	// permission config it read (nil when it could not).
+	Rewrites   bool            `json:"rewrites,omitempty"`
+	Permission *Permissions    `json:"permission,omitempty"`
+	Directory  string          `json:"directory"`          // every event: the project directory OpenCode runs in
+	ParentID   string          `json:"parentID,omitempty"` // a subagent session's parent session
+	Source     string          `json:"source,omitempty"`   // session-start: startup, resume or compact
+	Reason     string          `json:"reason,omitempty"`   // session-end: "deleted"
+	Messages   json.RawMessage `json:"messages,omitempty"` // pre-compact and stop: [{info, parts}], see AppendTranscript
 }
 
 // MaxPayload bounds a payload read from stdin; stop and pre-compact carry the
@@ -114,6 +119,7 @@ type Reply struct {
 	Decision string `json:"decision,omitempty"` // pre-tool-use: "allow" or "deny"
 	Reason   string `json:"reason,omitempty"`   // pre-tool-use deny: the error the model sees, verbatim
 	Warning  string `json:"warning,omitempty"`  // pre-tool-use allow: appended to the tool's output
+	Command  string `json:"command,omitempty"`  // pre-tool-use allow: the command a bash call runs instead of its own
 	Context  string `json:"context,omitempty"`  // session-start: system prompt text; pre-compact: compaction prompt text
 	Nudge    string `json:"nudge,omitempty"`    // stop: a user message sent to a main session
 }

@@ -53,6 +53,11 @@ type Host struct {
 	// CLI's PreCompress): pre-compact then only copies the transcript's new
 	// lines, cheaply and idempotently, and logs no compaction.
 	CompactEveryTurn bool
+	// Rewrites says the host runs a shell command the pre-tool-use hook
+	// rewrote (Reply.Command), as verified against its CLI: then locked
+	// shell calls run in the OS sandbox where the machine has one. A host
+	// without it keeps the parser-only gate.
+	Rewrites bool
 }
 
 // Tool spells planq's MCP tool name the way the host shows it to the model.
@@ -77,6 +82,11 @@ type Event struct {
 	Reason         string // session-end: why it ended
 	StopHookActive bool   // stop: the host already continues because a stop hook asked
 	Call           *Call  // pre-tool-use and post-tool-use
+	// PermissionMode is the host's permission mode for the call, as its
+	// hook input names it (Claude Code: default, acceptEdits, plan, auto,
+	// dontAsk, bypassPermissions): a rewritten call must be approved the
+	// way the original would have been.
+	PermissionMode string
 	// Worktree is the workspace of a worktree-create or worktree-remove.
 	Worktree *Worktree
 }
@@ -122,8 +132,13 @@ type Call struct {
 // Reply is the core's answer to an event, which the adapter writes in its
 // host's protocol. The zero Reply lets everything carry on silently.
 type Reply struct {
-	Deny    bool   // pre-tool-use: block the call; Reason goes to the model
-	Warn    bool   // pre-tool-use: let it through with Reason as a warning
+	Deny bool // pre-tool-use: block the call; Reason goes to the model
+	Warn bool // pre-tool-use: let it through with Reason as a warning
+	// Command, in pre-tool-use, lets a shell call through on condition that
+	// the host runs this command instead of the call's own: the original
+	// inside the OS sandbox (gate.Decision.Command). Only for a host that
+	// Rewrites.
+	Command string
 	Reason  string // why
 	Context string // session-start, pre-compact, post-tool-use: text for the model's context
 	Nudge   string // stop: ask the model for one more turn with this prompt

@@ -123,6 +123,12 @@ func HookAnswer(event string, r Reply) *HookOutput {
 	switch event {
 	case EventPreToolUse:
 		switch {
+		case r.Command != "":
+			// A host that runs rewritten commands writes the rewrite
+			// itself; one that reaches here would run the original
+			// unsandboxed, so it is denied instead.
+			return &HookOutput{Specific: &HookSpecific{HookEventName: name, PermissionDecision: "deny",
+				PermissionDecisionReason: "planq gate: blocked this call: it may run only in the OS sandbox, and planq cannot hand this host the sandboxed command."}}
 		case r.Deny:
 			return &HookOutput{Specific: &HookSpecific{HookEventName: name, PermissionDecision: "deny", PermissionDecisionReason: r.Reason}}
 		case r.Warn:
@@ -138,4 +144,21 @@ func HookAnswer(event string, r Reply) *HookOutput {
 		}
 	}
 	return nil
+}
+
+// ReplaceInput returns a tool's input with its string member field set to
+// value, every other member kept: how a host's pre-tool-use answer hands
+// back a rewritten shell command (Reply.Command) in the whole input it
+// expects.
+func ReplaceInput(input json.RawMessage, field, value string) (json.RawMessage, error) {
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(input, &m); err != nil || m == nil {
+		return nil, fmt.Errorf("the tool input is not a JSON object")
+	}
+	v, err := json.Marshal(value)
+	if err != nil {
+		return nil, err
+	}
+	m[field] = v
+	return json.Marshal(m)
 }

@@ -96,3 +96,12 @@ func TestRequireSession(t *testing.T) {
 		}
 	}
 }
+
+// TestHookAnswerFailsClosedOnARewrite: a reply that may run only in the
+// sandbox, reaching a host's answer that cannot write the rewrite, denies.
+func TestHookAnswerFailsClosedOnARewrite(t *testing.T) {
+	a := HookAnswer(EventPreToolUse, Reply{Command: "'planq-sandbox' '--root' '/p' '--' 'ls'"})
+	if a == nil || a.Specific == nil || a.Specific.PermissionDecision != "deny" || a.Specific.UpdatedInput != nil {
+		t.Fatalf("HookAnswer with a Command = %+v, want a denial", a)
+	}
+}

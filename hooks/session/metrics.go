@@ -9,8 +9,9 @@ import (
 
 // The hooks' local metrics (package metrics) are recorded here, for every
 // host alike: the gate's verdicts (RunPreToolUse), the session's start with
-// what its context surfaced (RecordStart), and the change seen declared
-// after jj moved (PostToolUse). Recording never fails a hook and never
+// what its context surfaced (RecordStart), the change seen declared
+// after jj moved (PostToolUse), and the check at a declaration
+// (RecordEscapes). Recording never fails a hook and never
 // changes an answer: errors are dropped, and the verdict is recorded only
 // after the answer is written.
 
@@ -73,4 +74,16 @@ func recordDeclared(e Env, s *Scope, ev Event) {
 	}
 	_ = metrics.Append(metrics.Dir(s.Home, s.Project), metrics.Record{Time: e.Clock(), Kind: metrics.KindDeclared,
 		Session: ev.SessionID, Host: ev.Host.Name, Declared: true})
+}
+
+// RecordEscapes records the check made when the change was declared by
+// tool (planq start, or the shell tool of ev that ran jj describe): the
+// files that changed while the gate was locked, none in the good case.
+func RecordEscapes(e Env, s *Scope, ev Event, tool string, files []string) {
+	if metrics.Off(e.Lookup) {
+		return
+	}
+	rec := metrics.EscapesRecord(tool, ev.SessionID, ev.Host.Name, files)
+	rec.Time = e.Clock()
+	_ = metrics.Append(metrics.Dir(s.Home, s.Project), rec)
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/planq-dev/planq/gate"
+	"github.com/planq-dev/planq/gate/sandbox"
 	"github.com/planq-dev/planq/internal/text"
 	"github.com/planq-dev/planq/transcript"
 )
@@ -55,15 +56,47 @@ func judge(ctx context.Context, ev Event, getenv func(string) string) (Reply, ac
 		return Reply{}, account{}, errors.New("the project directory is not an absolute path: " + ev.ProjectDir)
 	}
 	call := gate.ToolCall{Name: ev.Call.Name, Tool: ev.Call.Tool, Input: ev.Call.Input}
-	res := gate.Evaluate(ctx, call, dir, gate.EvalOptions{ProjectDir: ev.ProjectDir, Getenv: getenv, PlanqTool: ev.Host.Tool})
+	res := gate.Evaluate(ctx, call, dir, gate.EvalOptions{ProjectDir: ev.ProjectDir, Getenv: getenv, PlanqTool: ev.Host.Tool,
+		SandboxEntry: sandboxEntry(ev.Host, ev.Call.Tool)})
 	acc := account{rule: res.Decision.Rule, unlocked: res.State != nil && res.StateErr == nil && !res.State.Locked}
 	switch d := res.Decision; {
+	case d.Sandbox:
+		return Reply{Command: d.Command}, acc, nil
 	case d.Warn:
 		return Reply{Warn: true, Reason: d.Message}, acc, nil
 	case !d.Allow:
 		return Reply{Deny: true, Reason: d.Message}, acc, nil
 	}
 	return Reply{}, acc, nil
+}
+
+// sandboxEntry is how the host's rewritten shell commands start the OS
+// sandbox, or nil where they cannot (the parser-only gate): the host must
+// apply rewrites, and this machine must have a sandbox.
+func sandboxEntry(h Host, t gate.Tool) []string {
+	if !h.Rewrites || t.Kind != gate.KindShell || !sandbox.Detect().Available() {
+		return nil
+	}
+	entry, err := sandbox.Entry()
+	if err != nil {
+		return nil
+	}
+	return entry
+}
+
+// Enforcement says how the gate holds h's locked shell calls on this
+// machine, for people and the model: "OS sandbox (Landlock ABI 7)", or
+// "parser-only (why)" where the host cannot apply a rewritten command or
+// the machine has no sandbox. Cheap: no process.
+func Enforcement(h Host) (text string, sandboxed bool) {
+	e := sandbox.Detect()
+	switch {
+	case !e.Available():
+		return e.String(), false
+	case !h.Rewrites:
+		return "parser-only (the host does not apply rewritten commands)", false
+	}
+	return e.String(), true
 }
 
 // FailedPreToolUse is the answer when the gate could not judge a call: a
@@ -88,61 +121,94 @@ var lineageTools = map[string]bool{"jj_init": true, "jj_new": true, "jj_describe
 // lineage's new changes after jj_init, jj_new, jj_describe or a shell
 // command that ran jj.
 func PostToolUse(ctx context.Context, e Env, ev Event) error {
+	_, err := postToolUse(ctx, e, ev)
+	return err
+}
+
+// postToolUse is PostToolUse, with what the model should be told: the
+// files that changed while the gate was locked, when the call declared the
+// change by hand.
+func postToolUse(ctx context.Context, e Env, ev Event) (string, error) {
 	c := ev.Call
 	if c == nil || c.Failed {
-		return nil
+		return "", nil
 	}
 	switch t := c.Tool; {
 	case t.Kind == gate.KindEditor:
 		p := stringInput(c.Input, t.Field)
 		if p == "" {
-			return nil
+			return "", nil
 		}
-		return recordFiles(ctx, e, ev, []string{p})
+		return "", recordFiles(ctx, e, ev, []string{p})
 	case t.Kind == gate.KindPatch:
 		paths, err := gate.PatchPaths(stringInput(c.Input, t.Field))
 		if err != nil {
-			return nil // the host could not apply it either
+			return "", nil // the host could not apply it either
 		}
-		return recordFiles(ctx, e, ev, paths)
+		return "", recordFiles(ctx, e, ev, paths)
 	case t.Kind == gate.KindMCP && t.Server == "planq" && lineageTools[t.MCPTool],
 		t.Kind == gate.KindShell && mentionsJJ(stringInput(c.Input, t.Field)):
 		return reconcile(ctx, e, ev, t.Kind == gate.KindMCP && t.MCPTool == "jj_describe")
 	}
-	return nil
+	return "", nil
 }
 
 // reconcile binds the session to @'s lineage after jj moved; described says
 // the description was just written, so the stop hook knows which diff it
-// describes.
-func reconcile(ctx context.Context, e Env, ev Event, described bool) error {
+// describes. When the call declared the change by hand (the gate was seen
+// locked since the last check), it makes the check at declaration and
+// returns its note for the model.
+func reconcile(ctx context.Context, e Env, ev Event, described bool) (string, error) {
 	s, err := Open(e, ev)
 	if errors.Is(err, ErrNotJJRepo) {
-		return nil
+		return "", nil
 	}
 	if err != nil {
-		return err
+		return "", err
 	}
 	cur, err := s.JJ.Current(ctx)
 	if err != nil {
-		return fmt.Errorf("jj: %w", err)
+		return "", fmt.Errorf("jj: %w", err)
 	}
+	var note string
 	if cur.Declared() {
 		recordDeclared(e, s, ev)
+		note = checkByHand(ctx, e, s, ev)
+	} else {
+		gate.MarkLocked(s.Root)
 	}
 	root, _, err := s.Bind(ctx, e, ev, cur)
 	if err != nil || root == "" || !described {
-		return err
+		return note, err
 	}
 	mark, err := s.MarkOf(ctx, cur)
 	if err != nil {
-		return err
+		return note, err
 	}
 	_, err = s.TS.Update(ctx, root, func(sess *transcript.Session) error {
 		SetMark(sess, cur.ChangeID, mark)
 		return nil
 	})
-	return err
+	return note, err
+}
+
+// checkByHand is the check at declaration for a change declared outside
+// jj_init (jj describe or jj new -m in a shell): made only when the gate
+// was seen locked since the last check, so the jj commands of a declared
+// session cost nothing more. It never fails the hook.
+func checkByHand(ctx context.Context, e Env, s *Scope, ev Event) string {
+	if !gate.Pending(s.Root) {
+		return ""
+	}
+	esc, err := gate.CheckDeclared(ctx, s.JJ, s.Root)
+	if err != nil || !esc.Checked {
+		return ""
+	}
+	RecordEscapes(e, s, ev, ev.Call.Name, esc.Files)
+	if n := esc.Note(); n != "" {
+		return "planq: " + n
+	}
+	return ""
 }
 
 // recordFiles adds the files a call wrote inside the repo to the session's
@@ -190,13 +256,4 @@ func stringInput(input json.RawMessage, field string) string {
 }
 
 // mentionsJJ reports whether a shell command runs jj.
-func mentionsJJ(command string) bool {
-	for _, f := range strings.FieldsFunc(command, func(r rune) bool {
-		return r == ' ' || r == '\t' || r == '\n' || r == ';' || r == '&' || r == '|' || r == '(' || r == ')'
-	}) {
-		if f == "jj" || strings.HasSuffix(f, "/jj") {
-			return true
-		}
-	}
-	return false
-}
+func mentionsJJ(command string) bool { return sandbox.RunsJJ(command) }

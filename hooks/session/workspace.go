@@ -12,18 +12,20 @@ import (
 )
 
 // AfterToolUse is the whole post-tool-use answer: it records what the call
-// did (PostToolUse) and, after a call that ran subagents in workspaces of
-// their own, tells the session what those workspaces hold
-// (SubagentReport).
+// did (PostToolUse), names the files that changed while the gate was
+// locked when the call declared the change by hand, and, after a call that
+// ran subagents in workspaces of their own, tells the session what those
+// workspaces hold (SubagentReport).
 func AfterToolUse(ctx context.Context, e Env, ev Event) (Reply, error) {
-	if err := PostToolUse(ctx, e, ev); err != nil {
-		return Reply{}, err
+	note, err := postToolUse(ctx, e, ev)
+	if err != nil {
+		return Reply{Context: note}, err
 	}
 	if ev.Call == nil || !ev.Call.Subagent || ev.Call.Failed {
-		return Reply{}, nil
+		return Reply{Context: note}, nil
 	}
 	report, err := SubagentReport(ctx, e, ev)
-	return Reply{Context: report}, err
+	return Reply{Context: strings.TrimSpace(note + "\n\n" + report)}, err
 }
 
 // SubagentReport says what the workspaces made for ev's session's

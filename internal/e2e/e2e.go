@@ -6,6 +6,7 @@ package e2e
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -53,8 +54,45 @@ func New(t *testing.T, planq string) *World {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	t.Cleanup(cancel)
-	return &World{T: t, Ctx: ctx, Planq: planq, Repo: repo, Home: os.Getenv("HOME"),
+	w := &World{T: t, Ctx: ctx, Planq: planq, Repo: repo, Home: os.Getenv("HOME"),
 		Env: []string{"PLANQ_HOME=" + os.Getenv("PLANQ_HOME"), "JJ_CONFIG=" + os.Getenv("JJ_CONFIG"), "JJ_USER=Test User", "JJ_EMAIL=test@example.com"}}
+	t.Cleanup(w.checkNoEscapes)
+	return w
+}
+
+// checkNoEscapes ends every end-to-end test with the check at
+// declaration's tally (planq stats): no file may have changed in the
+// project while the gate was locked, in any host.
+func (w *World) checkNoEscapes() {
+	t := w.T
+	if t.Failed() {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, w.Planq, "stats", "--json", "--repo", w.Repo)
+	cmd.Env = append(os.Environ(), w.Env...)
+	out, err := cmd.Output()
+	if err != nil {
+		t.Errorf("planq stats --json: %v\n%s", err, out)
+		return
+	}
+	var sum struct {
+		Escapes struct {
+			Files  int `json:"files"`
+			Recent []struct {
+				Tool  string   `json:"tool"`
+				Files []string `json:"files"`
+			} `json:"recent"`
+		} `json:"gate_escapes"`
+	}
+	if err := json.Unmarshal(out, &sum); err != nil {
+		t.Errorf("planq stats --json printed %s: %v", Trunc(string(out), 500), err)
+		return
+	}
+	if e := sum.Escapes; e.Files != 0 {
+		t.Errorf("%d files changed in the project while the gate was locked (gate escapes): %+v", e.Files, e.Recent)
+	}
 }
 
 // Install runs `planq mcp install args…` in the repo and returns what it

@@ -166,16 +166,18 @@ func BuildPlanq(t testing.TB, root string) string {
 	return out
 }
 
-// BuildPlanqWithHook builds planq and, beside it, planq-hook, as make
-// install does, and returns planq's path.
+// BuildPlanqWithHook builds planq and, beside it, planq-hook and
+// planq-sandbox, as make install does, and returns planq's path.
 func BuildPlanqWithHook(t testing.TB, root string) string {
 	t.Helper()
 	planq := BuildPlanq(t, root)
-	cmd := exec.Command("go", "build", "-o", filepath.Join(filepath.Dir(planq), "planq-hook"), "./cmd/planq-hook")
-	cmd.Dir = root
-	cmd.Env = BuildEnv()
-	if b, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go build planq-hook: %v\n%s", err, b)
+	for _, name := range []string{"planq-hook", "planq-sandbox"} {
+		cmd := exec.Command("go", "build", "-o", filepath.Join(filepath.Dir(planq), name), "./cmd/"+name)
+		cmd.Dir = root
+		cmd.Env = BuildEnv()
+		if b, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("go build %s: %v\n%s", name, err, b)
+		}
 	}
 	return planq
 }

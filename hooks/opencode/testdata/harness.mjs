@@ -3,9 +3,9 @@
 //
 //   harness.mjs PLUGIN CASE   (CASE is a JSON file)
 //
-// CASE: {argv2?, sessions: {id: {parentID?}}, messages: [...], steps: [...]}; a step is
+// CASE: {argv2?, config?, sessions: {id: {parentID?}}, messages: [...], steps: [...]}; a step is
 // {hook, input, output} for a hook, or {event} for the event hook. It prints one JSON object:
-// {results: [{output} | {error}], prompts: [{id, text}], logs: [console.error lines]}.
+// {results: [{output, sameArgs} | {error}], prompts: [{id, text}], logs: [console.error lines]}.
 import { readFileSync } from "node:fs";
 import { pathToFileURL } from "node:url";
 
@@ -15,6 +15,7 @@ if (c.argv2 !== undefined) process.argv[2] = c.argv2;
 const logs = [], prompts = [];
 console.error = (...a) => logs.push(a.join(" "));
 const client = {
+  config: { get: async () => (c.config === null ? { error: { name: "Unavailable" } } : { data: c.config ?? {} }) },
   session: {
     get: async ({ path }) => (c.sessions?.[path.id] ? { data: { id: path.id, ...c.sessions[path.id] } } : { error: { name: "NotFound" } }),
     messages: async () => ({ data: c.messages ?? [] }),
@@ -26,9 +27,11 @@ const hooks = await PlanqPlugin({ directory: c.directory, worktree: c.directory,
 const results = [];
 for (const s of c.steps) {
   try {
+    const args = s.output?.args;
     if (s.event) await hooks.event({ event: s.event });
     else await hooks[s.hook](s.input, s.output);
-    results.push({ output: s.output ?? null });
+    // sameArgs: OpenCode runs the args object it passed in, so a hook must change it, not replace it.
+    results.push({ output: s.output ?? null, sameArgs: s.output?.args === args });
   } catch (e) {
     results.push({ error: e.message });
   }

@@ -1,0 +1,204 @@
+package gate
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/planq-dev/planq/config"
+)
+
+// TestSure: the gate is sure a command modifies only when it sees a write
+// into the project; what it merely cannot see into (code given to an
+// interpreter, a program it does not know, make) modifies without being
+// sure, so that a locked call of it may run in the OS sandbox instead.
+func TestSure(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	w := Where{Root: root, Cwd: root, Getenv: func(k string) string {
+		return map[string]string{"HOME": "/nonexistent-home", "PATH": "/usr/bin:/bin"}[k]
+	}}
+	tests := []struct {
+		cmd            string
+		modifies, sure bool
+	}{
+		{"rm -rf build", true, true},
+		{"sed -i s/a/b/ notes.txt", true, true},
+		{"sed -i -e s/a/b/ notes.txt", true, true},
+		{"echo x > out.txt", true, true},
+		{"git status && echo x >> " + filepath.Join(root, "log.txt"), true, true},
+		{"ls | tee files.txt", true, true},
+		{"sort -o sorted.txt in.txt", true, true},
+		{"touch a b", true, true},
+		{"python3 -c 'print(1)' && rm -f x", true, true}, // the sure part decides
+		{`python3 -c "open('x','w')"`, true, false},
+		{"make", true, false},
+		{"some-unknown-tool --flag", true, false},
+		{"echo x > $OUT", true, false},
+		{"cd sub && rm x", true, false}, // after a cd, relative paths are not seen for sure
+		{"rm -rf /tmp/planq-sure-test-x", false, false},
+		{"cat notes.txt", false, false},
+		// Describing a change other than @ rewrites it; it is not the
+		// declaration, which runs outside the sandbox (issue #21's jj
+		// describe -r @-, let through by the parser-only gate before).
+		{"jj describe -r @- -m x", true, true},
+	}
+	for _, tt := range tests {
+		v := AnalyzeBashAt(tt.cmd, DefaultPolicy(), w)
+		if v.Modifies != tt.modifies || v.Sure != tt.sure {
+			t.Errorf("%q: modifies=%v sure=%v, want %v %v (%s: %s)", tt.cmd, v.Modifies, v.Sure, tt.modifies, tt.sure, v.Part, v.Reason)
+		}
+	}
+}
+
+// TestDeclares: the by-hand declarations of the change are marked, so they
+// run outside the sandbox; a jj command that is not one, or one beside
+// other commands, is not.
+func TestDeclares(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	w := Where{Root: root, Cwd: root}
+	tests := []struct {
+		cmd      string
+		declares bool
+	}{
+		{`jj describe -m "Fix the pager"`, true},
+		{`jj desc -r @ -m "Fix"`, true},
+		{`jj new -m "Next step"`, true},
+		{`jj commit -m "Done"`, true},
+		{`jj git init`, true},
+		{`cd ` + root + ` && jj describe -m "x" && jj st`, true},
+		{`jj describe -r @- -m "x"`, false},
+		{`jj describe`, false},
+		{`jj new`, false},
+		{`jj new -m x --no-edit`, false},
+		{`jj describe -m x; cat notes.txt`, false},
+		{`jj log`, false},
+	}
+	for _, tt := range tests {
+		if v := AnalyzeBashAt(tt.cmd, DefaultPolicy(), w); v.Declares != tt.declares {
+			t.Errorf("%q: declares=%v, want %v (%+v)", tt.cmd, v.Declares, tt.declares, v)
+		}
+	}
+}
+
+// TestSandboxed: with the sandbox at hand, a locked shell call the gate is
+// not sure of runs sandboxed; a sure one, git behind jj's back and the
+// declarations keep the parser's decision, and nothing is sandboxed once
+// the change is declared.
+func TestSandboxed(t *testing.T) {
+	t.Parallel()
+	locked := Status{IsJJRepo: true, Locked: true, ChangeID: "qpvuntsmwlqt"}
+	declared := Status{IsJJRepo: true, ChangeID: "qpvuntsmwlqt", Description: "Fix"}
+	pol := DefaultPolicy()
+	readOnly := Verdict{Reason: "read-only: cat", Rule: RuleShell}
+	unsure := Verdict{Modifies: true, Part: "python3 -c …", Reason: "runs code"}
+	sure := Verdict{Modifies: true, Sure: true, Part: "rm -rf build", Reason: "rm deletes files"}
+	gitRewrite := Verdict{Git: &GitRewrite{Part: "git commit", Command: "git commit", JJ: "jj commit"}}
+	declaring := Verdict{Declares: true, Reason: "read-only: jj", Rule: RuleShell}
+	tests := []struct {
+		name     string
+		v        Verdict
+		st       Status
+		stErr    error
+		sandbox  bool
+		allow    bool
+		wantRule string
+	}{
+		{"read-only, locked", readOnly, locked, nil, true, true, RuleSandbox},
+		{"unsure, locked", unsure, locked, nil, true, true, RuleSandbox},
+		{"unsure, state unreadable", unsure, Status{}, os.ErrPermission, true, true, RuleSandbox},
+		{"sure, locked", sure, locked, nil, false, false, RuleLocked},
+		{"git, locked", gitRewrite, locked, nil, false, false, RuleGit},
+		{"declaring, locked", declaring, locked, nil, false, true, RuleShell},
+		{"read-only, declared", readOnly, declared, nil, false, true, RuleShell},
+		{"unsure, declared", unsure, declared, nil, false, true, RuleDeclared},
+	}
+	for _, tt := range tests {
+		d := Sandboxed(Decide("Bash", tt.v, tt.st, tt.stErr, pol, nil), tt.v, tt.st, tt.stErr)
+		if d.Sandbox != tt.sandbox || d.Allow != tt.allow || d.Rule != tt.wantRule {
+			t.Errorf("%s: %+v, want sandbox=%v allow=%v rule=%s", tt.name, d, tt.sandbox, tt.allow, tt.wantRule)
+		}
+	}
+}
+
+// TestEvaluateSandbox drives Evaluate against a real jj repository: a
+// locked read-only or unknown shell call is rewritten to the entry point
+// (the project's root and jj_init named, the original quoted whole), a
+// sure one is denied, an editor write is denied as before, and once @ is
+// described nothing is rewritten. Without a sandbox entry (a host that
+// cannot rewrite) the gate is the parser alone.
+func TestEvaluateSandbox(t *testing.T) {
+	jjEnv(t)
+	ctx := context.Background()
+	repo := newRepo(t)
+	entry := []string{"/opt/planq/planq-hook", "sandbox"}
+	bash := func(cmd string) ToolCall {
+		in, _ := json.Marshal(map[string]string{"command": cmd})
+		return ToolCall{Name: "Bash", Tool: Tool{Kind: KindShell, Field: "command"}, Input: in}
+	}
+	opt := EvalOptions{ProjectDir: repo, SandboxEntry: entry, PlanqTool: func(t string) string { return "planq_" + t }}
+
+	ev := Evaluate(ctx, bash(`cat notes.txt; echo "it's done"`), repo, opt)
+	want := `'/opt/planq/planq-hook' 'sandbox' '--root' '` + repo + `' '--tool' 'planq_jj_init' '--' 'cat notes.txt; echo "it'\''s done"'`
+	if d := ev.Decision; !d.Allow || !d.Sandbox || d.Rule != RuleSandbox || d.Command != want {
+		t.Fatalf("locked read-only call: %+v\nwant the command %s", d, want)
+	}
+	if d := Evaluate(ctx, bash(`python3 -c "open('x','w')"`), repo, opt).Decision; !d.Sandbox {
+		t.Errorf("locked unknown call: %+v, want it sandboxed", d)
+	}
+	if d := Evaluate(ctx, bash("rm -rf build"), repo, opt).Decision; d.Allow || d.Sandbox || d.Rule != RuleLocked || !strings.Contains(d.Message, "planq_jj_init") {
+		t.Errorf("locked sure call: %+v, want it denied naming planq_jj_init", d)
+	}
+	write := ToolCall{Name: "Write", Tool: Tool{Kind: KindEditor, Field: "file_path"}, Input: json.RawMessage(`{"file_path":"a.txt"}`)}
+	if d := Evaluate(ctx, write, repo, opt).Decision; d.Allow || d.Sandbox {
+		t.Errorf("locked editor write: %+v, want it denied", d)
+	}
+	if d := Evaluate(ctx, bash(`jj describe -m "Fix the pager"`), repo, opt).Decision; !d.Allow || d.Sandbox {
+		t.Errorf("declaring: %+v, want it allowed unsandboxed", d)
+	}
+	noEntry := opt
+	noEntry.SandboxEntry = nil
+	if d := Evaluate(ctx, bash(`python3 -c "print(1)"`), repo, noEntry).Decision; d.Allow || d.Sandbox {
+		t.Errorf("no sandbox: %+v, want the parser's denial", d)
+	}
+
+	// Outside a jj repository, jj_git_init comes first.
+	plain := t.TempDir()
+	optPlain := opt
+	optPlain.ProjectDir = plain
+	if d := Evaluate(ctx, bash("ls"), plain, optPlain).Decision; !d.Sandbox || !strings.Contains(d.Command, `'--tool' 'planq_jj_git_init' '--tool' 'planq_jj_init'`) {
+		t.Errorf("not a jj repo: %+v, want jj_git_init then jj_init named", d)
+	}
+
+	runJJ(t, repo, "describe", "-m", "Fix the pager")
+	if d := Evaluate(ctx, bash(`python3 -c "print(1)"`), repo, opt).Decision; !d.Allow || d.Sandbox || d.Rule != RuleDeclared {
+		t.Errorf("declared: %+v, want it allowed unsandboxed", d)
+	}
+	if d := Evaluate(ctx, bash("cat notes.txt"), repo, opt).Decision; !d.Allow || d.Sandbox {
+		t.Errorf("declared read-only: %+v, want it allowed unsandboxed", d)
+	}
+}
+
+// TestEvaluateSandboxWarnMode: warn and off modes never sandbox.
+func TestEvaluateSandboxWarnMode(t *testing.T) {
+	jjEnv(t)
+	repo := newRepo(t)
+	for _, mode := range []string{config.ModeWarn, config.ModeOff} {
+		if err := os.MkdirAll(filepath.Join(repo, ".planq"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(repo, ".planq", "config.yaml"), []byte("gate:\n  mode: "+mode+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		in, _ := json.Marshal(map[string]string{"command": `python3 -c "print(1)"`})
+		ev := Evaluate(context.Background(), ToolCall{Name: "Bash", Tool: Tool{Kind: KindShell, Field: "command"}, Input: in}, repo,
+			EvalOptions{ProjectDir: repo, SandboxEntry: []string{"/x/planq-hook", "sandbox"}})
+		if d := ev.Decision; !d.Allow || d.Sandbox {
+			t.Errorf("gate.mode %s: %+v, want it allowed unsandboxed", mode, d)
+		}
+	}
+}

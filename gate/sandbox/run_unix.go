@@ -1,0 +1,140 @@
+//go:build linux || darwin
+
+package sandbox
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// Run runs inv.Command in the sandbox, with stdin and stdout passed
+// through, stderr copied (and read for refused writes), and the exit
+// status of the command (128+N when a signal N killed it).
+//
+// Before confining the command it snapshots the project's working copy
+// when the command runs jj (jj inside cannot), makes the private TMPDIR,
+// and then puts a jj first on PATH that runs the real one with
+// --ignore-working-copy, so jj reads what was snapshotted and records
+// nothing.
+func Run(inv Invocation) int {
+	root, err := filepath.EvalSymlinks(inv.Root)
+	if err != nil {
+		return cannotRun(fmt.Errorf("the project %s: %w", inv.Root, err))
+	}
+	if st, err := os.Stat(root); err != nil || !st.IsDir() {
+		return cannotRun(fmt.Errorf("the project %s is not a directory", inv.Root))
+	}
+	tmp, err := privateTemp(root)
+	if err != nil {
+		return cannotRun(err)
+	}
+	defer removeUnconfined(tmp)
+	env := setEnv(os.Environ(), "TMPDIR", tmp)
+	if RunsJJ(inv.Command) {
+		if realJJ, err := exec.LookPath("jj"); err == nil {
+			snapshot(realJJ, root)
+			bin := filepath.Join(tmp, ".planq-bin")
+			if err := writeJJShim(bin, realJJ); err != nil {
+				return cannotRun(err)
+			}
+			env = setEnv(env, "PATH", bin+string(filepath.ListSeparator)+os.Getenv("PATH"))
+		}
+	}
+	exe, _ := os.Executable()
+	pl := NewPlan(Spec{Root: root, TempDir: tmp, Exe: exe, Getenv: os.Getenv})
+	shell := pickShell()
+	var p [2]int
+	if err := syscall.Pipe(p[:]); err != nil {
+		return cannotRun(err)
+	}
+	r, w := p[0], p[1]
+	syscall.CloseOnExec(r)
+	pid, err := start(pl, []string{shell, "-c", inv.Command}, &syscall.ProcAttr{Env: env, Files: []uintptr{0, 1, uintptr(w)}})
+	syscall.Close(w)
+	if err != nil {
+		syscall.Close(r)
+		return cannotRun(err)
+	}
+	stop := forwardSignals(pid)
+	defer stop()
+	var scan refusalScanner
+	ws := copyUntilExit(r, pid, &scan)
+	code := ws.ExitStatus()
+	if ws.Signaled() {
+		code = 128 + int(ws.Signal())
+	}
+	if code != 0 && scan.refused {
+		fmt.Fprintln(os.Stderr, Hint(root, inv.Tools))
+	}
+	return code
+}
+
+// copyUntilExit copies the command's stderr (the pipe r) to this
+// process's, through scan, until it ends, and reaps the command. It uses
+// the pipe directly, with poll(2), in the calling goroutine, which is
+// locked to its thread (start): Go's poller would wait for another thread
+// to notice the pipe, milliseconds on a busy machine. A poll waits at most
+// 50 ms, then the command is looked at. A process the command left in the
+// background may hold stderr open; 200 ms after the command exits, its
+// output is dropped rather than the answer held up.
+func copyUntilExit(r, pid int, scan *refusalScanner) syscall.WaitStatus {
+	defer syscall.Close(r)
+	var ws syscall.WaitStatus
+	exited := false
+	var grace time.Time
+	buf := make([]byte, 32<<10)
+	fds := []unix.PollFd{{Fd: int32(r), Events: unix.POLLIN}}
+	for {
+		n, err := unix.Poll(fds, 50)
+		if errors.Is(err, syscall.EINTR) {
+			continue
+		}
+		if err != nil {
+			break
+		}
+		if n > 0 {
+			m, err := syscall.Read(r, buf)
+			if m > 0 {
+				os.Stderr.Write(buf[:m])
+				scan.Write(buf[:m])
+				continue
+			}
+			if errors.Is(err, syscall.EINTR) || errors.Is(err, syscall.EAGAIN) {
+				continue
+			}
+			break // EOF: every writer is gone
+		}
+		if !exited {
+			if p, _ := syscall.Wait4(pid, &ws, syscall.WNOHANG, nil); p == pid {
+				exited, grace = true, time.Now().Add(200*time.Millisecond)
+			}
+		}
+		if exited && time.Now().After(grace) {
+			break
+		}
+	}
+	for !exited {
+		_, err := syscall.Wait4(pid, &ws, 0, nil)
+		exited = !errors.Is(err, syscall.EINTR)
+	}
+	return ws
+}
+
+// removeUnconfined removes the private TMPDIR from another thread than the
+// confined one the caller is locked to (removing it needs the right to
+// write its parent, which the sandbox may not grant).
+func removeUnconfined(dir string) {
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		os.RemoveAll(dir)
+	}()
+	<-done
+}
