@@ -758,7 +758,7 @@ type corpusTally struct {
 }
 
 type tallyRow struct {
-	cases, held, denied, rewritten, allowed, ran, escaped, failed, skipped int
+	cases, denied, rewritten, allowed, ran, escaped, failed, skipped int
 }
 
 func (ty *corpusTally) row(class string) *tallyRow {
