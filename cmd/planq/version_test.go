@@ -13,14 +13,14 @@ import (
 	"github.com/planq-dev/planq/internal/testenv"
 )
 
-// TestBothBinariesReportOneVersion builds planq and planq-hook each way a
-// user does, from a fresh git clone of this source in a clean environment
-// (an empty HOME: no go env file, so Go stamps the VCS pseudo-version as it
-// does on a fresh machine), and checks that `planq --version`, `planq
-// version` and `planq-hook version` name one version and that planq doctor
-// finds the pair matching.
-func TestBothBinariesReportOneVersion(t *testing.T) {
-	testenv.SkipShort(t, "builds planq and planq-hook five ways")
+// TestEveryBinaryReportsOneVersion builds planq, planq-hook and
+// planq-sandbox each way a user does, from a fresh git clone of this source
+// in a clean environment (an empty HOME: no go env file, so Go stamps the
+// VCS pseudo-version as it does on a fresh machine), and checks that `planq --version`, `planq
+// version`, `planq-hook version` and `planq-sandbox --version` name one
+// version and that planq doctor finds the three matching.
+func TestEveryBinaryReportsOneVersion(t *testing.T) {
+	testenv.SkipShort(t, "builds planq, planq-hook and planq-sandbox five ways")
 	t.Parallel()
 	root := sourceClone(t)
 	for _, tc := range []struct {
@@ -33,16 +33,18 @@ func TestBothBinariesReportOneVersion(t *testing.T) {
 			return [][]string{
 				{"go", "build", "-o", filepath.Join(dir, "planq"), "./cmd/planq"},
 				{"go", "build", "-o", filepath.Join(dir, "planq-hook"), "./cmd/planq-hook"},
+				{"go", "build", "-o", filepath.Join(dir, "planq-sandbox"), "./cmd/planq-sandbox"},
 			}
 		}},
 		{name: "go build without VCS stamping", env: []string{"GOFLAGS=-buildvcs=false"}, want: "dev", cmds: func(dir string) [][]string {
 			return [][]string{
 				{"go", "build", "-o", filepath.Join(dir, "planq"), "./cmd/planq"},
 				{"go", "build", "-o", filepath.Join(dir, "planq-hook"), "./cmd/planq-hook"},
+				{"go", "build", "-o", filepath.Join(dir, "planq-sandbox"), "./cmd/planq-sandbox"},
 			}
 		}},
 		{name: "go install", cmds: func(dir string) [][]string {
-			return [][]string{{"env", "GOBIN=" + dir, "go", "install", "./cmd/planq", "./cmd/planq-hook"}}
+			return [][]string{{"env", "GOBIN=" + dir, "go", "install", "./cmd/planq", "./cmd/planq-hook", "./cmd/planq-sandbox"}}
 		}},
 		{name: "make build", cmds: func(dir string) [][]string {
 			return [][]string{{"make", "--no-print-directory", "build", "BUILDDIR=" + dir}}
@@ -81,12 +83,15 @@ func TestBothBinariesReportOneVersion(t *testing.T) {
 			if got := run("planq-hook", "version"); got != "planq-hook "+v {
 				t.Errorf("planq-hook version says %q, planq says %q", got, v)
 			}
+			if got := run("planq-sandbox", "--version"); got != "planq-sandbox "+v {
+				t.Errorf("planq-sandbox --version says %q, planq says %q", got, v)
+			}
 			var rep doctorReport
 			if err := json.Unmarshal([]byte(run("planq", "doctor", "--json")), &rep); err != nil {
 				t.Fatalf("planq doctor --json: %v", err)
 			}
 			for _, c := range rep.Checks {
-				if c.Name == "hook-bin" && (!c.OK || !strings.Contains(c.Detail, "serves the tool hooks")) {
+				if c.Name == "hook-bin" && (!c.OK || !strings.Contains(c.Detail, "serves the tool hooks") || !strings.Contains(c.Detail, "runs locked shell commands")) {
 					t.Errorf("doctor on a pair built by %s: %+v", tc.name, c)
 				}
 			}
@@ -108,7 +113,7 @@ func sourceClone(t *testing.T) string {
 	// What is not source: VCS data anywhere, and at the top what the build,
 	// make dist and the tool installs leave.
 	vcs := []string{".git", ".jj", "node_modules"}
-	built := []string{".tools", "dist", "bin", "planq", "planq-hook"}
+	built := []string{".tools", "dist", "bin", "planq", "planq-hook", "planq-sandbox"}
 	err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err

@@ -1,6 +1,6 @@
-// Package version holds the one rule by which planq and planq-hook name the
-// build they are, so that the two binaries of one build always agree (planq
-// doctor compares them).
+// Package version holds the one rule by which planq, planq-hook and
+// planq-sandbox name the build they are, so that the binaries of one build
+// always agree (planq doctor compares them).
 //
 // The version is, in order:
 //   - what the build stamped with
