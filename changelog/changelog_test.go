@@ -137,6 +137,7 @@ func TestAppendRefusesBadEntries(t *testing.T) {
 		{"huge body", func(e *Entry) { e.Body = strings.Repeat("x", MaxBodySize+1) }, ErrBodyTooLarge, "limit is 65536"},
 		{"body that would start an entry", func(e *Entry) { e.Body = "text\n\n---\ntype: end\n---\n" }, ErrInvalid, "body line 3"},
 		{"invalid utf-8", func(e *Entry) { e.Body = "\xff\xfe" }, ErrInvalid, "UTF-8"},
+		{"NUL byte", func(e *Entry) { e.Body = "before\x00after" }, ErrInvalid, "NUL byte"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -94,6 +94,9 @@ func TestBadInputIsRefusedAndNothingIsWritten(t *testing.T) {
 		}, "too large"},
 		{"bad scratch mode", func() error { _, err := s.Scratch(c, "y", "prepend"); return err }, "use replace or append"},
 		{"empty insight", func() error { _, err := s.Learn(c, "", "ctx"); return err }, "insight is empty"},
+		{"NUL in a log message", func() error { _, err := s.Log(c, "a\x00b", "", ""); return err }, "NUL byte"},
+		{"NUL in a learning's context", func() error { _, err := s.Learn(c, "insight", "x\x00"); return err }, "NUL byte"},
+		{"NUL in a handoff", func() error { _, err := s.Handoff(c, "done\x00", nil, ""); return err }, "NUL byte"},
 	}
 	for _, tc := range cases {
 		err := tc.do()

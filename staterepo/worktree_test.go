@@ -2,6 +2,7 @@ package staterepo
 
 import (
 	"errors"
+	"github.com/planq-dev/planq/project"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -19,8 +20,8 @@ func TestInitCreatesGlobalBranchGitAccepts(t *testing.T) {
 	if err != nil || !created {
 		t.Fatalf("Init = %v, %v; want created", created, err)
 	}
-	if s.Bare != filepath.Join(e.pq, "state-repos", "code.git") {
-		t.Errorf("bare repo at %s", s.Bare)
+	if want := filepath.Join(e.pq, "state-repos", project.Derived(project.MainRoot(e.repo))+".git"); s.Bare != want || !strings.HasPrefix(filepath.Base(s.Bare), "code-") {
+		t.Errorf("bare repo at %s, want %s (the directory's name and a hash of its path)", s.Bare, want)
 	}
 	files := e.git(s.Bare, "ls-tree", "-r", "--name-only", "global")
 	for _, f := range []string{"plan.md", "changelog.md", "learnings.md", "decisions.md", "branches/README.md"} {

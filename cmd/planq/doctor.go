@@ -68,15 +68,17 @@ func newDoctorCmd(a *app) *cobra.Command {
 		Long: `Check that planq can work here: jj is installed and recent enough, the git jj
 runs (its git.executable-path, else git on PATH) can fetch (>= 2.42), the
 directory is a jj repo (colocated with git, jj only, git only, or none), the
-settings file is valid, and each agent host planq is wired into (else each one
-installed, else Claude Code) will start planq's server and hooks here: the
-trust the host needs first, and what it does when planq's gate cannot run
-(*-fail-open). planq's local wiring must stay out of the repo: it fails when a
-file of it is tracked or changed by a change jj_push would push. Wiring that
-sits in a jj change other than the working copy is named. It also reads the
-project's session records and names any that are not valid (hand-edited or
-foreign), which planq skips. Every problem comes with the command that fixes
-it on this platform.
+settings file is valid, the project's state repo is sound (a few seconds of
+'git fsck'-grade checks, each problem with its fix), and each agent host planq
+is wired into (else each one installed, else Claude Code) will start planq's
+server and hooks here: the trust the host needs first, and what it does when
+planq's gate cannot run (*-fail-open). planq's local wiring must stay out of
+the repo: it fails when a file of it is tracked or changed by a change jj_push
+would push. Wiring that sits in a jj change other than the working copy is
+named. It also reads the project's session records and names any that are not
+valid (hand-edited or foreign), which planq skips, and says how the gate is
+enforced here. Every problem comes with the command that fixes it on this
+platform.
 
 Exit status is 0 when everything is in order, 1 otherwise.`,
 		Args: cobra.NoArgs,
@@ -147,6 +149,9 @@ func runDoctor(cmd *cobra.Command, a *app, opts *doctorOptions) error {
 		rep.Checks = append(rep.Checks, check{Name: "config", Detail: err.Error(), Fix: "edit " + config.Path(root)})
 	} else {
 		rep.Checks = append(rep.Checks, check{Name: "config", OK: true, Detail: "settings valid (" + config.File + ")"})
+		if rep.RepoRoot != "" {
+			rep.Checks = append(rep.Checks, stateChecks(ctx, a, root)...)
+		}
 	}
 	if rep.RepoRoot != "" {
 		if c, ok := sessionsCheck(root, a.Getenv); ok {

@@ -176,7 +176,7 @@ func checkStateAfterConcurrency(t *testing.T, w *stateWorld, want map[string]int
 // waitForMaintenance waits until no background maintenance runs.
 func waitForMaintenance(t *testing.T, w *stateWorld) {
 	t.Helper()
-	l, err := flock.Acquire(context.Background(), filepath.Join(w.env["PLANQ_HOME"], "state-repos", "code.git", "planq-maintenance.lock"), 5*time.Minute)
+	l, err := flock.Acquire(context.Background(), filepath.Join(w.bare(), "planq-maintenance.lock"), 5*time.Minute)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -123,7 +123,7 @@ func TestFullDiskLosesNothingAndTheNextWriteWorks(t *testing.T) {
 				t.Fatal("no write ran out of space; the test did not test anything")
 			}
 			t.Logf("%d writes failed for lack of space, %d committed and warned that the worktree could not be updated", failures, warned)
-			bare := filepath.Join(w.env["PLANQ_HOME"], "state-repos", "code.git")
+			bare := w.bare()
 			w.git(bare, "fsck", "--strict", "--no-progress")
 			checkAcknowledged(t, w, acked, attempted)
 			if st := w.git(filepath.Join(w.repo, ".planq", "agent"), "status", "--porcelain", "--untracked-files=all"); st != "" {
@@ -146,7 +146,7 @@ func TestReadOnlyStateRepoFailsClearlyAndReadsStillWork(t *testing.T) {
 	if out, err := exec.Command("mount", "-o", "remount,ro", home).CombinedOutput(); err != nil {
 		t.Skipf("SKIPPED: cannot remount the tmpfs read-only: %v: %s", err, out)
 	}
-	for _, args := range [][]string{{"log", "add", "refused"}, {"checkpoint", "create", "x"}, {"state", "gc"}} {
+	for _, args := range [][]string{{"log", "add", "refused"}, {"checkpoint", "create", "x"}, {"state", "gc"}, {"state", "gc", "--auto"}} {
 		_, errs, code := w.planq("", args...)
 		if code == 0 {
 			t.Errorf("planq %v on a read-only PLANQ_HOME succeeded", args)
@@ -154,6 +154,9 @@ func TestReadOnlyStateRepoFailsClearlyAndReadsStillWork(t *testing.T) {
 		}
 		if !strings.Contains(errs, "read-only file system") || !strings.Contains(errs, home) || strings.Count(strings.TrimSpace(errs), "\n") > 0 {
 			t.Errorf("planq %v said %q, want one line naming the read-only path", args, errs)
+		}
+		if strings.Contains(errs, "already running") || strings.Contains(errs, "wait for") {
+			t.Errorf("planq %v blames a maintenance run that does not exist: %q", args, errs)
 		}
 	}
 	for _, args := range [][]string{{"log"}, {"context", "show"}, {"state", "status"}, {"search", "written"}, {"log", "--all"}} {
@@ -173,5 +176,5 @@ func TestReadOnlyStateRepoFailsClearlyAndReadsStillWork(t *testing.T) {
 	if !strings.Contains(out, "written before") || !strings.Contains(out, "written after") || strings.Contains(out, "refused") {
 		t.Errorf("log after the read-only spell:\n%s", out)
 	}
-	w.git(filepath.Join(home, "state-repos", "code.git"), "fsck", "--strict", "--no-progress")
+	w.git(w.bare(), "fsck", "--strict", "--no-progress")
 }

@@ -244,7 +244,7 @@ func TestKilledCommandsNeverLoseAcknowledgedEntries(t *testing.T) {
 	}
 	t.Logf("killed: %v; %d entries acknowledged of %d attempted; the next writes reported: %v", kills, len(acked), len(attempted), repairs)
 	waitForMaintenance(t, w.stateWorld)
-	bare := filepath.Join(w.env["PLANQ_HOME"], "state-repos", "code.git")
+	bare := w.bare()
 	if log, err := os.ReadFile(filepath.Join(bare, "planq-maintenance.log")); err == nil && strings.Contains(string(log), "planq: ") {
 		t.Errorf("background maintenance failed: %s", log)
 	}
@@ -252,7 +252,7 @@ func TestKilledCommandsNeverLoseAcknowledgedEntries(t *testing.T) {
 		t.Error("no pack: neither background maintenance nor gc ran")
 	}
 	mustAdd("the end")
-	w.git(filepath.Join(w.env["PLANQ_HOME"], "state-repos", "code.git"), "fsck", "--strict", "--no-progress")
+	w.git(w.bare(), "fsck", "--strict", "--no-progress")
 	checkAcknowledged(t, w.stateWorld, acked, attempted)
 	if st := w.git(filepath.Join(w.repo, ".planq", "agent"), "status", "--porcelain", "--untracked-files=all"); st != "" {
 		t.Errorf("worktree does not match its branch:\n%s", st)

@@ -222,7 +222,10 @@ func TestStateGCPrunesMetrics(t *testing.T) {
 	t.Parallel()
 	w := newStateWorld(t)
 	w.ok("state", "init")
-	dir := filepath.Join(w.env["PLANQ_HOME"], "metrics", filepath.Base(w.repo))
+	dir, err := metrics.DirFor(w.repo, func(k string) string { return w.env[k] })
+	if err != nil {
+		t.Fatal(err)
+	}
 	today := time.Now().UTC()
 	old := today.AddDate(0, 0, -100).Format("2006-01-02")
 	recent := today.AddDate(0, 0, -10).Format("2006-01-02")
