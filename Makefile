@@ -16,7 +16,7 @@ STATIC := CGO_ENABLED=0
 export PATH := $(HOME)/.local/bin:$(PATH)
 TEST_TIMEOUT ?= 45m
 
-.PHONY: all build install jj git chromium test bench lint fmt vet dist clean
+.PHONY: all build install jj git chromium test test-short bench lint fmt vet dist clean
 
 all: build
 
@@ -54,6 +54,10 @@ chromium:
 test: jj git chromium
 	$(GO) vet ./...
 	$(GO) test -count=1 -timeout $(TEST_TIMEOUT) ./...
+
+## test-short: the loop to iterate in, under a minute: go test -short ./... (Go, git and the repo's files only; what drives jj, a host CLI, a browser, npm or a corpus's real commands skips, saying so)
+test-short:
+	$(GO) test -short ./...
 
 ## bench: every benchmark; each reports p50 (and ratios or MB/s) via custom metrics
 bench: jj git
