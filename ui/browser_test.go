@@ -28,7 +28,10 @@ func browser(t *testing.T) context.Context {
 	)
 	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
 	ctx, cancel := chromedp.NewContext(actx, chromedp.WithErrorf(func(string, ...any) {}))
-	ctx, cancelTimeout := context.WithTimeout(ctx, 3*time.Minute)
+	// One budget for the whole test, ending before go test's -timeout: a
+	// browser on a busy machine is slow, not wrong.
+	end, _ := testenv.Context(t).Deadline()
+	ctx, cancelTimeout := context.WithDeadline(ctx, end)
 	t.Cleanup(func() { cancelTimeout(); cancel(); cancelAlloc() })
 	if err := chromedp.Do(ctx); err != nil { // start the browser
 		t.Fatalf("start chromium (%s): %v", bin, err)
