@@ -73,6 +73,7 @@ var codexPatchCases = []struct{ name, patch string }{
 // applies names exactly the files it changed, and nothing Codex changed is
 // ever missing from PatchPaths.
 func TestPatchPathsAgainstCodex(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("runs the real Codex CLI")
 	}

@@ -122,6 +122,7 @@ func TestClassifyPatch(t *testing.T) {
 // <<'EOF' … EOF` itself, and puts an apply_patch program on PATH) is judged
 // by its patch's files, as the apply_patch tool is.
 func TestApplyPatchCommand(t *testing.T) {
+	t.Parallel()
 	repo, out := t.TempDir(), t.TempDir()
 	outside := "*** Begin Patch\n*** Add File: " + filepath.Join(out, "x.txt") + "\n+x\n*** End Patch"
 	decoy := "*** Begin Patch\n*** Add File: " + filepath.Join(out, "x.txt") + "\n+x\n \t*** Update File: a.go\n@@\n-a\n+b\n*** End Patch"
@@ -151,6 +152,7 @@ func TestApplyPatchCommand(t *testing.T) {
 // working directory outside the project, only the second is inside: the
 // gate judges both.
 func TestClassifyPatchPaddedPath(t *testing.T) {
+	t.Parallel()
 	repo, out := t.TempDir(), t.TempDir()
 	in, _ := json.Marshal(map[string]string{"patch": "*** Begin Patch\n*** Add File:  " + filepath.Join(repo, "a.go") + "\n+x\n*** End Patch"})
 	v := Classify(ToolCall{Name: "apply_patch", Tool: testTool("apply_patch"), Input: in, Root: repo, Cwd: out}, DefaultPolicy())

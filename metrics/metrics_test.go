@@ -79,6 +79,7 @@ func TestSummarizeAggregates(t *testing.T) {
 }
 
 func TestGateEscapes(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	many := make([]string, 30)
 	for i := range many {

@@ -254,6 +254,7 @@ func TestPackTurnsLooseBlobsIntoOnePack(t *testing.T) {
 // deletes the branch of an agent with nothing of its own; full maintenance
 // afterwards keeps the archived content.
 func TestGCNeverDeletesContentThatExistsNowhereElse(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	c := ctx(t)
 	base := e.open("")

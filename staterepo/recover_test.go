@@ -308,6 +308,7 @@ func TestHandEditsOnAStaleCopyAreRefusedWithAdviceThatLosesNothing(t *testing.T)
 // nothing is committed, and following the advice loses nothing. Edits that
 // keep every entry are committed as before.
 func TestHandEditsThatDropEntriesAreRefused(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		file string

@@ -276,6 +276,7 @@ func TestRemoteNeedsConfigAndValidURL(t *testing.T) {
 // branch that did not land refused, and a pull then a push bring both
 // sides' entries to the remote.
 func TestPushRaceSaysToPull(t *testing.T) {
+	t.Parallel()
 	ea, eb, remote := twoClones(t, false)
 	c := ctx(t)
 	alice, bob := ea.open("alice"), eb.open("bob")

@@ -129,6 +129,7 @@ func TestColdSearcherAnswersLikeTheWarmIndex(t *testing.T) {
 // segment, from the search cache that first search wrote, and with the
 // cache file damaged — and gets the same hits and problems each time.
 func TestSearchCacheAnswersAsParsingDoes(t *testing.T) {
+	t.Parallel()
 	s := benchStore(t)
 	seedState(t, s, 2000)
 	if _, err := s.Update(context.Background(), "test: a malformed entry in a segment", func(tx *Tx) error {

@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -82,7 +83,7 @@ func (w *faultWorld) run(killAfter time.Duration, args ...string) result {
 func (w *faultWorld) runAt(at string, killAfter time.Duration, args ...string) result {
 	cmd := exec.CommandContext(w.ctx, w.bin, args...)
 	cmd.Dir = w.repo
-	cmd.Env = append(w.procEnv, "PLANQ_CRASH_AT="+at)
+	cmd.Env = append(slices.Clip(w.procEnv), "PLANQ_CRASH_AT="+at) // Clip: runs started at once must not share a backing array
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out

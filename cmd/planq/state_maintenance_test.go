@@ -21,6 +21,7 @@ import (
 // repack's temporary pack, a pack it reads), whichever starts first. At the
 // end every entry is there once and git fsck is clean.
 func TestConcurrentMaintenanceNeverFails(t *testing.T) {
+	t.Parallel()
 	rounds := 200
 	if testing.Short() {
 		rounds = 12

@@ -347,6 +347,7 @@ func TestRestoreSaysWhereNewerEntriesWent(t *testing.T) {
 // planq log add x`: refused in one line with the way to keep both, and
 // the log keeps its entries.
 func TestAHandEmptiedLogIsNotCommitted(t *testing.T) {
+	t.Parallel()
 	w := newStateWorld(t)
 	w.ok("log", "add", "first")
 	w.ok("log", "add", "second")
@@ -372,6 +373,7 @@ func TestAHandEmptiedLogIsNotCommitted(t *testing.T) {
 // on one machine: each `planq state init` makes its own state repo, and
 // each reads and writes only its own log.
 func TestTwoProjectsWithTheSameFolderNameNeverShare(t *testing.T) {
+	t.Parallel()
 	base := t.TempDir()
 	a := newStateWorldAt(t, filepath.Join(base, "a"))
 	b := newStateWorldAt(t, filepath.Join(base, "b"))
@@ -409,6 +411,7 @@ func TestTwoProjectsWithTheSameFolderNameNeverShare(t *testing.T) {
 // file): the repo keeps reading and writing it, and a second repo of the
 // same name gets its own.
 func TestAStateRepoNamedAfterTheFolderKeepsWorking(t *testing.T) {
+	t.Parallel()
 	w := newStateWorld(t)
 	old, err := staterepo.Open(staterepo.Options{Dir: w.repo, Project: "code", Getenv: func(k string) string { return w.env[k] }})
 	if err != nil {
@@ -441,6 +444,7 @@ func TestAStateRepoNamedAfterTheFolderKeepsWorking(t *testing.T) {
 // path: the new one would get the same name, so planq refuses, saying how
 // to name it, and the moved project is untouched.
 func TestARepoAtAMovedProjectsOldPathIsRefused(t *testing.T) {
+	t.Parallel()
 	base := t.TempDir()
 	w := newStateWorldAt(t, base)
 	w.ok("log", "add", "the first project's entry")

@@ -113,6 +113,7 @@ func TestRulesDirs(t *testing.T) {
 // names a program of it, so no rule of the user's stops applying because
 // planq rewrote the command.
 func TestRuleProgramsAsCodex(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("runs the Codex CLI")
 	}

@@ -170,6 +170,7 @@ func TestShellDir(t *testing.T) {
 // Every tool of planq's server (toolnames, the list the server registers)
 // is known by its name alone, without a context.
 func TestGateKnowsEveryPlanqTool(t *testing.T) {
+	t.Parallel()
 	for _, name := range toolnames.All() {
 		if got := GateTool(ToolPrefix+name, nil); got != (gate.Tool{Kind: gate.KindMCP, Server: ServerName, MCPTool: name}) {
 			t.Errorf("GateTool(%q) = %+v", ToolPrefix+name, got)

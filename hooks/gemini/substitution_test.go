@@ -61,6 +61,7 @@ func TestRefusesSubstitution(t *testing.T) {
 // the pinned CLI's bundle, on every case, under node: planq's port must
 // agree with it on each.
 func TestRefusesSubstitutionAsGemini(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("needs the Gemini CLI bundle and node")
 	}

@@ -177,6 +177,7 @@ func TestPluginGate(t *testing.T) {
 // keeping its other arguments; a command for a call without a string
 // command is refused, never run as it was.
 func TestPluginRewrite(t *testing.T) {
+	t.Parallel()
 	bin := fakemodel.EnsureOpenCode(t)
 	const sandboxed = `'/opt/planq/bin/planq-hook' sandbox -- 'echo "it'\''s" > x'`
 	reply, _ := json.Marshal(map[string]string{"decision": "allow", "command": sandboxed, "warning": "PLANQ-WARNING"})

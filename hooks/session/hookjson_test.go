@@ -100,6 +100,7 @@ func TestRequireSession(t *testing.T) {
 // TestHookAnswerFailsClosedOnARewrite: a reply that may run only in the
 // sandbox, reaching a host's answer that cannot write the rewrite, denies.
 func TestHookAnswerFailsClosedOnARewrite(t *testing.T) {
+	t.Parallel()
 	a := HookAnswer(EventPreToolUse, Reply{Command: "'planq-sandbox' '--root' '/p' '--' 'ls'"})
 	if a == nil || a.Specific == nil || a.Specific.PermissionDecision != "deny" || a.Specific.UpdatedInput != nil {
 		t.Fatalf("HookAnswer with a Command = %+v, want a denial", a)
