@@ -22,7 +22,7 @@ import (
 
 // A sandbox is a throwaway copy of a real jj repository (colocated with
 // git) in a temp dir T: the project at T/repo, a home at T/home, a temp
-// dir at T/tmp and its PATH at T/bin (sandboxpath_test.go). The class
+// dir at T/tmp and its PATH at T/tools (sandboxpath_test.go). The class
 // tests run each command there, as a child bash with HOME, TMPDIR, PATH
 // and its working directory inside T, and compare the
 // project before and after, so that a table's "modifies" or "read-only"
@@ -57,7 +57,7 @@ var sandboxTemplate = sync.OnceValues(func() (string, error) {
 			return "", err
 		}
 	}
-	if _, err := linkTools(filepath.Join(t, "bin"), sandboxTools...); err != nil {
+	if _, err := writeTools(filepath.Join(t, toolsDir), sandboxTools...); err != nil {
 		return "", err
 	}
 	if err := writeZip(filepath.Join(s.repo, "a.zip"), "z.txt", "zipped\n"); err != nil {
@@ -108,7 +108,7 @@ var sandboxTemplate = sync.OnceValues(func() (string, error) {
 
 func (s *sandbox) setEnv() {
 	s.env = []string{
-		"PATH=" + filepath.Join(s.dir, "bin"), "HOME=" + s.home, "TMPDIR=" + s.tmp, "LANG=C", "TERM=dumb",
+		"PATH=" + filepath.Join(s.dir, toolsDir), "HOME=" + s.home, "TMPDIR=" + s.tmp, "LANG=C", "TERM=dumb",
 		"JJ_CONFIG=" + filepath.Join(s.home, "jj.toml"), "JJ_USER=Sandbox", "JJ_EMAIL=sandbox@example.com",
 		"GIT_AUTHOR_NAME=Sandbox", "GIT_AUTHOR_EMAIL=sandbox@example.com", "GIT_COMMITTER_NAME=Sandbox",
 		"GIT_COMMITTER_EMAIL=sandbox@example.com", "GIT_CONFIG_NOSYSTEM=1",

@@ -7,14 +7,15 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strings"
 	"testing"
 )
 
-// sandboxTools are the programs on a sandbox's PATH (T/bin, links to where
-// this machine has them), so that what a table's command runs is the
-// fixture's own tools and a short list of basics, never whatever else is
-// installed here: a pytest or cargo on the machine's PATH must not change
-// what a case does. A case that runs anything else names it in needs.
+// sandboxTools are the programs on a sandbox's PATH (T/tools, see
+// writeTools), so that what a table's command runs is the fixture's own
+// tools and a short list of basics, never whatever else is installed here:
+// a pytest or cargo on the machine's PATH must not change what a case does.
+// A case that runs anything else names it in needs.
 var sandboxTools = []string{
 	// shells and the basic utilities the commands use
 	"bash", "sh", "dash", "env", "cat", "ls", "rm", "touch", "mkdir", "ln", "mktemp", "chmod", "cp", "mv",
@@ -31,10 +32,18 @@ var toolCompanions = map[string][]string{
 	"npm": {"node"}, "npx": {"node"}, "jest": {"node"}, "vitest": {"node"},
 }
 
-// linkTools links each named program, found on this process's PATH, into
-// bin; it returns the ones not found.
-func linkTools(bin string, names ...string) (missing []string, err error) {
-	if err := os.MkdirAll(bin, 0o755); err != nil {
+// toolsDir is the sandbox's PATH directory, T/tools. It is not T/bin,
+// which the command corpora keep empty as the PATH directory their
+// commands try to plant programs in (corpus_harness_test.go).
+const toolsDir = "tools"
+
+// writeTools puts each named program, found on this process's PATH, into
+// dir as a wrapper script that execs it; it returns the ones not found.
+// Wrappers, not symbolic links: a command that writes to a program on its
+// PATH (cp x "$dir/ls", > "$dir/git") must change the sandbox's file, never
+// write through a link into /usr/bin.
+func writeTools(dir string, names ...string) (missing []string, err error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
 	for _, n := range names {
@@ -43,7 +52,11 @@ func linkTools(bin string, names ...string) (missing []string, err error) {
 			missing = append(missing, n)
 			continue
 		}
-		if err := os.Symlink(p, filepath.Join(bin, n)); err != nil && !os.IsExist(err) {
+		if p, err = filepath.Abs(p); err != nil {
+			return nil, err
+		}
+		script := "#!/bin/sh\nexec '" + strings.ReplaceAll(p, "'", `'\''`) + "' \"$@\"\n"
+		if err := os.WriteFile(filepath.Join(dir, n), []byte(script), 0o755); err != nil {
 			return nil, err
 		}
 	}
@@ -60,7 +73,7 @@ func (s *sandbox) needTools(t *testing.T, needs []string) {
 		names = append(names, n)
 		names = append(names, toolCompanions[n]...)
 	}
-	missing, err := linkTools(filepath.Join(s.dir, "bin"), names...)
+	missing, err := writeTools(filepath.Join(s.dir, toolsDir), names...)
 	if err != nil {
 		t.Fatal(err)
 	}
