@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/planq-dev/planq/internal/fakemodel"
+	"github.com/planq-dev/planq/internal/testenv"
 )
 
 // codexPatchCases are patches a model may write, tricky ones first. $OUT
@@ -74,9 +75,7 @@ var codexPatchCases = []struct{ name, patch string }{
 // ever missing from PatchPaths.
 func TestPatchPathsAgainstCodex(t *testing.T) {
 	t.Parallel()
-	if testing.Short() {
-		t.Skip("runs the real Codex CLI")
-	}
+	testenv.SkipShort(t, "the end-to-end test runs the real Codex CLI")
 	codex := fakemodel.EnsureCodex(t)
 	for _, tt := range codexPatchCases {
 		t.Run(tt.name, func(t *testing.T) {

@@ -90,9 +90,7 @@ func artifactsDir(t *testing.T) string {
 }
 
 func TestUIBrowser(t *testing.T) {
-	if testing.Short() {
-		t.Skip("a real browser: skipped with -short")
-	}
+	testenv.SkipShort(t, "drives a real browser")
 	p := buildProject(t)
 	ctx := browser(t)
 	s, base := startServer(t, p.Repo)
@@ -257,9 +255,7 @@ func TestUIBrowser(t *testing.T) {
 // than the window, the bad records are reported once and break nothing, and
 // the Overview still says what is left.
 func TestUIBrowserAtScale(t *testing.T) {
-	if testing.Short() {
-		t.Skip("a real browser and 10,000 lineages: skipped with -short")
-	}
+	testenv.SkipShort(t, "drives a real browser over 10,000 lineages")
 	p := buildProject(t)
 	fixer := addScale(t, p, 10_000)
 	ctx := browser(t)

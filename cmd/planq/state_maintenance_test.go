@@ -10,6 +10,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/planq-dev/planq/internal/testenv"
 )
 
 // TestConcurrentMaintenanceNeverFails runs `planq state gc` and `planq
@@ -21,11 +23,9 @@ import (
 // repack's temporary pack, a pack it reads), whichever starts first. At the
 // end every entry is there once and git fsck is clean.
 func TestConcurrentMaintenanceNeverFails(t *testing.T) {
+	testenv.SkipShort(t, "builds planq with crash points and runs hundreds of concurrent maintenance runs")
 	t.Parallel()
 	rounds := 200
-	if testing.Short() {
-		rounds = 12
-	}
 	w := newFaultWorld(t)
 	w.procEnv = append(w.procEnv, "PLANQ_GC_AUTO=16")
 	rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 23))

@@ -11,6 +11,7 @@ import (
 
 	"github.com/planq-dev/planq/hooks/session"
 	"github.com/planq-dev/planq/internal/fakemodel"
+	"github.com/planq-dev/planq/internal/testenv"
 )
 
 // rulesFile is a rules file with the forms planq reads: plain and
@@ -114,9 +115,7 @@ func TestRulesDirs(t *testing.T) {
 // planq rewrote the command.
 func TestRuleProgramsAsCodex(t *testing.T) {
 	t.Parallel()
-	if testing.Short() {
-		t.Skip("runs the Codex CLI")
-	}
+	testenv.SkipShort(t, "the end-to-end test runs the real Codex CLI")
 	bin := fakemodel.EnsureCodex(t)
 	dir := t.TempDir()
 	rules := filepath.Join(dir, "default.rules")
