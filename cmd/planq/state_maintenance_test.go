@@ -15,8 +15,8 @@ import (
 )
 
 // TestConcurrentMaintenanceNeverFails runs `planq state gc` and `planq
-// state gc --auto` at the same time, round after round (200, 12 with
-// -short), beside writes that start automatic maintenance in the
+// state gc --auto` at the same time, round after round (200; the short
+// suite skips it), beside writes that start automatic maintenance in the
 // background on their own (PLANQ_GC_AUTO is tiny), and every few rounds a
 // third gc that is killed midway, leaving its temporary files behind. No
 // maintenance may fail: one run must never delete another's files (a

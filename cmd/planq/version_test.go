@@ -16,9 +16,10 @@ import (
 // TestEveryBinaryReportsOneVersion builds planq, planq-hook and
 // planq-sandbox each way a user does, from a fresh git clone of this source
 // in a clean environment (an empty HOME: no go env file, so Go stamps the
-// VCS pseudo-version as it does on a fresh machine), and checks that `planq --version`, `planq
-// version`, `planq-hook version` and `planq-sandbox --version` name one
-// version and that planq doctor finds the three matching.
+// VCS pseudo-version as it does on a fresh machine), and checks that
+// `planq --version`, `planq version`, `planq-hook version` and
+// `planq-sandbox --version` name one version and that planq doctor finds
+// the three matching.
 func TestEveryBinaryReportsOneVersion(t *testing.T) {
 	testenv.SkipShort(t, "builds planq, planq-hook and planq-sandbox five ways")
 	t.Parallel()
