@@ -17,7 +17,6 @@ import (
 // A command one of the user's execpolicy rules is about is not rewritten,
 // so Codex's own rule still refuses it.
 func TestSandboxInCodex(t *testing.T) {
-	t.Parallel()
 	e2e.RequireSandbox(t)
 	bin := fakemodel.EnsureCodex(t)
 	w := e2e.Wired(t, "../..", "codex")

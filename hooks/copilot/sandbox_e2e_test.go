@@ -12,7 +12,6 @@ import (
 // kernel, leaving no file, and the model reads why; its bash read runs and
 // prints.
 func TestSandboxInCopilot(t *testing.T) {
-	t.Parallel()
 	e2e.RequireSandbox(t)
 	bin := fakemodel.EnsureCopilot(t)
 	w := e2e.Wired(t, "../..", "copilot")

@@ -12,7 +12,6 @@ import (
 // the kernel, leaving no file, and the model reads why; its read runs and
 // prints. A command Gemini CLI refuses itself ($(…)) is still refused by it.
 func TestSandboxInGemini(t *testing.T) {
-	t.Parallel()
 	e2e.RequireSandbox(t)
 	gm := fakemodel.EnsureGemini(t)
 	w := e2e.Wired(t, "../..", "gemini")

@@ -14,7 +14,6 @@ import (
 // prints. A command one of the user's bash rules is about is not rewritten,
 // so OpenCode's own rule still refuses it.
 func TestSandboxInOpenCode(t *testing.T) {
-	t.Parallel()
 	e2e.RequireSandbox(t)
 	oc := fakemodel.EnsureOpenCode(t)
 	w := e2e.Wired(t, "../..", "opencode")
