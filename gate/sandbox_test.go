@@ -57,7 +57,7 @@ var sandboxTemplate = sync.OnceValues(func() (string, error) {
 			return "", err
 		}
 	}
-	if _, err := writeTools(filepath.Join(t, toolsDir), sandboxTools...); err != nil {
+	if _, err := writeTools(filepath.Join(t, toolsDir), lookPath, sandboxTools...); err != nil {
 		return "", err
 	}
 	if err := writeZip(filepath.Join(s.repo, "a.zip"), "z.txt", "zipped\n"); err != nil {

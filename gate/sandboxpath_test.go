@@ -27,9 +27,13 @@ var sandboxTools = []string{
 	"make", "git", "jj", "go",
 }
 
-// toolCompanions are what a tool in needs runs by name in turn.
+// toolCompanions are what a tool in needs runs by name in turn (from
+// PATH); each is put beside it when this machine has it.
 var toolCompanions = map[string][]string{
-	"npm": {"node"}, "npx": {"node"}, "jest": {"node"}, "vitest": {"node"},
+	"npm": {"node"}, "npx": {"node"}, "jest": {"node"}, "vitest": {"node"}, "tsc": {"node"},
+	"cargo":  {"rustc", "rustfmt", "cargo-fmt", "cargo-clippy", "clippy-driver", "cc", "ld", "as"},
+	"rustup": {"rustc", "cargo", "rustfmt"}, "rustc": {"cc", "ld", "as"},
+	"gcc": {"as", "ld", "cc"},
 }
 
 // toolsDir is the sandbox's PATH directory, T/tools. It is not T/bin,
@@ -37,18 +41,19 @@ var toolCompanions = map[string][]string{
 // commands try to plant programs in (corpus_harness_test.go).
 const toolsDir = "tools"
 
-// writeTools puts each named program, found on this process's PATH, into
-// dir as a wrapper script that execs it; it returns the ones not found.
+// writeTools puts each named program, found by find ("" when this machine
+// lacks it), into dir as a wrapper script that execs it; it returns the
+// ones not found.
 // Wrappers, not symbolic links: a command that writes to a program on its
 // PATH (cp x "$dir/ls", > "$dir/git") must change the sandbox's file, never
 // write through a link into /usr/bin.
-func writeTools(dir string, names ...string) (missing []string, err error) {
+func writeTools(dir string, find func(name string) string, names ...string) (missing []string, err error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
 	for _, n := range names {
-		p, err := exec.LookPath(n)
-		if err != nil {
+		p := find(n)
+		if p == "" {
 			missing = append(missing, n)
 			continue
 		}
@@ -73,17 +78,40 @@ func (s *sandbox) needTools(t *testing.T, needs []string) {
 		names = append(names, n)
 		names = append(names, toolCompanions[n]...)
 	}
-	missing, err := writeTools(filepath.Join(s.dir, toolsDir), names...)
-	if err != nil {
+	if _, err := writeTools(filepath.Join(s.dir, toolsDir), lookPath, names...); err != nil {
 		t.Fatal(err)
+	}
+	var missing []string
+	for _, n := range needs {
+		if lookPath(n) == "" {
+			missing = append(missing, n)
+		}
 	}
 	if len(missing) > 0 {
 		t.Skipf("judged only, not run: %v not installed here", missing)
 	}
 }
 
-// notFound matches bash's and dash's report of a program not on PATH.
-var notFound = regexp.MustCompile(`(?m)([^\s:]+): (?:command )?not found$`)
+// lookPath finds a program on this process's PATH, or "".
+func lookPath(name string) string {
+	p, _ := exec.LookPath(name)
+	return p
+}
+
+// notFound matches bash's and dash's report of a program not on PATH, and
+// that of the programs that run another (env, xargs, nice, timeout …).
+var notFound = regexp.MustCompile(`(?m)(?:([^\s:]+): (?:command )?not found$|^[a-z]+: '?([^\s':]+)'?: No such file or directory$)`)
+
+// notFoundIn returns the programs out says were not found.
+func notFoundIn(out string) []string {
+	var names []string
+	for _, m := range notFound.FindAllStringSubmatch(out, -1) {
+		if n := m[1] + m[2]; !strings.Contains(n, "/") {
+			names = append(names, n)
+		}
+	}
+	return names
+}
 
 // checkRan fails or skips a case whose command could not find a program:
 // one this machine lacks (a basic of sandboxTools, or one in needs) skips
@@ -91,11 +119,11 @@ var notFound = regexp.MustCompile(`(?m)([^\s:]+): (?:command )?not found$`)
 // silently test nothing.
 func checkRan(t *testing.T, needs []string, out string) {
 	t.Helper()
-	for _, m := range notFound.FindAllStringSubmatch(out, -1) {
-		if slices.Contains(sandboxTools, m[1]) || slices.Contains(needs, m[1]) {
-			t.Skipf("not run: %s is not installed here; output:\n%s", m[1], out)
+	for _, name := range notFoundIn(out) {
+		if slices.Contains(sandboxTools, name) || slices.Contains(needs, name) {
+			t.Skipf("not run: %s is not installed here; output:\n%s", name, out)
 		}
-		t.Fatalf("the command runs %s, which is on the sandbox's PATH only when the case names it in needs; output:\n%s", m[1], out)
+		t.Fatalf("the command runs %s, which is on the sandbox's PATH only when the case names it in needs; output:\n%s", name, out)
 	}
 }
 
