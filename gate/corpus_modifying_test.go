@@ -574,5 +574,6 @@ var modifyingCorpus = []corpusClass{
 var sureClasses = map[string]bool{"local daemons and servers": true, "plain writes": true, "git behind jj's back": true, "jj and git rewriting history": true}
 
 func TestCorpusModifying(t *testing.T) {
+	t.Parallel()
 	runCorpus(t, modifyingCorpus, 300, checkModifying)
 }

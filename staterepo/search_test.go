@@ -12,6 +12,7 @@ import (
 )
 
 func TestSearchFindsEveryKindAndTheWarmIndexFollowsWrites(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	s := e.open("")
 	c := ctx(t)
@@ -99,6 +100,7 @@ func BenchmarkSearch(b *testing.B) {
 }
 
 func TestColdSearcherAnswersLikeTheWarmIndex(t *testing.T) {
+	t.Parallel()
 	s := benchStore(t)
 	seedState(t, s, 300)
 	q := SearchQuery{Query: "session token timeout", Limit: 20}
@@ -129,6 +131,7 @@ func TestColdSearcherAnswersLikeTheWarmIndex(t *testing.T) {
 // segment, from the search cache that first search wrote, and with the
 // cache file damaged — and gets the same hits and problems each time.
 func TestSearchCacheAnswersAsParsingDoes(t *testing.T) {
+	t.Parallel()
 	s := benchStore(t)
 	seedState(t, s, 2000)
 	if _, err := s.Update(context.Background(), "test: a malformed entry in a segment", func(tx *Tx) error {

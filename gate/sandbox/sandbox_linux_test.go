@@ -14,6 +14,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/planq-dev/planq/internal/testenv"
 )
 
 // The tests run the entry point as a child process (this test binary,
@@ -178,9 +180,21 @@ func TestProjectStaysReadOnly(t *testing.T) {
 			t.Errorf("%s: the line came %d times", c, n)
 		}
 	}
-	// A process left behind that writes later is still confined.
-	w.run(t, `setsid sh -c 'sleep 0.3; echo later > later.txt' </dev/null >/dev/null 2>&1 &`)
-	time.Sleep(1500 * time.Millisecond)
+	// A process left behind that writes later is still confined. It marks
+	// in the home's cache (writable) that it tried; the test waits for the
+	// mark, however long a busy machine takes to get there.
+	w.run(t, `setsid sh -c 'sleep 0.3; echo later > later.txt; touch "$HOME/.cache/later-tried"' </dev/null >/dev/null 2>&1 &`)
+	ctx := testenv.Context(t)
+	for mark := filepath.Join(w.home, ".cache", "later-tried"); ; {
+		if _, err := os.Stat(mark); err == nil {
+			break
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatal("the process left behind never tried its write")
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
 	if after := treeOf(t, w.root); after != before {
 		t.Errorf("the project changed:\nbefore:\n%s\nafter:\n%s", before, after)
 	}

@@ -2,7 +2,6 @@ package opencode
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"os"
 	"os/exec"
@@ -11,12 +10,13 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/planq-dev/planq/internal/fakemodel"
+	"github.com/planq-dev/planq/internal/testenv"
 )
 
 func TestRender(t *testing.T) {
+	t.Parallel()
 	js, err := Render(`/opt/we"ird \ dir/planq`, "/usr/bin/planq-hook\u2028")
 	if err != nil {
 		t.Fatal(err)
@@ -82,8 +82,7 @@ func runHarness(t *testing.T, bin string, js []byte, st *stub, c harnessCase) ha
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
+	ctx := testenv.Context(t)
 	cmd := exec.CommandContext(ctx, bin, harness, plugin, casePath)
 	cmd.Env = append(isolatedEnv(dir, t.TempDir()), "BUN_BE_BUN=1", st.env())
 	var stderr bytes.Buffer
@@ -112,6 +111,7 @@ const gateFailed = "planq gate: blocked this call because the gate hook failed: 
 // TestPluginGate drives tool.execute.before through every kind of gate
 // answer; the hook is the test binary acting as a stub.
 func TestPluginGate(t *testing.T) {
+	t.Parallel()
 	bin := fakemodel.EnsureOpenCode(t)
 	const reason = "planq: declare your change first: call planq_jj_init with one line"
 	tests := []struct {
@@ -177,6 +177,7 @@ func TestPluginGate(t *testing.T) {
 // keeping its other arguments; a command for a call without a string
 // command is refused, never run as it was.
 func TestPluginRewrite(t *testing.T) {
+	t.Parallel()
 	bin := fakemodel.EnsureOpenCode(t)
 	const sandboxed = `'/opt/planq/bin/planq-hook' sandbox -- 'echo "it'\''s" > x'`
 	reply, _ := json.Marshal(map[string]string{"decision": "allow", "command": sandboxed, "warning": "PLANQ-WARNING"})
@@ -234,6 +235,7 @@ func TestPluginRewrite(t *testing.T) {
 // of the tool hooks, with planq-hook and without, and that a path needing
 // JS escapes still runs.
 func TestPluginCommandLines(t *testing.T) {
+	t.Parallel()
 	bin := fakemodel.EnsureOpenCode(t)
 	for _, withHook := range []bool{true, false} {
 		st := newStub(t, stubRule{Event: "pre-tool-use", Reply: `{"decision":"allow","warning":"PLANQ-WARNING: the change is empty"}`})
@@ -301,6 +303,7 @@ func TestPluginCommandLines(t *testing.T) {
 // session-start retried, pre-compact context, the nudge for main sessions
 // only, and session-end.
 func TestPluginSession(t *testing.T) {
+	t.Parallel()
 	bin := fakemodel.EnsureOpenCode(t)
 	st := newStub(t,
 		stubRule{Event: "session-start", Match: `"sessionID":"broken"`, Exit: 1, Stderr: "boom"},
@@ -415,6 +418,7 @@ func TestPluginSession(t *testing.T) {
 // TestPluginPostToolUseNeverThrows: a failing post-tool-use hook is logged,
 // never thrown into OpenCode.
 func TestPluginPostToolUseNeverThrows(t *testing.T) {
+	t.Parallel()
 	bin := fakemodel.EnsureOpenCode(t)
 	st := newStub(t, stubRule{Event: "post-tool-use", Exit: 1, Stderr: "post failed"}, stubRule{Event: "stop", Reply: "garbage"})
 	js, err := Render(st.bin, "")

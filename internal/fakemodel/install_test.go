@@ -1,7 +1,6 @@
 package fakemodel
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"net/http"
@@ -12,7 +11,6 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/planq-dev/planq/internal/testenv"
 )
@@ -23,6 +21,8 @@ import (
 // reachability check and for the install itself, and a registry that fails
 // is reported with its own error after at most one retry.
 func TestInstallClaudeUsesTheMachinesNpmConfig(t *testing.T) {
+	t.Parallel()
+	testenv.SkipShort(t, "runs npm install against a local registry")
 	if _, err := exec.LookPath("npm"); err != nil {
 		t.Skip("SKIPPED: npm is not installed")
 	}
@@ -61,8 +61,7 @@ func TestInstallClaudeUsesTheMachinesNpmConfig(t *testing.T) {
 			if err := os.WriteFile(filepath.Join(global, "etc", "npmrc"), []byte("registry="+registry.URL+"/\n"), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-			defer cancel()
+			ctx := testenv.Context(t)
 			cmd := exec.CommandContext(ctx, "bash", filepath.Join(root, "scripts", "install-claude.sh"))
 			cmd.Env = append(os.Environ(),
 				"PATH=/usr/local/bin:/usr/bin:/bin", // no claude on it
