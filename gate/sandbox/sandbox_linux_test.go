@@ -216,6 +216,42 @@ func TestWritesElsewhereAndReads(t *testing.T) {
 	}
 }
 
+// TestHomeInTempStaysReadOnly: with HOME inside the temporary directory
+// the command inherits (a container's HOME=/tmp/…) and the project
+// elsewhere, the home's dot files stay read-only (a planted .bashrc or
+// jj config would run outside the sandbox later); its cache and the
+// private TMPDIR stay writable.
+func TestHomeInTempStaysReadOnly(t *testing.T) {
+	requireLandlock(t)
+	t.Parallel()
+	base := t.TempDir()
+	tmp, home := filepath.Join(base, "t"), filepath.Join(base, "t", "home")
+	w := &world{root: filepath.Join(base, "proj"), home: home}
+	for _, d := range []string{w.root, filepath.Join(home, ".cache"), filepath.Join(home, ".config")} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rc := filepath.Join(home, ".bashrc")
+	if err := os.WriteFile(rc, []byte("# rc\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	w.env = []string{"HOME=" + home, "PATH=" + os.Getenv("PATH"), "LANG=C", "TMPDIR=" + tmp, entryEnv + "=1"}
+	for _, c := range []string{`echo planted >> "$HOME/.bashrc"`, `mkdir -p "$HOME/.config/jj"`, `echo x > "$HOME/.profile"`, `echo x > "$TMPDIR/../home/.gitconfig"`} {
+		if _, stderr, code := w.run(t, c); code == 0 {
+			t.Errorf("%s: exit 0 in the sandbox, want it refused\n%s", c, stderr)
+		}
+	}
+	if data, _ := os.ReadFile(rc); string(data) != "# rc\n" {
+		t.Errorf(".bashrc = %q: the sandboxed write landed", data)
+	}
+	for _, c := range []string{`echo c > "$HOME/.cache/x" && cat "$HOME/.cache/x"`, `echo t > "$TMPDIR/x" && cat "$TMPDIR/x"`} {
+		if out, stderr, code := w.run(t, c); code != 0 || out == "" {
+			t.Errorf("%s: exit %d %q, want it to work\n%s", c, code, out, stderr)
+		}
+	}
+}
+
 // TestExitStatusAndHint: the command's status comes back (128+N for a
 // signal); the line is added only when the command failed on a refused
 // write.

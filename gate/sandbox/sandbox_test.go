@@ -165,6 +165,17 @@ func TestNewPlan(t *testing.T) {
 	if runtime.GOOS == "linux" && !slices.Contains(pl.Files, "/dev/null") {
 		t.Errorf("device files %v lack /dev/null", pl.Files)
 	}
+
+	// A home directory inside the temporary directory (HOME=/tmp/…, as
+	// in some containers) keeps its dot files read-only: the temporary
+	// directory is not granted, its cache and a private TMPDIR are.
+	other, tmp2 := mk("srv/proj"), mk("t2")
+	home2, cache2, private2 := mk("t2/home"), mk("t2/home/.cache"), mk("t2/planq-sandbox-2")
+	env2 := map[string]string{"HOME": home2, "PATH": "/usr/bin", "TMPDIR": tmp2}
+	pl = NewPlan(Spec{Root: other, TempDir: private2, Getenv: func(k string) string { return env2[k] }})
+	if slices.Contains(pl.Dirs, tmp2) || slices.Contains(pl.Dirs, home2) || !slices.Contains(pl.Dirs, cache2) || !slices.Contains(pl.Dirs, private2) {
+		t.Errorf("HOME in TMPDIR: writable %v, want %s and %s but not %s nor %s", pl.Dirs, cache2, private2, tmp2, home2)
+	}
 }
 
 // TestSeatbeltProfile checks the generated macOS profile's order (the last
