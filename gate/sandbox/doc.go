@@ -36,9 +36,10 @@
 // # Linux: Landlock and seccomp
 //
 // Landlock handles only the rights that write (write_file, truncate,
-// make_*, remove_*, refer, ioctl_dev) and grants them on the plan's places;
-// ABI 3 (Linux 6.2, truncate) is the minimum, below it the gate stays
-// parser-only. ioctl on a device opened in the sandbox is granted nowhere:
+// make_*, remove_*, refer, ioctl_dev) and grants them on the plan's places,
+// but for making device nodes, granted nowhere (as root, a twin of the disk
+// in /tmp would write the project below the file system); ABI 3 (Linux
+// 6.2, truncate) is the minimum, below it the gate stays parser-only. ioctl on a device opened in the sandbox is granted nowhere:
 // TIOCSTI on a freshly opened /dev/tty would type into a shell outside.
 // ABI 6's IPC scoping keeps the command from signalling processes outside
 // the sandbox and from connecting to abstract unix sockets served outside.

@@ -252,6 +252,31 @@ func TestHomeInTempStaysReadOnly(t *testing.T) {
 	}
 }
 
+// TestNoDeviceNodes: a command run as root cannot make a device node in a
+// writable directory (a twin of the disk would let it write the project
+// below the file system); a fifo there is fine.
+func TestNoDeviceNodes(t *testing.T) {
+	requireLandlock(t)
+	t.Parallel()
+	w := newWorld(t)
+	if out, stderr, code := w.run(t, `mkfifo "$TMPDIR/fifo" && echo made`); code != 0 || !strings.Contains(out, "made") {
+		t.Errorf("mkfifo in TMPDIR: exit %d %q\n%s", code, out, stderr)
+	}
+	if os.Geteuid() != 0 {
+		t.Skip("!!! SKIPPED the device nodes: only root may make them anyway")
+	}
+	for _, c := range []string{`mknod "$TMPDIR/null" c 1 3`, `mknod "$TMPDIR/disk" b 7 0`} {
+		if _, stderr, code := w.run(t, c); code == 0 {
+			t.Errorf("%s: exit 0 in the sandbox, want it refused\n%s", c, stderr)
+		}
+	}
+	// The same outside the sandbox works: the test is not vacuous.
+	dir := t.TempDir()
+	if out, err := exec.Command("mknod", filepath.Join(dir, "null"), "c", "1", "3").CombinedOutput(); err != nil {
+		t.Errorf("mknod outside the sandbox: %v %s", err, out)
+	}
+}
+
 // TestExitStatusAndHint: the command's status comes back (128+N for a
 // signal); the line is added only when the command failed on a refused
 // write.
