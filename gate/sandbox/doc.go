@@ -45,7 +45,10 @@
 // the sandbox and from connecting to abstract unix sockets served outside.
 // A seccomp filter makes socket(AF_UNIX) fail with EPERM, takes io_uring
 // away (ENOSYS), refuses what a command run as root could reach past the
-// sandbox with (bpf, loading kernel modules, kexec, open_by_handle_at) and
+// sandbox with (bpf, loading kernel modules, kexec, open_by_handle_at),
+// the ioctls that type into a terminal (TIOCSTI, TIOCLINUX: the shell
+// reading it outside would run what was typed) or set a file's flags
+// through a descriptor opened for reading (chattr +i, fs-verity), and
 // foreign-architecture system calls: tmux,
 // screen, docker, podman, systemd (systemd-run), ssh-agent, D-Bus and
 // editor servers all listen on pathname unix sockets, and any of them would

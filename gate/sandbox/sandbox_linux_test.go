@@ -48,6 +48,16 @@ func probe() {
 		_, _, e := syscall.RawSyscall(uintptr(c.nr), 0, 0, 0)
 		fmt.Printf("call-%d:%d\n", c.nr, e)
 	}
+	// On stdin (a pipe here): refused before the kernel looks at the
+	// descriptor, also with bits above the request's 32 set; a request
+	// not refused reaches the kernel, which says the pipe is no terminal.
+	for _, req := range refusedIoctls {
+		_, _, e := syscall.RawSyscall(syscall.SYS_IOCTL, 0, uintptr(req), 0)
+		_, _, e2 := syscall.RawSyscall(syscall.SYS_IOCTL, 0, uintptr(req)|1<<32, 0)
+		fmt.Printf("ioctl-%#x:%d:%d\n", req, e, e2)
+	}
+	_, _, e = syscall.RawSyscall(syscall.SYS_IOCTL, 0, syscall.TCGETS, 0)
+	fmt.Printf("ioctl-tcgets:%d\n", e)
 }
 
 func requireLandlock(t *testing.T) {
@@ -476,8 +486,9 @@ func TestBackgroundHolderDoesNotHang(t *testing.T) {
 
 // TestSeccompRefusals runs this test binary as the sandboxed command, to
 // make the system calls the filter refuses itself: a unix socket, io_uring,
-// bpf, module loading, open_by_handle_at; an inet socket and a socketpair
-// still work.
+// bpf, module loading, open_by_handle_at, the ioctls that type into a
+// terminal or set a file's flags; an inet socket, a socketpair and other
+// ioctls still work.
 func TestSeccompRefusals(t *testing.T) {
 	requireLandlock(t)
 	t.Parallel()
@@ -487,9 +498,12 @@ func TestSeccompRefusals(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("the probe failed: %d %s", code, stderr)
 	}
-	want := []string{fmt.Sprintf("socket-unix:%d", syscall.EPERM), "socket-inet:0", "socketpair:true"}
+	want := []string{fmt.Sprintf("socket-unix:%d", syscall.EPERM), "socket-inet:0", "socketpair:true", fmt.Sprintf("ioctl-tcgets:%d", syscall.ENOTTY)}
 	for _, c := range refusedCalls {
 		want = append(want, fmt.Sprintf("call-%d:%d", c.nr, c.errno))
+	}
+	for _, req := range refusedIoctls {
+		want = append(want, fmt.Sprintf("ioctl-%#x:%d:%d", req, syscall.EPERM, syscall.EPERM))
 	}
 	for _, w := range want {
 		if !strings.Contains(out, w+"\n") {
