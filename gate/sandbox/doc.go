@@ -16,8 +16,9 @@
 // /proc/PPID/exe when that is a POSIX shell; else $SHELL, else bash), in
 // the same working directory and environment, with TMPDIR set to a private
 // directory made for the run and removed after it, stdin and stdout passed
-// through, stderr copied, and the command's exit status (128+N for signal
-// N). When the command fails and its stderr reports a refused write
+// through, stderr copied, no other descriptor passed on (Landlock judges a
+// file when it is opened, not a descriptor inherited open), and the
+// command's exit status (128+N for signal N). When the command fails and its stderr reports a refused write
 // (EACCES, EPERM, EROFS), one line is added naming the project as read-only
 // until the change is declared and the tool to call (Hint).
 //

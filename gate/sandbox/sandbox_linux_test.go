@@ -287,6 +287,35 @@ func TestNoDeviceNodes(t *testing.T) {
 	}
 }
 
+// TestInheritedDescriptors: a descriptor the entry point inherits beyond
+// stdin, stdout and stderr (a host that leaves a project file open for
+// writing) does not reach the command, which could write through it past
+// Landlock; stdout and stderr still do.
+func TestInheritedDescriptors(t *testing.T) {
+	requireLandlock(t)
+	t.Parallel()
+	w := newWorld(t)
+	notes := filepath.Join(w.root, "notes.txt")
+	f, err := os.OpenFile(notes, os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	c := exec.CommandContext(ctx, os.Args[0], "--root", w.root, "--", `echo leaked >&3; echo out; echo err >&2`)
+	c.Dir, c.Env, c.ExtraFiles = w.root, w.env, []*os.File{f}
+	var out, errb bytes.Buffer
+	c.Stdout, c.Stderr = &out, &errb
+	_ = c.Run()
+	if data, _ := os.ReadFile(notes); string(data) != "notes\n" {
+		t.Errorf("notes.txt = %q: the command wrote through the inherited descriptor", data)
+	}
+	if out.String() != "out\n" || !strings.Contains(errb.String(), "err") {
+		t.Errorf("stdout %q, stderr %q: want both passed through", out.String(), errb.String())
+	}
+}
+
 // TestExitStatusAndHint: the command's status comes back (128+N for a
 // signal); the line is added only when the command failed on a refused
 // write.
