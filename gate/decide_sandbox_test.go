@@ -19,7 +19,7 @@ func TestSure(t *testing.T) {
 	t.Parallel()
 	root := t.TempDir()
 	w := Where{Root: root, Cwd: root, Getenv: func(k string) string {
-		return map[string]string{"HOME": "/nonexistent-home", "PATH": "/usr/bin:/bin"}[k]
+		return map[string]string{"HOME": "/nonexistent-home", "PATH": "/usr/bin:/bin", "CODEX_HOME": "/tmp/planq-sure-test-codex"}[k]
 	}}
 	tests := []struct {
 		cmd            string
@@ -46,6 +46,10 @@ func TestSure(t *testing.T) {
 		// describe -r @-, let through by the parser-only gate before).
 		{"jj describe -r @- -m x", true, true},
 		{"jj new -m x -B @", true, true},
+		// An agent host's home set outside the project (its hooks, the
+		// gate's among them) is a place code is loaded from.
+		{"echo '{}' > /tmp/planq-sure-test-codex/hooks.json", true, false},
+		{"echo '{}' > /tmp/planq-sure-test-other/hooks.json", false, false},
 	}
 	for _, tt := range tests {
 		v := AnalyzeBashAt(tt.cmd, DefaultPolicy(), w)

@@ -176,6 +176,18 @@ func TestNewPlan(t *testing.T) {
 	if slices.Contains(pl.Dirs, tmp2) || slices.Contains(pl.Dirs, home2) || !slices.Contains(pl.Dirs, cache2) || !slices.Contains(pl.Dirs, private2) {
 		t.Errorf("HOME in TMPDIR: writable %v, want %s and %s but not %s nor %s", pl.Dirs, cache2, private2, tmp2, home2)
 	}
+
+	// An agent host's home (its hooks, the gate's among them, and its
+	// permission rules) set inside a temporary directory keeps that
+	// directory read-only; so does a host's config file there.
+	for _, k := range []string{"CODEX_HOME", "COPILOT_HOME", "GEMINI_CLI_HOME", "OPENCODE_CONFIG", "CLAUDE_CONFIG_DIR"} {
+		tmp3 := mk("t3-" + k)
+		env3 := map[string]string{"HOME": home, "PATH": "/usr/bin", "TMPDIR": tmp3, k: filepath.Join(tmp3, "host", "config.json")}
+		pl = NewPlan(Spec{Root: other, Getenv: func(k string) string { return env3[k] }})
+		if slices.Contains(pl.Dirs, tmp3) {
+			t.Errorf("%s in TMPDIR: writable %v holds it", k, pl.Dirs)
+		}
+	}
 }
 
 // TestSeatbeltProfile checks the generated macOS profile's order (the last
