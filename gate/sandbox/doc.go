@@ -89,7 +89,8 @@
 // writing forbidden under the places code is loaded from, allowed in the
 // plan's places, and forbidden under the project last (Seatbelt applies the
 // last matching rule); renaming a directory above the project, connecting
-// to unix sockets and signalling processes outside are forbidden. The
+// to unix sockets, sending Apple events (osascript telling Terminal to run
+// a command) and signalling processes outside are forbidden. The
 // profile is a pure function, unit-tested everywhere; it has not been run
 // by planq's tests, which run on Linux.
 //

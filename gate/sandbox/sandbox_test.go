@@ -224,8 +224,9 @@ func TestSeatbeltProfile(t *testing.T) {
 (deny file-write-unlink
   (literal "/private/tmp")
   (literal "/private"))
-; Daemons and processes outside the sandbox: not reachable.
+; Daemons, applications and processes outside the sandbox: not reachable.
 (deny network-outbound (remote unix-socket (path-regex #"^/")))
+(deny appleevent-send)
 (deny signal)
 (allow signal (target same-sandbox))
 `
