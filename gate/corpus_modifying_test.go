@@ -231,6 +231,7 @@ var modifyingCorpus = []corpusClass{
 		{cmd: "jj desc -r @- -m x"},
 		{cmd: "jj describe -r @ -r @- -m x"},
 		{cmd: "jj new @- -m x"},
+		{cmd: "jj new -B @ -m x"},
 		{cmd: "jj edit @-"},
 		{cmd: "jj abandon @-"},
 		{cmd: "jj restore notes.txt"},

@@ -54,6 +54,7 @@ type step struct {
 	Input  map[string]any `json:"input,omitempty"`
 	Output map[string]any `json:"output,omitempty"`
 	Event  map[string]any `json:"event,omitempty"`
+	Frozen bool           `json:"frozen,omitempty"` // output.args cannot be changed
 }
 
 type harnessResult struct {
@@ -175,7 +176,8 @@ func TestPluginGate(t *testing.T) {
 // call's command in the args object OpenCode passed in (OpenCode runs that
 // object: a new one would be ignored, and the original command would run),
 // keeping its other arguments; a command for a call without a string
-// command is refused, never run as it was.
+// command, or whose arguments cannot be changed, is refused, never run as
+// it was.
 func TestPluginRewrite(t *testing.T) {
 	t.Parallel()
 	bin := fakemodel.EnsureOpenCode(t)
@@ -192,7 +194,11 @@ func TestPluginRewrite(t *testing.T) {
 	after := step{Hook: "tool.execute.after", Input: map[string]any{"tool": "bash", "sessionID": "s", "callID": "c1", "args": map[string]any{"command": sandboxed}},
 		Output: map[string]any{"title": "", "output": "out", "metadata": map[string]any{}}}
 	config := json.RawMessage(`{"permission":{"bash":{"*":"allow","git push *":"ask"}},"agent":{"build":{"permission":"allow"},"plan":{}}}`)
-	res := runHarness(t, bin, js, st, harnessCase{Directory: "/proj", Config: config, Sessions: map[string]map[string]any{"s": {}}, Steps: []step{bash, write, after}})
+	frozen := bash
+	frozen.Input = map[string]any{"tool": "bash", "sessionID": "s", "callID": "c3"}
+	frozen.Output = map[string]any{"args": map[string]any{"command": `echo "it's" > x`}}
+	frozen.Frozen = true
+	res := runHarness(t, bin, js, st, harnessCase{Directory: "/proj", Config: config, Sessions: map[string]map[string]any{"s": {}}, Steps: []step{bash, write, after, frozen}})
 	r := res.Results[0]
 	if r.Error != nil {
 		t.Fatalf("the bash call was blocked: %s", *r.Error)
@@ -209,6 +215,10 @@ func TestPluginRewrite(t *testing.T) {
 	}
 	if got := res.Results[2].Output["output"]; got != "out\n\nPLANQ-WARNING" {
 		t.Errorf("output after the rewritten call = %q, want the warning appended", got)
+	}
+	// Arguments that cannot be changed would run the original: blocked.
+	if e := res.Results[3].Error; e == nil || !strings.HasPrefix(*e, gateFailed) || !strings.Contains(*e, "cannot be changed") {
+		t.Errorf("a bash call whose arguments cannot be changed: error %v, want the call blocked", e)
 	}
 	// The gate hears that the plugin applies commands, and the user's
 	// permission config, global and per agent, which OpenCode would judge
