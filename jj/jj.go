@@ -515,7 +515,7 @@ func (c *Client) run(ctx context.Context, writes bool, args ...string) ([]byte, 
 		return stdout.Bytes(), nil
 	}
 	if errors.Is(err, exec.ErrNotFound) || errors.Is(err, os.ErrNotExist) && stderr.Len() == 0 {
-		return nil, &Error{Args: args, Stderr: fmt.Sprintf("jj not found (%s); install jj >= 0.30, e.g. with scripts/install-jj.sh", c.bin()), Kind: ErrNoJJ}
+		return nil, &Error{Args: args, Stderr: fmt.Sprintf("jj not found (%s); install jj >= %s, e.g. with scripts/install-jj.sh", c.bin(), MinVersion), Kind: ErrNoJJ}
 	}
 	if ctx.Err() != nil {
 		return nil, &Error{Args: args, Stderr: fmt.Sprintf("jj %s: %v", strings.Join(args[:min(len(args), 2)], " "), ctx.Err()), Kind: ctx.Err()}

@@ -159,7 +159,7 @@ func (d *deps) explain(err error) string {
 	case errors.As(err, &ue):
 		return ue.msg
 	case errors.Is(err, jj.ErrNoJJ):
-		return "jj is not installed on this machine. Install jj >= 0.30 (planq's scripts/install-jj.sh, `cargo install --locked jj-cli`, or `brew install jj`), then retry."
+		return "jj is not installed on this machine. Install jj >= " + jj.MinVersion + " (planq's scripts/install-jj.sh, `cargo install --locked jj-cli`, or `brew install jj`), then retry."
 	case errors.Is(err, jj.ErrNotRepo):
 		return notRepoMessage(d.dir)
 	case errors.Is(err, jj.ErrImmutable):
