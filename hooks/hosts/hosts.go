@@ -102,6 +102,24 @@ type WorktreeLauncher interface {
 // Default is the host planq assumes when none is named: Claude Code.
 const Default = "claude"
 
+// EnvHost names the host a hook process speaks for when its command line
+// does not (--host): the MCP server registrations of some hosts set it.
+const EnvHost = "PLANQ_HOST"
+
+// ForHook returns the host whose protocol a hook process speaks: the one
+// its --host flag names (flag), else $PLANQ_HOST, else Default. An empty
+// flag counts as not given.
+func ForHook(flag string, getenv func(string) string) (Adapter, error) {
+	name := flag
+	if name == "" && getenv != nil {
+		name = getenv(EnvHost)
+	}
+	if name == "" {
+		name = Default
+	}
+	return Lookup(name)
+}
+
 // All returns every adapter, in the order planq documents them.
 func All() []Adapter {
 	return []Adapter{claude.Adapter{}, opencode.Adapter{}, codex.Adapter{}, gemini.Adapter{}, copilot.Adapter{}}
