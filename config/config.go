@@ -1,5 +1,8 @@
 // Package config reads and writes a code repository's planq settings, kept in
-// .planq/config.yaml at the repository root.
+// .planq/config.yaml at the repository root (Load, Set), and holds the two
+// rules every part of planq that keeps records shares: where PLANQ_HOME is
+// (StateHome) and what makes a valid project or agent name (ValidName,
+// SanitizeName).
 package config
 
 import (

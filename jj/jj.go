@@ -3,6 +3,14 @@
 // Every call takes a context, runs jj with an argument vector (never a shell
 // string), non-interactively (no pager, no colour, an editor that fails), and
 // parses template output rather than human-formatted text.
+//
+// It also holds what planq builds on jj: the living summary's sections
+// (summary.go); declaring, checkpointing and pushing a change, and the
+// "Session:" trailer (workflow.go); a lineage's revsets (lineage.go);
+// workspaces (workspace.go); and the jj and git versions planq needs
+// (version.go, git.go). Some of it reads jj's files instead of running jj,
+// for the hooks: the repo root (FindRoot), its git directory
+// (BackingGitDir), the operation heads (opheads.go).
 package jj
 
 import (

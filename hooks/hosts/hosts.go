@@ -1,7 +1,13 @@
 // Package hosts is the registry of the agent hosts planq plugs into: one
-// adapter per host (hooks/claude, hooks/opencode), each with its hook
-// protocol, its config files and its CLI, behind one interface the CLI and
-// the planq-hook binary use.
+// adapter per host (hooks/claude, hooks/opencode, hooks/codex,
+// hooks/gemini, hooks/copilot; All lists them), each with its hook
+// protocol, its tool table, its config files and its CLI, behind one
+// interface (Adapter) the CLI and the planq-hook binary use. It also holds
+// what spans the hosts: which host a hook speaks for (ForHook), the
+// command that launches a host's session (AgentArgv), wiring a parallel
+// agent's workspace for every host wired in its project (WireWorkspace),
+// and the rule that keeps local-scope wiring out of the user's changes
+// (leak.go: LocalWiring, FindLeaks, StackLeaks).
 package hosts
 
 import (
