@@ -89,9 +89,12 @@ PLATFORMS ?= linux/amd64 linux/arm64 darwin/amd64 darwin/arm64 windows/amd64
 # linter's dependencies never move planq's); built from the module proxy.
 STATICCHECK := .tools/staticcheck
 
-## lint: formatting, go.mod tidiness, vet and a build (with tests) for every platform, staticcheck (staticcheck.conf) over every OS
+## lint: formatting, go.mod tidiness, a doc comment on every package, vet and a build (with tests) for every platform, staticcheck (staticcheck.conf) over every OS
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+	@# Every package says what it holds: "// Package NAME …" (a command: "// Command NAME …").
+	@out=$$($(GO) list -f '{{.ImportPath}} {{.Name}} {{.Doc}}' ./... | awk '!(($$3 == "Package" && $$4 == $$2) || ($$2 == "main" && $$3 == "Command")) {print $$1}'); \
+		if [ -n "$$out" ]; then echo "packages without a doc comment (// Package NAME … or // Command NAME …):"; echo "$$out"; exit 1; fi
 	$(GO) mod tidy -diff
 	cd tools && $(GO) mod tidy -diff
 	$(GO) vet ./...

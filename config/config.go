@@ -1,5 +1,8 @@
 // Package config reads and writes a code repository's planq settings, kept in
-// .planq/config.yaml at the repository root.
+// .planq/config.yaml at the repository root (Load, Set), and holds the two
+// rules every part of planq that keeps records shares: where PLANQ_HOME is
+// (StateHome) and what makes a valid project or agent name (ValidName,
+// SanitizeName).
 package config
 
 import (
@@ -13,6 +16,8 @@ import (
 	"strings"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/planq-dev/planq/internal/atomicfile"
 )
 
 // File is the settings file's path relative to the repository root.
@@ -272,7 +277,7 @@ func Set(root, key, value string) error {
 	if _, err := Parse(buf.Bytes()); err != nil {
 		return err
 	}
-	return WriteFileAtomic(path, buf.Bytes(), 0o644)
+	return atomicfile.Write(path, buf.Bytes(), 0o644)
 }
 
 var settable = map[string]bool{
@@ -289,35 +294,11 @@ func settableKeys() []string {
 	return keys
 }
 
-// WriteFileAtomic writes data to a temporary file beside path and renames it
-// into place, so a reader never sees half a file.
+// WriteFileAtomic is atomicfile.Write, the one home of the rule; it stays
+// for callers written before that package (hooks/restore.go and
+// transcript/ on other branches) until they call atomicfile themselves.
 func WriteFileAtomic(path string, data []byte, perm fs.FileMode) error {
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	defer os.Remove(tmp) // no-op after a successful rename
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Chmod(perm); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp, path)
+	return atomicfile.Write(path, data, perm)
 }
 
 // yamlMessage shortens yaml.v3's errors to their first line without the

@@ -6,9 +6,13 @@
 //
 // # Classification
 //
-// Classify judges a tool call: Claude Code's built-in tools by name, planq's
-// own MCP tools as always allowed, other MCP tools by configurable name globs,
-// editor tools by the file they write, and Bash commands with AnalyzeBashAt.
+// Classify judges a tool call by what the host's adapter says the tool is
+// (Tool: its Kind and the input field the gate reads; the gate knows no
+// host's tool names): read-only tools as reading, planq's own MCP tools as
+// always allowed, other MCP tools by configurable globs over
+// mcp__<server>__<tool>, editor tools by the file they write, patches
+// (apply_patch) by the files they touch, and shell commands with
+// AnalyzeBashAt.
 // Tool inputs are decoded exactly (ExactFields): a key given twice, or one
 // that differs from a key the gate reads only in case, makes the call
 // ambiguous, and it is denied.
@@ -129,8 +133,8 @@
 // jj repo and its working-copy change @ has a description. It is cached in
 // .jj/ keyed on jj's operation heads, so a hook process starts jj only after
 // an operation. The state and the configuration are always the session's
-// project's (CLAUDE_PROJECT_DIR), never those of the repository a command
-// happens to run in.
+// project's (the project directory the host names, CLAUDE_PROJECT_DIR for
+// Claude Code), never those of the repository a command happens to run in.
 //
 // # The OS sandbox
 //

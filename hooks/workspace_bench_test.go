@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/planq-dev/planq/hooks"
+	"github.com/planq-dev/planq/workflow"
 )
 
 // BenchmarkCreateWorkspace times planq's worktree-create (a jj workspace on
@@ -51,7 +52,7 @@ func BenchmarkAgents20(b *testing.B) {
 	b.ResetTimer()
 	for range b.N {
 		start := time.Now()
-		list, err := hooks.Agents(ctx, hooks.WorkflowOptions{Dir: w.repo})
+		list, err := workflow.Agents(ctx, workflow.Options{Dir: w.repo})
 		if err != nil || len(list) != 21 {
 			b.Fatalf("agents = %d, %v", len(list), err)
 		}

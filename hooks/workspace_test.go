@@ -14,6 +14,7 @@ import (
 	"github.com/planq-dev/planq/hooks/session"
 	"github.com/planq-dev/planq/internal/testenv"
 	"github.com/planq-dev/planq/jj"
+	"github.com/planq-dev/planq/workflow"
 )
 
 const parentSession = "7f1c2d3e-4b5a-4c6d-8e9f-0a1b2c3d4e5f"
@@ -127,7 +128,7 @@ func TestWorkspacesForParallelAgents(t *testing.T) {
 	}
 
 	// planq agents: every workspace, the main one first.
-	list, err := hooks.Agents(ctx, hooks.WorkflowOptions{Dir: one.Path})
+	list, err := workflow.Agents(ctx, workflow.Options{Dir: one.Path})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -284,7 +285,7 @@ func TestConflictsBetweenAgentsShown(t *testing.T) {
 			t.Errorf("session-start context in the workspace lacks %q:\n%s", want, out.Context)
 		}
 	}
-	list, err := hooks.Agents(ctx, hooks.WorkflowOptions{Dir: w.repo})
+	list, err := workflow.Agents(ctx, workflow.Options{Dir: w.repo})
 	if err != nil {
 		t.Fatal(err)
 	}

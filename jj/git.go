@@ -5,15 +5,15 @@ import (
 	"fmt"
 	"os/exec"
 	"regexp"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
 )
 
-// The oldest git jj fetches with: jj 0.46 runs `git fetch --porcelain`,
-// which git has since 2.42.
-const MinGitMajor, MinGitMinor = 2, 42
+// MinGitVersion is the oldest git jj fetches with: jj 0.46 runs `git fetch
+// --porcelain`, which git has since 2.42. scripts/install-git.sh and the
+// README say the same; a test holds them to this constant.
+const MinGitVersion = "2.42"
 
 // GitInfo is the git executable jj runs to fetch and push.
 type GitInfo struct {
@@ -27,7 +27,7 @@ type GitInfo struct {
 }
 
 // Suitable reports whether jj can fetch with this git.
-func (g GitInfo) Suitable() bool { return VersionAtLeast(g.Version, MinGitMajor, MinGitMinor) }
+func (g GitInfo) Suitable() bool { return VersionAtLeast(g.Version, MinGitVersion) }
 
 // String describes the git in a few words, for messages.
 func (g GitInfo) String() string {
@@ -56,13 +56,25 @@ func (c *Client) Git(ctx context.Context) (GitInfo, error) {
 		g.Path = ""
 		return g, nil
 	}
+	g.Version, _ = GitVersion(ctx, g.Path)
+	return g, nil
+}
+
+// GitVersion runs the git at path (`git --version`, within 30 seconds)
+// and returns its version, such as "2.39.5". It is an error when that git
+// does not run or says no version.
+func GitVersion(ctx context.Context, git string) (string, error) {
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
-	out, err := exec.CommandContext(ctx, g.Path, "--version").Output()
-	if err == nil {
-		g.Version = ParseGitVersion(string(out))
+	out, err := exec.CommandContext(ctx, git, "--version").Output()
+	if err != nil {
+		return "", fmt.Errorf("run %s --version: %w", git, err)
 	}
-	return g, nil
+	v := ParseGitVersion(string(out))
+	if v == "" {
+		return "", fmt.Errorf("cannot read the version of %s (it printed %q)", git, strings.TrimSpace(string(out)))
+	}
+	return v, nil
 }
 
 // gitVersionRe is compiled on first use: hook processes never need it.
@@ -76,19 +88,4 @@ func ParseGitVersion(out string) string {
 		return ""
 	}
 	return m[1]
-}
-
-// VersionAtLeast reports whether a "major.minor[.patch]" version (of jj or git) is at
-// least major.minor.
-func VersionAtLeast(v string, major, minor int) bool {
-	parts := strings.SplitN(v, ".", 3)
-	if len(parts) < 2 {
-		return false
-	}
-	ma, err1 := strconv.Atoi(parts[0])
-	mi, err2 := strconv.Atoi(parts[1])
-	if err1 != nil || err2 != nil {
-		return false
-	}
-	return ma > major || ma == major && mi >= minor
 }

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
+	"strings"
 	"testing"
 
 	"github.com/planq-dev/planq/internal/testenv"
@@ -25,12 +27,33 @@ func TestParseGitVersion(t *testing.T) {
 			t.Errorf("ParseGitVersion(%q) = %q, want %q", out, got, want)
 		}
 	}
-	for _, tt := range []struct {
-		v    string
-		want bool
-	}{{"2.42.0", true}, {"2.41.9", false}, {"2.100.1", true}, {"3.0", true}, {"1.99", false}, {"", false}, {"x.y", false}} {
-		if got := jj.VersionAtLeast(tt.v, 2, 42); got != tt.want {
-			t.Errorf("VersionAtLeast(%q, 2, 42) = %v", tt.v, got)
+}
+
+// GitVersion runs a git and reads its version; a git that does not run or
+// prints no version is an error naming it.
+func TestGitVersion(t *testing.T) {
+	t.Parallel()
+	bin := t.TempDir()
+	for name, out := range map[string]string{"apple": "git version 2.39.5 (Apple Git-154)", "odd": "hello", "failing": ""} {
+		script := fmt.Sprintf("#!/bin/sh\necho '%s'\n", out)
+		if name == "failing" {
+			script = "#!/bin/sh\nexit 3\n"
+		}
+		if err := os.WriteFile(filepath.Join(bin, name), []byte(script), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if runtime.GOOS == "windows" {
+		t.Skip("shell-script gits")
+	}
+	ctx := context.Background()
+	if v, err := jj.GitVersion(ctx, filepath.Join(bin, "apple")); v != "2.39.5" || err != nil {
+		t.Errorf("GitVersion(apple) = %q, %v", v, err)
+	}
+	for _, name := range []string{"odd", "failing", "missing"} {
+		p := filepath.Join(bin, name)
+		if v, err := jj.GitVersion(ctx, p); err == nil || !strings.Contains(err.Error(), p) {
+			t.Errorf("GitVersion(%s) = %q, %v; want an error naming it", name, v, err)
 		}
 	}
 }

@@ -3,6 +3,14 @@
 // Every call takes a context, runs jj with an argument vector (never a shell
 // string), non-interactively (no pager, no colour, an editor that fails), and
 // parses template output rather than human-formatted text.
+//
+// It also holds what planq builds on jj: the living summary's sections
+// (summary.go); declaring, checkpointing and pushing a change, and the
+// "Session:" trailer (workflow.go); a lineage's revsets (lineage.go);
+// workspaces (workspace.go); and the jj and git versions planq needs
+// (version.go, git.go). Some of it reads jj's files instead of running jj,
+// for the hooks: the repo root (FindRoot), its git directory
+// (BackingGitDir), the operation heads (opheads.go).
 package jj
 
 import (
@@ -515,7 +523,7 @@ func (c *Client) run(ctx context.Context, writes bool, args ...string) ([]byte, 
 		return stdout.Bytes(), nil
 	}
 	if errors.Is(err, exec.ErrNotFound) || errors.Is(err, os.ErrNotExist) && stderr.Len() == 0 {
-		return nil, &Error{Args: args, Stderr: fmt.Sprintf("jj not found (%s); install jj >= 0.30, e.g. with scripts/install-jj.sh", c.bin()), Kind: ErrNoJJ}
+		return nil, &Error{Args: args, Stderr: fmt.Sprintf("jj not found (%s); install jj >= %s, e.g. with scripts/install-jj.sh", c.bin(), MinVersion), Kind: ErrNoJJ}
 	}
 	if ctx.Err() != nil {
 		return nil, &Error{Args: args, Stderr: fmt.Sprintf("jj %s: %v", strings.Join(args[:min(len(args), 2)], " "), ctx.Err()), Kind: ctx.Err()}

@@ -394,7 +394,7 @@ func Redescribe(ctx context.Context, c *Client, desc string) (Change, error) {
 func FetchWarning(msg string) string {
 	w := "fetch failed, working from local state: " + strings.Join(strings.Fields(msg), " ")
 	if strings.Contains(msg, "requires git") {
-		w += fmt.Sprintf(" (jj's git is older than %d.%d: `planq doctor` says how to get a newer one)", MinGitMajor, MinGitMinor)
+		w += " (jj's git is older than " + MinGitVersion + ": `planq doctor` says how to get a newer one)"
 	}
 	return w
 }

@@ -1,8 +1,10 @@
 // Package mcp serves planq's tools over the Model Context Protocol.
 //
-// The layer is thin: each tool validates its input and calls the jj, gate,
-// staterepo and changelog packages, which know nothing of MCP. One
-// middleware records every call in the local metrics (metrics.go).
+// The layer is thin: one file per tool (its schema snapshot in
+// __toolsnaps__), each validating its input and calling the packages that
+// know nothing of MCP (jj, gate, staterepo, changelog, search, transcript,
+// and hooks/hosts for jj_push's check of local wiring). One middleware
+// records every call in the local metrics (metrics.go).
 package mcp
 
 import (
@@ -159,7 +161,7 @@ func (d *deps) explain(err error) string {
 	case errors.As(err, &ue):
 		return ue.msg
 	case errors.Is(err, jj.ErrNoJJ):
-		return "jj is not installed on this machine. Install jj >= 0.30 (planq's scripts/install-jj.sh, `cargo install --locked jj-cli`, or `brew install jj`), then retry."
+		return "jj is not installed on this machine. Install jj >= " + jj.MinVersion + " (planq's scripts/install-jj.sh, `cargo install --locked jj-cli`, or `brew install jj`), then retry."
 	case errors.Is(err, jj.ErrNotRepo):
 		return notRepoMessage(d.dir)
 	case errors.Is(err, jj.ErrImmutable):

@@ -10,7 +10,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/planq-dev/planq/config"
 	"github.com/planq-dev/planq/internal/text"
 	"github.com/planq-dev/planq/jj"
 	"github.com/planq-dev/planq/project"
@@ -108,7 +107,7 @@ func Dir(home, project string) string { return filepath.Join(home, "metrics", pr
 
 // DirFor returns the metrics directory of the project that dir belongs to:
 // the project of its jj workspace (or of dir itself outside one), as
-// project.Name names it, under config.StateHome. It reads files only.
+// project.Locate finds it. It reads files only.
 func DirFor(dir string, getenv func(string) string) (string, error) {
 	root, ok := jj.FindRoot(dir)
 	if !ok {
@@ -118,19 +117,11 @@ func DirFor(dir string, getenv func(string) string) (string, error) {
 		}
 		root = abs
 	}
-	cfg, err := config.Load(root)
+	loc, err := project.Locate(root, getenv)
 	if err != nil {
 		return "", err
 	}
-	home, err := config.StateHome(getenv)
-	if err != nil {
-		return "", err
-	}
-	name, _, err := project.Name(root, cfg, home)
-	if err != nil {
-		return "", err
-	}
-	return Dir(home, name), nil
+	return Dir(loc.Home, loc.Name), nil
 }
 
 // dayLayout names a day file.

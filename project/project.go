@@ -67,6 +67,36 @@ func StateRepo(home, name string) string {
 	return filepath.Join(home, ReposDir, name+".git")
 }
 
+// Location is where the project of a code repo is: what every part of
+// planq that keeps records under PLANQ_HOME (state repo, transcripts,
+// metrics) resolves first.
+type Location struct {
+	Root   string        // the code repo's root
+	Config config.Config // its .planq/config.yaml
+	Home   string        // PLANQ_HOME, absolute (config.StateHome)
+	Name   string        // the project's name (Name)
+	Source Source        // where Name came from
+}
+
+// Locate resolves the project of the code repo whose root is root: its
+// configuration, PLANQ_HOME as getenv gives it, and its name. It reads
+// files only, so hooks can afford it.
+func Locate(root string, getenv func(string) string) (Location, error) {
+	cfg, err := config.Load(root)
+	if err != nil {
+		return Location{}, err
+	}
+	home, err := config.StateHome(getenv)
+	if err != nil {
+		return Location{}, err
+	}
+	name, src, err := Name(root, cfg, home)
+	if err != nil {
+		return Location{}, err
+	}
+	return Location{Root: root, Config: cfg, Home: home, Name: name, Source: src}, nil
+}
+
 // Name returns the project of the code repo at root (see the package doc)
 // and where the name came from. home is PLANQ_HOME.
 func Name(root string, c config.Config, home string) (string, Source, error) {

@@ -201,3 +201,39 @@ func TestACollisionIsRefusedWithTheFix(t *testing.T) {
 		t.Errorf("the moved repo itself: %v", err)
 	}
 }
+
+// Locate reads the repo's configuration and PLANQ_HOME as its caller's
+// environment gives them, and names the project as Name does; a broken
+// configuration is an error, never a silently derived name.
+func TestLocate(t *testing.T) {
+	w := newWorld(t)
+	root := w.repo("api")
+	getenv := func(k string) string {
+		if k == "PLANQ_HOME" {
+			return w.home
+		}
+		return ""
+	}
+	loc, err := Locate(root, getenv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if loc.Root != root || loc.Home != w.home || !derivedName.MatchString(loc.Name) || loc.Source != FromDerived {
+		t.Errorf("Locate = %+v", loc)
+	}
+	if err := os.MkdirAll(filepath.Join(root, ".planq"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(config.Path(root), []byte("project: shop\nagent: ann\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if loc, err = Locate(root, getenv); err != nil || loc.Name != "shop" || loc.Source != FromConfig || loc.Config.Agent != "ann" {
+		t.Errorf("with a configured name: %+v, %v", loc, err)
+	}
+	if err := os.WriteFile(config.Path(root), []byte("project: [\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Locate(root, getenv); err == nil {
+		t.Error("a configuration that does not parse gave a location")
+	}
+}

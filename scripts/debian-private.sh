@@ -96,7 +96,7 @@ detect_mirror() {
 
 # deb_require_host WHAT: die_elsewhere unless this machine can take packages
 # from Debian here (Linux x86_64 Debian with apt and dpkg, as root). WHAT
-# starts the message, e.g. "no jj >= 0.30 found".
+# starts the message, e.g. "no jj >= ${MIN_MAJOR}.${MIN_MINOR} found".
 deb_require_host() {
   local what=$1 os_id='' tool
   [[ $(uname -s) == Linux && $(uname -m) == x86_64 ]] ||

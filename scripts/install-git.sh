@@ -1,16 +1,17 @@
 #!/usr/bin/env bash
-# install-git.sh: make jj run a git >= 2.42. Safe to re-run.
+# install-git.sh: make jj run a git it can fetch with (MIN_MAJOR.MIN_MINOR
+# below, jj.MinGitVersion in planq's code). Safe to re-run.
 #
 # jj 0.46 fetches and pushes by running `git` (`git fetch --porcelain` needs
-# git >= 2.42); Debian 12 and Apple's git are 2.39. The system git is never
+# git 2.42); Debian 12 and Apple's git are 2.39. The system git is never
 # replaced: jj is pointed at a suitable git with its own setting,
 # git.executable-path, in the user's jj config, so every jj the user runs
 # (their shell, planq's MCP server, any jj install) fetches with it.
 #
 #   1. When the git jj runs (its git.executable-path, else `git` on PATH) is
-#      >= 2.42, it says so and does nothing.
-#   2. Else, when the git on PATH or a git installed here before is >= 2.42,
-#      it points jj at that one.
+#      new enough, it says so and does nothing.
+#   2. Else, when the git on PATH or a git installed here before is new
+#      enough, it points jj at that one.
 #   3. Else, on Debian x86_64 as root, it takes the `git` package from Debian
 #      testing ("forky") with its libraries (not perl: only git's perl
 #      commands need it) into a private prefix (scripts/debian-private.sh: the
@@ -25,10 +26,12 @@
 #   JJ                the jj to configure (default: jj on PATH)
 set -euo pipefail
 
+# The oldest git jj fetches with: jj.MinGitVersion (jj/git.go), which a test
+# holds this line to.
 readonly MIN_MAJOR=2 MIN_MINOR=42
 readonly SUITE=forky
 readonly MARKER='# planq-install-git wrapper'
-readonly HINT='install git >= 2.42 (macOS: brew install git; Windows: Git for Windows >= 2.42 from https://git-scm.com; Debian/Ubuntu: a newer git package) and point jj at it: jj config set --user git.executable-path /path/to/git'
+readonly HINT="install git >= ${MIN_MAJOR}.${MIN_MINOR} (macOS: brew install git; Windows: Git for Windows >= ${MIN_MAJOR}.${MIN_MINOR} from https://git-scm.com; Debian/Ubuntu: a newer git package) and point jj at it: jj config set --user git.executable-path /path/to/git"
 
 prog=${0##*/}
 
@@ -61,7 +64,8 @@ limited() {
   if command -v timeout >/dev/null 2>&1; then timeout 30 "$@"; else "$@"; fi
 }
 
-# Print the version of git $1 (e.g. 2.53.0) if it runs and is >= 2.42.
+# Print the version of git $1 (e.g. 2.53.0) if it runs and is at least
+# MIN_MAJOR.MIN_MINOR.
 suitable_version() {
   local bin=$1 out major minor
   [[ -n $bin && -x $bin && ! -d $bin ]] || return 1
@@ -127,7 +131,7 @@ for c in "$(command -v git 2>/dev/null || true)" "$WRAPPER"; do
 done
 
 # ---- 3. install from Debian ------------------------------------------------
-deb_require_host "no git >= 2.42 found"
+deb_require_host "no git >= ${MIN_MAJOR}.${MIN_MINOR} found"
 case $PREFIX in
   *[\"\$\`\\\']* | *$'\n'*) die "PLANQ_GIT_PREFIX must not contain quotes, \$, backticks, backslashes or newlines" ;;
 esac
@@ -184,7 +188,7 @@ deb_move_into_place "$PREFIX"
 
 # ---- verify: version, and a fetch through the helpers ----------------------
 ver=$(suitable_version "$WRAPPER") ||
-  die "installed $WRAPPER but it does not report git >= 2.42 ($("$WRAPPER" --version 2>&1 | head -n 1))"
+  die "installed $WRAPPER but it does not report git >= ${MIN_MAJOR}.${MIN_MINOR} ($("$WRAPPER" --version 2>&1 | head -n 1))"
 check=$(mktemp -d)
 deb_cleanup_extra() { rm -rf -- "$check"; }
 if ! out=$({ "$WRAPPER" init -q "$check/src" &&

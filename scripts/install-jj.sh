@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# install-jj.sh: make a `jj` (Jujutsu) >= 0.30 available. Safe to re-run.
+# install-jj.sh: make a `jj` (Jujutsu) planq supports available (MIN_MAJOR.MIN_MINOR
+# below, jj.MinVersion in planq's code). Safe to re-run.
 #
 # If a suitable jj is already there (first `jj` on PATH, or the wrapper in the
 # bin dir below), it says so and does nothing. Otherwise, on Debian x86_64 as
@@ -19,10 +20,12 @@
 #                    own apt sources, falling back to http://deb.debian.org/debian)
 set -euo pipefail
 
+# The oldest jj planq supports: jj.MinVersion (jj/version.go), which a test
+# holds this line to.
 readonly MIN_MAJOR=0 MIN_MINOR=30
 readonly SUITE=forky
 readonly MARKER='# planq-install-jj wrapper'
-readonly HINT='install jj >= 0.30: https://jj-vcs.github.io/jj/latest/install-and-setup/ (cargo install --locked jj-cli, brew install jj, or your distro'\''s jujutsu package), then re-run'
+readonly HINT="install jj >= ${MIN_MAJOR}.${MIN_MINOR}: https://jj-vcs.github.io/jj/latest/install-and-setup/ (cargo install --locked jj-cli, brew install jj, or your distro's jujutsu package), then re-run"
 
 prog=${0##*/}
 
@@ -49,7 +52,8 @@ EOF
 }
 
 
-# Print the version of jj binary $1 (e.g. 0.46.0) if it runs and is >= 0.30;
+# Print the version of jj binary $1 (e.g. 0.46.0) if it runs and is at least
+# MIN_MAJOR.MIN_MINOR;
 # fail otherwise.
 suitable_version() {
   local bin=$1 out major minor
@@ -118,7 +122,7 @@ if [[ $mode == check ]]; then
 fi
 
 # ---- 2. can we install here? ---------------------------------------------
-deb_require_host "no jj >= 0.30 found"
+deb_require_host "no jj >= ${MIN_MAJOR}.${MIN_MINOR} found"
 case $PREFIX$BIN_DIR in
   *[\"\$\`\\]* | *$'\n'*) die "PLANQ_JJ_PREFIX/PLANQ_BIN_DIR must not contain quotes, \$, backticks, backslashes or newlines" ;;
 esac
@@ -158,7 +162,7 @@ deb_move_into_place "$PREFIX"
 wrapper=$BIN_DIR/jj
 if [[ -e $wrapper ]] && ! grep -qF "$MARKER" "$wrapper" 2>/dev/null; then
   mv -f -- "$wrapper" "$wrapper.planq-backup"
-  echo "moved the existing $wrapper (not >= 0.30) to $wrapper.planq-backup" >&2
+  echo "moved the existing $wrapper (not >= ${MIN_MAJOR}.${MIN_MINOR}) to $wrapper.planq-backup" >&2
 fi
 tmp_wrapper=$(mktemp "$BIN_DIR/.jj.XXXXXX")
 # --library-path (not LD_LIBRARY_PATH) so that programs jj starts (git, ssh,
@@ -175,7 +179,7 @@ tmp_wrapper=''
 
 # ---- verify ----------------------------------------------------------------
 ver=$(suitable_version "$wrapper") ||
-  die "installed $wrapper but it does not report jj >= 0.30 ($("$wrapper" --version 2>&1 | head -n 1))"
+  die "installed $wrapper but it does not report jj >= ${MIN_MAJOR}.${MIN_MINOR} ($("$wrapper" --version 2>&1 | head -n 1))"
 echo "installed jj $ver at $wrapper (files in $PREFIX)"
 if ! on_path "$BIN_DIR"; then
   echo "$BIN_DIR is not on PATH; add this line to your shell profile:"

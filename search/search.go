@@ -6,7 +6,8 @@
 // (branches/<name>.md), scratch and plan files — and because both the MCP
 // server (which keeps an Index warm and updates it incrementally with Sync)
 // and the CLI (a one-shot Scan) use it without needing staterepo's git side.
-// It depends on changelog only for FromEntry and PlainText.
+// It depends on changelog only for its entries (FromEntry) and their text
+// (PlainText, QuickTitle).
 //
 // Ranking is BM25 (k1=1.2, b=0.75) over the tokenised title, fields and body,
 // multiplied by the fraction of query terms a document contains (so documents

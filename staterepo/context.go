@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/planq-dev/planq/changelog"
+	"github.com/planq-dev/planq/internal/gitlink"
 	"github.com/planq-dev/planq/jj"
 )
 
@@ -282,7 +283,7 @@ func branchFile(branch string) (string, error) {
 // or its ancestors, found with one `jj log` call unless noJJ is set. It
 // returns "" when there is none.
 func CodeBranch(ctx context.Context, root string, noJJ bool) string {
-	if gd, ok := gitDir(root); ok {
+	if gd, ok := gitlink.CommonDir(root); ok {
 		headPath := filepath.Join(gd, "HEAD")
 		if data, err := os.ReadFile(filepath.Join(root, ".git")); err == nil {
 			// A linked git worktree keeps its own HEAD in its gitdir.
@@ -465,7 +466,7 @@ func CodeStateKey(root string) string {
 		b.WriteString(key)
 		b.WriteByte(',')
 	}
-	if gd, ok := gitDir(root); ok {
+	if gd, ok := gitlink.CommonDir(root); ok {
 		if data, err := os.ReadFile(filepath.Join(gd, "HEAD")); err == nil {
 			b.Write(data)
 		}

@@ -1,12 +1,9 @@
 package staterepo
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -15,7 +12,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 
 	"github.com/planq-dev/planq/config"
-	"github.com/planq-dev/planq/jj"
+	"github.com/planq-dev/planq/internal/ignorefile"
 	"github.com/planq-dev/planq/project"
 	"github.com/planq-dev/planq/staterepo/internal/gitstore"
 )
@@ -308,80 +305,30 @@ func (s *Store) Remove(ctx context.Context, name string, force bool) error {
 	return w.Remove()
 }
 
-// ignoreLine is the pattern that keeps the state worktree out of the code repo.
-const ignoreLine = "/" + WorktreeDir + "/"
+// ignoreLine is the pattern that keeps the state worktree out of the code
+// repo, under the comment ignoreComment.
+const (
+	ignoreLine    = "/" + WorktreeDir + "/"
+	ignoreComment = "planq state worktree (agent memory, kept in its own git repo)"
+)
 
-// EnsureIgnored makes the code repo at root ignore .planq/agent/: in
-// info/exclude of the git directory behind it (a jj repo's backing git
-// directory, colocated or not, which jj reads in every workspace; else a
-// git repo's .git), else — or when gitignore is set — in .gitignore, which
-// is part of the working copy.
+// EnsureIgnored makes the code repo at root ignore .planq/agent/: in its
+// exclude file (ignorefile.Exclude: info/exclude of the git directory
+// behind it, which jj reads in every workspace and git in every linked
+// worktree), else — or when gitignore is set — in .gitignore, which is
+// part of the working copy. A line that covers it already is enough; the
+// file keeps every other byte and is replaced atomically.
 func EnsureIgnored(root string, gitignore bool) error {
 	target := filepath.Join(root, ".gitignore")
 	if !gitignore {
-		if gd, ok := jj.BackingGitDir(root); ok {
-			target = filepath.Join(gd, "info", "exclude")
-		} else if gd, ok := gitDir(root); ok {
-			target = filepath.Join(gd, "info", "exclude")
+		if p, ok, err := ignorefile.Exclude(root); err == nil && ok {
+			target = p
 		}
 	}
-	data, err := os.ReadFile(target)
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("read %s: %w", target, err)
-	}
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	for sc.Scan() {
-		switch strings.TrimSpace(sc.Text()) {
-		case ignoreLine, "/.planq/agent", ".planq/agent/", ".planq/agent", "/.planq/", ".planq/", ".planq":
-			return nil
-		}
-	}
-	if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
-		return err
-	}
-	f, err := os.OpenFile(target, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
-	if err != nil {
+	if err := ignorefile.Ensure(target, ignoreComment, ignoreLine); err != nil {
 		return fmt.Errorf("ignore %s: %w", WorktreeDir, err)
 	}
-	defer f.Close()
-	prefix := ""
-	if len(data) > 0 && data[len(data)-1] != '\n' {
-		prefix = "\n"
-	}
-	_, err = fmt.Fprintf(f, "%s# planq state worktree (agent memory, kept in its own git repo)\n%s\n", prefix, ignoreLine)
-	return err
-}
-
-// gitDir returns the code repo's git directory holding info/exclude: .git
-// itself, or for a linked worktree of the code repo, its common dir.
-func gitDir(root string) (string, bool) {
-	p := filepath.Join(root, ".git")
-	st, err := os.Stat(p)
-	if err != nil {
-		return "", false
-	}
-	if st.IsDir() {
-		return p, true
-	}
-	data, err := os.ReadFile(p)
-	if err != nil {
-		return "", false
-	}
-	gd, ok := strings.CutPrefix(strings.TrimSpace(string(data)), "gitdir: ")
-	if !ok {
-		return "", false
-	}
-	if !filepath.IsAbs(gd) {
-		gd = filepath.Join(root, gd)
-	}
-	if c, err := os.ReadFile(filepath.Join(gd, "commondir")); err == nil {
-		cd := strings.TrimSpace(string(c))
-		if !filepath.IsAbs(cd) {
-			cd = filepath.Join(gd, cd)
-		}
-		return filepath.Clean(cd), true
-	}
-	return gd, true
+	return nil
 }
 
 // ClaimProject records in root's .planq/config.yaml the project the code

@@ -11,7 +11,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -19,6 +18,7 @@ import (
 	"time"
 
 	"github.com/planq-dev/planq/internal/flock"
+	"github.com/planq-dev/planq/jj"
 	"github.com/planq-dev/planq/staterepo/internal/gitstore"
 )
 
@@ -73,7 +73,7 @@ const (
 )
 
 // minGit is the oldest git whose repack planq uses (--cruft came in 2.37).
-var minGit = [2]int{2, 37}
+const minGit = "2.37"
 
 // gcAuto is the loose-object count that starts automatic maintenance.
 func (s *Store) gcAuto() int {
@@ -384,28 +384,18 @@ func gitEnv() []string {
 	return env
 }
 
-var gitVersion = regexp.MustCompile(`git version (\d+)\.(\d+)`)
-
 // findGit returns the git binary, checking that it is new enough.
 func findGit(ctx context.Context) (string, error) {
 	git, err := exec.LookPath("git")
 	if err != nil {
-		return "", fmt.Errorf("maintenance needs git %d.%d or newer on PATH (jj needs it too): %w", minGit[0], minGit[1], err)
+		return "", fmt.Errorf("maintenance needs git %s or newer on PATH (jj needs it too): %w", minGit, err)
 	}
-	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-	defer cancel()
-	out, err := exec.CommandContext(ctx, git, "version").Output()
+	v, err := jj.GitVersion(ctx, git)
 	if err != nil {
-		return "", fmt.Errorf("run %s version: %w", git, err)
+		return "", err
 	}
-	m := gitVersion.FindStringSubmatch(string(out))
-	if m == nil {
-		return "", fmt.Errorf("cannot read the version of %s (%q)", git, strings.TrimSpace(string(out)))
-	}
-	major, _ := strconv.Atoi(m[1])
-	minor, _ := strconv.Atoi(m[2])
-	if major < minGit[0] || (major == minGit[0] && minor < minGit[1]) {
-		return "", fmt.Errorf("maintenance needs git %d.%d or newer; %s is %d.%d", minGit[0], minGit[1], git, major, minor)
+	if !jj.VersionAtLeast(v, minGit) {
+		return "", fmt.Errorf("maintenance needs git %s or newer; %s is %s", minGit, git, v)
 	}
 	return git, nil
 }

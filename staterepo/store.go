@@ -47,8 +47,9 @@
 //   - The worktree is registered the way `git worktree add` does it
 //     (<bare>/worktrees/<id>/{HEAD,commondir,gitdir,index} and a .git file),
 //     so `git worktree list`, `git fsck` and hand commits work. The code repo
-//     ignores it through .git/info/exclude, or .gitignore when asked or when
-//     there is no .git (non-colocated jj repos).
+//     ignores it through the info/exclude of the git directory behind it
+//     (EnsureIgnored), or .gitignore when asked or when no git directory
+//     backs it.
 //   - The current agent is Options.Agent, else PLANQ_AGENT, else the config's
 //     "agent:", else the agent whose branch .planq/agent has checked out,
 //     else "main"; its branch and worktree are created by the first write.

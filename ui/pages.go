@@ -10,12 +10,12 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/planq-dev/planq/hooks"
 	"github.com/planq-dev/planq/internal/text"
 	"github.com/planq-dev/planq/jj"
 	"github.com/planq-dev/planq/metrics"
 	"github.com/planq-dev/planq/staterepo"
 	"github.com/planq-dev/planq/transcript"
+	"github.com/planq-dev/planq/workflow"
 )
 
 // summaryLines is how many lines of a description without a living summary
@@ -53,7 +53,7 @@ type cardList struct {
 
 // agentView is one workspace on the Overview.
 type agentView struct {
-	hooks.AgentStatus
+	workflow.AgentStatus
 	Task      string
 	Body      template.HTML // the first lines of a description that is no living summary
 	Lists     []cardList    // Left to do and Open questions, as the summary has them
@@ -82,7 +82,7 @@ func (s *Server) overview(r *http.Request) (any, error) {
 		wg    sync.WaitGroup
 	)
 	wg.Go(func() { ls, lsErr = s.catalog.list() })
-	list, err := hooks.Agents(ctx, hooks.WorkflowOptions{Dir: s.root, Getenv: s.getenv, JJBin: s.jjBin})
+	list, err := workflow.Agents(ctx, workflow.Options{Dir: s.root, JJBin: s.jjBin})
 	if err != nil {
 		d.AgentsErr = err.Error()
 	}
@@ -110,7 +110,7 @@ func (s *Server) overview(r *http.Request) (any, error) {
 
 // viewAgent lays out a workspace's card: what is left and what is open,
 // item by item, rather than the summary's raw first lines.
-func viewAgent(a hooks.AgentStatus, pl *pageLineages) agentView {
+func viewAgent(a workflow.AgentStatus, pl *pageLineages) agentView {
 	v := agentView{AgentStatus: a, Conflicts: capList(a.Conflicts, cardItems)}
 	sum := jj.ParseSummary(a.Description)
 	v.Task = sum.Task

@@ -61,11 +61,11 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	default:
 		return usage(stderr)
 	}
-	host, ok := hostFlag(args[1:], getenv)
+	host, ok := hostFlag(args[1:])
 	if !ok {
 		return usage(stderr)
 	}
-	ad, err := hosts.Lookup(host)
+	ad, err := hosts.ForHook(host, getenv)
 	if err != nil {
 		fmt.Fprintf(stderr, "planq-hook: %v\n", err)
 		return 2
@@ -76,23 +76,18 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	return session.RunPostToolUse(ctx, ad.Protocol(), stdin, stdout, stderr, session.Env{Getenv: getenv})
 }
 
-// hostFlag reads "--host NAME" or "--host=NAME" (the only flag); without
-// it the host is $PLANQ_HOST, else Claude Code.
-func hostFlag(args []string, getenv func(string) string) (string, bool) {
-	host := getenv("PLANQ_HOST")
+// hostFlag reads "--host NAME" or "--host=NAME" (the only flag); "" when
+// it is not given (hosts.ForHook then picks the host as planq hook does).
+func hostFlag(args []string) (string, bool) {
 	switch {
 	case len(args) == 0:
+		return "", true
 	case len(args) == 2 && args[0] == "--host":
-		host = args[1]
+		return args[1], true
 	case len(args) == 1 && strings.HasPrefix(args[0], "--host="):
-		host = strings.TrimPrefix(args[0], "--host=")
-	default:
-		return "", false
+		return strings.TrimPrefix(args[0], "--host="), true
 	}
-	if host == "" {
-		host = hosts.Default
-	}
-	return host, true
+	return "", false
 }
 
 const helpText = `planq-hook serves agent hosts' pre-tool-use and post-tool-use hooks, and Claude Code's status line, for planq.

@@ -12,6 +12,7 @@ import (
 	"github.com/planq-dev/planq/hooks"
 	"github.com/planq-dev/planq/internal/text"
 	"github.com/planq-dev/planq/jj"
+	"github.com/planq-dev/planq/workflow"
 )
 
 // agentsOptions are `planq agents`' flags.
@@ -53,13 +54,13 @@ func runAgents(ctx context.Context, a *app, o *agentsOptions) error {
 	if err != nil {
 		return err
 	}
-	list, err := hooks.Agents(ctx, hooks.WorkflowOptions{Dir: dir, Getenv: a.Getenv})
+	list, err := workflow.Agents(ctx, workflow.Options{Dir: dir})
 	if err != nil {
 		return err
 	}
 	if o.JSON {
 		if list == nil {
-			list = []hooks.AgentStatus{}
+			list = []workflow.AgentStatus{}
 		}
 		return writeJSON(a.Stdout, list)
 	}

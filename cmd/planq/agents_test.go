@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/planq-dev/planq/hooks"
 	"github.com/planq-dev/planq/internal/testenv"
+	"github.com/planq-dev/planq/workflow"
 )
 
 // TestStartInWorkspaceAndAgents walks parallel agents from the command
@@ -43,7 +43,7 @@ func TestStartInWorkspaceAndAgents(t *testing.T) {
 	}
 
 	out, _, code = runIn(t, repo, "agents", "--json")
-	var list []hooks.AgentStatus
+	var list []workflow.AgentStatus
 	if code != 0 || json.Unmarshal([]byte(out), &list) != nil || len(list) != 2 {
 		t.Fatalf("agents --json: exit %d\n%s", code, out)
 	}

@@ -31,9 +31,6 @@ const (
 	repoNone        = "none"
 )
 
-// minJJ is the oldest jj planq supports.
-const minJJMajor, minJJMinor = 0, 30
-
 type doctorOptions struct {
 	Repo string
 	JSON bool
@@ -109,9 +106,9 @@ func runDoctor(cmd *cobra.Command, a *app, opts *doctorOptions) error {
 		if p, err := a.lookPath("jj"); err == nil {
 			rep.JJPath = p
 		}
-		c := check{Name: "jj", OK: jj.VersionAtLeast(v, minJJMajor, minJJMinor), Detail: "jj " + v}
+		c := check{Name: "jj", OK: jj.Supported(v), Detail: "jj " + v}
 		if !c.OK {
-			c.Detail += fmt.Sprintf(" is older than %d.%d", minJJMajor, minJJMinor)
+			c.Detail += " is older than " + jj.MinVersion
 			c.Fix = installHint(runtime.GOOS, "jj")
 		}
 		rep.Checks = append(rep.Checks, c)
@@ -446,18 +443,18 @@ func installHint(goos, tool string) string {
 	case "git/darwin":
 		return `brew install git && jj config set --user git.executable-path "$(brew --prefix)/bin/git"`
 	case "git/windows":
-		return "winget install Git.Git   (Git for Windows >= 2.42; then restart the terminal)"
+		return "winget install Git.Git   (Git for Windows >= " + jj.MinGitVersion + "; then restart the terminal)"
 	case "git/linux":
-		return "make install   (Debian 12: bash scripts/install-git.sh; elsewhere install git >= 2.42 and run: jj config set --user git.executable-path /path/to/git)"
+		return "make install   (Debian 12: bash scripts/install-git.sh; elsewhere install git >= " + jj.MinGitVersion + " and run: jj config set --user git.executable-path /path/to/git)"
 	}
 	if tool == "jj" {
-		return "install jj >= 0.30: https://jj-vcs.github.io/jj/latest/install-and-setup/"
+		return "install jj >= " + jj.MinVersion + ": https://jj-vcs.github.io/jj/latest/install-and-setup/"
 	}
-	return "install git >= 2.42 and run: jj config set --user git.executable-path /path/to/git"
+	return "install git >= " + jj.MinGitVersion + " and run: jj config set --user git.executable-path /path/to/git"
 }
 
 // gitCheck judges the git jj runs: jj 0.46 fetches with `git fetch
-// --porcelain`, which needs git >= 2.42.
+// --porcelain`, which needs git >= jj.MinGitVersion.
 func gitCheck(g jj.GitInfo, goos string) check {
 	c := check{Name: "git", OK: g.Suitable()}
 	where := "git on PATH"
@@ -469,9 +466,9 @@ func gitCheck(g jj.GitInfo, goos string) check {
 		c.Detail = fmt.Sprintf("jj runs %s (%s)", g, where)
 		return c
 	case g.Path == "":
-		c.Detail = fmt.Sprintf("jj runs %q (%s), which is not installed; jj fetches and pushes with git >= %d.%d", g.Setting, where, jj.MinGitMajor, jj.MinGitMinor)
+		c.Detail = fmt.Sprintf("jj runs %q (%s), which is not installed; jj fetches and pushes with git >= %s", g.Setting, where, jj.MinGitVersion)
 	default:
-		c.Detail = fmt.Sprintf("jj runs %s (%s); jj needs git >= %d.%d to fetch (`git fetch --porcelain`)", g, where, jj.MinGitMajor, jj.MinGitMinor)
+		c.Detail = fmt.Sprintf("jj runs %s (%s); jj needs git >= %s to fetch (`git fetch --porcelain`)", g, where, jj.MinGitVersion)
 	}
 	c.Fix = installHint(goos, "git")
 	return c

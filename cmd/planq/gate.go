@@ -60,10 +60,10 @@ configuration). --cwd and --project give those. By default the project is
 CLAUDE_PROJECT_DIR, else the current directory, and the working directory is
 the current one (the project, when --project is given).
 
-For a host that applies rewritten commands (Claude Code) on a machine with an
-OS sandbox, a locked shell call the gate is not sure modifies is allowed to run
-in the sandbox, the project read-only: the action is "sandbox" and the command
-the host would run instead is shown (--json: decision.command).
+For a host that applies rewritten commands, on a machine with an OS sandbox,
+a locked shell call the gate is not sure modifies is allowed to run in the
+sandbox, the project read-only: the action is "sandbox" and the command the
+host would run instead is shown (--json: decision.command).
 
 Exit status: 0 when the hook would allow the call (in the sandbox or not), 3
 when it would deny it.`,

@@ -58,14 +58,7 @@ print one line on stderr and exit 0.`,
 			Short: d.event + " hook: " + d.short,
 			Args:  cobra.NoArgs,
 			RunE: func(cmd *cobra.Command, _ []string) error {
-				name := host
-				if name == "" {
-					name = a.Getenv("PLANQ_HOST")
-				}
-				if name == "" {
-					name = hosts.Default
-				}
-				ad, err := hosts.Lookup(name)
+				ad, err := hosts.ForHook(host, a.Getenv)
 				if err != nil {
 					return err
 				}

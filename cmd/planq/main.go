@@ -1,5 +1,7 @@
 // Command planq makes the jj change graph the record of an AI coding agent's
-// work and keeps the agent's memory in a git repo beside the code.
+// work and keeps the agent's memory in a git repo outside the code repo
+// (package staterepo). Each file holds a command or a family of them;
+// root.go holds the app and the root command.
 package main
 
 import (

@@ -28,7 +28,7 @@ func newMCPServeCmd(a *app) *cobra.Command {
 		Short: "Serve planq's tools over MCP on stdin/stdout",
 		Long: `Serve planq's jj and state tools over the Model Context Protocol on stdio.
 
-Claude Code starts this command itself once 'planq mcp install' has wired it in.
+The agent host starts this command itself once 'planq mcp install' has wired it in.
 The server works in --repo, else $CLAUDE_PROJECT_DIR, else the current directory.
 Only JSON-RPC is written to stdout; logs go to stderr.`,
 		Args: cobra.NoArgs,

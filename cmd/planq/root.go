@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/planq-dev/planq/hooks/hosts"
 	"github.com/planq-dev/planq/internal/version"
 )
 
@@ -90,20 +91,36 @@ func run(ctx context.Context, a *app, args []string) (code int) {
 	return 1
 }
 
+// hostList names every agent host planq plugs into, for prose: "Claude
+// Code, OpenCode, … and Copilot CLI".
+func hostList() string {
+	var names []string
+	for _, ad := range hosts.All() {
+		names = append(names, ad.Host().Display)
+	}
+	if len(names) < 2 {
+		return strings.Join(names, "")
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
+}
+
 func newRootCmd(a *app) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "planq",
 		Short: "Keep an AI coding agent's work in the jj change graph, and its memory in git",
-		Long: `planq makes the Jujutsu (jj) change graph the record of an AI coding agent's work.
+		Long: `planq makes the Jujutsu (jj) change graph the record of an AI coding agent's work,
+in ` + hostList() + `.
 
 The agent declares its change before it edits (jj new -m "what I am about to do"),
 keeps the change description current, checkpoints with jj new, and can read what
 an earlier change did. Agent memory lives in a git repo outside the code repo.
 
 Start here:
-  planq doctor              check jj, the repo and the Claude Code wiring
-  planq mcp install         wire the MCP server and hooks into Claude Code
-  planq mcp serve           run the stdio MCP server (Claude Code starts it)`,
+  planq doctor              check jj, the repo and each agent host's wiring
+  planq mcp install         wire the MCP server and hooks into the agent hosts
+                            found on this machine (--host names them)
+  planq mcp serve           run the stdio MCP server (the agent host starts it)
+  planq start TASK          declare a change for TASK and launch the agent in it`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		Version:       version.String(),

@@ -12,7 +12,7 @@ import (
 
 	"github.com/aymanbagabas/go-udiff"
 
-	"github.com/planq-dev/planq/config"
+	"github.com/planq-dev/planq/internal/atomicfile"
 )
 
 // FileEdit is one file an install changes (or would change).
@@ -76,7 +76,7 @@ func Apply(e FileEdit) error {
 	if real, err := filepath.EvalSymlinks(e.Path); err == nil {
 		target = real // a symlinked config (a dotfiles repo's) stays a symlink: its file is written
 	}
-	if err := config.WriteFileAtomic(target, e.After, e.Mode); err != nil {
+	if err := atomicfile.Write(target, e.After, e.Mode); err != nil {
 		return fmt.Errorf("write %s: %w", e.Path, err)
 	}
 	return nil

@@ -9,8 +9,8 @@
 // command lines hosts run (shell.go), merges planq's hooks into hooks
 // objects of Claude Code's shape (hooks.go), keeps planq's marked block in
 // a user's text file (block.go), keeps local scope's files out of jj and
-// git (exclude.go, tracked.go), and says what an install did and doctor
-// found (wiring.go).
+// git (exclude.go, with package ignorefile; tracked.go), and says what an
+// install did and doctor found (wiring.go).
 package conffile
 
 import (

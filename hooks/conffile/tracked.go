@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -37,11 +38,11 @@ func Tracked(ctx context.Context, dir, jjBin string, snapshot bool, files ...str
 		}
 		return absPaths(root, got), nil
 	}
-	gitDir, ok, err := repoGitDir(ctx, dir, jjBin)
-	if err != nil || !ok {
-		return nil, err
+	// A git repo without jj: dir is its root (a linked worktree's too).
+	if _, err := os.Lstat(filepath.Join(dir, ".git")); err != nil {
+		return nil, nil
 	}
-	root := filepath.Dir(gitDir)
+	root := dir
 	rels, err := relPaths(root, files)
 	if err != nil {
 		return nil, err

@@ -1,7 +1,13 @@
 // Package hosts is the registry of the agent hosts planq plugs into: one
-// adapter per host (hooks/claude, hooks/opencode), each with its hook
-// protocol, its config files and its CLI, behind one interface the CLI and
-// the planq-hook binary use.
+// adapter per host (hooks/claude, hooks/opencode, hooks/codex,
+// hooks/gemini, hooks/copilot; All lists them), each with its hook
+// protocol, its tool table, its config files and its CLI, behind one
+// interface (Adapter) the CLI and the planq-hook binary use. It also holds
+// what spans the hosts: which host a hook speaks for (ForHook), the
+// command that launches a host's session (AgentArgv), wiring a parallel
+// agent's workspace for every host wired in its project (WireWorkspace),
+// and the rule that keeps local-scope wiring out of the user's changes
+// (leak.go: LocalWiring, FindLeaks, StackLeaks).
 package hosts
 
 import (
@@ -101,6 +107,24 @@ type WorktreeLauncher interface {
 
 // Default is the host planq assumes when none is named: Claude Code.
 const Default = "claude"
+
+// EnvHost names the host a hook process speaks for when its command line
+// does not (--host): the MCP server registrations of some hosts set it.
+const EnvHost = "PLANQ_HOST"
+
+// ForHook returns the host whose protocol a hook process speaks: the one
+// its --host flag names (flag), else $PLANQ_HOST, else Default. An empty
+// flag counts as not given.
+func ForHook(flag string, getenv func(string) string) (Adapter, error) {
+	name := flag
+	if name == "" && getenv != nil {
+		name = getenv(EnvHost)
+	}
+	if name == "" {
+		name = Default
+	}
+	return Lookup(name)
+}
 
 // All returns every adapter, in the order planq documents them.
 func All() []Adapter {

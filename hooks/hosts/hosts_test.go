@@ -73,3 +73,35 @@ func TestAgentArgv(t *testing.T) {
 		}
 	}
 }
+
+// ForHook picks the host a hook speaks for the same way for planq hook and
+// planq-hook: --host, else $PLANQ_HOST, else Claude Code; an empty --host
+// is no --host.
+func TestForHook(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		flag, env string
+		want      string // "" wants an error
+	}{
+		{"codex", "gemini", "codex"},
+		{"", "gemini", "gemini"},
+		{"", "", Default},
+		{"nosuch", "", ""},
+		{"", "nosuch", ""},
+	}
+	for _, tt := range tests {
+		getenv := func(k string) string {
+			if k == EnvHost {
+				return tt.env
+			}
+			return ""
+		}
+		ad, err := ForHook(tt.flag, getenv)
+		switch {
+		case tt.want == "" && (err == nil || !strings.Contains(err.Error(), "planq knows claude")):
+			t.Errorf("ForHook(%q) with %s=%q = %v, %v; want the error listing the hosts", tt.flag, EnvHost, tt.env, ad, err)
+		case tt.want != "" && (err != nil || ad.Host().Name != tt.want):
+			t.Errorf("ForHook(%q) with %s=%q = %v, %v; want %s", tt.flag, EnvHost, tt.env, ad, err, tt.want)
+		}
+	}
+}

@@ -1,14 +1,19 @@
 // Package session is the light, host-neutral half of planq's session core:
 // the events planq handles whatever agent host sends them (Event, Reply),
-// the hook protocol each host adapter implements (Protocol), where a
-// session's records live and how a session is bound to its lineage of jj
-// changes (Scope), the gate's verdict on a tool call (PreToolUse) and the
-// files a call touched (PostToolUse), and the hooks' local metrics
-// (metrics.go). It links nothing heavier than the gate, jj, the transcript
-// store and the metrics recorder, so the planq-hook binary, which serves
-// the tool hooks on every tool call, starts fast. The rest of the core
-// (session-start context, the living-summary nudge, compaction, session
-// end, start/continue/resume) is package hooks.
+// the hook protocol each host adapter implements (Protocol) and the JSON
+// hook shape Claude Code defined that other hosts adopted (hookjson.go,
+// decode.go), where a session's records live and how a session is bound
+// to its lineage of jj changes (Scope), the gate's verdict on a tool call
+// (PreToolUse) and the rewrite of a locked shell call into the OS sandbox
+// (rewrite.go), the post-tool-use answer (AfterToolUse: the files a call
+// touched, PostToolUse, and what subagents did in their workspaces), the
+// tool hooks' whole process (serve.go: RunPreToolUse, RunPostToolUse) and
+// the hooks' local metrics (metrics.go). It links nothing heavier than
+// the gate, jj, the transcript store and the metrics recorder, so the
+// planq-hook binary, which serves the tool hooks on every tool call,
+// starts fast. The rest of the core (session-start context, the
+// living-summary nudge, compaction, session end, the worktree events,
+// start/continue/resume) is package hooks.
 package session
 
 import (

@@ -1,6 +1,6 @@
 // Package fakemodel is a scripted stand-in for a model API on loopback, so
 // tests can drive the real agent CLIs (Claude Code, OpenCode, Codex, Gemini
-// CLI) without a real model. One Server speaks every wire at once, chosen by
+// CLI, Copilot CLI) without a real model. One Server speaks every wire at once, chosen by
 // the request path:
 //
 //   - Anthropic Messages (Claude Code): POST /v1/messages, and

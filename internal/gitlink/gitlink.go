@@ -1,7 +1,8 @@
 // Package gitlink reads the .git file of a linked git worktree
 // ("gitdir: <admin directory>"), the one format planq's state worktree,
-// its plumbing and the project naming all read. It never follows a
-// symbolic link and imports nothing heavy, so hooks can use it.
+// its plumbing and the project naming all read (Read, which never follows
+// a symbolic link), and finds the git directory a code repo's worktrees
+// share (CommonDir). It imports nothing heavy, so hooks can use it.
 package gitlink
 
 import (
@@ -42,4 +43,42 @@ func Read(dir string) (admin string, found bool, err error) {
 		admin = filepath.Join(dir, admin)
 	}
 	return filepath.Clean(admin), true, nil
+}
+
+// CommonDir returns the git directory that the git worktree at dir shares
+// with the repository's other worktrees, where info/exclude and the
+// objects are: dir/.git itself when it is a directory, else, for a linked
+// worktree, the common directory its admin directory names ("commondir"),
+// else that admin directory. ok is false when dir has no .git or it names
+// nothing readable. It is for a user's code repo and so, as git does,
+// follows a .git that is a symbolic link; the state worktree is read with
+// Read.
+func CommonDir(dir string) (string, bool) {
+	p := filepath.Join(dir, ".git")
+	st, err := os.Stat(p)
+	if err != nil {
+		return "", false
+	}
+	if st.IsDir() {
+		return p, true
+	}
+	data, err := os.ReadFile(p)
+	if err != nil {
+		return "", false
+	}
+	admin, ok := strings.CutPrefix(strings.TrimSpace(string(data)), "gitdir: ")
+	if !ok || admin == "" {
+		return "", false
+	}
+	if !filepath.IsAbs(admin) {
+		admin = filepath.Join(dir, admin)
+	}
+	if c, err := os.ReadFile(filepath.Join(admin, "commondir")); err == nil {
+		common := strings.TrimSpace(string(c))
+		if !filepath.IsAbs(common) {
+			common = filepath.Join(admin, common)
+		}
+		return filepath.Clean(common), true
+	}
+	return filepath.Clean(admin), true
 }

@@ -40,3 +40,45 @@ func TestRead(t *testing.T) {
 		})
 	}
 }
+
+func TestCommonDir(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name   string
+		make   func(dir string)
+		common string // relative to the test dir; "" none
+	}{
+		{"no .git", func(string) {}, ""},
+		{"a repository of its own", func(d string) { os.MkdirAll(filepath.Join(d, "w", ".git"), 0o755) }, "w/.git"},
+		{"a linked worktree", func(d string) {
+			os.MkdirAll(filepath.Join(d, "main", ".git", "worktrees", "w"), 0o755)
+			os.WriteFile(filepath.Join(d, "main", ".git", "worktrees", "w", "commondir"), []byte("../..\n"), 0o644)
+			os.MkdirAll(filepath.Join(d, "w"), 0o755)
+			os.WriteFile(filepath.Join(d, "w", ".git"), []byte("gitdir: ../main/.git/worktrees/w\n"), 0o644)
+		}, "main/.git"},
+		{"a separate git dir", func(d string) {
+			os.MkdirAll(filepath.Join(d, "store"), 0o755)
+			os.MkdirAll(filepath.Join(d, "w"), 0o755)
+			os.WriteFile(filepath.Join(d, "w", ".git"), []byte("gitdir: "+filepath.Join(d, "store")+"\n"), 0o644)
+		}, "store"},
+		{"not a link", func(d string) {
+			os.MkdirAll(filepath.Join(d, "w"), 0o755)
+			os.WriteFile(filepath.Join(d, "w", ".git"), []byte("hello\n"), 0o644)
+		}, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			tt.make(dir)
+			got, ok := CommonDir(filepath.Join(dir, "w"))
+			want := ""
+			if tt.common != "" {
+				want = filepath.Join(dir, tt.common)
+			}
+			if got != want || ok != (want != "") {
+				t.Errorf("CommonDir = %q, %v; want %q", got, ok, want)
+			}
+		})
+	}
+}

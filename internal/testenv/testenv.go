@@ -67,7 +67,7 @@ func RequireGitForJJ(t testing.TB) {
 	RequireJJ(t)
 	g := jjGit()
 	if !g.Suitable() {
-		t.Fatalf("jj runs %s, and jj needs git >= %d.%d to fetch: run `make test` (or bash scripts/install-git.sh), which points jj at one", g, jj.MinGitMajor, jj.MinGitMinor)
+		t.Fatalf("jj runs %s, and jj needs git >= %s to fetch: run `make test` (or bash scripts/install-git.sh), which points jj at one", g, jj.MinGitVersion)
 	}
 }
 

@@ -21,9 +21,10 @@ learnings.md, decisions.md, artifacts/, notes/ and checkpoints/.
 NAME is 1-64 letters, digits, '.', '_' or '-', starting with a letter or digit.
 An existing name is refused. When the worktree holds another agent, it is
 switched to the new one if it has no uncommitted changes. The code repo ignores
-.planq/agent/ through .git/info/exclude (or .gitignore with --gitignore, and
-always in a jj repo without a .git directory). The worktree's agent becomes the
-current agent unless PLANQ_AGENT or "agent:" in .planq/config.yaml names another.`,
+.planq/agent/ through its info/exclude, in the git directory behind it (or
+.gitignore with --gitignore, and in a jj repo that no git directory backs).
+The worktree's agent becomes the current agent unless PLANQ_AGENT or "agent:"
+in .planq/config.yaml names another.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			s, err := a.openStore(f.Repo)
