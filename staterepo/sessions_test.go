@@ -27,8 +27,8 @@ func shareLines(t *testing.T, s *Store, origin string, n int) string {
 		fmt.Fprintf(&b, "{\"origin\":%q,\"n\":%d}\n", origin, first+int64(i))
 	}
 	files := map[string][]byte{
-		SegmentPath(origin, first, int64(n)):    []byte(b.String()),
-		origin + "/" + LineageRecordFile: []byte(fmt.Sprintf("{\"lines\":%d}\n", first+int64(n)-1)),
+		SegmentPath(origin, first, int64(n)): []byte(b.String()),
+		origin + "/" + LineageRecordFile:     []byte(fmt.Sprintf("{\"lines\":%d}\n", first+int64(n)-1)),
 	}
 	c, err := s.CommitLineage(ctx(t), lineageRoot, parent, files, "share "+origin)
 	if err != nil {
