@@ -299,3 +299,38 @@ func (s *Store) UpdateShareState(ctx context.Context, root string, fn func(*Shar
 	}
 	return nil
 }
+
+// MarkCopied records src (a host's transcript) as copied into the
+// lineage up to byte offset off, without copying: for a session file planq
+// restored from the lineage itself, whose lines the store has already.
+func (s *Store) MarkCopied(ctx context.Context, root, src string, off int64) error {
+	dir, err := s.Dir(root)
+	if err != nil {
+		return err
+	}
+	if src, err = filepath.Abs(src); err != nil {
+		return fmt.Errorf("transcript: source: %w", err)
+	}
+	unlock, err := s.lock(ctx, dir)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	st, fresh, err := s.readCopyState(dir)
+	if err != nil {
+		return err
+	}
+	if fresh {
+		f, err := os.OpenFile(filepath.Join(dir, TranscriptFile), os.O_RDWR|os.O_CREATE, 0o644)
+		if err != nil {
+			return fmt.Errorf("transcript: open store: %w", err)
+		}
+		st.StoreSize, st.Lines, err = adoptStore(f)
+		f.Close()
+		if err != nil {
+			return err
+		}
+	}
+	st.Sources[src] = off
+	return s.writeCopyState(dir, st)
+}
