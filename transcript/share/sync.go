@@ -7,7 +7,9 @@ import (
 	"slices"
 
 	"github.com/planq-dev/planq/config"
+	"github.com/planq-dev/planq/jj"
 	"github.com/planq-dev/planq/staterepo"
+	"github.com/planq-dev/planq/transcript"
 )
 
 // Enabled reports whether the project shares its sessions
@@ -68,4 +70,22 @@ func (sh *Sharer) Fetch(ctx context.Context, roots []string) (found bool, err er
 		return false, fmt.Errorf("fetch session lineages %v from the state remote: %w", roots, err)
 	}
 	return len(res.Missing) < len(roots), nil
+}
+
+// NeedsFetch reports the lineage to fetch from st's remote for a query or
+// resume of ch: the lineage ch belongs to when this machine lacks its
+// record, or has one that does not know ch yet (a teammate pushed ch since
+// the last pull); ch itself when it is in no lineage here (it may root one
+// elsewhere). It is "" when there is no remote, or nothing to fetch.
+func NeedsFetch(st *staterepo.Store, ch jj.Change, lin transcript.Lineage, inLineage bool) string {
+	if st == nil || st.Config.State.Remote == "" {
+		return ""
+	}
+	switch {
+	case !inLineage:
+		return ch.ChangeID
+	case lin.Session == nil || !slices.Contains(lin.Session.Changes, ch.ChangeID):
+		return lin.Root
+	}
+	return ""
 }
