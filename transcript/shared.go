@@ -334,3 +334,51 @@ func (s *Store) MarkCopied(ctx context.Context, root, src string, off int64) err
 	st.Sources[src] = off
 	return s.writeCopyState(dir, st)
 }
+
+// EachLine calls fn with each committed line of the lineage's transcript,
+// in order, and the machine it came from ("" for this one); fn returns
+// false to stop.
+func (s *Store) EachLine(ctx context.Context, root string, fn func(line []byte, origin string) bool) error {
+	own, err := s.OwnState(root)
+	if err != nil {
+		return err
+	}
+	p, err := s.Path(root)
+	if err != nil {
+		return err
+	}
+	f, err := os.Open(p)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("transcript: %w", err)
+	}
+	defer f.Close()
+	br := bufio.NewReaderSize(io.NewSectionReader(f, 0, own.Size), 256<<10)
+	spans := own.Spans
+	var off int64
+	for {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		line, err := br.ReadBytes('\n')
+		if len(line) == 0 || line[len(line)-1] != '\n' {
+			if err != nil && !errors.Is(err, io.EOF) {
+				return fmt.Errorf("transcript: read %s: %w", p, err)
+			}
+			return nil
+		}
+		for len(spans) > 0 && spans[0].End <= off {
+			spans = spans[1:]
+		}
+		origin := ""
+		if len(spans) > 0 && spans[0].Start <= off {
+			origin = spans[0].Origin
+		}
+		off += int64(len(line))
+		if !fn(line, origin) {
+			return nil
+		}
+	}
+}
