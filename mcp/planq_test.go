@@ -258,6 +258,7 @@ func TestStateToolsListBudget(t *testing.T) {
 }
 
 func TestScratchOutputSaysWhatHappened(t *testing.T) {
+	t.Parallel()
 	for mode, want := range map[string]string{
 		"replace": "scratch.md replaced for agent main; it is now 5 bytes.",
 		"append":  "scratch.md appended to for agent main; it is now 5 bytes.",

@@ -109,6 +109,7 @@ func TestCheckpointRestoreBringsBackStateAndCode(t *testing.T) {
 }
 
 func TestCheckpointOwnership(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	s := e.open("")
 	c := ctx(t)
@@ -149,6 +150,7 @@ func TestCheckpointOwnership(t *testing.T) {
 }
 
 func TestPromoteIsAUnionAndIdempotentThenGC(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	c := ctx(t)
 	s := e.open("")
@@ -211,6 +213,7 @@ func TestPromoteIsAUnionAndIdempotentThenGC(t *testing.T) {
 }
 
 func TestPackTurnsLooseBlobsIntoOnePack(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	s := e.open("")
 	c := ctx(t)
@@ -251,6 +254,7 @@ func TestPackTurnsLooseBlobsIntoOnePack(t *testing.T) {
 // deletes the branch of an agent with nothing of its own; full maintenance
 // afterwards keeps the archived content.
 func TestGCNeverDeletesContentThatExistsNowhereElse(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	c := ctx(t)
 	base := e.open("")

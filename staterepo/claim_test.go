@@ -11,6 +11,7 @@ import (
 )
 
 func TestClaimProject(t *testing.T) {
+	t.Parallel()
 	root := filepath.Join(t.TempDir(), "My Shop")
 	if err := os.Mkdir(root, 0o755); err != nil {
 		t.Fatal(err)

@@ -12,6 +12,7 @@ import (
 )
 
 func TestLogLearnDecideHandoffWriteEntriesAndCommits(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	s := e.open("")
 	c := ctx(t)
@@ -67,6 +68,7 @@ func TestLogLearnDecideHandoffWriteEntriesAndCommits(t *testing.T) {
 }
 
 func TestBadInputIsRefusedAndNothingIsWritten(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	s := e.open("")
 	c := ctx(t)
@@ -120,6 +122,7 @@ func TestBadInputIsRefusedAndNothingIsWritten(t *testing.T) {
 }
 
 func TestScratchReplaceAndAppend(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	s := e.open("")
 	c := ctx(t)
@@ -141,6 +144,7 @@ func TestScratchReplaceAndAppend(t *testing.T) {
 }
 
 func TestContextSummaryNewestFirstWithinBudget(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	clock := time.Date(2026, 1, 20, 10, 0, 0, 0, time.UTC)
 	s := e.open("")
@@ -187,6 +191,7 @@ func TestContextSummaryNewestFirstWithinBudget(t *testing.T) {
 }
 
 func TestPendingHandoffToAnotherAgentReachesIt(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	a := e.open("alice")
 	c := ctx(t)
@@ -223,6 +228,7 @@ func TestPendingHandoffToAnotherAgentReachesIt(t *testing.T) {
 }
 
 func TestContextWithoutStateRepo(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	s := e.open("")
 	sum, err := s.Context(ctx(t), ContextOptions{NoDetect: true})
@@ -239,6 +245,7 @@ func TestContextWithoutStateRepo(t *testing.T) {
 }
 
 func TestAppendOnlyFilesRollOverIntoArchiveSegments(t *testing.T) {
+	// Not parallel: it changes segmentSize, which every store reads.
 	old := segmentSize
 	segmentSize = 2000
 	t.Cleanup(func() { segmentSize = old })

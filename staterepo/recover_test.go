@@ -89,6 +89,7 @@ func assertLog(t *testing.T, e *env, s *Store, bodies []string) {
 }
 
 func TestDeletedAgentBranchIsRestoredNotStartedOver(t *testing.T) {
+	t.Parallel()
 	for _, how := range []string{"ref file removed", "update-ref -d (reflog gone too)", "ref file emptied"} {
 		t.Run(how, func(t *testing.T) {
 			e := newEnv(t)
@@ -127,6 +128,7 @@ func TestDeletedAgentBranchIsRestoredNotStartedOver(t *testing.T) {
 }
 
 func TestDeletedGlobalIsRestoredOrRefused(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	s, w := e.openWarn("")
 	logN(t, s, "promoted", 2)
@@ -164,6 +166,7 @@ func TestDeletedGlobalIsRestoredOrRefused(t *testing.T) {
 }
 
 func TestStaleGitLocksAreClearedAndNamed(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	s, w := e.openWarn("")
 	bodies := logN(t, s, "entry", 2)
@@ -197,6 +200,7 @@ func TestStaleGitLocksAreClearedAndNamed(t *testing.T) {
 }
 
 func TestWriteReportsSuccessWhenOnlyTheWorktreeCouldNotBeUpdated(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	s, w := e.openWarn("")
 	bodies := logN(t, s, "entry", 1)
@@ -227,6 +231,7 @@ func TestWriteReportsSuccessWhenOnlyTheWorktreeCouldNotBeUpdated(t *testing.T) {
 }
 
 func TestInterruptedWorktreeUpdatesAreFinished(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	s, _ := e.openWarn("")
 	bodies := logN(t, s, "entry", 2)
@@ -264,6 +269,7 @@ func TestInterruptedWorktreeUpdatesAreFinished(t *testing.T) {
 }
 
 func TestHandEditsOnAStaleCopyAreRefusedWithAdviceThatLosesNothing(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	s, _ := e.openWarn("")
 	logN(t, s, "entry", 1)
@@ -302,6 +308,7 @@ func TestHandEditsOnAStaleCopyAreRefusedWithAdviceThatLosesNothing(t *testing.T)
 // nothing is committed, and following the advice loses nothing. Edits that
 // keep every entry are committed as before.
 func TestHandEditsThatDropEntriesAreRefused(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		file string
@@ -374,6 +381,7 @@ func TestHandEditsThatDropEntriesAreRefused(t *testing.T) {
 }
 
 func TestLinksInTheWorktreeAreNeverFollowed(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	s, _ := e.openWarn("")
 	if _, err := s.Scratch(ctx(t), "the real notes", ScratchReplace); err != nil {
@@ -438,6 +446,7 @@ func TestLinksInTheWorktreeAreNeverFollowed(t *testing.T) {
 }
 
 func TestMalformedEntriesAreReportedByEveryRead(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	s, _ := e.openWarn("")
 	logN(t, s, "good", 2)
@@ -481,6 +490,7 @@ func TestMalformedEntriesAreReportedByEveryRead(t *testing.T) {
 }
 
 func TestDamagedObjectErrorsNameTheFile(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	s, _ := e.openWarn("")
 	logN(t, s, "entry", 1)
@@ -501,6 +511,7 @@ func TestDamagedObjectErrorsNameTheFile(t *testing.T) {
 }
 
 func TestGCDropsOldGarbageAndKeepsWhatIsFresh(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	s, _ := e.openWarn("")
 	logN(t, s, "entry", 5)
@@ -545,6 +556,7 @@ func TestGCDropsOldGarbageAndKeepsWhatIsFresh(t *testing.T) {
 }
 
 func TestReadersAndWritersNeverFailDuringMaintenance(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	s, _ := e.openWarn("")
 	bodies := logN(t, s, "seed", 30)
@@ -601,6 +613,7 @@ func TestReadersAndWritersNeverFailDuringMaintenance(t *testing.T) {
 }
 
 func TestRestoreKeepsNewerEntriesInTheAutomaticCheckpoint(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	s, _ := e.openWarn("")
 	logN(t, s, "old", 1)
@@ -628,6 +641,7 @@ func TestRestoreKeepsNewerEntriesInTheAutomaticCheckpoint(t *testing.T) {
 }
 
 func TestWritesMaintainTheRepo(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	e.vars["PLANQ_GC_AUTO"] = "256"
 	s, w := e.openWarn("")

@@ -49,6 +49,7 @@ func entryBodies(t *testing.T, s *Store, branch, file string) map[string]bool {
 }
 
 func TestPushPullBetweenTwoClonesBothWriting(t *testing.T) {
+	t.Parallel()
 	for _, fileURL := range []bool{false, true} {
 		name := "path"
 		if fileURL {
@@ -139,6 +140,7 @@ func hasAction(res []SyncResult, branch string, action SyncAction) bool {
 }
 
 func TestPullFastForwardUpdatesCheckedOutWorktree(t *testing.T) {
+	t.Parallel()
 	ea, eb, _ := twoClones(t, false)
 	c := ctx(t)
 	// Both clones use agent "main"; b starts from a's state.
@@ -214,6 +216,7 @@ func TestPullFastForwardUpdatesCheckedOutWorktree(t *testing.T) {
 }
 
 func TestPullConflictOnScratchNeedsPrefer(t *testing.T) {
+	t.Parallel()
 	ea, eb, _ := twoClones(t, false)
 	c := ctx(t)
 	a, b := ea.open(""), eb.open("")
@@ -248,6 +251,7 @@ func resDetail(res []SyncResult, branch string) string {
 }
 
 func TestRemoteNeedsConfigAndValidURL(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	s := e.open("")
 	if _, err := s.Pull(ctx(t), ""); !errors.Is(err, ErrNoRemote) || !strings.Contains(err.Error(), "planq state remote URL") {
@@ -272,6 +276,7 @@ func TestRemoteNeedsConfigAndValidURL(t *testing.T) {
 // branch that did not land refused, and a pull then a push bring both
 // sides' entries to the remote.
 func TestPushRaceSaysToPull(t *testing.T) {
+	t.Parallel()
 	ea, eb, remote := twoClones(t, false)
 	c := ctx(t)
 	alice, bob := ea.open("alice"), eb.open("bob")

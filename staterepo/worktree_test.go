@@ -13,6 +13,7 @@ import (
 )
 
 func TestInitCreatesGlobalBranchGitAccepts(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	s := e.open("")
 	created, err := s.Init(ctx(t))
@@ -42,6 +43,7 @@ func TestInitCreatesGlobalBranchGitAccepts(t *testing.T) {
 }
 
 func TestFirstWriteCreatesMainAgentAndWorktreeGitAccepts(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	s := e.open("")
 	if s.Agent != "main" {
@@ -106,6 +108,7 @@ func TestFirstWriteCreatesMainAgentAndWorktreeGitAccepts(t *testing.T) {
 }
 
 func TestHandEditsAreCommittedWithTheNextWrite(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	s := e.open("")
 	if _, err := s.Update(ctx(t), "scratch", func(tx *Tx) error { return tx.Write(ScratchFile, []byte("a\n")) }); err != nil {
@@ -127,6 +130,7 @@ func TestHandEditsAreCommittedWithTheNextWrite(t *testing.T) {
 }
 
 func TestStaleWorktreeCopyDoesNotLoseCommittedEntries(t *testing.T) {
+	t.Parallel()
 	// A writer that died between its commit and its worktree update leaves
 	// the old file on disk; the next write must build on the branch.
 	e := newEnv(t)
@@ -162,6 +166,7 @@ func (e *env) worktreeAdmin(s *Store) string {
 }
 
 func TestCreateRemoveAndNames(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	s := e.open("")
 	res, err := s.Create(ctx(t), "add-auth", false)

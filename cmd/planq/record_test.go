@@ -10,6 +10,7 @@ import (
 // the command line: each is one commit, shows in the context summary, and
 // refuses bad input in one line.
 func TestLearnDecideHandoffCommands(t *testing.T) {
+	t.Parallel()
 	w := newStateWorld(t)
 	out := w.ok("learn", "Check token expiry before the signature", "--context", "the auth bug")
 	if !strings.Contains(out, "learning recorded in learnings.md on agent-main") {

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/planq-dev/planq/internal/flock"
+	"github.com/planq-dev/planq/internal/testenv"
 	"github.com/planq-dev/planq/staterepo"
 )
 
@@ -22,9 +23,7 @@ import (
 // entries are there exactly once, git fsck is clean and the worktree is
 // clean.
 func TestConcurrentWritersLoseNothing(t *testing.T) {
-	if testing.Short() {
-		t.Skip("spawns 800 processes")
-	}
+	testenv.SkipShort(t, "spawns 800 processes")
 	bin := buildPlanq(t)
 	w := newStateWorld(t)
 	w.ok("state", "init")

@@ -87,6 +87,7 @@ func overwrite(t *testing.T, p string, data []byte) {
 // README promises, or refuses with the commands that recover it — never
 // losing an acknowledged entry.
 func TestDamagedStateRepos(t *testing.T) {
+	t.Parallel()
 	t.Run("ref at a missing object, with a good reflog entry", func(t *testing.T) {
 		w := newDamageWorld(t)
 		good := w.git(w.bareDir, "rev-parse", "agent-main")

@@ -77,6 +77,7 @@ func fill(t *testing.T, dir string, leave int64) string {
 // the code repo, so that commits succeed and only the worktree update runs
 // out of space.
 func TestFullDiskLosesNothingAndTheNextWriteWorks(t *testing.T) {
+	t.Parallel()
 	for _, layout := range []string{"everything on the full disk", "only the worktree on the full disk"} {
 		t.Run(layout, func(t *testing.T) {
 			full := mountTmpfs(t, 8<<20)
@@ -136,6 +137,7 @@ func TestFullDiskLosesNothingAndTheNextWriteWorks(t *testing.T) {
 // read-only: writes fail with one line naming the file system, reads
 // still answer, and once it is writable again nothing was lost.
 func TestReadOnlyStateRepoFailsClearlyAndReadsStillWork(t *testing.T) {
+	t.Parallel()
 	home := mountTmpfs(t, 16<<20)
 	w := newStateWorld(t)
 	w.env["PLANQ_HOME"] = home

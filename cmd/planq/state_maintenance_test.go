@@ -10,21 +10,22 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/planq-dev/planq/internal/testenv"
 )
 
 // TestConcurrentMaintenanceNeverFails runs `planq state gc` and `planq
-// state gc --auto` at the same time, round after round (200, 12 with
-// -short), beside writes that start automatic maintenance in the
+// state gc --auto` at the same time, round after round (200; the short
+// suite skips it), beside writes that start automatic maintenance in the
 // background on their own (PLANQ_GC_AUTO is tiny), and every few rounds a
 // third gc that is killed midway, leaving its temporary files behind. No
 // maintenance may fail: one run must never delete another's files (a
 // repack's temporary pack, a pack it reads), whichever starts first. At the
 // end every entry is there once and git fsck is clean.
 func TestConcurrentMaintenanceNeverFails(t *testing.T) {
+	testenv.SkipShort(t, "builds planq with crash points and runs hundreds of concurrent maintenance runs")
+	t.Parallel()
 	rounds := 200
-	if testing.Short() {
-		rounds = 12
-	}
 	w := newFaultWorld(t)
 	w.procEnv = append(w.procEnv, "PLANQ_GC_AUTO=16")
 	rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 23))

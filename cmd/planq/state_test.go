@@ -89,6 +89,7 @@ func (w *stateWorld) git(dir string, args ...string) string {
 }
 
 func TestStateInitWritesProjectAndIsIdempotent(t *testing.T) {
+	t.Parallel()
 	w := newStateWorld(t)
 	out := w.ok("state", "init", "--project", "shop")
 	if !strings.Contains(out, "Created state repo for project shop") {
@@ -114,6 +115,7 @@ func TestStateInitWritesProjectAndIsIdempotent(t *testing.T) {
 }
 
 func TestLogAddListAndContextShow(t *testing.T) {
+	t.Parallel()
 	w := newStateWorld(t)
 	w.ok("log", "add", "Add Redis backend", "--status", "completed")
 	w.ok("log", "add", "--type", "plan", "Plan the cache")
@@ -148,6 +150,7 @@ func TestLogAddListAndContextShow(t *testing.T) {
 }
 
 func TestCLIBadInputIsOneLine(t *testing.T) {
+	t.Parallel()
 	w := newStateWorld(t)
 	cases := [][]string{
 		{"create", "../x"}, {"create", "a/b"}, {"create", "--", "-rf"}, {"create", strings.Repeat("n", 300)}, {"create", "bad\x07name"},
@@ -171,6 +174,7 @@ func TestCLIBadInputIsOneLine(t *testing.T) {
 }
 
 func TestCreateSwitchesAndRemoveKeepsBranch(t *testing.T) {
+	t.Parallel()
 	w := newStateWorld(t)
 	w.ok("log", "add", "main's work")
 	out := w.ok("create", "add-auth")
@@ -197,6 +201,7 @@ func TestCreateSwitchesAndRemoveKeepsBranch(t *testing.T) {
 }
 
 func TestStatePushPullThroughALocalRemote(t *testing.T) {
+	t.Parallel()
 	a, b := newStateWorld(t), newStateWorld(t)
 	remote := filepath.Join(t.TempDir(), "team-state.git")
 	for _, w := range []*stateWorld{a, b} {
@@ -227,6 +232,7 @@ func TestStatePushPullThroughALocalRemote(t *testing.T) {
 }
 
 func TestCheckpointSearchPromoteGCCommands(t *testing.T) {
+	t.Parallel()
 	w := newStateWorld(t)
 	w.ok("log", "add", "Implemented JWT validation")
 	if out := w.ok("checkpoint", "create", "safe-point"); !strings.Contains(out, "Checkpoint safe-point") {
@@ -280,6 +286,7 @@ func TestCheckpointSearchPromoteGCCommands(t *testing.T) {
 }
 
 func TestStateStatusComparesWithTheRemote(t *testing.T) {
+	t.Parallel()
 	w := newStateWorld(t)
 	remote := filepath.Join(t.TempDir(), "r.git")
 	w.ok("state", "remote", remote)
@@ -298,6 +305,7 @@ func TestStateStatusComparesWithTheRemote(t *testing.T) {
 }
 
 func TestEveryReadReportsAMalformedEntryWithItsLine(t *testing.T) {
+	t.Parallel()
 	w := newStateWorld(t)
 	w.ok("log", "add", "first entry")
 	w.ok("log", "add", "second entry")
@@ -324,6 +332,7 @@ func TestEveryReadReportsAMalformedEntryWithItsLine(t *testing.T) {
 }
 
 func TestRestoreSaysWhereNewerEntriesWent(t *testing.T) {
+	t.Parallel()
 	w := newStateWorld(t)
 	w.ok("log", "add", "old")
 	w.ok("checkpoint", "create", "before")
@@ -338,6 +347,7 @@ func TestRestoreSaysWhereNewerEntriesWent(t *testing.T) {
 // planq log add x`: refused in one line with the way to keep both, and
 // the log keeps its entries.
 func TestAHandEmptiedLogIsNotCommitted(t *testing.T) {
+	t.Parallel()
 	w := newStateWorld(t)
 	w.ok("log", "add", "first")
 	w.ok("log", "add", "second")
@@ -363,6 +373,7 @@ func TestAHandEmptiedLogIsNotCommitted(t *testing.T) {
 // on one machine: each `planq state init` makes its own state repo, and
 // each reads and writes only its own log.
 func TestTwoProjectsWithTheSameFolderNameNeverShare(t *testing.T) {
+	t.Parallel()
 	base := t.TempDir()
 	a := newStateWorldAt(t, filepath.Join(base, "a"))
 	b := newStateWorldAt(t, filepath.Join(base, "b"))
@@ -400,6 +411,7 @@ func TestTwoProjectsWithTheSameFolderNameNeverShare(t *testing.T) {
 // file): the repo keeps reading and writing it, and a second repo of the
 // same name gets its own.
 func TestAStateRepoNamedAfterTheFolderKeepsWorking(t *testing.T) {
+	t.Parallel()
 	w := newStateWorld(t)
 	old, err := staterepo.Open(staterepo.Options{Dir: w.repo, Project: "code", Getenv: func(k string) string { return w.env[k] }})
 	if err != nil {
@@ -432,6 +444,7 @@ func TestAStateRepoNamedAfterTheFolderKeepsWorking(t *testing.T) {
 // path: the new one would get the same name, so planq refuses, saying how
 // to name it, and the moved project is untouched.
 func TestARepoAtAMovedProjectsOldPathIsRefused(t *testing.T) {
+	t.Parallel()
 	base := t.TempDir()
 	w := newStateWorldAt(t, base)
 	w.ok("log", "add", "the first project's entry")

@@ -219,6 +219,7 @@ func TestStatsShowsWhatTheMCPServerRecorded(t *testing.T) {
 // planq state gc prunes metrics day files older than the retention, says
 // so, and with --dry-run only says what it would prune.
 func TestStateGCPrunesMetrics(t *testing.T) {
+	t.Parallel()
 	w := newStateWorld(t)
 	w.ok("state", "init")
 	dir, err := metrics.DirFor(w.repo, func(k string) string { return w.env[k] })
@@ -266,6 +267,7 @@ func TestStateGCPrunesMetrics(t *testing.T) {
 
 // runStats's own cases: flags, an empty project, the text tables.
 func TestRunStats(t *testing.T) {
+	t.Parallel()
 	home := t.TempDir()
 	repo := t.TempDir()
 	env := map[string]string{"PLANQ_HOME": home}

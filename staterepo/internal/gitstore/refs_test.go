@@ -19,6 +19,7 @@ import (
 // lines, whole, which git still reads, and that the update's own entry is
 // kept.
 func TestReflogsStayBounded(t *testing.T) {
+	t.Parallel()
 	r, _ := bareRepo(t)
 	c := context.Background()
 	sig := object.Signature{Name: "t", Email: "t@example.com", When: time.Unix(1e9, 0)}
