@@ -108,7 +108,9 @@ func (r *Runner) open(ev session.Event) (*scope, error) {
 
 // copyTranscript appends to the lineage's store, within budget, what its
 // earlier transcripts gained since their last copy (Store.CatchUp) and the
-// new complete lines of ev's transcript.
+// new complete lines of ev's transcript, which it notes in the vault
+// (Store.Note) so that what the session writes after its last hook is kept
+// too.
 func (r *Runner) copyTranscript(ctx context.Context, s *scope, root string, ev session.Event, budget time.Duration) (transcript.CopyResult, error) {
 	if root == "" {
 		return transcript.CopyResult{}, nil
@@ -122,5 +124,17 @@ func (r *Runner) copyTranscript(ctx context.Context, s *scope, root string, ev s
 	if _, err := s.TS.CatchUp(ctx, root, transcript.CopyOptions{}); err != nil || ev.TranscriptPath == "" {
 		return transcript.CopyResult{}, err
 	}
-	return s.TS.Copy(ctx, root, ev.TranscriptPath, transcript.CopyOptions{})
+	res, err := s.TS.Copy(ctx, root, ev.TranscriptPath, transcript.CopyOptions{})
+	if err != nil {
+		return res, err
+	}
+	return res, s.TS.Note(root, ev.TranscriptPath)
+}
+
+// sweep copies, within the copy budget, what the transcripts noted in the
+// project's vault gained after their sessions' last hooks (Store.Sweep).
+func (r *Runner) sweep(ctx context.Context, s *scope) (transcript.CopyResult, error) {
+	ctx, cancel := context.WithTimeout(ctx, r.copyBudget())
+	defer cancel()
+	return s.TS.Sweep(ctx, transcript.VaultIdle)
 }
