@@ -133,6 +133,7 @@ Start here:
 		newStatsCmd(a),
 		newStatuslineCmd(a),
 		newUICmd(a),
+		newVaultCmd(a),
 	)
 	return root
 }
