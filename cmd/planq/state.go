@@ -153,7 +153,12 @@ damaged packs, loose objects that do not decompress or hash to their name,
 objects a branch needs that are missing, and a worktree whose registration is
 gone. Each problem is printed as "damaged:" with its fix — what the next write
 or 'planq state gc' repairs by itself, or the commands to run — and status then
-exits 1.`,
+exits 1.
+
+It also says whether the project's agent sessions travel with the state
+remote ('planq state share sessions') and what the next push would share: the
+session lineages with new transcript lines and how many bytes (secrets
+redacted before they leave), or, while sharing is off, what it would share.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return runStateStatus(cmd.Context(), a, &f)
