@@ -3,6 +3,7 @@ package hooks_test
 import (
 	"bytes"
 	"context"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -120,14 +121,55 @@ func claudeTranscriptWith(t *testing.T, home, text string) string {
 	return f
 }
 
-// transcriptWith is the Claude Code transcript under home that holds text,
-// or "".
+// transcriptWith is the Claude Code transcript under home (a session's or
+// a subagent's) that holds text, or "".
 func transcriptWith(home, text string) string {
-	files, _ := filepath.Glob(filepath.Join(home, ".claude", "projects", "*", "*.jsonl"))
-	for _, f := range files {
-		if data, err := os.ReadFile(f); err == nil && bytes.Contains(data, []byte(text)) {
-			return f
+	var found string
+	_ = filepath.WalkDir(filepath.Join(home, ".claude", "projects"), func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || found != "" || filepath.Ext(p) != ".jsonl" {
+			return nil
 		}
+		if data, err := os.ReadFile(p); err == nil && bytes.Contains(data, []byte(text)) {
+			found = p
+		}
+		return nil
+	})
+	return found
+}
+
+// TestSubagentTranscriptIsKeptInClaudeCode: Claude Code keeps a
+// subagent's conversation in a file of its own beside the session's (and
+// deletes it with the session's); planq keeps it in the lineage, where
+// query_ancestor finds it after Claude Code's files are gone.
+func TestSubagentTranscriptIsKeptInClaudeCode(t *testing.T) {
+	claude := fakemodel.EnsureClaude(t)
+	planq := planqBinary(t) // before Isolate: the build uses the real Go caches
+	w := claudeWorld(t, claude, planq)
+	w.Debug = func() { dumpDebug(t, w.Home) }
+	w.Play(claudeCode(w, claude), "Add a helper through a subagent",
+		fakemodel.Turn{Text: "Declaring.", Tools: []fakemodel.ToolUse{{Name: "mcp__planq__jj_init", Input: map[string]any{"description": "Add a helper through a subagent"}}}},
+		fakemodel.Turn{Text: "Delegating.", Tools: []fakemodel.ToolUse{{Name: "Agent", Input: map[string]any{
+			"description": "write the helper", "prompt": "Write helper.txt", "subagent_type": "general-purpose"}}}},
+		// The subagent.
+		fakemodel.Turn{Text: "Writing the helper (lynx-sub).", Tools: []fakemodel.ToolUse{{Name: "Bash", Input: map[string]any{"command": "echo helper > helper.txt"}}}},
+		fakemodel.Turn{Text: "Helper written."},
+		// The parent again.
+		fakemodel.Turn{Text: "Done."},
+		fakemodel.Turn{Text: "Summarising.", Tools: []fakemodel.ToolUse{{Name: "mcp__planq__jj_describe", Input: map[string]any{"description": "Add a helper through a subagent\n\nDone:\n- helper.txt, by a subagent\n\nKey decisions:\n- none\n\nLeft to do:\n- nothing\n\nOpen questions:\n- none"}}}},
+		fakemodel.Turn{Text: "Summary written."},
+	)
+	sub := claudeTranscriptWith(t, w.Home, "lynx-sub")
+	if !strings.Contains(filepath.ToSlash(sub), "/subagents/") {
+		t.Fatalf("Claude Code kept the subagent's turn in %s, not in a subagent's file: the test's premise is wrong", sub)
 	}
-	return ""
+	if !w.Vaulted("lynx-sub") {
+		t.Fatal("planq's store lacks the subagent's conversation")
+	}
+	// Claude Code's cleanup deletes the session's files.
+	if err := os.RemoveAll(filepath.Join(w.Home, ".claude", "projects")); err != nil {
+		t.Fatal(err)
+	}
+	s := w.Play(claudeCode(w, claude), "What did the subagent do?",
+		e2e.AskAncestor("mcp__planq__query_ancestor", "lynx-sub"), fakemodel.Turn{Text: "I see."})
+	w.ToolOK(s.Loop[1], "query_ancestor for the subagent's turn", "Writing the helper (lynx-sub).")
 }

@@ -74,7 +74,9 @@ func (s *scope) restoreSession(ctx context.Context, getenv func(string) string, 
 	foreign := map[string]bool{} // uuids of the lines from other machines
 	marker := []byte(`"sessionId":"` + a.ID + `"`)
 	err := s.TS.EachLine(ctx, root, func(line []byte, origin string) bool {
-		if bytes.Contains(line, marker) {
+		// A subagent's lines carry its parent's session id, but Claude
+		// Code keeps them in a file of their own, not the session's.
+		if bytes.Contains(line, marker) && !bytes.Contains(line, []byte(`"isSidechain":true`)) {
 			lines = append(lines, line)
 			if origin != "" {
 				foreign[lineUUID(line)] = true

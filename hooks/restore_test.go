@@ -36,9 +36,25 @@ func TestResumeRestoresAClaudeSessionWhoseFileIsGone(t *testing.T) {
 	}
 	w.transcript = file
 	w.appendTranscript(claudeLine(id, "u1", repo, "hello"), claudeLine(id, "u2", repo, "write it"))
+	// A subagent's conversation, in its own file beside the session's.
+	sub := filepath.Join(strings.TrimSuffix(file, ".jsonl"), "subagents", "agent-a1.jsonl")
+	if err := os.MkdirAll(filepath.Dir(sub), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(sub, []byte(`{"isSidechain":true,"agentId":"a1","type":"user","sessionId":"`+id+`","uuid":"s1","message":{"role":"user","content":"subagent work (lynx)"}}`+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	contextOf(t, w.run(sessionStart, "SessionStart-startup"))
 	w.run(stop, "Stop")
+	p, _ := w.store().Path(st.Root)
+	if data, _ := os.ReadFile(p); !strings.Contains(string(data), "subagent work (lynx)") {
+		t.Fatalf("the stop did not keep the subagent's transcript:\n%s", data)
+	}
 	before, _ := os.ReadFile(file)
+	// Claude Code's cleanup deletes the session's file and its subagents'.
+	if err := os.RemoveAll(strings.TrimSuffix(file, ".jsonl")); err != nil {
+		t.Fatal(err)
+	}
 	if err := os.Remove(file); err != nil {
 		t.Fatal(err)
 	}
@@ -47,7 +63,7 @@ func TestResumeRestoresAClaudeSessionWhoseFileIsGone(t *testing.T) {
 		t.Fatal(err)
 	}
 	if got, _ := os.ReadFile(file); string(got) != string(before) {
-		t.Fatalf("restored file:\n%s\nwant:\n%s", got, before)
+		t.Fatalf("restored file (the session's lines, not its subagent's):\n%s\nwant:\n%s", got, before)
 	}
 	if !strings.Contains(strings.Join(res.Notes, "\n"), "restored Claude Code session "+id) {
 		t.Errorf("notes %q do not say the session was restored", res.Notes)
@@ -56,10 +72,9 @@ func TestResumeRestoresAClaudeSessionWhoseFileIsGone(t *testing.T) {
 	// are not copied again.
 	w.appendTranscript(claudeLine(id, "u3", repo, "next turn"))
 	w.run(stop, "Stop")
-	p, _ := w.store().Path(st.Root)
 	data, _ := os.ReadFile(p)
-	if n := strings.Count(string(data), `"sessionId":"`+id+`"`); n != 3 {
-		t.Fatalf("the store holds %d lines of the session, want 3:\n%s", n, data)
+	if n := strings.Count(string(data), `"sessionId":"`+id+`"`); n != 4 {
+		t.Fatalf("the store holds %d lines of the session, want its 3 and its subagent's 1:\n%s", n, data)
 	}
 }
 

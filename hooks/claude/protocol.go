@@ -197,6 +197,8 @@ func (in Input) Event(event, projectDir string) session.Event {
 			Subagent: slices.Contains(subagentTools, in.ToolName)}
 	}
 	switch event {
+	case session.EventStop, session.EventPreCompact, session.EventSessionEnd:
+		ev.SubTranscripts = SubagentFiles(in.TranscriptPath)
 	case session.EventWorktreeCreate:
 		name := in.Name
 		if name == "" {

@@ -1,8 +1,10 @@
 package claude
 
 import (
+	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"unicode/utf16"
 )
 
@@ -61,4 +63,29 @@ func MangleDir(cwd string) string {
 		abs = -abs
 	}
 	return string(out[:maxMangled]) + "-" + strconv.FormatInt(abs, 36)
+}
+
+// SubagentFiles are the transcripts of the subagents of the session whose
+// transcript is the file transcript: Claude Code writes each subagent's
+// conversation to <the session's file without .jsonl>/subagents/agent-<id>.jsonl,
+// its lines marked "isSidechain":true, and deletes them with the session's
+// file [run, 2.1.197]. None when there are none, or transcript is no
+// session file.
+func SubagentFiles(transcript string) []string {
+	base, ok := strings.CutSuffix(transcript, ".jsonl")
+	if !ok || !filepath.IsAbs(transcript) {
+		return nil
+	}
+	dir := filepath.Join(base, "subagents")
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, e := range entries {
+		if e.Type().IsRegular() && strings.HasSuffix(e.Name(), ".jsonl") {
+			out = append(out, filepath.Join(dir, e.Name()))
+		}
+	}
+	return out
 }
