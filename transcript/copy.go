@@ -292,6 +292,16 @@ func adoptStore(out *os.File) (size, lines int64, err error) {
 	return size, lines, nil
 }
 
+// copyStateOf reads the copy state of the lineage rooted at root.
+func (s *Store) copyStateOf(root string) (copyState, error) {
+	dir, err := s.Dir(root)
+	if err != nil {
+		return copyState{}, err
+	}
+	st, _, err := s.readCopyState(dir)
+	return st, err
+}
+
 func (s *Store) writeCopyState(dir string, st copyState) error {
 	data, err := json.MarshalIndent(st, "", "  ")
 	if err != nil {

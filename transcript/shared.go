@@ -139,15 +139,8 @@ func (s *Store) Import(ctx context.Context, root, origin string, first int64, da
 // Imported returns how many of origin's shared lines the lineage's
 // transcript holds.
 func (s *Store) Imported(root, origin string) (int64, error) {
-	dir, err := s.Dir(root)
-	if err != nil {
-		return 0, err
-	}
-	st, _, err := s.readCopyState(dir)
-	if err != nil {
-		return 0, err
-	}
-	return st.Origins[origin], nil
+	st, err := s.copyStateOf(root)
+	return st.Origins[origin], err
 }
 
 // Own is where a lineage's own lines stand: what this machine recorded,

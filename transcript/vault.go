@@ -126,11 +126,12 @@ func (s *Store) Sweep(ctx context.Context, idle time.Duration) (CopyResult, erro
 			errs = append(errs, fmt.Errorf("transcript: %w", err))
 			continue
 		}
-		off, err := s.copied(n.Root, n.Source)
+		st, err := s.copyStateOf(n.Root)
 		if err != nil {
 			errs = append(errs, err)
 			continue
 		}
+		off := st.Sources[n.Source]
 		if info.Size() > off {
 			res, err := s.Copy(ctx, n.Root, n.Source, CopyOptions{})
 			total.Lines += res.Lines
@@ -151,19 +152,6 @@ func (s *Store) Sweep(ctx context.Context, idle time.Duration) (CopyResult, erro
 		}
 	}
 	return total, errors.Join(errs...)
-}
-
-// copied returns how far src has been copied into the lineage root.
-func (s *Store) copied(root, src string) (int64, error) {
-	dir, err := s.Dir(root)
-	if err != nil {
-		return 0, err
-	}
-	st, _, err := s.readCopyState(dir)
-	if err != nil {
-		return 0, err
-	}
-	return st.Sources[src], nil
 }
 
 // Lag is a transcript holding bytes the store has not copied yet.
@@ -198,7 +186,7 @@ func (s *Store) Behind() ([]Lag, error) {
 		if !e.IsDir() || ValidChangeID(root) != nil {
 			continue
 		}
-		st, _, err := s.readCopyState(filepath.Join(s.ProjectDir(), root))
+		st, err := s.copyStateOf(root)
 		if err != nil {
 			errs = append(errs, err)
 			continue
