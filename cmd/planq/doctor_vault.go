@@ -20,14 +20,17 @@ const vaultQuiet = 10 * time.Minute
 // vault: it warns when Claude Code transcripts of the project's sessions
 // hold lines planq has not copied yet, saying when the cleanup deletes the
 // first and how to copy them now. ok is false when the project has no
-// session store (no check).
+// session store, or Claude Code keeps no transcripts here (no check).
 func vaultCheck(root string, getenv func(string) string, now time.Time) (check, bool) {
 	ts, err := projectStore(root, getenv)
 	if err != nil {
 		return check{}, false
 	}
-	if _, err := os.Stat(ts.ProjectDir()); err != nil {
-		return check{}, false
+	projects := claude.ProjectsDir(claude.ConfigDir(getenv))
+	for _, dir := range []string{ts.ProjectDir(), projects} {
+		if _, err := os.Stat(dir); err != nil {
+			return check{}, false
+		}
 	}
 	c := check{Name: "vault"}
 	cl := claude.CleanupOf(root, getenv)
@@ -43,9 +46,8 @@ func vaultCheck(root string, getenv func(string) string, now time.Time) (check, 
 		at     []transcript.Lag
 		missed int64
 	)
-	projects := claude.ProjectsDir(claude.ConfigDir(getenv)) + string(filepath.Separator)
 	for _, l := range lags {
-		if strings.HasPrefix(l.Source, projects) && now.Sub(l.Modified) >= vaultQuiet {
+		if strings.HasPrefix(l.Source, projects+string(filepath.Separator)) && now.Sub(l.Modified) >= vaultQuiet {
 			at = append(at, l)
 			missed += l.Size - l.Copied
 		}
