@@ -75,7 +75,17 @@ type Config struct {
 // State holds the state repo's settings.
 type State struct {
 	Remote string `yaml:"remote,omitempty"` // URL or local path of the state repo's remote
+	// Sessions says whether the project's agent sessions (records and
+	// redacted transcripts) travel with the state remote: shared or
+	// private; unset is private, and `planq state remote` asks.
+	Sessions string `yaml:"sessions,omitempty"`
 }
+
+// Values of state.sessions.
+const (
+	SessionsShared  = "shared"
+	SessionsPrivate = "private"
+)
 
 // Gate holds the gate's settings.
 type Gate struct {
@@ -168,6 +178,12 @@ func (c Config) Validate() error {
 		{"gate.unknown", c.Gate.Unknown, []string{UnknownStrict, UnknownPermissive}},
 		{"gate.git", c.Gate.Git, []string{GitDeny, GitAllow}},
 		{"gate.on_error", c.Gate.OnError, []string{OnErrorDeny, OnErrorAllow}},
+	}
+	if c.State.Sessions != "" {
+		checks = append(checks, struct {
+			key, val string
+			allowed  []string
+		}{"state.sessions", c.State.Sessions, []string{SessionsShared, SessionsPrivate}})
 	}
 	for _, ch := range checks {
 		if !slices.Contains(ch.allowed, ch.val) {
@@ -281,7 +297,7 @@ func Set(root, key, value string) error {
 }
 
 var settable = map[string]bool{
-	"project": true, "agent": true, "state.remote": true,
+	"project": true, "agent": true, "state.remote": true, "state.sessions": true,
 	"gate.mode": true, "gate.unknown": true, "gate.git": true, "gate.on_error": true,
 }
 

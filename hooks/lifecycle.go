@@ -43,7 +43,7 @@ func (r *Runner) Stop(ctx context.Context, ev session.Event) (session.Reply, err
 	_, err = s.TS.Update(ctx, root, func(sess *transcript.Session) error {
 		sess.AddChange(cur.ChangeID)
 		if session.ValidSession(ev.SessionID) && !hasAgent(sess, ev.SessionID) {
-			sess.AddAgent(transcript.Agent{ID: ev.SessionID, Host: ev.Host.Name, Parent: ev.ParentID, Transcript: ev.TranscriptPath, Change: cur.ChangeID, Started: r.now().UTC()})
+			sess.AddAgent(transcript.Agent{ID: ev.SessionID, Host: ev.Host.Name, Parent: ev.ParentID, Transcript: ev.TranscriptPath, Change: cur.ChangeID, Started: r.now().UTC(), Workspace: s.Root})
 		}
 		if ev.ParentID != "" {
 			return nil // a subagent: its parent keeps the summary

@@ -108,7 +108,10 @@ func (r *Runner) open(ev session.Event) (*scope, error) {
 
 // copyTranscript appends to the lineage's store, within budget, what its
 // earlier transcripts gained since their last copy (Store.CatchUp) and the
-// new complete lines of ev's transcript.
+// new complete lines of ev's transcript and its subagents' (Claude Code
+// keeps them apart), which it notes in the vault (Store.Note) so that what
+// the session writes after its last hook is kept too. The result is the
+// copy of ev's own transcript.
 func (r *Runner) copyTranscript(ctx context.Context, s *scope, root string, ev session.Event, budget time.Duration) (transcript.CopyResult, error) {
 	if root == "" {
 		return transcript.CopyResult{}, nil
@@ -122,5 +125,27 @@ func (r *Runner) copyTranscript(ctx context.Context, s *scope, root string, ev s
 	if _, err := s.TS.CatchUp(ctx, root, transcript.CopyOptions{}); err != nil || ev.TranscriptPath == "" {
 		return transcript.CopyResult{}, err
 	}
-	return s.TS.Copy(ctx, root, ev.TranscriptPath, transcript.CopyOptions{})
+	var errs []error
+	var res transcript.CopyResult
+	for i, src := range append([]string{ev.TranscriptPath}, ev.SubTranscripts...) {
+		r, err := s.TS.Copy(ctx, root, src, transcript.CopyOptions{})
+		if err == nil {
+			err = s.TS.Note(root, src)
+		}
+		if i == 0 {
+			res = r
+		}
+		if err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return res, errors.Join(errs...)
+}
+
+// sweep copies, within the copy budget, what the transcripts noted in the
+// project's vault gained after their sessions' last hooks (Store.Sweep).
+func (r *Runner) sweep(ctx context.Context, s *scope) (transcript.CopyResult, error) {
+	ctx, cancel := context.WithTimeout(ctx, r.copyBudget())
+	defer cancel()
+	return s.TS.Sweep(ctx, transcript.VaultIdle)
 }

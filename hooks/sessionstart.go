@@ -31,8 +31,9 @@ const (
 // gate's state and what to do about it, the lineage's transcript, and the
 // state repo's context, most important first, at most ContextBudget
 // characters, never cutting a line in half. It binds the session to the
-// change's lineage and copies the transcript so far. planq's tools are named
-// the way ev's host shows them.
+// change's lineage and copies the transcript so far, and what earlier
+// sessions' transcripts gained after their last hook (the vault's sweep).
+// planq's tools are named the way ev's host shows them.
 func (r *Runner) SessionStart(ctx context.Context, ev session.Event) (session.Reply, error) {
 	text, err := r.sessionContext(ctx, ev)
 	return session.Reply{Context: text}, err
@@ -86,6 +87,11 @@ func (r *Runner) sessionContext(ctx context.Context, ev session.Event) (string, 
 			problems = append(problems, "copying the transcript: "+err.Error())
 		}
 		tlines, _ = s.TS.Lines(root)
+	}
+	// What earlier sessions in the project wrote after their last hook (a
+	// crash mid-turn) goes to the vault before the host's cleanup can take it.
+	if _, err := r.sweep(ctx, s); err != nil {
+		problems = append(problems, "keeping earlier sessions' transcripts: "+err.Error())
 	}
 
 	var blocks []block

@@ -12,6 +12,7 @@ import (
 	"github.com/planq-dev/planq/hooks/session"
 	"github.com/planq-dev/planq/jj"
 	"github.com/planq-dev/planq/transcript"
+	"github.com/planq-dev/planq/transcript/share"
 )
 
 // WorkflowOptions say where `planq start`, `continue` and `resume` work.
@@ -21,6 +22,28 @@ type WorkflowOptions struct {
 	JJBin  string              // jj executable; default "jj"
 	Now    func() time.Time    // clock; default time.Now
 }
+
+func (o WorkflowOptions) getenv(k string) string {
+	if o.Getenv != nil {
+		return o.Getenv(k)
+	}
+	return os.Getenv(k)
+}
+
+// fetchLineage fetches the lineage rooted at root from the state remote (a
+// lazy pull), within lazyFetchTimeout.
+func fetchLineage(ctx context.Context, s *scope, root string) (bool, error) {
+	sh, err := share.New(s.state)
+	if err != nil {
+		return false, err
+	}
+	ctx, cancel := context.WithTimeout(ctx, lazyFetchTimeout)
+	defer cancel()
+	return sh.Fetch(ctx, []string{root})
+}
+
+// lazyFetchTimeout bounds the fetch of a lineage planq resume needs.
+const lazyFetchTimeout = 60 * time.Second
 
 func (o WorkflowOptions) scope() (*scope, error) {
 	r := &Runner{Env: session.Env{Getenv: o.Getenv, JJBin: o.JJBin, Now: o.Now}}
@@ -171,6 +194,14 @@ func Resume(ctx context.Context, o WorkflowOptions, change string) (Started, err
 		return Started{}, fmt.Errorf("jj: %w", err)
 	}
 	lin, ok := s.TS.Lineage(ctx, s.JJ, ch)
+	// A change a teammate pushed: its session may be on the state remote.
+	if need := share.NeedsFetch(s.state, ch, lin, ok); need != "" {
+		if found, err := fetchLineage(ctx, s, need); err != nil {
+			warning = strings.TrimSpace(warning + " " + err.Error())
+		} else if found {
+			lin, ok = s.TS.Lineage(ctx, s.JJ, ch)
+		}
+	}
 	if !ok {
 		return Started{}, fmt.Errorf("planq recorded no session for change %s; work in it with `jj edit %s` and start your agent, or start a session with planq start \"task\"", jj.ShortID(ch.ChangeID), jj.ShortID(ch.ChangeID))
 	}
@@ -189,10 +220,9 @@ func Resume(ctx context.Context, o WorkflowOptions, change string) (Started, err
 	if !ok {
 		return Started{}, fmt.Errorf("no agent session was recorded in lineage %s yet; run `jj edit %s` and start your agent there", jj.ShortID(root), jj.ShortID(ch.ChangeID))
 	}
-	if agent.Transcript != "" {
-		if _, err := os.Stat(agent.Transcript); err != nil {
-			return Started{}, fmt.Errorf("the agent's own record of session %s is gone (%s), so it cannot be resumed; start a fresh session on top with planq continue", agent.ID, agent.Transcript)
-		}
+	restored, err := s.restoreSession(ctx, o.getenv, root, agent)
+	if err != nil {
+		return Started{}, err
 	}
 	cur, err := s.JJ.Current(ctx)
 	if err != nil {
@@ -203,8 +233,11 @@ func Resume(ctx context.Context, o WorkflowOptions, change string) (Started, err
 		host = "claude" // recorded before planq knew other hosts
 	}
 	out := Started{Change: ch, Root: root, Task: sess.Task, SessionID: agent.ID, Host: host, Repo: s.Root, Warning: warning}
+	if restored != "" {
+		out.Notes = append(out.Notes, restored)
+	}
 	switch {
-	case ch.Immutable:
+	case ch.Immutable || agent.Origin != "":
 		// Pushed (or otherwise on trunk): jj edit would refuse. The session
 		// goes on in a change on top, in the same lineage: @ when it already
 		// is an empty change there (jj makes one when a push leaves @
@@ -214,7 +247,11 @@ func Resume(ctx context.Context, o WorkflowOptions, change string) (Started, err
 		} else if out.Change, err = s.JJ.New(ctx, "", ch.ChangeID); err != nil {
 			return Started{}, fmt.Errorf("jj new on %s: %w", jj.ShortID(ch.ChangeID), err)
 		}
-		out.Notes = append(out.Notes, fmt.Sprintf("change %s is immutable (pushed, or part of trunk), so the session goes on in change %s on top of it, in the same lineage (Session: %s)", jj.ShortID(ch.ChangeID), jj.ShortID(out.Change.ChangeID), jj.ShortID(root)))
+		why := "is immutable (pushed, or part of trunk)"
+		if !ch.Immutable {
+			why = "is " + agent.Origin + "'s"
+		}
+		out.Notes = append(out.Notes, fmt.Sprintf("change %s %s, so the session goes on in change %s on top of it, in the same lineage (Session: %s)", jj.ShortID(ch.ChangeID), why, jj.ShortID(out.Change.ChangeID), jj.ShortID(root)))
 	case cur.ChangeID != ch.ChangeID:
 		if err := s.JJ.Edit(ctx, ch.ChangeID); err != nil {
 			return Started{}, fmt.Errorf("jj edit %s: %w", jj.ShortID(ch.ChangeID), err)

@@ -12,6 +12,7 @@ import (
 	"github.com/planq-dev/planq/internal/text"
 	"github.com/planq-dev/planq/jj"
 	"github.com/planq-dev/planq/transcript"
+	"github.com/planq-dev/planq/transcript/share"
 )
 
 // Include values accepted by query_ancestor.
@@ -124,11 +125,20 @@ func queryAncestorTool(d *deps) server.ServerTool {
 		if err != nil {
 			return AncestorOutput{}, err
 		}
-		ts, tsErr := d.transcripts()
+		ts, st, tsErr := d.transcripts()
 		var lin transcript.Lineage
 		inLineage := false
+		var fetchNote string
 		if tsErr == nil {
 			lin, inLineage = ts.Lineage(ctx, d.jj, ch)
+			// A change a teammate pushed: its session may be on the
+			// state remote, fetched the first time it is asked for.
+			if root := share.NeedsFetch(st, ch, lin, inLineage); root != "" && slices.Contains(include, IncludeTranscript) {
+				var found bool
+				if found, fetchNote = d.fetchLineage(ctx, st, root); found {
+					lin, inLineage = ts.Lineage(ctx, d.jj, ch)
+				}
+			}
 		}
 		out := AncestorOutput{ChangeID: ch.ChangeID, CommitID: ch.CommitID, Warning: d.discontinuity(ctx, ch, lin)}
 		if slices.Contains(include, IncludeDescription) {
@@ -153,6 +163,9 @@ func queryAncestorTool(d *deps) server.ServerTool {
 			t, err := transcriptPart(ctx, ts, lin, inLineage, in.TranscriptFilter)
 			if err != nil {
 				return AncestorOutput{}, err
+			}
+			if fetchNote != "" {
+				t.Note = strings.TrimSpace(t.Note + " (" + fetchNote + ")")
 			}
 			out.Transcript = &t
 		}

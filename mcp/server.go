@@ -51,6 +51,9 @@ type deps struct {
 	dir    string
 	jj     *jj.Client
 	getenv func(string) string
+	// fetched remembers the session lineages this server fetched lazily
+	// from the state remote, or found missing there (transcripts.go).
+	fetched *fetchMemo
 }
 
 // New builds the MCP server with every planq tool registered.
@@ -64,7 +67,7 @@ func newServer(opts Options) (*server.MCPServer, *stateDeps) {
 	if version == "" {
 		version = "dev"
 	}
-	d := &deps{dir: opts.Dir, jj: &jj.Client{Dir: opts.Dir, Bin: opts.JJBin}, getenv: opts.Getenv}
+	d := &deps{dir: opts.Dir, jj: &jj.Client{Dir: opts.Dir, Bin: opts.JJBin}, getenv: opts.Getenv, fetched: newFetchMemo()}
 	state := newStateDeps(opts.Dir, opts.Maintainer)
 	tools := slices.Concat(jjTools(d), stateTools(state))
 	s := server.NewMCPServer(ServerName, version,

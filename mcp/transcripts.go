@@ -5,23 +5,78 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
+	"time"
 
+	"github.com/planq-dev/planq/internal/text"
 	"github.com/planq-dev/planq/jj"
 	"github.com/planq-dev/planq/staterepo"
 	"github.com/planq-dev/planq/transcript"
+	"github.com/planq-dev/planq/transcript/share"
 )
 
 // transcriptTail is how many of the last lines a transcript answer without
 // a filter shows.
 const transcriptTail = 100
 
-// transcripts opens the transcript store of the server's project.
-func (d *deps) transcripts() (*transcript.Store, error) {
+// transcripts opens the transcript store of the server's project, and its
+// state repo.
+func (d *deps) transcripts() (*transcript.Store, *staterepo.Store, error) {
 	st, err := staterepo.Open(staterepo.Options{Dir: d.dir, Getenv: d.getenv})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return transcript.New(st.Home, st.Project)
+	ts, err := transcript.New(st.Home, st.Project)
+	return ts, st, err
+}
+
+// lazyFetchTimeout bounds a lazy fetch of a lineage from the state remote.
+const lazyFetchTimeout = 20 * time.Second
+
+// fetchMemoTTL is how long a server does not ask the remote again for a
+// lineage it fetched or found missing.
+const fetchMemoTTL = 2 * time.Minute
+
+// fetchMemo remembers when each lineage was last fetched lazily.
+type fetchMemo struct {
+	mu   sync.Mutex
+	last map[string]time.Time
+}
+
+func newFetchMemo() *fetchMemo { return &fetchMemo{last: map[string]time.Time{}} }
+
+// due reports whether root may be fetched now, and records that it is.
+func (m *fetchMemo) due(root string) bool {
+	if m == nil {
+		return false
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if t, ok := m.last[root]; ok && time.Since(t) < fetchMemoTTL {
+		return false
+	}
+	m.last[root] = time.Now()
+	return true
+}
+
+// fetchLineage fetches the lineage rooted at root from the state remote,
+// once in a while at most; it reports whether the lineage came, and
+// a note when the fetch failed.
+func (d *deps) fetchLineage(ctx context.Context, st *staterepo.Store, root string) (bool, string) {
+	if !d.fetched.due(root) {
+		return false, ""
+	}
+	sh, err := share.New(st)
+	if err != nil {
+		return false, err.Error()
+	}
+	ctx, cancel := context.WithTimeout(ctx, lazyFetchTimeout)
+	defer cancel()
+	found, err := sh.Fetch(ctx, []string{root})
+	if err != nil {
+		return false, "fetching its session from the state remote failed: " + text.FirstLine(err.Error())
+	}
+	return found, ""
 }
 
 // transcriptOf answers the transcript part of a query from the lineage's

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -441,20 +440,15 @@ func familyBytes(r *gitstore.Repo, tree plumbing.Hash, fam string) ([]byte, erro
 // that are not here: pull first. A local path that does not exist yet is
 // created as a bare repo.
 func (s *Store) Push(ctx context.Context) ([]SyncResult, error) {
-	url, local, err := s.remoteURL()
+	url, _, err := s.remoteURL()
 	if err != nil {
 		return nil, err
 	}
 	if !s.Initialized() {
 		return nil, fmt.Errorf("%w for project %s; nothing to push", ErrNotInitialized, s.Project)
 	}
-	if local {
-		if _, err := os.Stat(url); errors.Is(err, os.ErrNotExist) {
-			if _, err := git.PlainInit(url, true); err != nil {
-				return nil, fmt.Errorf("create the remote %s: %w", url, err)
-			}
-			_ = os.WriteFile(filepath.Join(url, "HEAD"), []byte("ref: refs/heads/"+GlobalBranch+"\n"), 0o644)
-		}
+	if err := s.ensureLocalRemote(); err != nil {
+		return nil, err
 	}
 	// Clear what killed processes left (go-git's transports read every ref).
 	lk, err := s.lockAndRecover(ctx)

@@ -24,6 +24,13 @@ type copyState struct {
 	Lines int64 `json:"lines"`
 	// Sources maps an absolute source path to the byte offset copied so far.
 	Sources map[string]int64 `json:"sources"`
+	// Imported are the byte spans of the store that came from other
+	// machines (Import), oldest first; every other committed byte was
+	// recorded here.
+	Imported []Span `json:"imported,omitempty"`
+	// Origins maps another machine's origin id to how many of its shared
+	// lines the store holds.
+	Origins map[string]int64 `json:"origins,omitempty"`
 }
 
 // CopyOptions bounds one Copy call.
@@ -225,6 +232,7 @@ func repairStore(out *os.File, st *copyState) (int64, error) {
 			}
 		}
 		st.StoreSize = end
+		st.clampSpans(end)
 		return end, nil
 	}
 	return size, nil
@@ -282,6 +290,16 @@ func adoptStore(out *os.File) (size, lines int64, err error) {
 		return 0, 0, err
 	}
 	return size, lines, nil
+}
+
+// copyStateOf reads the copy state of the lineage rooted at root.
+func (s *Store) copyStateOf(root string) (copyState, error) {
+	dir, err := s.Dir(root)
+	if err != nil {
+		return copyState{}, err
+	}
+	st, _, err := s.readCopyState(dir)
+	return st, err
 }
 
 func (s *Store) writeCopyState(dir string, st copyState) error {

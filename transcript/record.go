@@ -78,6 +78,18 @@ func (sess *Session) check(root string) error {
 			}
 		}
 	}
+	if sess.Origin != "" {
+		if err := ValidOrigin(sess.Origin); err != nil {
+			return fmt.Errorf("origin: %w", err)
+		}
+	}
+	for _, a := range sess.Agents {
+		if a.Origin != "" {
+			if err := ValidOrigin(a.Origin); err != nil {
+				return fmt.Errorf("agent session %s: origin: %w", a.ID, err)
+			}
+		}
+	}
 	for _, w := range sess.Workspaces {
 		if w.Change != "" {
 			if err := ValidChangeID(w.Change); err != nil {

@@ -37,6 +37,10 @@ type Session struct {
 	// Workspaces are the jj workspaces this lineage's sessions made for
 	// parallel agents and subagents, oldest first.
 	Workspaces []Workspace `json:"workspaces,omitempty"`
+	// Origin is the machine (its origin id, see Origin) that recorded the
+	// lineage, when it is not this one: the lineage came with a pull of
+	// the state repo.
+	Origin string `json:"origin,omitempty"`
 }
 
 // Workspace is one jj workspace a session of the lineage made.
@@ -75,6 +79,11 @@ type Agent struct {
 	// StopBlocked is set while planq's stop hook blocked this session's last
 	// stop, so it never blocks twice in a row.
 	StopBlocked bool `json:"stop_blocked,omitempty"`
+	// Workspace is the directory of the code repo the session ran in.
+	Workspace string `json:"workspace,omitempty"`
+	// Origin is the machine the session ran on (its origin id), when it is
+	// not this one: it came with a pull of the state repo.
+	Origin string `json:"origin,omitempty"`
 }
 
 // LastAgent returns the most recent agent session, subagents aside, if any.
@@ -190,6 +199,9 @@ func (sess *Session) AddAgent(a Agent) {
 		if sess.Agents[i].ID == a.ID {
 			if a.Transcript != "" {
 				sess.Agents[i].Transcript = a.Transcript
+			}
+			if a.Workspace != "" {
+				sess.Agents[i].Workspace = a.Workspace
 			}
 			sess.Agents[i].Ended = time.Time{}
 			return

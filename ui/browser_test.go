@@ -235,6 +235,21 @@ func TestUIBrowser(t *testing.T) {
 		)
 	})
 
+	t.Run("a teammate's lineage", func(t *testing.T) {
+		addTeammateLineage(t, p)
+		run(t, load("/"),
+			seen(`main table.lineages tr.teammate`, teammateTask),
+			seen(`main table.lineages tr.teammate td.from`, teammateOrigin),
+			seen(`main table.lineages tr:not(.teammate) td.from`, "this machine"),
+			chromedp.Click(chromedp.CSS(`main table.lineages tr.teammate a.id`)),
+			chromedp.WaitVisible(chromedp.CSS(`ol.transcript`)),
+			seen(`ul.lineages li.sel .tag.origin`, "from "+teammateOrigin),
+			seen(`main .meta .origin`, "sessions from "+teammateOrigin),
+			seen(`ol.transcript li.user`, "heron-log"),
+		)
+		screenshot(t, ctx, artifacts, "transcript-teammate")
+	})
+
 	t.Run("metrics", func(t *testing.T) {
 		run(t, load("/metrics"),
 			seen(`main`, "Gate verdicts"),

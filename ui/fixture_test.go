@@ -299,3 +299,30 @@ func openTranscripts(t testing.TB, repo string) *transcript.Store {
 	}
 	return ts
 }
+
+// A teammate's lineage, as `planq state pull` leaves one: recorded on
+// teammateOrigin, with its lines imported from there.
+const (
+	teammateOrigin = "bea-laptop-3f9a1c"
+	teammateRoot   = "pzxwvutsrqponmlkpzxwvutsrqponmlk"
+	teammateTask   = "Log every request"
+)
+
+// addTeammateLineage stores the teammate's lineage in the test project.
+func addTeammateLineage(t *testing.T, p project) {
+	t.Helper()
+	ctx := context.Background()
+	ts := openTranscripts(t, p.Repo)
+	if _, err := ts.Update(ctx, teammateRoot, func(s *transcript.Session) error {
+		s.Task, s.Origin = teammateTask, teammateOrigin
+		s.AddChange(teammateRoot)
+		s.AddAgent(transcript.Agent{ID: "9c1d2e3f-4a5b-4c6d-8e7f-0a1b2c3d4e5f", Host: "claude", Origin: teammateOrigin, Started: time.Now()})
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	line := `{"type":"user","sessionId":"9c1d2e3f-4a5b-4c6d-8e7f-0a1b2c3d4e5f","message":{"role":"user","content":"Log every request with its latency (heron-log)."}}` + "\n"
+	if _, err := ts.Import(ctx, teammateRoot, teammateOrigin, 1, []byte(line)); err != nil {
+		t.Fatal(err)
+	}
+}

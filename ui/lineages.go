@@ -200,3 +200,42 @@ func (p *pageLineages) load(root string) *transcript.Session {
 	p.roots[root] = sess
 	return sess
 }
+
+// lineageFrom says whose machines a lineage's sessions ran on.
+type lineageFrom struct {
+	// Teammates are the origin ids of the other machines whose sessions it
+	// holds, pulled with the state repo: the machine that recorded the
+	// lineage first.
+	Teammates []string
+	Here      bool // some of its sessions ran on this machine, or it was recorded here
+}
+
+// fromOf is where sess's sessions ran (transcript.Session.Origin and each
+// agent session's Origin).
+func fromOf(sess *transcript.Session) lineageFrom {
+	var f lineageFrom
+	add := func(origin string) {
+		if origin == "" {
+			f.Here = true
+		} else if !slices.Contains(f.Teammates, origin) {
+			f.Teammates = append(f.Teammates, origin)
+		}
+	}
+	add(sess.Origin)
+	for _, a := range sess.Agents {
+		add(a.Origin)
+	}
+	return f
+}
+
+// String says it for a person: "bea-laptop-3f9a1c", "bea-laptop-3f9a1c
+// and this machine", "this machine".
+func (f lineageFrom) String() string {
+	switch {
+	case len(f.Teammates) == 0:
+		return "this machine"
+	case f.Here:
+		return strings.Join(f.Teammates, ", ") + " and this machine"
+	}
+	return strings.Join(f.Teammates, ", ")
+}

@@ -59,3 +59,22 @@ func TestUILineageCatalog(t *testing.T) {
 		t.Errorf("after removing one and breaking the other: %+v", ls)
 	}
 }
+
+func TestUILineageFrom(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		sess transcript.Session
+		want string
+	}{
+		{transcript.Session{}, "this machine"},
+		{transcript.Session{Agents: []transcript.Agent{{ID: "a"}}}, "this machine"},
+		{transcript.Session{Origin: "bea-laptop-3f9a1c", Agents: []transcript.Agent{{ID: "a", Origin: "bea-laptop-3f9a1c"}}}, "bea-laptop-3f9a1c"},
+		// Recorded by Bea, resumed here, then by Cam.
+		{transcript.Session{Origin: "bea-laptop-3f9a1c", Agents: []transcript.Agent{{ID: "a", Origin: "bea-laptop-3f9a1c"}, {ID: "b"}, {ID: "c", Origin: "cam-desk-0b1c2d"}}},
+			"bea-laptop-3f9a1c, cam-desk-0b1c2d and this machine"},
+	} {
+		if got := fromOf(&tc.sess).String(); got != tc.want {
+			t.Errorf("fromOf(%+v) = %q, want %q", tc.sess, got, tc.want)
+		}
+	}
+}

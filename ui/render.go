@@ -69,6 +69,7 @@ func parseTemplates(now func() time.Time) (*template.Template, error) {
 		"dur":  func(d time.Duration) string { return d.Round(time.Second).String() },
 		"join": strings.Join,
 		"add":  func(a, b int) int { return a + b },
+		"from": fromOf,
 	}
 	t, err := template.New("ui").Funcs(funcs).ParseFS(templateFS, "templates/*.html")
 	if err != nil {

@@ -38,8 +38,11 @@ type doctorOptions struct {
 
 // check is one line of doctor's report.
 type check struct {
-	Name   string `json:"name"`
-	OK     bool   `json:"ok"`
+	Name string `json:"name"`
+	OK   bool   `json:"ok"`
+	// Warn marks a check that is not in order but breaks nothing yet: it
+	// does not make the report unhealthy.
+	Warn   bool   `json:"warn,omitempty"`
 	Detail string `json:"detail"`
 	Fix    string `json:"fix,omitempty"` // the command that fixes it
 }
@@ -73,11 +76,14 @@ planq's gate cannot run (*-fail-open). planq's local wiring must stay out of
 the repo: it fails when a file of it is tracked or changed by a change jj_push
 would push. Wiring that sits in a jj change other than the working copy is
 named. It also reads the project's session records and names any that are not
-valid (hand-edited or foreign), which planq skips, and says how the gate is
-enforced here. Every problem comes with the command that fixes it on this
-platform.
+valid (hand-edited or foreign), which planq skips, warns (WARN) when Claude
+Code's cleanup (cleanupPeriodDays) would delete transcript lines of the
+project's sessions that planq has not copied into its store yet (planq vault
+copies them), and says how the gate is enforced here. Every problem comes with
+the command that fixes it on this platform.
 
-Exit status is 0 when everything is in order, 1 otherwise.`,
+Exit status is 0 when everything is in order or only warned about, 1
+otherwise.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return runDoctor(cmd, a, opts)
@@ -154,6 +160,9 @@ func runDoctor(cmd *cobra.Command, a *app, opts *doctorOptions) error {
 		if c, ok := sessionsCheck(root, a.Getenv); ok {
 			rep.Checks = append(rep.Checks, c)
 		}
+		if c, ok := vaultCheck(root, a.Getenv, time.Now()); ok {
+			rep.Checks = append(rep.Checks, c)
+		}
 	}
 
 	home, _ := a.homeDir()
@@ -177,7 +186,7 @@ func runDoctor(cmd *cobra.Command, a *app, opts *doctorOptions) error {
 
 	rep.Healthy = true
 	for _, c := range rep.Checks {
-		rep.Healthy = rep.Healthy && c.OK
+		rep.Healthy = rep.Healthy && (c.OK || c.Warn)
 	}
 	if opts.JSON {
 		enc := json.NewEncoder(a.Stdout)
@@ -189,7 +198,10 @@ func runDoctor(cmd *cobra.Command, a *app, opts *doctorOptions) error {
 		fmt.Fprintf(a.Stdout, "planq %s in %s\n", rep.Version, rep.Dir)
 		for _, c := range rep.Checks {
 			mark := "ok  "
-			if !c.OK {
+			switch {
+			case c.Warn:
+				mark = "WARN"
+			case !c.OK:
 				mark = "FAIL"
 			}
 			fmt.Fprintf(a.Stdout, "  %s %-7s %s\n", mark, c.Name, c.Detail)

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/planq-dev/planq/staterepo"
 	"github.com/planq-dev/planq/transcript"
 )
 
@@ -16,11 +15,7 @@ const maxBadNamed = 5
 // (hand-edited or foreign): planq skips them, and says which to fix or
 // remove. ok is false when the project's store cannot be located (no check).
 func sessionsCheck(root string, getenv func(string) string) (check, bool) {
-	st, err := staterepo.Open(staterepo.Options{Dir: root, Getenv: getenv, Warn: func(string) {}})
-	if err != nil {
-		return check{}, false
-	}
-	ts, err := transcript.New(st.Home, st.Project)
+	ts, err := projectStore(root, getenv)
 	if err != nil {
 		return check{}, false
 	}

@@ -9,9 +9,12 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/planq-dev/planq/gate/sandbox"
+	"github.com/planq-dev/planq/hooks/claude"
 	"github.com/planq-dev/planq/internal/testenv"
+	"github.com/planq-dev/planq/transcript"
 )
 
 func TestDoctorRepoKinds(t *testing.T) {
@@ -255,5 +258,93 @@ func TestDoctorSaysHowTheGateIsEnforced(t *testing.T) {
 	}
 	if !strings.Contains(out, want) || !strings.Contains(out, "Claude Code") {
 		t.Errorf("doctor lacks %q:\n%s", want, out)
+	}
+}
+
+// TestDoctorWarnsBeforeClaudeCodeDeletesUncopiedLines: a Claude Code
+// transcript of the project's session holds a line planq has not copied
+// (the session crashed after its last turn's copy); doctor warns, saying
+// when Claude Code's cleanupPeriodDays deletes it and that planq vault
+// copies it, which it then does.
+func TestDoctorWarnsBeforeClaudeCodeDeletesUncopiedLines(t *testing.T) {
+	testenv.Isolate(t)
+	if cl := claude.CleanupOf("", func(string) string { return "" }); cl.From != "" {
+		t.Skipf("this machine's managed Claude Code settings set cleanupPeriodDays (%s)", cl.From)
+	}
+	repo := testenv.JJRepo(t)
+	testenv.WriteFile(t, repo, ".planq/config.yaml", "project: shop-api\n")
+	home := os.Getenv("HOME")
+	ts, err := transcript.New(os.Getenv("PLANQ_HOME"), "shop-api")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const root = "kkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkk"
+	src := claude.SessionFile(filepath.Join(home, ".claude"), repo, "1a4e73b2-ccbc-4831-9aec-5ab717a5a90e")
+	testenv.WriteFile(t, filepath.Dir(src), filepath.Base(src), `{"turn":1}`+"\n")
+	if _, err := ts.Copy(t.Context(), root, src, transcript.CopyOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ts.Update(t.Context(), root, func(s *transcript.Session) error {
+		s.AddChange(root)
+		s.AddAgent(transcript.Agent{ID: "1a4e73b2-ccbc-4831-9aec-5ab717a5a90e", Host: "claude", Transcript: src})
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	vault := func() check {
+		t.Helper()
+		out, _, _ := runIn(t, repo, "doctor", "--json")
+		var rep doctorReport
+		if err := json.Unmarshal([]byte(out), &rep); err != nil {
+			t.Fatalf("doctor --json: %v\n%s", err, out)
+		}
+		for _, c := range rep.Checks {
+			if c.Name == "vault" {
+				return c
+			}
+		}
+		t.Fatalf("doctor has no vault check:\n%s", out)
+		return check{}
+	}
+	if c := vault(); !c.OK || c.Warn || !strings.Contains(c.Detail, "30 days after their last change (cleanupPeriodDays, the default)") {
+		t.Fatalf("vault check with everything copied: %+v", c)
+	}
+
+	// The session crashed after writing one more line, 25 days ago.
+	testenv.WriteFile(t, filepath.Dir(src), filepath.Base(src), `{"turn":1}`+"\n"+`{"turn":2,"crashed":true}`+"\n")
+	old := time.Now().Add(-25 * 24 * time.Hour)
+	if err := os.Chtimes(src, old, old); err != nil {
+		t.Fatal(err)
+	}
+	c := vault()
+	if c.OK || !c.Warn || !strings.Contains(c.Detail, "1 Claude Code transcript(s)") || !strings.Contains(c.Detail, "the first goes on "+old.Add(30*24*time.Hour).Format("2006-01-02")) ||
+		!strings.Contains(c.Fix, "planq vault") {
+		t.Fatalf("vault check with an uncopied line 25 days old: %+v", c)
+	}
+	// A week's cleanup in the user's settings: it goes at the next start.
+	testenv.WriteFile(t, filepath.Join(home, ".claude"), "settings.json", `{"cleanupPeriodDays": 7}`)
+	if c := vault(); !c.Warn || !strings.Contains(c.Detail, "7 days") || !strings.Contains(c.Detail, filepath.Join("~", ".claude", "settings.json")) ||
+		!strings.Contains(c.Detail, "at Claude Code's next start") {
+		t.Fatalf("vault check with cleanupPeriodDays 7: %+v", c)
+	}
+	out, _, code := runIn(t, repo, "doctor")
+	if !strings.Contains(out, "WARN vault") {
+		t.Fatalf("doctor's report lacks the warning (exit %d):\n%s", code, out)
+	}
+
+	// planq vault copies the line; the warning is gone.
+	out, errOut, code := runIn(t, repo, "vault")
+	if code != 0 || !strings.Contains(out, "session kkkkkkkkkkkk: 1 lines from "+src) {
+		t.Fatalf("planq vault: exit %d\n%s%s", code, out, errOut)
+	}
+	if c := vault(); !c.OK || c.Warn {
+		t.Fatalf("vault check after planq vault: %+v", c)
+	}
+	p, _ := ts.Path(root)
+	if data, _ := os.ReadFile(p); string(data) != `{"turn":1}`+"\n"+`{"turn":2,"crashed":true}`+"\n" {
+		t.Fatalf("the store after planq vault holds %q", data)
+	}
+	if out, _, code := runIn(t, repo, "vault", "--json"); code != 0 || !strings.Contains(out, `"copied": []`) {
+		t.Fatalf("planq vault --json with nothing to copy: exit %d\n%s", code, out)
 	}
 }

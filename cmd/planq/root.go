@@ -150,6 +150,7 @@ Start here:
 		newStatsCmd(a),
 		newStatuslineCmd(a),
 		newUICmd(a),
+		newVaultCmd(a),
 	)
 	return root
 }

@@ -192,7 +192,16 @@ opencode --session ID). A change that was
 pushed (immutable, on trunk) cannot be edited: the session goes on in a new
 change on top of it, in the same lineage (its "Session:" trailer names the
 root). A change squashed away resumes in its lineage's root; a lineage whose
-root was abandoned is not resumable.`,
+root was abandoned is not resumable.
+
+A teammate's session comes along too: after 'jj git fetch', a change they
+pushed finds its lineage in this machine's session store (pulled with 'planq
+state pull'), else planq fetches that one lineage from the state remote now.
+When Claude Code's own file of the session is missing here (it ran on another
+machine, or Claude Code's cleanup deleted it) or lacks turns a teammate added,
+planq writes it from the stored transcript, with the session's workspace moved
+to this checkout, and Claude Code resumes the whole conversation. Sessions of
+other hosts resume from their own files.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Arg = args[0]

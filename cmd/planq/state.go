@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -61,7 +62,7 @@ shares (plan.md, changelog.md, learnings.md, decisions.md, branches/); each
 agent has a branch "agent-NAME", checked out at <code repo>/.planq/agent/,
 which the code repo ignores.`,
 	}
-	cmd.AddCommand(newStateInitCmd(a), newStateStatusCmd(a), newStatePushCmd(a), newStatePullCmd(a), newStateRemoteCmd(a), newStateGCCmd(a))
+	cmd.AddCommand(newStateInitCmd(a), newStateStatusCmd(a), newStatePushCmd(a), newStatePullCmd(a), newStateRemoteCmd(a), newStateShareCmd(a), newStateGCCmd(a))
 	return cmd
 }
 
@@ -152,7 +153,12 @@ damaged packs, loose objects that do not decompress or hash to their name,
 objects a branch needs that are missing, and a worktree whose registration is
 gone. Each problem is printed as "damaged:" with its fix — what the next write
 or 'planq state gc' repairs by itself, or the commands to run — and status then
-exits 1.`,
+exits 1.
+
+It also says whether the project's agent sessions travel with the state
+remote ('planq state share sessions') and what the next push would share: the
+session lineages with new transcript lines and how many bytes (secrets
+redacted before they leave), or, while sharing is off, what it would share.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return runStateStatus(cmd.Context(), a, &f)
@@ -188,8 +194,12 @@ func runStateStatus(ctx context.Context, a *app, o *stateFlags) error {
 	if st.Damaged() {
 		damaged = exitError{code: 1}
 	}
+	sessions := a.sessionsStatus(s)
 	if o.JSON {
-		if err := writeJSON(a.Stdout, st); err != nil {
+		if err := writeJSON(a.Stdout, struct {
+			*staterepo.Status
+			Sessions *sessionsStatus `json:"sessions"`
+		}{&st, sessions}); err != nil {
 			return err
 		}
 		return damaged
@@ -214,6 +224,7 @@ func runStateStatus(ctx context.Context, a *app, o *stateFlags) error {
 	if o := st.Objects; o != nil {
 		fmt.Fprintf(w, "objects:  %.1f MiB: %d loose, %d packs\n", float64(o.Bytes)/(1<<20), o.Loose, o.Packs)
 	}
+	sessions.print(a, st.Remote)
 	if len(st.Agents) > 0 {
 		fmt.Fprintln(w, "\nagents:")
 		for _, ag := range st.Agents {
@@ -240,13 +251,19 @@ func runStateStatus(ctx context.Context, a *app, o *stateFlags) error {
 
 func newStateRemoteCmd(a *app) *cobra.Command {
 	var f stateFlags
+	var shareSessions string
 	cmd := &cobra.Command{
 		Use:   "remote [URL]",
 		Short: "Show or set the state repo's remote (a URL or a local path)",
 		Long: `Show the state remote, or set it to URL: an ssh or https URL, a file:// URL or
 a local path (made absolute; 'planq state push' creates a bare repo there if
 none exists). It is stored as state.remote in .planq/config.yaml, so commit
-that file to share it with your team.`,
+that file to share it with your team.
+
+Setting a remote also settles, once, whether this project's agent sessions
+travel with it ('planq state share sessions'): --share-sessions on|off says
+so, else planq asks when it runs in a terminal, and otherwise leaves them on
+this machine and says how to share them.`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			s, err := a.openStore(f.Repo)
@@ -273,14 +290,20 @@ that file to share it with your team.`,
 				return err
 			}
 			if f.JSON {
-				return writeJSON(a.Stdout, map[string]string{"remote": u})
+				if shareSessions != "" {
+					if err := a.askShareSessions(s, shareSessions); err != nil {
+						return err
+					}
+				}
+				return writeJSON(a.Stdout, map[string]string{"remote": u, "sessions": s.Config.State.Sessions})
 			}
 			fmt.Fprintf(a.Stdout, "State remote set to %s\n", u)
-			return nil
+			return a.askShareSessions(s, shareSessions)
 		},
 	}
 	f.addRepo(cmd)
 	f.addJSON(cmd)
+	cmd.Flags().StringVar(&shareSessions, "share-sessions", "", "share this project's agent sessions with the remote: on or off (default: ask once, on a terminal)")
 	return cmd
 }
 
@@ -288,10 +311,16 @@ func newStatePushCmd(a *app) *cobra.Command {
 	var f stateFlags
 	cmd := &cobra.Command{
 		Use:   "push",
-		Short: "Push the state branches that are ahead of the remote",
+		Short: "Push the state branches that are ahead of the remote, and the shared sessions",
 		Long: `Push global and every agent branch that has commits the remote lacks. A
 branch the remote has moved on is not pushed: run 'planq state pull' first
-(it merges logs as the union of their entries), then push again.`,
+(it merges logs as the union of their entries), then push again.
+
+When the project shares its sessions ('planq state share sessions on'), push
+also shares what this machine's sessions recorded since the last push (new
+transcript lines, secrets redacted, and the records) and sends the session
+lineages that are ahead of the remote; only their new objects travel. A
+lineage a teammate moved meanwhile is fetched and merged first.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			s, err := a.openStore(f.Repo)
@@ -299,7 +328,13 @@ branch the remote has moved on is not pushed: run 'planq state pull' first
 				return err
 			}
 			res, err := s.Push(cmd.Context())
-			return printSync(a, f.JSON, res, err)
+			var sess *sessionSync
+			if !errors.Is(err, staterepo.ErrNoRemote) && !errors.Is(err, staterepo.ErrNotInitialized) {
+				var serr error
+				sess, serr = a.pushSessions(cmd.Context(), s)
+				err = errors.Join(err, serr)
+			}
+			return printSync(a, f.JSON, res, sess, err)
 		},
 	}
 	f.addRepo(cmd)
@@ -309,37 +344,56 @@ branch the remote has moved on is not pushed: run 'planq state pull' first
 
 func newStatePullCmd(a *app) *cobra.Command {
 	var f stateFlags
-	var prefer string
+	var prefer, sessions string
 	cmd := &cobra.Command{
 		Use:   "pull",
-		Short: "Fetch the remote's state branches and bring the local ones up to date",
+		Short: "Fetch the remote's state branches and sessions and bring the local ones up to date",
 		Long: `Fetch the remote's branches and update the local ones: new branches are
 created, branches behind are fast-forwarded, and diverged branches are merged.
 Logs, learnings and decisions merge as the union of their entries; another
 file changed on both sides stops that branch's pull unless --prefer local or
 --prefer remote says which side wins. The .planq/agent/ worktree is updated
 with its branch (files and index); if it has uncommitted edits to files the
-pull changes, that branch is left alone and the message says what to do.`,
+pull changes, that branch is left alone and the message says what to do.
+
+Pull also fetches the session lineages teammates shared that are new or have
+moved (only their new objects), and adds their transcript lines and records
+to this machine's session store, where query_ancestor, planq resume and planq
+ui read them. With --sessions none it leaves them: query_ancestor and planq
+resume then fetch the one lineage they need when they first need it.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			s, err := a.openStore(f.Repo)
 			if err != nil {
 				return err
 			}
+			if sessions != "all" && sessions != "none" {
+				return fmt.Errorf("--sessions %q: say all or none", sessions)
+			}
 			res, err := s.Pull(cmd.Context(), prefer)
-			return printSync(a, f.JSON, res, err)
+			var sess *sessionSync
+			if sessions == "all" && !errors.Is(err, staterepo.ErrNoRemote) {
+				var serr error
+				sess, serr = a.pullSessions(cmd.Context(), s)
+				err = errors.Join(err, serr)
+			}
+			return printSync(a, f.JSON, res, sess, err)
 		},
 	}
 	f.addRepo(cmd)
 	f.addJSON(cmd)
 	cmd.Flags().StringVar(&prefer, "prefer", "", "which side wins for non-log files changed on both sides: local or remote")
+	cmd.Flags().StringVar(&sessions, "sessions", "all", "session lineages to fetch: all, or none (fetched when first asked for)")
 	return cmd
 }
 
 // printSync prints push/pull results, then returns err.
-func printSync(a *app, asJSON bool, res []staterepo.SyncResult, err error) error {
+func printSync(a *app, asJSON bool, res []staterepo.SyncResult, sess *sessionSync, err error) error {
 	if asJSON {
 		out := map[string]any{"branches": res}
+		if sess != nil {
+			out["sessions"] = sess
+		}
 		if err != nil {
 			out["error"] = err.Error()
 		}
@@ -361,7 +415,11 @@ func printSync(a *app, asJSON bool, res []staterepo.SyncResult, err error) error
 			fmt.Fprintf(a.Stderr, "planq: %s: %s\n", r.Branch, r.Detail)
 		}
 	}
-	if len(res) == 0 && err == nil {
+	lines := sess.lines()
+	for _, l := range lines {
+		fmt.Fprintln(a.Stdout, l)
+	}
+	if len(res) == 0 && len(lines) == 0 && err == nil {
 		fmt.Fprintln(a.Stdout, "Nothing to do.")
 	}
 	return err

@@ -197,6 +197,8 @@ func (in Input) Event(event, projectDir string) session.Event {
 			Subagent: slices.Contains(subagentTools, in.ToolName)}
 	}
 	switch event {
+	case session.EventStop, session.EventPreCompact, session.EventSessionEnd:
+		ev.SubTranscripts = SubagentFiles(in.TranscriptPath)
 	case session.EventWorktreeCreate:
 		name := in.Name
 		if name == "" {
@@ -227,18 +229,7 @@ var subagentWorktree = regexp.MustCompile(`^agent-[0-9a-zA-Z]+$`)
 // projectDir (the local settings over the project's over the user's):
 // session.BaseHead for "head", else session.BaseFresh, its default.
 func BaseRef(projectDir string, getenv func(string) string) string {
-	userDir := getenv("CLAUDE_CONFIG_DIR")
-	if userDir == "" && getenv("HOME") != "" {
-		userDir = filepath.Join(getenv("HOME"), ".claude")
-	}
-	var files []string
-	if projectDir != "" {
-		files = append(files, filepath.Join(projectDir, ".claude", "settings.local.json"), filepath.Join(projectDir, ".claude", "settings.json"))
-	}
-	if userDir != "" {
-		files = append(files, filepath.Join(userDir, "settings.json"))
-	}
-	for _, f := range files {
+	for _, f := range settingsFiles(projectDir, getenv) {
 		data, err := os.ReadFile(f)
 		if err != nil {
 			continue

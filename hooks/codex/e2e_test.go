@@ -46,6 +46,7 @@ func TestEndToEndInCodex(t *testing.T) {
 		return "*** Begin Patch\n*** Add File: hello.txt\n+" + content + "\n*** End Patch\n"
 	}
 	var nudged string
+	var vaulted bool
 	s := w.Play(codex, "Add a greeting file",
 		fakemodel.Turn{Text: "Writing the file.", Tools: []fakemodel.ToolUse{{Name: "apply_patch", Input: patch("too early")}}},
 		fakemodel.Turn{Text: "Declaring the change.", Tools: []fakemodel.ToolUse{{Name: "mcp__planq__jj_init", Input: map[string]any{"description": "Add a greeting file"}}}},
@@ -54,6 +55,7 @@ func TestEndToEndInCodex(t *testing.T) {
 		fakemodel.Turn{Text: "All done."},
 		fakemodel.Turn{Func: func(r *fakemodel.Request) fakemodel.Turn {
 			nudged = r.LastUserText()
+			vaulted = w.Vaulted("Writing the okapi file again.") // the stop hook copied the turn
 			return fakemodel.Turn{Text: "Summarising.", Tools: []fakemodel.ToolUse{{Name: "mcp__planq__jj_describe", Input: map[string]any{"description": e2e.Summary}}}}
 		}},
 		fakemodel.Turn{Text: "Summary written."},
@@ -65,6 +67,9 @@ func TestEndToEndInCodex(t *testing.T) {
 	w.ToolResult(s.Loop[1], "the first patch", "planq gate: blocked", "mcp__planq__jj_init")
 	// The patch and the shell append landed in the declared change.
 	w.CheckGreeting(".codex")
+	if !vaulted {
+		t.Fatal("the turn was not in planq's store when the stop hook had answered")
+	}
 	// The turn's end was met by the nudge, a new user turn naming jj_describe.
 	if !strings.Contains(nudged, "mcp__planq__jj_describe") || !strings.Contains(nudged, "living summary") {
 		t.Fatalf("the model's turn after the stop = %q, want planq's nudge", e2e.Trunc(nudged, 2000))

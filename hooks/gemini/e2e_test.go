@@ -30,6 +30,7 @@ func TestEndToEndInGemini(t *testing.T) {
 	gemini := w.CLI(gm, fakemodel.HostRun.Gemini)
 
 	hello := filepath.Join(w.Repo, "hello.txt")
+	var vaulted bool
 	s := w.Play(gemini, "Add a greeting file",
 		fakemodel.Turn{Text: "Writing the file.", Tools: []fakemodel.ToolUse{{Name: "write_file", Input: map[string]any{"file_path": hello, "content": "too early\n"}}}},
 		fakemodel.Turn{Text: "Declaring the change.", Tools: []fakemodel.ToolUse{{Name: "mcp_planq_jj_init", Input: map[string]any{"description": "Add a greeting file"}}}},
@@ -41,6 +42,7 @@ func TestEndToEndInGemini(t *testing.T) {
 			if !strings.Contains(r.LastUserText(), "call mcp_planq_jj_describe") {
 				return fakemodel.Turn{Text: "no nudge arrived"}
 			}
+			vaulted = w.Vaulted("Writing the okapi file again.") // the turn is in planq's store
 			return fakemodel.Turn{Text: "Summarising.", Tools: []fakemodel.ToolUse{{Name: "mcp_planq_jj_describe", Input: map[string]any{"description": e2e.Summary}}}}
 		}},
 		fakemodel.Turn{Text: "Summary written."},
@@ -53,6 +55,9 @@ func TestEndToEndInGemini(t *testing.T) {
 	w.ToolResult(s.Loop[1], "the first write", "Tool execution blocked: planq gate: blocked", "call mcp_planq_jj_init")
 	if got := s.Loop[5].LastUserText(); !strings.Contains(got, "call mcp_planq_jj_describe") {
 		t.Fatalf("the nudge did not arrive as a user turn: %q", e2e.Trunc(got, 1000))
+	}
+	if !vaulted {
+		t.Fatal("the turn was not in planq's store when the AfterAgent hook had answered")
 	}
 	// The write and the shell append landed in the declared change, which
 	// holds the summary.

@@ -78,6 +78,10 @@ type Event struct {
 	// TranscriptPath is the session's transcript as JSON Lines: the host's
 	// own file, or the mirror its adapter keeps.
 	TranscriptPath string
+	// SubTranscripts are more transcripts of the session that the host
+	// keeps apart, to be kept with it: Claude Code's subagents' files.
+	// Adapters fill it for the events that copy transcripts only.
+	SubTranscripts []string
 	Cwd            string // the tool's or session's working directory
 	// ProjectDir is the session's project as the host names it
 	// (CLAUDE_PROJECT_DIR, the plugin's directory); empty means Cwd.

@@ -132,7 +132,7 @@ func (s *Scope) Bind(ctx context.Context, e Env, ev Event, cur jj.Change) (strin
 		sess.AddChange(cur.ChangeID)
 		if ValidSession(ev.SessionID) {
 			sess.AddAgent(transcript.Agent{ID: ev.SessionID, Host: ev.Host.Name, Parent: ev.ParentID,
-				Transcript: ev.TranscriptPath, Change: cur.ChangeID, Started: e.Clock().UTC()})
+				Transcript: ev.TranscriptPath, Change: cur.ChangeID, Started: e.Clock().UTC(), Workspace: s.Root})
 		}
 		sess.NonResumable, sess.Reason = false, ""
 		return nil

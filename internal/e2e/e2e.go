@@ -5,6 +5,7 @@
 package e2e
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"os"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/planq-dev/planq/internal/fakemodel"
 	"github.com/planq-dev/planq/internal/testenv"
+	"github.com/planq-dev/planq/transcript"
 )
 
 // Summary is the living summary the scripted model writes with
@@ -242,6 +244,20 @@ func (w *World) CheckGreeting(wiring string) {
 func AskAncestor(tool, search string) fakemodel.Turn {
 	return fakemodel.Turn{Text: "Looking back.", Tools: []fakemodel.ToolUse{{Name: tool, Input: map[string]any{
 		"change_id": "@", "include": []string{"transcript"}, "transcript_filter": map[string]any{"search": search}}}}}
+}
+
+// Vaulted reports whether planq's store of the world's session
+// transcripts (PLANQ_HOME/sessions/<project>/<root>/transcript.jsonl)
+// holds text now: what the hooks have copied so far. Safe to call from a
+// scripted turn (Turn.Func), while the host runs.
+func (w *World) Vaulted(text string) bool {
+	files, _ := filepath.Glob(filepath.Join(os.Getenv("PLANQ_HOME"), "sessions", "*", "*", transcript.TranscriptFile))
+	for _, f := range files {
+		if data, err := os.ReadFile(f); err == nil && bytes.Contains(data, []byte(text)) {
+			return true
+		}
+	}
+	return false
 }
 
 // JJ runs jj in the world's repo (JJ).

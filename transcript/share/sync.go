@@ -1,0 +1,91 @@
+package share
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/planq-dev/planq/config"
+	"github.com/planq-dev/planq/jj"
+	"github.com/planq-dev/planq/staterepo"
+	"github.com/planq-dev/planq/transcript"
+)
+
+// Enabled reports whether the project shares its sessions
+// (state.sessions: shared).
+func Enabled(c config.Config) bool { return c.State.Sessions == config.SessionsShared }
+
+// PushResult is what Push did.
+type PushResult struct {
+	Shared []Shared `json:"shared,omitempty"` // what the export added
+	staterepo.LineageSync
+	Imported []Imported `json:"imported,omitempty"` // lineages the remote had moved, taken in
+}
+
+// Push exports this machine's news and sends the remote every lineage ref
+// that is ahead of it. A lineage a teammate moved meanwhile is fetched and
+// merged first, and its new lines imported.
+func (sh *Sharer) Push(ctx context.Context) (PushResult, error) {
+	var out PushResult
+	shared, eerr := sh.Export(ctx, nil)
+	out.Shared = shared
+	sync, perr := sh.State.PushLineages(ctx, nil)
+	out.LineageSync = sync
+	var ierr error
+	if len(sync.Moved) > 0 {
+		out.Imported, ierr = sh.Import(ctx, sync.Moved)
+	}
+	return out, errors.Join(eerr, perr, ierr)
+}
+
+// PullResult is what Pull did.
+type PullResult struct {
+	staterepo.LineageSync
+	Imported []Imported `json:"imported,omitempty"`
+}
+
+// Pull fetches the lineages the remote has that differ here (only roots,
+// when not nil) and imports what other machines shared of them. It also
+// finishes the import of a lineage whose ref a killed pull had moved.
+func (sh *Sharer) Pull(ctx context.Context, roots []string) (PullResult, error) {
+	var out PullResult
+	sync, perr := sh.State.PullLineages(ctx, roots)
+	out.LineageSync = sync
+	imported, ierr := sh.Import(ctx, roots)
+	out.Imported = imported
+	if perr != nil && errors.Is(perr, staterepo.ErrNoRemote) {
+		return out, perr
+	}
+	return out, errors.Join(perr, ierr)
+}
+
+// Fetch is the lazy pull of the lineages rooted at roots, for a query or a
+// resume that needs one this machine does not have (or has behind): found
+// says whether any of them is on the remote.
+func (sh *Sharer) Fetch(ctx context.Context, roots []string) (found bool, err error) {
+	roots = slices.Compact(slices.Sorted(slices.Values(roots)))
+	res, err := sh.Pull(ctx, roots)
+	if err != nil {
+		return false, fmt.Errorf("fetch session lineages %v from the state remote: %w", roots, err)
+	}
+	return len(res.Missing) < len(roots), nil
+}
+
+// NeedsFetch reports the lineage to fetch from st's remote for a query or
+// resume of ch: the lineage ch belongs to when this machine lacks its
+// record, or has one that does not know ch yet (a teammate pushed ch since
+// the last pull); ch itself when it is in no lineage here (it may root one
+// elsewhere). It is "" when there is no remote, or nothing to fetch.
+func NeedsFetch(st *staterepo.Store, ch jj.Change, lin transcript.Lineage, inLineage bool) string {
+	if st == nil || st.Config.State.Remote == "" {
+		return ""
+	}
+	switch {
+	case !inLineage:
+		return ch.ChangeID
+	case lin.Session == nil || !slices.Contains(lin.Session.Changes, ch.ChangeID):
+		return lin.Root
+	}
+	return ""
+}
