@@ -14,6 +14,7 @@ import (
 	"github.com/planq-dev/planq/jj"
 	"github.com/planq-dev/planq/staterepo"
 	"github.com/planq-dev/planq/transcript"
+	"github.com/planq-dev/planq/workflow"
 )
 
 // WorkspacesDir is where planq makes the jj workspaces of parallel agents,
@@ -254,7 +255,7 @@ func validWorkspaceName(name string) error {
 
 // RemoveAgent forgets the workspace called name (RemoveWorkspace): its
 // change stays, with every edit in it.
-func RemoveAgent(ctx context.Context, o WorkflowOptions, name string) (Removed, error) {
+func RemoveAgent(ctx context.Context, o workflow.Options, name string) (Removed, error) {
 	root, ok := jj.FindRoot(o.Dir)
 	if !ok {
 		return Removed{}, fmt.Errorf("%s is not in a jj repo", o.Dir)
