@@ -10,7 +10,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/planq-dev/planq/config"
 	"github.com/planq-dev/planq/jj"
 	"github.com/planq-dev/planq/project"
 	"github.com/planq-dev/planq/transcript"
@@ -75,19 +74,11 @@ func Open(e Env, ev Event) (*Scope, error) {
 	if !ok {
 		return nil, fmt.Errorf("%s: %w", dir, ErrNotJJRepo)
 	}
-	cfg, err := config.Load(root)
+	loc, err := project.Locate(root, e.Lookup)
 	if err != nil {
 		return nil, err
 	}
-	home, err := config.StateHome(e.Lookup)
-	if err != nil {
-		return nil, err
-	}
-	name, _, err := project.Name(root, cfg, home)
-	if err != nil {
-		return nil, err
-	}
-	ts, err := transcript.New(home, name)
+	ts, err := transcript.New(loc.Home, loc.Name)
 	if err != nil {
 		return nil, err
 	}
@@ -96,7 +87,7 @@ func Open(e Env, ev Event) (*Scope, error) {
 	if e.JJBin != "" {
 		c.Bin = e.JJBin
 	}
-	return &Scope{Root: root, JJ: c, TS: ts, Home: home, Project: name}, nil
+	return &Scope{Root: root, JJ: c, TS: ts, Home: loc.Home, Project: loc.Name}, nil
 }
 
 // LineageOf returns the root change of the lineage ch belongs to: its
