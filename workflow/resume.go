@@ -51,7 +51,7 @@ func Resume(ctx context.Context, o Options, change string) (Started, error) {
 	}
 	lin, ok := s.TS.Lineage(ctx, s.JJ, ch)
 	// A change a teammate pushed: its session may be on the state remote.
-	if need := share.NeedsFetch(s.state, ch, lin, ok); need != "" {
+	if need := share.NeedsFetch(s.state.Config.State.Remote, ch, lin, ok); need != "" {
 		if found, err := fetchLineage(ctx, s, need); err != nil {
 			warning = strings.TrimSpace(warning + " " + err.Error())
 		} else if found {
