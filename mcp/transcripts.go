@@ -28,12 +28,7 @@ func (d *deps) transcripts() (*transcript.Store, project.Location, error) {
 	if !ok {
 		return nil, project.Location{}, fmt.Errorf("%s is not in a jj repo", d.dir)
 	}
-	loc, err := project.Locate(root, d.getenv)
-	if err != nil {
-		return nil, project.Location{}, err
-	}
-	ts, err := transcript.New(loc.Home, loc.Name)
-	return ts, loc, err
+	return transcript.ForRepo(root, d.getenv)
 }
 
 // lazyFetchTimeout bounds a lazy fetch of a lineage from the state remote.

@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/planq-dev/planq/jj"
-	"github.com/planq-dev/planq/project"
 	"github.com/planq-dev/planq/transcript"
 )
 
@@ -74,11 +73,7 @@ func Open(e Env, ev Event) (*Scope, error) {
 	if !ok {
 		return nil, fmt.Errorf("%s: %w", dir, ErrNotJJRepo)
 	}
-	loc, err := project.Locate(root, e.Lookup)
-	if err != nil {
-		return nil, err
-	}
-	ts, err := transcript.New(loc.Home, loc.Name)
+	ts, loc, err := transcript.ForRepo(root, e.Lookup)
 	if err != nil {
 		return nil, err
 	}
