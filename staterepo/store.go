@@ -303,11 +303,6 @@ func ValidAgentName(name string) error {
 	return nil
 }
 
-// SanitizeName turns a directory name into a valid project name: characters
-// outside [A-Za-z0-9._-] become '-', leading '-' and '.' are dropped, and the
-// result is cut to 64 characters; an empty result becomes "project".
-func SanitizeName(s string) string { return config.SanitizeName(s) }
-
 // FindRoot returns the code repo root containing dir: the nearest ancestor
 // with a .jj or .git entry, skipping the state worktree itself (a directory
 // inside .planq/agent resolves to the repo that holds it).

@@ -9,7 +9,7 @@
 //	PLANQ_HOME/sessions/<project>/<root change id>/transcript.jsonl  append-only JSON Lines
 //	PLANQ_HOME/sessions/<project>/<root change id>/copy.json         copy offsets per source file
 //	PLANQ_HOME/sessions/<project>/<root change id>/session.json      the lineage's metadata
-//	PLANQ_HOME/sessions/<project>/by-session/<claude session id>     -> root change id
+//	PLANQ_HOME/sessions/<project>/by-session/<host session id>       -> root change id
 //	PLANQ_HOME/sessions/<project>/by-change/<change id>              -> root change id
 //
 // Writers take a flock on the lineage's .lock file, so hook processes that
