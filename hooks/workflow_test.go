@@ -238,3 +238,29 @@ func TestResumeAfterTheRootWasRebased(t *testing.T) {
 		t.Errorf("@ = %+v; want a new change of the lineage on the pushed root", cur)
 	}
 }
+
+// planq start, continue and resume need no state repo unless a
+// teammate's lineage must be fetched: an agent name the state repo refuses
+// (PLANQ_AGENT) does not stop them.
+func TestWorkflowNeedsNoStateRepo(t *testing.T) {
+	w := newHookWorld(t)
+	ctx := context.Background()
+	getenv := func(k string) string {
+		if k == "PLANQ_AGENT" {
+			return "-not-an-agent"
+		}
+		return os.Getenv(k)
+	}
+	o := workflow.Options{Dir: w.repo, Getenv: getenv}
+	st, err := workflow.Start(ctx, o, "Add a greeting file")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := workflow.Continue(ctx, o, ""); err != nil {
+		t.Fatal(err)
+	}
+	// No agent session recorded: resume says so, not that the agent name is bad.
+	if _, err := workflow.Resume(ctx, o, st.Root); err == nil || !strings.Contains(err.Error(), "no agent session was recorded") {
+		t.Fatalf("resume: %v", err)
+	}
+}

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/planq-dev/planq/hooks/session"
-	"github.com/planq-dev/planq/staterepo"
 )
 
 // Options say where a workflow works.
@@ -26,23 +25,19 @@ func (o Options) getenv(k string) string {
 }
 
 // scope is what start, continue and resume work on: the session core's
-// Scope and the project's state repo.
+// Scope. The state repo is opened only to fetch a teammate's lineage
+// (fetchLineage).
 type scope struct {
 	*session.Scope
-	state *staterepo.Store
 }
 
-// scope opens the repo at o.Dir, its transcript store and its state repo.
+// scope opens the repo at o.Dir and its transcript store.
 func (o Options) scope() (*scope, error) {
 	t, err := session.Open(session.Env{Getenv: o.Getenv, JJBin: o.JJBin, Now: o.Now}, session.Event{Cwd: o.Dir})
 	if err != nil {
 		return nil, err
 	}
-	st, err := staterepo.Open(staterepo.Options{Dir: t.Root, Home: t.Home, Project: t.Project, Getenv: o.Getenv, Now: o.Now})
-	if err != nil {
-		return nil, err
-	}
-	return &scope{Scope: t, state: st}, nil
+	return &scope{Scope: t}, nil
 }
 
 func notJJHint(err error) error {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/planq-dev/planq/jj"
+	"github.com/planq-dev/planq/staterepo"
 	"github.com/planq-dev/planq/transcript"
 	"github.com/planq-dev/planq/transcript/share"
 )
@@ -51,8 +52,8 @@ func Resume(ctx context.Context, o Options, change string) (Started, error) {
 	}
 	lin, ok := s.TS.Lineage(ctx, s.JJ, ch)
 	// A change a teammate pushed: its session may be on the state remote.
-	if need := share.NeedsFetch(s.state.Config.State.Remote, ch, lin, ok); need != "" {
-		if found, err := fetchLineage(ctx, s, need); err != nil {
+	if need := share.NeedsFetch(s.Config.State.Remote, ch, lin, ok); need != "" {
+		if found, err := fetchLineage(ctx, o, s, need); err != nil {
 			warning = strings.TrimSpace(warning + " " + err.Error())
 		} else if found {
 			lin, ok = s.TS.Lineage(ctx, s.JJ, ch)
@@ -139,8 +140,12 @@ func (s *scope) inLineageOrBlank(ch jj.Change, root string) bool {
 
 // fetchLineage fetches the lineage rooted at root from the state remote (a
 // lazy pull), within lazyFetchTimeout.
-func fetchLineage(ctx context.Context, s *scope, root string) (bool, error) {
-	sh, err := share.New(s.state)
+func fetchLineage(ctx context.Context, o Options, s *scope, root string) (bool, error) {
+	st, err := staterepo.Open(staterepo.Options{Dir: s.Root, Home: s.Home, Project: s.Project, Getenv: o.Getenv, Now: o.Now})
+	if err != nil {
+		return false, err
+	}
+	sh, err := share.New(st)
 	if err != nil {
 		return false, err
 	}

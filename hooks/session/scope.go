@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/planq-dev/planq/config"
 	"github.com/planq-dev/planq/jj"
 	"github.com/planq-dev/planq/transcript"
 )
@@ -48,6 +49,8 @@ type Scope struct {
 	JJ            *jj.Client
 	TS            *transcript.Store
 	Home, Project string // PLANQ_HOME and the project name
+	// Config is the repo's .planq/config.yaml, as project.Locate read it.
+	Config config.Config
 }
 
 // Dir is the directory an event is about: its project, else its cwd.
@@ -82,7 +85,7 @@ func Open(e Env, ev Event) (*Scope, error) {
 	if e.JJBin != "" {
 		c.Bin = e.JJBin
 	}
-	return &Scope{Root: root, JJ: c, TS: ts, Home: loc.Home, Project: loc.Name}, nil
+	return &Scope{Root: root, JJ: c, TS: ts, Home: loc.Home, Project: loc.Name, Config: loc.Config}, nil
 }
 
 // LineageOf returns the root change of the lineage ch belongs to: its
