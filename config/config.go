@@ -310,13 +310,6 @@ func settableKeys() []string {
 	return keys
 }
 
-// WriteFileAtomic is atomicfile.Write, the one home of the rule; it stays
-// for callers written before that package (hooks/restore.go and
-// transcript/ on other branches) until they call atomicfile themselves.
-func WriteFileAtomic(path string, data []byte, perm fs.FileMode) error {
-	return atomicfile.Write(path, data, perm)
-}
-
 // yamlMessage shortens yaml.v3's errors to their first line without the
 // "yaml: " prefix.
 func yamlMessage(err error) string {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/planq-dev/planq/hooks/claude"
 	"github.com/planq-dev/planq/transcript"
+	"github.com/planq-dev/planq/workflow"
 )
 
 // claudeLine is a Claude Code transcript line of session id.
@@ -23,8 +24,8 @@ func claudeLine(id, uuid, cwd, text string) string {
 func TestResumeRestoresAClaudeSessionWhoseFileIsGone(t *testing.T) {
 	w := newHookWorld(t)
 	ctx := context.Background()
-	o := WorkflowOptions{Dir: w.repo}
-	st, err := Start(ctx, o, "Add a greeting file")
+	o := workflow.Options{Dir: w.repo}
+	st, err := workflow.Start(ctx, o, "Add a greeting file")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -58,7 +59,7 @@ func TestResumeRestoresAClaudeSessionWhoseFileIsGone(t *testing.T) {
 	if err := os.Remove(file); err != nil {
 		t.Fatal(err)
 	}
-	res, err := Resume(ctx, o, st.Root)
+	res, err := workflow.Resume(ctx, o, st.Root)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -84,7 +85,7 @@ func TestResumeRestoresAClaudeSessionWhoseFileIsGone(t *testing.T) {
 func TestResumeBringsBackATeammatesClaudeSession(t *testing.T) {
 	w := newHookWorld(t)
 	ctx := context.Background()
-	o := WorkflowOptions{Dir: w.repo}
+	o := workflow.Options{Dir: w.repo}
 	ts := w.store()
 	root := w.current().ChangeID
 	w.jj("describe", "-m", "Add a greeting file")
@@ -102,7 +103,7 @@ func TestResumeBringsBackATeammatesClaudeSession(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	res, err := Resume(ctx, o, root)
+	res, err := workflow.Resume(ctx, o, root)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,18 +11,19 @@ import (
 
 	"github.com/planq-dev/planq/internal/testenv"
 	"github.com/planq-dev/planq/jj"
+	"github.com/planq-dev/planq/workflow"
 )
 
 func TestStartContinueResume(t *testing.T) {
 	w := newHookWorld(t)
 	ctx := context.Background()
-	o := WorkflowOptions{Dir: w.repo}
+	o := workflow.Options{Dir: w.repo}
 	ts := w.store()
 
-	if _, err := Start(ctx, o, "  "); err == nil || !strings.Contains(err.Error(), "task is empty") {
+	if _, err := workflow.Start(ctx, o, "  "); err == nil || !strings.Contains(err.Error(), "task is empty") {
 		t.Fatalf("empty task: %v", err)
 	}
-	st, err := Start(ctx, o, "Add a greeting file")
+	st, err := workflow.Start(ctx, o, "Add a greeting file")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -41,7 +42,7 @@ func TestStartContinueResume(t *testing.T) {
 	w.jj("describe", "-m", "Add a greeting file\n\nDone:\n- hello.txt (zebra)\n\nKey decisions:\n- none\n\nLeft to do:\n- more\n\nOpen questions:\n- none")
 
 	// continue: a checkpoint in the same lineage whose session gets the handoff.
-	next, err := Continue(ctx, o, "")
+	next, err := workflow.Continue(ctx, o, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -65,7 +66,7 @@ func TestStartContinueResume(t *testing.T) {
 
 	// Move away, then resume the first change: jj edit + its Claude session.
 	w.jj("new", "root()", "-m", "unrelated")
-	res, err := Resume(ctx, o, jj.ShortID(st.Root))
+	res, err := workflow.Resume(ctx, o, jj.ShortID(st.Root))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -73,14 +74,14 @@ func TestStartContinueResume(t *testing.T) {
 		t.Fatalf("resume: %+v, @ = %s", res, w.current().ChangeID)
 	}
 	// The checkpoint resumes its own (second) session.
-	res, err = Resume(ctx, o, next.Change.ChangeID)
+	res, err = workflow.Resume(ctx, o, next.Change.ChangeID)
 	if err != nil || res.SessionID != ev.SessionID || w.current().ChangeID != next.Change.ChangeID {
 		t.Fatalf("resume the checkpoint: %+v, %v", res, err)
 	}
 
 	// Squashed into its parent: the lineage's root survives, so resume goes there.
 	w.jj("squash", "-r", next.Change.ChangeID, "--use-destination-message")
-	res, err = Resume(ctx, o, jj.ShortID(next.Change.ChangeID))
+	res, err = workflow.Resume(ctx, o, jj.ShortID(next.Change.ChangeID))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,7 +91,7 @@ func TestStartContinueResume(t *testing.T) {
 
 	// A change without a session says what to do.
 	w.jj("new", "root()", "-m", "hand work")
-	if _, err := Resume(ctx, o, "@"); err == nil || !strings.Contains(err.Error(), "recorded no session") {
+	if _, err := workflow.Resume(ctx, o, "@"); err == nil || !strings.Contains(err.Error(), "recorded no session") {
 		t.Fatalf("resume without a session: %v", err)
 	}
 }
@@ -98,21 +99,21 @@ func TestStartContinueResume(t *testing.T) {
 func TestResumeAfterTheRootWasAbandonedIsRefused(t *testing.T) {
 	w := newHookWorld(t)
 	ctx := context.Background()
-	o := WorkflowOptions{Dir: w.repo}
-	st, err := Start(ctx, o, "Add a greeting file")
+	o := workflow.Options{Dir: w.repo}
+	st, err := workflow.Start(ctx, o, "Add a greeting file")
 	if err != nil {
 		t.Fatal(err)
 	}
 	w.appendTranscript(`{"n":1}`)
 	contextOf(t, w.run(sessionStart, "SessionStart-startup"))
 	testenv.WriteFile(t, w.repo, "hello.txt", "hello\n")
-	next, err := Continue(ctx, o, "Step two")
+	next, err := workflow.Continue(ctx, o, "Step two")
 	if err != nil {
 		t.Fatal(err)
 	}
 	w.jj("abandon", st.Root)
-	_, err = Resume(ctx, o, next.Change.ChangeID)
-	if !errors.Is(err, ErrNotResumable) || !strings.Contains(err.Error(), "abandoned") || !strings.Contains(err.Error(), "planq start") {
+	_, err = workflow.Resume(ctx, o, next.Change.ChangeID)
+	if !errors.Is(err, workflow.ErrNotResumable) || !strings.Contains(err.Error(), "abandoned") || !strings.Contains(err.Error(), "planq start") {
 		t.Fatalf("resume with the root abandoned: %v", err)
 	}
 	if sess, _ := w.store().Load(st.Root); !sess.NonResumable {
@@ -120,7 +121,7 @@ func TestResumeAfterTheRootWasAbandonedIsRefused(t *testing.T) {
 	}
 	// jj undo brings the root back: resumable again.
 	w.jj("undo")
-	if _, err := Resume(ctx, o, st.Root); err != nil {
+	if _, err := workflow.Resume(ctx, o, st.Root); err != nil {
 		t.Fatalf("resume after jj undo: %v", err)
 	}
 }
@@ -128,13 +129,13 @@ func TestResumeAfterTheRootWasAbandonedIsRefused(t *testing.T) {
 // startPushable starts a session lineage in a clone of a remote with main,
 // binds a Claude Code session to it and does some work, as a user would
 // before pushing.
-func startPushable(t *testing.T) (*hookWorld, WorkflowOptions, Started, string) {
+func startPushable(t *testing.T) (*hookWorld, workflow.Options, workflow.Started, string) {
 	t.Helper()
 	w := newHookWorld(t)
 	bare := testenv.RemoteWithMain(t)
 	w.repo = testenv.Clone(t, bare)
-	o := WorkflowOptions{Dir: w.repo}
-	st, err := Start(context.Background(), o, "Add a greeting file")
+	o := workflow.Options{Dir: w.repo}
+	st, err := workflow.Start(context.Background(), o, "Add a greeting file")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -165,7 +166,7 @@ func TestResumeAfterPush(t *testing.T) {
 		t.Fatalf("the pushed root %s is not immutable", jj.ShortID(st.Root))
 	}
 
-	res, err := Resume(ctx, o, jj.ShortID(st.Root))
+	res, err := workflow.Resume(ctx, o, jj.ShortID(st.Root))
 	if err != nil {
 		t.Fatalf("resume of the pushed root: %v", err)
 	}
@@ -190,7 +191,7 @@ func TestResumeAfterPush(t *testing.T) {
 		t.Error("the resumed change is not declared")
 	}
 	// Resuming again stays in that change rather than stacking another.
-	again, err := Resume(ctx, o, jj.ShortID(st.Root))
+	again, err := workflow.Resume(ctx, o, jj.ShortID(st.Root))
 	if err != nil || again.Change.ChangeID != cur.ChangeID {
 		t.Errorf("second resume: %+v, %v; want %s again", again.Change, err, jj.ShortID(cur.ChangeID))
 	}
@@ -206,7 +207,7 @@ func TestResumeAfterTheRootWasRebased(t *testing.T) {
 	w.jj("rebase", "-s", st.Root, "-d", "main@origin")
 	w.jj("new", "root()", "-m", "elsewhere")
 
-	res, err := Resume(ctx, o, jj.ShortID(st.Root))
+	res, err := workflow.Resume(ctx, o, jj.ShortID(st.Root))
 	if err != nil {
 		t.Fatalf("resume of the rebased root: %v", err)
 	}
@@ -228,12 +229,38 @@ func TestResumeAfterTheRootWasRebased(t *testing.T) {
 	if _, err := jj.Push(ctx, c, plan); err != nil {
 		t.Fatal(err)
 	}
-	res, err = Resume(ctx, o, jj.ShortID(st.Root))
+	res, err = workflow.Resume(ctx, o, jj.ShortID(st.Root))
 	if err != nil {
 		t.Fatalf("resume of the rebased, pushed root: %v", err)
 	}
 	cur = w.current()
 	if root, ok := jj.SessionRoot(cur.Description); !ok || root != st.Root || len(cur.Parents) != 1 || cur.Parents[0] != st.Root {
 		t.Errorf("@ = %+v; want a new change of the lineage on the pushed root", cur)
+	}
+}
+
+// planq start, continue and resume need no state repo unless a
+// teammate's lineage must be fetched: an agent name the state repo refuses
+// (PLANQ_AGENT) does not stop them.
+func TestWorkflowNeedsNoStateRepo(t *testing.T) {
+	w := newHookWorld(t)
+	ctx := context.Background()
+	getenv := func(k string) string {
+		if k == "PLANQ_AGENT" {
+			return "-not-an-agent"
+		}
+		return os.Getenv(k)
+	}
+	o := workflow.Options{Dir: w.repo, Getenv: getenv}
+	st, err := workflow.Start(ctx, o, "Add a greeting file")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := workflow.Continue(ctx, o, ""); err != nil {
+		t.Fatal(err)
+	}
+	// No agent session recorded: resume says so, not that the agent name is bad.
+	if _, err := workflow.Resume(ctx, o, st.Root); err == nil || !strings.Contains(err.Error(), "no agent session was recorded") {
+		t.Fatalf("resume: %v", err)
 	}
 }

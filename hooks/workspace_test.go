@@ -61,7 +61,7 @@ func (w *workspaceWorld) jj(t *testing.T, dir string, args ...string) string {
 func TestWorkspacesForParallelAgents(t *testing.T) {
 	w := newWorkspaceWorld(t)
 	ctx := context.Background()
-	started, err := hooks.Start(ctx, hooks.WorkflowOptions{Dir: w.repo}, "Main task")
+	started, err := workflow.Start(ctx, workflow.Options{Dir: w.repo}, "Main task")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -161,10 +161,10 @@ func TestWorkspacesForParallelAgents(t *testing.T) {
 	if files := w.jj(t, w.repo, "file", "list", "-r", gone.Change.ChangeID); !strings.Contains(files, "unsaved.txt") {
 		t.Errorf("the removed workspace's change %s lost unsaved.txt: %q", gone.Change.ChangeID, files)
 	}
-	if _, err := hooks.RemoveAgent(ctx, hooks.WorkflowOptions{Dir: w.repo}, "default"); err == nil {
+	if _, err := hooks.RemoveAgent(ctx, workflow.Options{Dir: w.repo}, "default"); err == nil {
 		t.Error("RemoveAgent removed the main working copy")
 	}
-	if r, err := hooks.RemoveAgent(ctx, hooks.WorkflowOptions{Dir: w.repo}, "two"); err != nil || r.Name != "two" {
+	if r, err := hooks.RemoveAgent(ctx, workflow.Options{Dir: w.repo}, "two"); err != nil || r.Name != "two" {
 		t.Errorf("RemoveAgent(two) = %+v, %v", r, err)
 	}
 }
@@ -174,7 +174,7 @@ func TestWorkspacesForParallelAgents(t *testing.T) {
 func TestSubagentWorkspaceReported(t *testing.T) {
 	w := newWorkspaceWorld(t)
 	ctx := context.Background()
-	if _, err := hooks.Start(ctx, hooks.WorkflowOptions{Dir: w.repo}, "Main task"); err != nil {
+	if _, err := workflow.Start(ctx, workflow.Options{Dir: w.repo}, "Main task"); err != nil {
 		t.Fatal(err)
 	}
 	ev := session.Event{Name: session.EventSessionStart, Host: claude.Host, SessionID: parentSession, Cwd: w.repo, ProjectDir: w.repo, Source: "startup"}
@@ -263,7 +263,7 @@ func TestWorktreeInGitOnlyRepo(t *testing.T) {
 func TestConflictsBetweenAgentsShown(t *testing.T) {
 	w := newWorkspaceWorld(t)
 	ctx := context.Background()
-	if _, err := hooks.Start(ctx, hooks.WorkflowOptions{Dir: w.repo}, "Main task"); err != nil {
+	if _, err := workflow.Start(ctx, workflow.Options{Dir: w.repo}, "Main task"); err != nil {
 		t.Fatal(err)
 	}
 	testenv.WriteFile(t, w.repo, "shared.txt", "main's\n")

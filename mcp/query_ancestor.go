@@ -125,7 +125,7 @@ func queryAncestorTool(d *deps) server.ServerTool {
 		if err != nil {
 			return AncestorOutput{}, err
 		}
-		ts, st, tsErr := d.transcripts()
+		ts, loc, tsErr := d.transcripts()
 		var lin transcript.Lineage
 		inLineage := false
 		var fetchNote string
@@ -133,9 +133,9 @@ func queryAncestorTool(d *deps) server.ServerTool {
 			lin, inLineage = ts.Lineage(ctx, d.jj, ch)
 			// A change a teammate pushed: its session may be on the
 			// state remote, fetched the first time it is asked for.
-			if root := share.NeedsFetch(st, ch, lin, inLineage); root != "" && slices.Contains(include, IncludeTranscript) {
+			if root := share.NeedsFetch(loc.Config.State.Remote, ch, lin, inLineage); root != "" && slices.Contains(include, IncludeTranscript) {
 				var found bool
-				if found, fetchNote = d.fetchLineage(ctx, st, root); found {
+				if found, fetchNote = d.fetchLineage(ctx, root); found {
 					lin, inLineage = ts.Lineage(ctx, d.jj, ch)
 				}
 			}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/planq-dev/planq/internal/text"
 	"github.com/planq-dev/planq/jj"
+	"github.com/planq-dev/planq/project"
 	"github.com/planq-dev/planq/staterepo"
 	"github.com/planq-dev/planq/transcript"
 	"github.com/planq-dev/planq/transcript/share"
@@ -19,15 +20,15 @@ import (
 // a filter shows.
 const transcriptTail = 100
 
-// transcripts opens the transcript store of the server's project, and its
-// state repo.
-func (d *deps) transcripts() (*transcript.Store, *staterepo.Store, error) {
-	st, err := staterepo.Open(staterepo.Options{Dir: d.dir, Getenv: d.getenv})
-	if err != nil {
-		return nil, nil, err
+// transcripts opens the transcript store of the server's project, the one
+// its hooks write (project.Locate), and says where the project is. It
+// reads files only: the state repo is opened when a lazy fetch is due.
+func (d *deps) transcripts() (*transcript.Store, project.Location, error) {
+	root, ok := jj.FindRoot(d.dir)
+	if !ok {
+		return nil, project.Location{}, fmt.Errorf("%s is not in a jj repo", d.dir)
 	}
-	ts, err := transcript.New(st.Home, st.Project)
-	return ts, st, err
+	return transcript.ForRepo(root, d.getenv)
 }
 
 // lazyFetchTimeout bounds a lazy fetch of a lineage from the state remote.
@@ -62,9 +63,13 @@ func (m *fetchMemo) due(root string) bool {
 // fetchLineage fetches the lineage rooted at root from the state remote,
 // once in a while at most; it reports whether the lineage came, and
 // a note when the fetch failed.
-func (d *deps) fetchLineage(ctx context.Context, st *staterepo.Store, root string) (bool, string) {
+func (d *deps) fetchLineage(ctx context.Context, root string) (bool, string) {
 	if !d.fetched.due(root) {
 		return false, ""
+	}
+	st, err := staterepo.Open(staterepo.Options{Dir: d.dir, Getenv: d.getenv})
+	if err != nil {
+		return false, "fetching its session from the state remote failed: " + text.FirstLine(err.Error())
 	}
 	sh, err := share.New(st)
 	if err != nil {

@@ -4,11 +4,14 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/planq-dev/planq/internal/testenv"
 	"github.com/planq-dev/planq/jj"
+	planqmcp "github.com/planq-dev/planq/mcp"
+	"github.com/planq-dev/planq/project"
 	"github.com/planq-dev/planq/staterepo"
 	"github.com/planq-dev/planq/transcript"
 )
@@ -119,5 +122,50 @@ func TestQueryAncestorTranscript(t *testing.T) {
 	}
 	if s, _ := ts.Load(root); s.NonResumable {
 		t.Error("the lineage is still marked non-resumable after its root came back")
+	}
+}
+
+// query_ancestor reads the transcript store the hooks write (the project
+// as project.Locate finds it): a state repo that cannot be opened, here
+// for an invalid PLANQ_AGENT, does not hide a session's transcript. The
+// state repo is needed only to fetch a teammate's lineage.
+func TestQueryAncestorTranscriptWithoutTheStateRepo(t *testing.T) {
+	testenv.Isolate(t)
+	repo := testenv.JJRepo(t)
+	ctx := context.Background()
+	d, err := jj.Declare(ctx, jj.New(repo), "Add rate limiting", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	root := d.Change.ChangeID
+	loc, err := project.Locate(repo, os.Getenv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts, err := transcript.New(loc.Home, loc.Name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := t.TempDir() + "/s.jsonl"
+	testenv.WriteFile(t, filepath.Dir(src), filepath.Base(src), `{"type":"user","message":{"role":"user","content":"use a token bucket"}}`+"\n")
+	if _, err := ts.Update(ctx, root, func(s *transcript.Session) error { s.Task = "Add rate limiting"; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ts.Copy(ctx, root, src, transcript.CopyOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	getenv := func(k string) string {
+		if k == "PLANQ_AGENT" {
+			return "-not-an-agent"
+		}
+		return os.Getenv(k)
+	}
+	if _, err := staterepo.Open(staterepo.Options{Dir: repo, Getenv: getenv}); err == nil {
+		t.Fatal("the state repo opened with an invalid PLANQ_AGENT; the test needs one that cannot")
+	}
+	s := connectWith(t, planqmcp.Options{Dir: repo, Version: "test", Getenv: getenv})
+	tr, _ := transcriptOf(s, "@", nil)
+	if l := lines(tr); tr["session_root"] != root || len(l) != 1 || l[0]["text"] != "user: use a token bucket" {
+		t.Fatalf("transcript = %+v", tr)
 	}
 }

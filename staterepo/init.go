@@ -82,7 +82,7 @@ func (s *Store) warnUnclaimedLegacy() {
 		return
 	}
 	main := project.MainRoot(s.Root)
-	legacy := SanitizeName(filepath.Base(main))
+	legacy := config.SanitizeName(filepath.Base(main))
 	bare := project.StateRepo(s.Home, legacy)
 	if _, err := os.Stat(filepath.Join(bare, "HEAD")); err != nil || len(project.InUseBy(bare, main)) > 0 {
 		return

@@ -184,6 +184,32 @@ func (s *Store) debugf(format string, args ...any) {
 	}
 }
 
+// locate resolves the project of the code repo at root as project.Locate
+// does, taking o.Home and o.Project when given (a caller that resolved
+// them already, a test's PLANQ_HOME).
+func locate(root string, o Options, getenv func(string) string) (project.Location, error) {
+	if o.Home == "" && o.Project == "" {
+		return project.Locate(root, getenv)
+	}
+	cfg, err := config.Load(root)
+	if err != nil {
+		return project.Location{}, err
+	}
+	loc := project.Location{Root: root, Config: cfg, Home: o.Home, Name: o.Project, Source: project.FromConfig}
+	if loc.Home == "" {
+		loc.Home, err = config.StateHome(getenv)
+	} else {
+		loc.Home, err = filepath.Abs(loc.Home)
+	}
+	if err != nil {
+		return project.Location{}, err
+	}
+	if loc.Name == "" {
+		loc.Name, loc.Source, err = project.Name(root, cfg, loc.Home)
+	}
+	return loc, err
+}
+
 // Open resolves the code repo root, the project, the agent and the state
 // repo's paths. It reads .planq/config.yaml but writes nothing.
 func Open(o Options) (*Store, error) {
@@ -198,25 +224,11 @@ func Open(o Options) (*Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	cfg, err := config.Load(root)
+	loc, err := locate(root, o, getenv)
 	if err != nil {
 		return nil, err
 	}
-	home := o.Home
-	if home == "" {
-		if home, err = config.StateHome(getenv); err != nil {
-			return nil, err
-		}
-	}
-	if home, err = filepath.Abs(home); err != nil {
-		return nil, err
-	}
-	name, src := o.Project, project.FromConfig
-	if name == "" {
-		if name, src, err = project.Name(root, cfg, home); err != nil {
-			return nil, err
-		}
-	}
+	cfg, home, name, src := loc.Config, loc.Home, loc.Name, loc.Source
 	if err := config.ValidName(name); err != nil {
 		return nil, fmt.Errorf("project: %w", err)
 	}
@@ -290,11 +302,6 @@ func ValidAgentName(name string) error {
 	}
 	return nil
 }
-
-// SanitizeName turns a directory name into a valid project name: characters
-// outside [A-Za-z0-9._-] become '-', leading '-' and '.' are dropped, and the
-// result is cut to 64 characters; an empty result becomes "project".
-func SanitizeName(s string) string { return config.SanitizeName(s) }
 
 // FindRoot returns the code repo root containing dir: the nearest ancestor
 // with a .jj or .git entry, skipping the state worktree itself (a directory

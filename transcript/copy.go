@@ -11,7 +11,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/planq-dev/planq/config"
+	"github.com/planq-dev/planq/internal/atomicfile"
 )
 
 // copyState is what copy.json remembers: how much of the store is committed
@@ -307,7 +307,7 @@ func (s *Store) writeCopyState(dir string, st copyState) error {
 	if err != nil {
 		return fmt.Errorf("transcript: %w", err)
 	}
-	if err := config.WriteFileAtomic(filepath.Join(dir, copyStateFile), append(data, '\n'), 0o644); err != nil {
+	if err := atomicfile.Write(filepath.Join(dir, copyStateFile), append(data, '\n'), 0o644); err != nil {
 		return fmt.Errorf("transcript: write %s: %w", copyStateFile, err)
 	}
 	return nil

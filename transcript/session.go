@@ -12,7 +12,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/planq-dev/planq/config"
+	"github.com/planq-dev/planq/internal/atomicfile"
 	"github.com/planq-dev/planq/jj"
 )
 
@@ -169,7 +169,7 @@ func (s *Store) Update(ctx context.Context, root string, fn func(*Session) error
 	if err != nil {
 		return nil, fmt.Errorf("transcript: %w", err)
 	}
-	if err := config.WriteFileAtomic(filepath.Join(dir, SessionFile), append(data, '\n'), 0o644); err != nil {
+	if err := atomicfile.Write(filepath.Join(dir, SessionFile), append(data, '\n'), 0o644); err != nil {
 		return nil, fmt.Errorf("transcript: write session: %w", err)
 	}
 	for _, c := range sess.Changes {
@@ -226,7 +226,7 @@ func (s *Store) writeIndex(kind, key, root string) error {
 	if cur, err := os.ReadFile(path); err == nil && strings.TrimSpace(string(cur)) == root {
 		return nil
 	}
-	if err := config.WriteFileAtomic(path, []byte(root+"\n"), 0o644); err != nil {
+	if err := atomicfile.Write(path, []byte(root+"\n"), 0o644); err != nil {
 		return fmt.Errorf("transcript: index %s/%s: %w", kind, key, err)
 	}
 	return nil

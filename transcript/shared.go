@@ -12,7 +12,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/planq-dev/planq/config"
+	"github.com/planq-dev/planq/internal/atomicfile"
 )
 
 // A lineage's transcript may hold lines of more than one machine: a
@@ -287,7 +287,7 @@ func (s *Store) UpdateShareState(ctx context.Context, root string, fn func(*Shar
 	if err != nil {
 		return fmt.Errorf("transcript: %w", err)
 	}
-	if err := config.WriteFileAtomic(filepath.Join(dir, shareFile), append(data, '\n'), 0o644); err != nil {
+	if err := atomicfile.Write(filepath.Join(dir, shareFile), append(data, '\n'), 0o644); err != nil {
 		return fmt.Errorf("transcript: write %s: %w", shareFile, err)
 	}
 	return nil

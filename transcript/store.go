@@ -9,7 +9,7 @@
 //	PLANQ_HOME/sessions/<project>/<root change id>/transcript.jsonl  append-only JSON Lines
 //	PLANQ_HOME/sessions/<project>/<root change id>/copy.json         copy offsets per source file
 //	PLANQ_HOME/sessions/<project>/<root change id>/session.json      the lineage's metadata
-//	PLANQ_HOME/sessions/<project>/by-session/<claude session id>     -> root change id
+//	PLANQ_HOME/sessions/<project>/by-session/<host session id>       -> root change id
 //	PLANQ_HOME/sessions/<project>/by-change/<change id>              -> root change id
 //
 // Writers take a flock on the lineage's .lock file, so hook processes that
@@ -26,6 +26,7 @@ import (
 
 	"github.com/planq-dev/planq/config"
 	"github.com/planq-dev/planq/internal/flock"
+	"github.com/planq-dev/planq/project"
 )
 
 // File names inside a lineage directory.
@@ -52,6 +53,18 @@ type Store struct {
 	LockTimeout time.Duration
 	// Now is the clock; default time.Now.
 	Now func() time.Time
+}
+
+// ForRepo returns the transcript store of the project of the code repo
+// whose root is root, as project.Locate finds it (the store the hooks
+// write), and the project's location. It reads files only.
+func ForRepo(root string, getenv func(string) string) (*Store, project.Location, error) {
+	loc, err := project.Locate(root, getenv)
+	if err != nil {
+		return nil, project.Location{}, err
+	}
+	ts, err := New(loc.Home, loc.Name)
+	return ts, loc, err
 }
 
 // New returns the store of project under home, validating the project name.

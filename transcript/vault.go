@@ -14,7 +14,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/planq-dev/planq/config"
+	"github.com/planq-dev/planq/internal/atomicfile"
 )
 
 // The vault: the store keeps each session's transcript as the session goes.
@@ -64,7 +64,7 @@ func (s *Store) Note(root, src string) error {
 		return nil
 	}
 	data, _ := json.Marshal(vaultNote{Root: root, Source: src})
-	if err := config.WriteFileAtomic(path, append(data, '\n'), 0o644); err != nil {
+	if err := atomicfile.Write(path, append(data, '\n'), 0o644); err != nil {
 		return fmt.Errorf("transcript: note %s in the vault: %w", src, err)
 	}
 	return nil

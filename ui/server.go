@@ -100,9 +100,7 @@ func New(o Options) (*Server, error) {
 	if ts, err := transcript.New(st.Home, st.Project); err == nil {
 		s.ts, s.catalog = ts, newLineageCatalog(ts)
 	}
-	if dir, err := metrics.DirFor(root, getenv); err == nil {
-		s.metrics = dir
-	}
+	s.metrics = metrics.Dir(st.Home, st.Project)
 	if s.tmpl, err = parseTemplates(s.now); err != nil {
 		return nil, err
 	}

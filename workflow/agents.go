@@ -10,12 +10,6 @@ import (
 	"github.com/planq-dev/planq/jj"
 )
 
-// Options say where a workflow works.
-type Options struct {
-	Dir   string // a directory in the code repo
-	JJBin string // jj executable; default "jj"
-}
-
 // AgentStatus is one workspace of the repo, as `planq agents` shows it.
 type AgentStatus struct {
 	Name     string `json:"name"`

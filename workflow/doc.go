@@ -1,8 +1,13 @@
 // Package workflow is what planq does for a person at the command line and
-// in planq ui, over the session core: for now the agents query (Agents:
-// every jj workspace of the repo with its change, gate state, summary,
-// diff stat and conflicts), which `planq agents` prints and planq ui shows
-// without linking the hook handlers. `planq start`, `continue` and
-// `resume` (Start, Continue, Resume) and `planq agents remove` are still
-// in package hooks; they move here next.
+// in planq ui, over the session core: `planq start` (Start: declare a
+// change and root a session lineage in it), `continue` (Continue: a
+// checkpoint on top of @ in the same lineage) and `resume` (Resume: find
+// the agent session recorded for a change, fetch its lineage from the
+// state remote when a teammate pushed it, bring back the host's own file of
+// the session from the stored transcript (restore.go), and make the change
+// the working copy); and the agents query (Agents: every jj workspace of
+// the repo with its change, gate state, summary, diff stat and conflicts),
+// which `planq agents` prints and planq ui shows. It does not link the
+// hook handlers (package hooks); `planq agents remove` and the workspaces
+// of parallel agents are still there (hooks.RemoveAgent).
 package workflow

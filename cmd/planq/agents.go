@@ -119,7 +119,7 @@ func runAgentsRemove(ctx context.Context, a *app, o *agentsRemoveOptions) error 
 	if err != nil {
 		return err
 	}
-	r, err := hooks.RemoveAgent(ctx, hooks.WorkflowOptions{Dir: dir, Getenv: a.Getenv}, o.Name)
+	r, err := hooks.RemoveAgent(ctx, workflow.Options{Dir: dir, Getenv: a.Getenv}, o.Name)
 	if err != nil {
 		return err
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/planq-dev/planq/hooks/hosts"
 	"github.com/planq-dev/planq/hooks/session"
 	"github.com/planq-dev/planq/jj"
+	"github.com/planq-dev/planq/workflow"
 )
 
 // sessionOptions are the flags and argument of `planq start`, `continue`
@@ -46,17 +47,17 @@ func (o *sessionOptions) agent(recorded string) (hosts.Adapter, error) {
 }
 
 // workflowOptions are the session workflow's options for the repo o names.
-func (a *app) workflowOptions(o *sessionOptions) (hooks.WorkflowOptions, error) {
+func (a *app) workflowOptions(o *sessionOptions) (workflow.Options, error) {
 	dir, err := a.repoDir(o.Repo)
 	if err != nil {
-		return hooks.WorkflowOptions{}, err
+		return workflow.Options{}, err
 	}
-	return hooks.WorkflowOptions{Dir: dir, Getenv: a.Getenv}, nil
+	return workflow.Options{Dir: dir, Getenv: a.Getenv}, nil
 }
 
 // prepare resolves the repo and the host to launch (--agent, else recorded)
 // before anything changes, so a bad flag changes nothing.
-func (a *app) prepare(o *sessionOptions, recorded string) (hooks.WorkflowOptions, hosts.Adapter, error) {
+func (a *app) prepare(o *sessionOptions, recorded string) (workflow.Options, hosts.Adapter, error) {
 	wo, err := a.workflowOptions(o)
 	if err != nil {
 		return wo, nil, err
@@ -107,7 +108,7 @@ func runStart(ctx context.Context, a *app, o *sessionOptions) error {
 	if o.Workspace != "" {
 		return a.startInWorkspace(ctx, o, wo, ad, o.Arg)
 	}
-	st, err := hooks.Start(ctx, wo, o.Arg)
+	st, err := workflow.Start(ctx, wo, o.Arg)
 	if err != nil {
 		return err
 	}
@@ -117,7 +118,7 @@ func runStart(ctx context.Context, a *app, o *sessionOptions) error {
 
 // startInWorkspace is `planq start -w NAME TASK`: the workspace (made, or
 // found), the change declared in it, the agent launched there.
-func (a *app) startInWorkspace(ctx context.Context, o *sessionOptions, wo hooks.WorkflowOptions, ad hosts.Adapter, task string) error {
+func (a *app) startInWorkspace(ctx context.Context, o *sessionOptions, wo workflow.Options, ad hosts.Adapter, task string) error {
 	r := &hooks.Runner{Env: session.Env{Getenv: a.Getenv}, WireWorkspace: a.wireWorkspace}
 	ws, err := r.CreateWorkspace(ctx, hooks.NewWorkspace{Dir: wo.Dir, Name: o.Workspace, Base: session.BaseFresh, Host: ad.Host()})
 	if err != nil {
@@ -129,7 +130,7 @@ func (a *app) startInWorkspace(ctx context.Context, o *sessionOptions, wo hooks.
 		fmt.Fprintf(a.Stderr, "planq: made workspace %s at %s\n", ws.Name, ws.Path)
 	}
 	wo.Dir = ws.Path
-	st, err := hooks.Start(ctx, wo, task)
+	st, err := workflow.Start(ctx, wo, task)
 	if err != nil {
 		return err
 	}
@@ -172,7 +173,7 @@ func runContinue(ctx context.Context, a *app, o *sessionOptions) error {
 	if err != nil {
 		return err
 	}
-	st, err := hooks.Continue(ctx, wo, o.Arg)
+	st, err := workflow.Continue(ctx, wo, o.Arg)
 	if err != nil {
 		return err
 	}
@@ -224,7 +225,7 @@ func runResume(ctx context.Context, a *app, o *sessionOptions) error {
 			return err
 		}
 	}
-	st, err := hooks.Resume(ctx, wo, o.Arg)
+	st, err := workflow.Resume(ctx, wo, o.Arg)
 	if err != nil {
 		return err
 	}
@@ -239,7 +240,7 @@ func runResume(ctx context.Context, a *app, o *sessionOptions) error {
 	return a.launch(ctx, ad, o.AgentCmd, st.Repo, ad.Launch("", st.SessionID))
 }
 
-func (a *app) sayStarted(st hooks.Started, line string) {
+func (a *app) sayStarted(st workflow.Started, line string) {
 	if st.Warning != "" {
 		fmt.Fprintf(a.Stderr, "planq: warning: %s\n", st.Warning)
 	}

@@ -116,11 +116,13 @@ func runVault(cmd *cobra.Command, a *app, opts *vaultOptions) error {
 	return errors.Join(errs...)
 }
 
-// projectStore opens the transcript store of the project at dir.
+// projectStore opens the transcript store of the project at dir: the one
+// the hooks write (transcript.ForRepo), with no need of its state repo.
 func projectStore(dir string, getenv func(string) string) (*transcript.Store, error) {
-	st, err := staterepo.Open(staterepo.Options{Dir: dir, Getenv: getenv, Warn: func(string) {}})
+	root, err := staterepo.FindRoot(dir)
 	if err != nil {
 		return nil, err
 	}
-	return transcript.New(st.Home, st.Project)
+	ts, _, err := transcript.ForRepo(root, getenv)
+	return ts, err
 }

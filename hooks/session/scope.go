@@ -12,7 +12,6 @@ import (
 
 	"github.com/planq-dev/planq/config"
 	"github.com/planq-dev/planq/jj"
-	"github.com/planq-dev/planq/project"
 	"github.com/planq-dev/planq/transcript"
 )
 
@@ -50,6 +49,8 @@ type Scope struct {
 	JJ            *jj.Client
 	TS            *transcript.Store
 	Home, Project string // PLANQ_HOME and the project name
+	// Config is the repo's .planq/config.yaml, as project.Locate read it.
+	Config config.Config
 }
 
 // Dir is the directory an event is about: its project, else its cwd.
@@ -75,19 +76,7 @@ func Open(e Env, ev Event) (*Scope, error) {
 	if !ok {
 		return nil, fmt.Errorf("%s: %w", dir, ErrNotJJRepo)
 	}
-	cfg, err := config.Load(root)
-	if err != nil {
-		return nil, err
-	}
-	home, err := config.StateHome(e.Lookup)
-	if err != nil {
-		return nil, err
-	}
-	name, _, err := project.Name(root, cfg, home)
-	if err != nil {
-		return nil, err
-	}
-	ts, err := transcript.New(home, name)
+	ts, loc, err := transcript.ForRepo(root, e.Lookup)
 	if err != nil {
 		return nil, err
 	}
@@ -96,7 +85,7 @@ func Open(e Env, ev Event) (*Scope, error) {
 	if e.JJBin != "" {
 		c.Bin = e.JJBin
 	}
-	return &Scope{Root: root, JJ: c, TS: ts, Home: home, Project: name}, nil
+	return &Scope{Root: root, JJ: c, TS: ts, Home: loc.Home, Project: loc.Name, Config: loc.Config}, nil
 }
 
 // LineageOf returns the root change of the lineage ch belongs to: its

@@ -72,13 +72,13 @@ func (sh *Sharer) Fetch(ctx context.Context, roots []string) (found bool, err er
 	return len(res.Missing) < len(roots), nil
 }
 
-// NeedsFetch reports the lineage to fetch from st's remote for a query or
-// resume of ch: the lineage ch belongs to when this machine lacks its
+// NeedsFetch reports the lineage to fetch from the state remote (remote,
+// the project's state.remote; "" for none) for a query or resume of ch: the lineage ch belongs to when this machine lacks its
 // record, or has one that does not know ch yet (a teammate pushed ch since
 // the last pull); ch itself when it is in no lineage here (it may root one
 // elsewhere). It is "" when there is no remote, or nothing to fetch.
-func NeedsFetch(st *staterepo.Store, ch jj.Change, lin transcript.Lineage, inLineage bool) string {
-	if st == nil || st.Config.State.Remote == "" {
+func NeedsFetch(remote string, ch jj.Change, lin transcript.Lineage, inLineage bool) string {
+	if remote == "" {
 		return ""
 	}
 	switch {

@@ -1,160 +1,17 @@
-package hooks
+package workflow
 
 import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"strings"
 	"time"
 
-	"github.com/planq-dev/planq/gate"
-	"github.com/planq-dev/planq/hooks/session"
 	"github.com/planq-dev/planq/jj"
+	"github.com/planq-dev/planq/staterepo"
 	"github.com/planq-dev/planq/transcript"
 	"github.com/planq-dev/planq/transcript/share"
 )
-
-// WorkflowOptions say where `planq start`, `continue` and `resume` work.
-type WorkflowOptions struct {
-	Dir    string              // a directory in the code repo
-	Getenv func(string) string // environment; default os.Getenv
-	JJBin  string              // jj executable; default "jj"
-	Now    func() time.Time    // clock; default time.Now
-}
-
-func (o WorkflowOptions) getenv(k string) string {
-	if o.Getenv != nil {
-		return o.Getenv(k)
-	}
-	return os.Getenv(k)
-}
-
-// fetchLineage fetches the lineage rooted at root from the state remote (a
-// lazy pull), within lazyFetchTimeout.
-func fetchLineage(ctx context.Context, s *scope, root string) (bool, error) {
-	sh, err := share.New(s.state)
-	if err != nil {
-		return false, err
-	}
-	ctx, cancel := context.WithTimeout(ctx, lazyFetchTimeout)
-	defer cancel()
-	return sh.Fetch(ctx, []string{root})
-}
-
-// lazyFetchTimeout bounds the fetch of a lineage planq resume needs.
-const lazyFetchTimeout = 60 * time.Second
-
-func (o WorkflowOptions) scope() (*scope, error) {
-	r := &Runner{Env: session.Env{Getenv: o.Getenv, JJBin: o.JJBin, Now: o.Now}}
-	return r.open(session.Event{Cwd: o.Dir})
-}
-
-// Started is what Start, Continue or Resume set up.
-type Started struct {
-	Change  jj.Change // the change the agent works in
-	Root    string    // the session lineage's root change id
-	Task    string    // the lineage's task line
-	Warning string    // something the user should know (a failed fetch, a fallback)
-	Notes   []string  // what happened to the work in the working copy (see jj.Declared.Notes)
-	// ChangedWhileLocked are the files that changed in the working copy
-	// while the gate was locked, found when Start declared the change
-	// (gate.CheckDeclared); a note in Notes names them.
-	ChangedWhileLocked []string
-	// SessionID is the agent session to resume, and Host the agent host it
-	// ran in ("claude", "opencode"; Resume only).
-	SessionID, Host string
-	// Repo is the code repo's root, where the agent runs.
-	Repo string
-}
-
-// Start declares a new change for task, as jj_init does (fetch, then
-// jj new on trunk() or @ with task as its description), and records it as
-// the root of a new session lineage.
-func Start(ctx context.Context, o WorkflowOptions, task string) (Started, error) {
-	task = strings.TrimSpace(task)
-	if task == "" {
-		return Started{}, errors.New("the task is empty: say in one line what the agent should do, e.g. planq start \"Add rate limiting to the API\"")
-	}
-	s, err := o.scope()
-	if err != nil {
-		return Started{}, notJJHint(err)
-	}
-	d, err := jj.Declare(ctx, s.JJ, task, "")
-	if err != nil {
-		return Started{}, fmt.Errorf("jj: %w", err)
-	}
-	root := d.Change.ChangeID
-	if _, err := s.TS.Update(ctx, root, func(sess *transcript.Session) error {
-		sess.Task = jj.TaskLine(task)
-		sess.AddChange(root)
-		return nil
-	}); err != nil {
-		return Started{}, err
-	}
-	out := Started{Change: d.Change, Root: root, Task: jj.TaskLine(task), Repo: s.Root}
-	if d.FetchWarn != "" {
-		out.Warning = jj.FetchWarning(d.FetchWarn)
-	}
-	out.Notes = d.Notes()
-	// The declaration recorded the files as they were: name what changed
-	// while the gate was locked.
-	switch esc, err := gate.CheckDeclared(ctx, s.JJ, s.Root); {
-	case err != nil:
-		out.Warning = strings.TrimSpace(out.Warning + " " + err.Error())
-	case esc.Checked:
-		out.ChangedWhileLocked = esc.Files
-		if n := esc.Note(); n != "" {
-			out.Notes = append(out.Notes, n)
-		}
-		session.RecordEscapes(session.Env{Getenv: o.Getenv, Now: o.Now}, s.Scope, session.Event{}, "planq start", esc.Files)
-	}
-	return out, nil
-}
-
-// Continue checkpoints: it starts a new change on top of @ in the same
-// lineage (a "Session: <root>" trailer links it), so a fresh agent session
-// there gets @'s description as its handoff. desc defaults to
-// "Continue: <task>".
-func Continue(ctx context.Context, o WorkflowOptions, desc string) (Started, error) {
-	s, err := o.scope()
-	if err != nil {
-		return Started{}, notJJHint(err)
-	}
-	cur, err := s.JJ.Current(ctx)
-	if err != nil {
-		return Started{}, fmt.Errorf("jj: %w", err)
-	}
-	root, ok := s.LineageOf(cur)
-	if !ok {
-		if !cur.Declared() {
-			return Started{}, errors.New("nothing to continue: the current change has no description and no session; start one with planq start \"task\"")
-		}
-		root = cur.ChangeID
-	}
-	task := jj.TaskLine(cur.Description)
-	if sess, err := s.TS.Load(root); err == nil && sess.Task != "" {
-		task = sess.Task
-	}
-	if strings.TrimSpace(desc) == "" {
-		desc = "Continue: " + task
-	}
-	ch, err := s.JJ.New(ctx, jj.WithSessionRoot(desc, root), "@")
-	if err != nil {
-		return Started{}, fmt.Errorf("jj new: %w", err)
-	}
-	if _, err := s.TS.Update(ctx, root, func(sess *transcript.Session) error {
-		if sess.Task == "" {
-			sess.Task = task
-		}
-		sess.AddChange(cur.ChangeID)
-		sess.AddChange(ch.ChangeID)
-		return nil
-	}); err != nil {
-		return Started{}, err
-	}
-	return Started{Change: ch, Root: root, Task: task, Repo: s.Root}, nil
-}
 
 // ErrNotResumable reports a session that cannot be resumed.
 var ErrNotResumable = errors.New("not resumable")
@@ -166,7 +23,7 @@ var ErrNotResumable = errors.New("not resumable")
 // case after review feedback) cannot be edited: the session goes on in a new
 // change on top of it, linked to the lineage by its "Session:" trailer, and
 // Notes says so.
-func Resume(ctx context.Context, o WorkflowOptions, change string) (Started, error) {
+func Resume(ctx context.Context, o Options, change string) (Started, error) {
 	change = strings.TrimSpace(change)
 	if change == "" {
 		return Started{}, errors.New("no change given: planq resume CHANGE (a change id as jj log shows it)")
@@ -195,8 +52,8 @@ func Resume(ctx context.Context, o WorkflowOptions, change string) (Started, err
 	}
 	lin, ok := s.TS.Lineage(ctx, s.JJ, ch)
 	// A change a teammate pushed: its session may be on the state remote.
-	if need := share.NeedsFetch(s.state, ch, lin, ok); need != "" {
-		if found, err := fetchLineage(ctx, s, need); err != nil {
+	if need := share.NeedsFetch(s.Config.State.Remote, ch, lin, ok); need != "" {
+		if found, err := fetchLineage(ctx, o, s, need); err != nil {
 			warning = strings.TrimSpace(warning + " " + err.Error())
 		} else if found {
 			lin, ok = s.TS.Lineage(ctx, s.JJ, ch)
@@ -281,9 +138,21 @@ func (s *scope) inLineageOrBlank(ch jj.Change, root string) bool {
 	return ok && r == root || !ok && !ch.Declared()
 }
 
-func notJJHint(err error) error {
-	if errors.Is(err, ErrNotJJRepo) {
-		return fmt.Errorf("%w: run `jj git init --colocate` here first", err)
+// fetchLineage fetches the lineage rooted at root from the state remote (a
+// lazy pull), within lazyFetchTimeout.
+func fetchLineage(ctx context.Context, o Options, s *scope, root string) (bool, error) {
+	st, err := staterepo.Open(staterepo.Options{Dir: s.Root, Home: s.Home, Project: s.Project, Getenv: o.Getenv, Now: o.Now})
+	if err != nil {
+		return false, err
 	}
-	return err
+	sh, err := share.New(st)
+	if err != nil {
+		return false, err
+	}
+	ctx, cancel := context.WithTimeout(ctx, lazyFetchTimeout)
+	defer cancel()
+	return sh.Fetch(ctx, []string{root})
 }
+
+// lazyFetchTimeout bounds the fetch of a lineage planq resume needs.
+const lazyFetchTimeout = 60 * time.Second

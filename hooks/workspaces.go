@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 
@@ -15,6 +14,7 @@ import (
 	"github.com/planq-dev/planq/jj"
 	"github.com/planq-dev/planq/staterepo"
 	"github.com/planq-dev/planq/transcript"
+	"github.com/planq-dev/planq/workflow"
 )
 
 // WorkspacesDir is where planq makes the jj workspaces of parallel agents,
@@ -44,96 +44,6 @@ type Workspace struct {
 	// Existed says the workspace was there already (a session going back
 	// into its worktree), so nothing was made.
 	Existed bool
-}
-
-// WorktreeCreate answers a host's worktree-create: a jj workspace for the
-// event's worktree, whose directory the host then works in.
-func (r *Runner) WorktreeCreate(ctx context.Context, ev session.Event) (session.Reply, error) {
-	if ev.Worktree == nil || ev.Worktree.Name == "" {
-		return session.Reply{}, errors.New("the host named no worktree to create")
-	}
-	dir := ev.Dir()
-	if ev.Cwd != "" {
-		dir = ev.Cwd // the creating session's own workspace
-	}
-	if _, ok := jj.FindRoot(dir); !ok {
-		if top, ok := gitTop(ctx, dir); ok {
-			// A git repo without jj (planq wired for the user, everywhere):
-			// the worktree the host would have made itself.
-			path, err := gitWorktreeAdd(ctx, top, ev.Worktree.Name, ev.Worktree.Base)
-			return session.Reply{Path: path}, err
-		}
-	}
-	ws, err := r.CreateWorkspace(ctx, NewWorkspace{Dir: dir, Name: ev.Worktree.Name, Base: ev.Worktree.Base,
-		Subagent: ev.Worktree.Subagent, SessionID: ev.SessionID, Host: ev.Host})
-	if err != nil {
-		return session.Reply{}, err
-	}
-	return session.Reply{Path: ws.Path}, nil
-}
-
-// WorktreeRemove answers a host's worktree-remove: the workspace is
-// forgotten and its directory goes, and its change stays in the graph.
-func (r *Runner) WorktreeRemove(ctx context.Context, ev session.Event) (session.Reply, error) {
-	if ev.Worktree == nil || ev.Worktree.Path == "" {
-		return session.Reply{}, errors.New("the host named no worktree to remove")
-	}
-	if _, ok := jj.FindRoot(ev.Worktree.Path); !ok {
-		if _, ok := gitTop(ctx, ev.Worktree.Path); ok {
-			return session.Reply{}, gitWorktreeRemove(ctx, ev.Worktree.Path)
-		}
-	}
-	_, err := r.RemoveWorkspace(ctx, ev.Worktree.Path)
-	return session.Reply{}, err
-}
-
-// gitTop returns the top of the git working tree holding dir.
-func gitTop(ctx context.Context, dir string) (string, bool) {
-	out, err := gitOut(ctx, dir, "rev-parse", "--show-toplevel")
-	return out, err == nil && out != ""
-}
-
-// gitWorktreeAdd makes the git worktree Claude Code makes without a hook:
-// .claude/worktrees/NAME on a new branch worktree-NAME, from the remote's
-// default branch (fresh) or HEAD (head).
-func gitWorktreeAdd(ctx context.Context, top, name, base string) (string, error) {
-	if err := validWorkspaceName(name); err != nil {
-		return "", err
-	}
-	from := "HEAD"
-	if base != session.BaseHead {
-		if _, err := gitOut(ctx, top, "rev-parse", "--verify", "--quiet", "origin/HEAD"); err == nil {
-			from = "origin/HEAD"
-		}
-	}
-	path := filepath.Join(top, ".claude", "worktrees", name)
-	if _, err := gitOut(ctx, top, "worktree", "add", "-b", "worktree-"+name, "--", path, from); err != nil {
-		return "", err
-	}
-	return path, nil
-}
-
-// gitWorktreeRemove removes a git worktree, refusing one with changes git
-// has not recorded.
-func gitWorktreeRemove(ctx context.Context, path string) error {
-	_, err := gitOut(ctx, path, "worktree", "remove", "--", path)
-	return err
-}
-
-func gitOut(ctx context.Context, dir string, args ...string) (string, error) {
-	cmd := exec.CommandContext(ctx, "git", args...)
-	cmd.Dir = dir
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		msg := strings.TrimSpace(stderr.String())
-		if msg == "" {
-			msg = err.Error()
-		}
-		return "", fmt.Errorf("git %s: %s", args[0], msg)
-	}
-	return strings.TrimSpace(string(out)), nil
 }
 
 // CreateWorkspace makes a jj workspace for a parallel agent at
@@ -345,7 +255,7 @@ func validWorkspaceName(name string) error {
 
 // RemoveAgent forgets the workspace called name (RemoveWorkspace): its
 // change stays, with every edit in it.
-func RemoveAgent(ctx context.Context, o WorkflowOptions, name string) (Removed, error) {
+func RemoveAgent(ctx context.Context, o workflow.Options, name string) (Removed, error) {
 	root, ok := jj.FindRoot(o.Dir)
 	if !ok {
 		return Removed{}, fmt.Errorf("%s is not in a jj repo", o.Dir)

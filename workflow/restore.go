@@ -1,4 +1,4 @@
-package hooks
+package workflow
 
 import (
 	"bytes"
@@ -11,8 +11,8 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/planq-dev/planq/config"
 	"github.com/planq-dev/planq/hooks/claude"
+	"github.com/planq-dev/planq/internal/atomicfile"
 	"github.com/planq-dev/planq/jj"
 	"github.com/planq-dev/planq/transcript"
 )
@@ -107,7 +107,7 @@ func (s *scope) restoreSession(ctx context.Context, getenv func(string) string, 
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return "", fmt.Errorf("restore session %s: %w", a.ID, err)
 	}
-	if err := config.WriteFileAtomic(path, out.Bytes(), 0o600); err != nil {
+	if err := atomicfile.Write(path, out.Bytes(), 0o600); err != nil {
 		return "", fmt.Errorf("restore session %s: %w", a.ID, err)
 	}
 	// Its lines are the store's own: the hooks copy only what comes next.
