@@ -202,3 +202,63 @@ func TestEvaluateSandboxWarnMode(t *testing.T) {
 		}
 	}
 }
+
+// TestSandboxSwitch: PLANQ_SANDBOX=off in the hook's environment, or
+// gate.sandbox: off in the project's configuration, keeps the parser-only
+// gate where the host and the machine offer the sandbox: a command the
+// parser cannot judge is denied, a read-only one allowed as it is, and
+// the evaluation says why. Any other value of PLANQ_SANDBOX leaves the
+// sandbox on.
+func TestSandboxSwitch(t *testing.T) {
+	jjEnv(t)
+	ctx := context.Background()
+	repo := newRepo(t)
+	bash := func(cmd string) ToolCall {
+		in, _ := json.Marshal(map[string]string{"command": cmd})
+		return ToolCall{Name: "Bash", Tool: Tool{Kind: KindShell, Field: "command"}, Input: in}
+	}
+	env := func(v string) func(string) string {
+		return func(k string) string {
+			if k == SandboxEnv {
+				return v
+			}
+			return os.Getenv(k)
+		}
+	}
+	opt := func(v string) EvalOptions {
+		return EvalOptions{ProjectDir: repo, SandboxEntry: []string{"/x/planq-sandbox"}, Getenv: env(v)}
+	}
+	for _, v := range []string{"", "on", "yes", "0"} {
+		if ev := Evaluate(ctx, bash(`python3 -c "print(1)"`), repo, opt(v)); !ev.Decision.Sandbox || ev.SandboxOff != "" {
+			t.Errorf("PLANQ_SANDBOX=%q: %+v (%q), want the sandbox", v, ev.Decision, ev.SandboxOff)
+		}
+	}
+	check := func(name string, o EvalOptions, why string) {
+		t.Helper()
+		ev := Evaluate(ctx, bash(`python3 -c "print(1)"`), repo, o)
+		if d := ev.Decision; d.Allow || d.Sandbox || d.Rule != RuleLocked || !strings.Contains(ev.SandboxOff, why) {
+			t.Errorf("%s, unknown command: %+v (off: %q), want the parser's denial and %q", name, d, ev.SandboxOff, why)
+		}
+		ev = Evaluate(ctx, bash(`cat notes.txt`), repo, o)
+		if d := ev.Decision; !d.Allow || d.Sandbox || d.Command != "" {
+			t.Errorf("%s, read-only command: %+v, want it allowed as it is", name, d)
+		}
+		if got := SandboxOff(o.Getenv, LoadProject(repo).Policy); got != ev.SandboxOff {
+			t.Errorf("%s: SandboxOff = %q, the evaluation says %q", name, got, ev.SandboxOff)
+		}
+	}
+	check("PLANQ_SANDBOX=off", opt("off"), "PLANQ_SANDBOX=off in the hook's environment")
+	check("PLANQ_SANDBOX=OFF", opt(" OFF "), "PLANQ_SANDBOX=off")
+
+	if err := os.MkdirAll(filepath.Join(repo, ".planq"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(repo, ".planq", "config.yaml"), []byte("gate:\n  sandbox: off\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	check("gate.sandbox: off", opt(""), "gate.sandbox: off in .planq/config.yaml")
+	// A host or machine without the sandbox has nothing to turn off.
+	if ev := Evaluate(ctx, bash("ls"), repo, EvalOptions{ProjectDir: repo, Getenv: env("off")}); ev.SandboxOff != "" {
+		t.Errorf("no sandbox entry: SandboxOff = %q, want none", ev.SandboxOff)
+	}
+}
