@@ -262,3 +262,41 @@ func TestSandboxSwitch(t *testing.T) {
 		t.Errorf("no sandbox entry: SandboxOff = %q, want none", ev.SandboxOff)
 	}
 }
+
+// TestLeaveUnsandboxed: the host's veto is asked about a call only when
+// the call would otherwise run in the sandbox (so a host adapter reads its
+// rule files only then), and a veto gives the parser-only decision.
+func TestLeaveUnsandboxed(t *testing.T) {
+	jjEnv(t)
+	ctx := context.Background()
+	repo := newRepo(t)
+	bash := func(cmd string) ToolCall {
+		in, _ := json.Marshal(map[string]string{"command": cmd})
+		return ToolCall{Name: "Bash", Tool: Tool{Kind: KindShell, Field: "command"}, Input: in}
+	}
+	asked := 0
+	veto := true
+	opt := EvalOptions{ProjectDir: repo, SandboxEntry: []string{"/x/planq-sandbox"}, LeaveUnsandboxed: func() bool { asked++; return veto }}
+	for _, cmd := range []string{"rm -rf build", `jj describe -m "Fix"`} {
+		asked = 0
+		if Evaluate(ctx, bash(cmd), repo, opt); asked != 0 {
+			t.Errorf("%s: the veto was asked %d times, want never (the call is not sandboxed)", cmd, asked)
+		}
+	}
+	asked = 0
+	if d := Evaluate(ctx, bash(`python3 -c "print(1)"`), repo, opt).Decision; asked != 1 || d.Allow || d.Sandbox || d.Rule != RuleLocked {
+		t.Errorf("vetoed: asked %d, %+v; want asked once and the parser's denial", asked, d)
+	}
+	if d := Evaluate(ctx, bash("cat notes.txt"), repo, opt).Decision; !d.Allow || d.Sandbox || d.Command != "" {
+		t.Errorf("vetoed read-only: %+v; want it allowed as it is", d)
+	}
+	veto = false
+	if d := Evaluate(ctx, bash("cat notes.txt"), repo, opt).Decision; !d.Sandbox {
+		t.Errorf("not vetoed: %+v; want the sandbox", d)
+	}
+	runJJ(t, repo, "describe", "-m", "Fix the pager")
+	asked = 0
+	if Evaluate(ctx, bash(`python3 -c "print(1)"`), repo, opt); asked != 0 {
+		t.Errorf("declared: the veto was asked %d times, want never", asked)
+	}
+}

@@ -82,6 +82,12 @@ type EvalOptions struct {
 	// point (sandbox.Entry). Nil keeps the parser-only gate, as does the
 	// user's switch (SandboxOff).
 	SandboxEntry []string
+	// LeaveUnsandboxed, when set, is asked about a call that would run in
+	// the sandbox, and only then: true keeps the parser-only decision for
+	// it (the host's own permission rules would judge the rewritten
+	// command instead of the call, session.Call.HostJudges). Asking only
+	// then keeps the host's rule files unread on every other call.
+	LeaveUnsandboxed func() bool
 }
 
 // Project is where a call's gate state and configuration come from: the
@@ -169,9 +175,8 @@ func Evaluate(ctx context.Context, call ToolCall, dir string, opt EvalOptions) E
 	ev.State, ev.StateErr = &st, stErr
 	ev.Decision = Decide(call.Name, ev.Verdict, st, stErr, pol, opt.PlanqTool)
 	if sandboxed {
-		ev.Decision = Sandboxed(ev.Decision, ev.Verdict, st, stErr)
-		if ev.Decision.Sandbox {
-			ev.Decision = rewrite(ev.Decision, call, p, opt)
+		if d := Sandboxed(ev.Decision, ev.Verdict, st, stErr); d.Sandbox && (opt.LeaveUnsandboxed == nil || !opt.LeaveUnsandboxed()) {
+			ev.Decision = rewrite(d, call, p, opt)
 		}
 	}
 	return ev
