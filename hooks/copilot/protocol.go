@@ -135,8 +135,11 @@ func (Protocol) Read(event string, data []byte, getenv func(string) string) (ses
 		ev.Call = &session.Call{Name: in.ToolName, Tool: GateTool(in.ToolName), Input: in.ToolInput,
 			Failed: in.ToolResult != nil && in.ToolResult.ResultType != "success"}
 		if event == session.EventPreToolUse && ev.Call.Tool.Kind == gate.KindShell {
-			command := ev.Call.Command()
-			ev.Call.HostJudges = func() bool { return hostJudges(command) }
+			command, dir := ev.Call.Command(), ev.ProjectDir
+			if dir == "" {
+				dir = ev.Cwd
+			}
+			ev.Call.HostJudges = func() bool { return hostJudges(command, dir, getenv) }
 		}
 	}
 	return ev, nil
