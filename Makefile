@@ -7,7 +7,7 @@ GO ?= go
 # Where `make install` puts planq: /usr/local/bin for root, else ~/.local/bin.
 BINDIR ?= $(shell if [ -w /usr/local/bin ]; then echo /usr/local/bin; else echo $(HOME)/.local/bin; fi)
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
-LDFLAGS := -X main.version=$(VERSION)
+LDFLAGS := -X github.com/planq-dev/planq/internal/version.stamp=$(VERSION)
 # Static binaries, as the release archives are (scripts/dist.sh): no dynamic
 # loader at start, which is a measurable share of a hook's or the status
 # line's run (about 0.9 of 3.9 ms for planq-hook statusline here).
@@ -16,14 +16,17 @@ STATIC := CGO_ENABLED=0
 export PATH := $(HOME)/.local/bin:$(PATH)
 TEST_TIMEOUT ?= 45m
 
-.PHONY: all build install jj git chromium test bench lint fmt vet dist clean
+.PHONY: all build install jj git chromium test test-short bench lint fmt vet dist clean
 
 all: build
 
+# Where `make build` writes planq, planq-hook and planq-sandbox.
+BUILDDIR ?= .
+
 build:
-	$(STATIC) $(GO) build -ldflags '$(LDFLAGS)' -o planq ./cmd/planq
-	$(STATIC) $(GO) build -ldflags '$(LDFLAGS)' -o planq-hook ./cmd/planq-hook
-	$(STATIC) $(GO) build -ldflags '$(LDFLAGS)' -o planq-sandbox ./cmd/planq-sandbox
+	$(STATIC) $(GO) build -ldflags '$(LDFLAGS)' -o $(BUILDDIR)/planq ./cmd/planq
+	$(STATIC) $(GO) build -ldflags '$(LDFLAGS)' -o $(BUILDDIR)/planq-hook ./cmd/planq-hook
+	$(STATIC) $(GO) build -ldflags '$(LDFLAGS)' -o $(BUILDDIR)/planq-sandbox ./cmd/planq-sandbox
 
 ## install: jj and a git >= 2.42 for it (when missing), then planq, planq-hook (the fast tool-hook binary) and planq-sandbox (the OS sandbox a locked shell command runs in) into $(BINDIR)
 install: jj git
@@ -52,6 +55,10 @@ test: jj git chromium
 	$(GO) vet ./...
 	$(GO) test -count=1 -timeout $(TEST_TIMEOUT) ./...
 
+## test-short: the loop to iterate in, under a minute: go test -short ./... (Go, git and the repo's files only; what drives jj, a host CLI, a browser, npm or a corpus's real commands skips, saying so)
+test-short:
+	$(GO) test -short ./...
+
 ## bench: every benchmark; each reports p50 (and ratios or MB/s) via custom metrics
 bench: jj git
 	# The hook processes (planq-hook and planq hook) vs one `jj log -r @` process, measured in the same run.
@@ -64,7 +71,9 @@ bench: jj git
 	# Search, context, log add, session-start on generated states of 10k and 100k entries; packed reads.
 	$(GO) test -run '^$$' -bench . -skip Growth -benchtime 20x -benchmem -timeout 60m ./search/ ./staterepo/ ./hooks/ ./gate/
 	# State repo growth: 100k entries written one at a time with automatic maintenance (disk use, write
-	# latency), then `planq state gc` as a child process (time, peak RSS). Several minutes; PLANQ_BENCH_ENTRIES changes the count.
+	# latency), then `planq state gc` as a child process (time, peak RSS), and before and after it a fresh `planq mcp serve`'s
+	# first planq_search (goal 300 ms) and planq_context p50 (goal 10 ms). Several minutes; PLANQ_BENCH_ENTRIES changes the
+	# count, PLANQ_BENCH_GROWN=DIR keeps the grown state there and measures it again on later runs.
 	$(GO) test -run '^$$' -bench Growth -benchtime 1x -timeout 120m ./staterepo/
 	# Transcript search over a generated 1 GB file (PLANQ_BENCH_TRANSCRIPT_MB to change the size).
 	$(GO) test -run '^$$' -bench . -benchtime 3x -benchmem -timeout 30m ./transcript/
@@ -76,15 +85,26 @@ bench: jj git
 # Platforms planq builds for; `make lint` compiles planq and its tests for each.
 PLATFORMS ?= linux/amd64 linux/arm64 darwin/amd64 darwin/arm64 windows/amd64
 
-## lint: formatting, go.mod tidiness, vet, and a build (with tests) for every platform
+# staticcheck, at the version tools/go.mod pins (a module of its own, so the
+# linter's dependencies never move planq's); built from the module proxy.
+STATICCHECK := .tools/staticcheck
+
+## lint: formatting, go.mod tidiness, vet and a build (with tests) for every platform, staticcheck (staticcheck.conf) over every OS
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	$(GO) mod tidy -diff
+	cd tools && $(GO) mod tidy -diff
 	$(GO) vet ./...
 	@set -e; for p in $(PLATFORMS); do \
 		echo "vet (builds code and tests) for $$p"; \
 		GOOS=$${p%/*} GOARCH=$${p#*/} $(GO) vet ./...; \
 	done
+	$(GO) build -modfile=tools/go.mod -o $(STATICCHECK) honnef.co/go/tools/cmd/staticcheck
+	@# One run over every OS (-matrix): code is reported unused only when no
+	@# platform uses it, and each finding names the platforms it holds on.
+	for os in $$(for p in $(PLATFORMS); do echo $${p%/*}; done | sort -u); do \
+		echo "$$os: GOOS=$$os"; \
+	done | $(STATICCHECK) -matrix ./...
 
 ## dist: release archives for $(PLATFORMS) and their SHA-256 sums in dist/
 dist:

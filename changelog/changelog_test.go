@@ -31,6 +31,7 @@ func same(a, b Entry) bool {
 }
 
 func TestAppendParseRoundTrip(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		e    Entry
@@ -87,6 +88,7 @@ func TestAppendParseRoundTrip(t *testing.T) {
 }
 
 func TestAppendFileIsAppendOnly(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "changelog.md")
 	// A hand-written file without a final newline.
 	hand := "# Changelog\n\nNotes by hand, no newline at the end"
@@ -118,6 +120,7 @@ func TestAppendFileIsAppendOnly(t *testing.T) {
 }
 
 func TestAppendRefusesBadEntries(t *testing.T) {
+	t.Parallel()
 	ok := Entry{Timestamp: t0, Agent: "a", Type: TypeLog()}
 	tests := []struct {
 		name   string
@@ -134,6 +137,7 @@ func TestAppendRefusesBadEntries(t *testing.T) {
 		{"huge body", func(e *Entry) { e.Body = strings.Repeat("x", MaxBodySize+1) }, ErrBodyTooLarge, "limit is 65536"},
 		{"body that would start an entry", func(e *Entry) { e.Body = "text\n\n---\ntype: end\n---\n" }, ErrInvalid, "body line 3"},
 		{"invalid utf-8", func(e *Entry) { e.Body = "\xff\xfe" }, ErrInvalid, "UTF-8"},
+		{"NUL byte", func(e *Entry) { e.Body = "before\x00after" }, ErrInvalid, "NUL byte"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -205,6 +209,7 @@ const handEdited = "\ufeff# Changelog for add-auth\r\n" +
 	"Done, no newline at the end"
 
 func TestParseToleratesHandEdits(t *testing.T) {
+	t.Parallel()
 	es, problems := ParseBytes([]byte(handEdited))
 	if len(problems) != 0 {
 		t.Fatalf("problems: %v", problems)
@@ -236,6 +241,7 @@ func TestParseToleratesHandEdits(t *testing.T) {
 }
 
 func TestParseReportsMalformedEntriesAndGoesOn(t *testing.T) {
+	t.Parallel()
 	in := strings.Join([]string{
 		"---", // 1: unknown type
 		"id: pq-aaaaaaaa",
@@ -307,6 +313,7 @@ func TestParseReportsMalformedEntriesAndGoesOn(t *testing.T) {
 }
 
 func TestParseUnclosedAtEOF(t *testing.T) {
+	t.Parallel()
 	in := "---\nid: pq-bbbbbbbb\ntimestamp: 2026-01-20T10:01:00Z\nagent: a\ntype: plan\n"
 	es, problems := ParseBytes([]byte(in))
 	if len(es) != 0 || len(problems) != 1 || problems[0].Line != 1 || !strings.Contains(problems[0].Message, "not closed") {
@@ -315,6 +322,7 @@ func TestParseUnclosedAtEOF(t *testing.T) {
 }
 
 func TestScannerStreamsLikeParseBytes(t *testing.T) {
+	t.Parallel()
 	var buf bytes.Buffer
 	long := strings.Repeat("long line ", 20000) // 200 KB on one line
 	for i := range 50 {
@@ -354,6 +362,7 @@ func mk(agent string, minute int, body string) Entry {
 }
 
 func TestUnion(t *testing.T) {
+	t.Parallel()
 	a := []Entry{mk("a", 3, "three"), mk("a", 1, "one")}
 	edited := mk("a", 1, "one")
 	edited.Body = "one, edited by hand" // same id, agent, time: the same entry
@@ -372,6 +381,7 @@ func TestUnion(t *testing.T) {
 }
 
 func TestMergeFile(t *testing.T) {
+	t.Parallel()
 	var global, agent bytes.Buffer
 	global.WriteString("# Learnings\n\nkept by hand\n")
 	shared := []Entry{mk("a", 1, "one"), mk("a", 2, "two")}
@@ -414,6 +424,7 @@ func TestMergeFile(t *testing.T) {
 }
 
 func TestTruncate(t *testing.T) {
+	t.Parallel()
 	long := strings.Repeat("line of text\n", 10000)
 	fenced := "intro\n```go\n" + strings.Repeat("x := 1\n", 20000)
 	tests := []struct {
@@ -458,6 +469,7 @@ func TestTruncate(t *testing.T) {
 }
 
 func TestOutline(t *testing.T) {
+	t.Parallel()
 	body := "Intro paragraph\nsecond line\n\n## Next steps\n\n- write *tests*\n- ship [it](http://x)\n  1. nested\n\n```sh\nmake\n```\n"
 	o := ParseOutline(body)
 	if o.Title != "Next steps" {
@@ -486,6 +498,7 @@ func TestOutline(t *testing.T) {
 }
 
 func TestAggregate(t *testing.T) {
+	t.Parallel()
 	by := map[string][]Entry{
 		"add-auth": {
 			{ID: "pq-00000001", Timestamp: t0, Agent: "add-auth", Type: TypeStart},

@@ -213,6 +213,9 @@ func Validate(e Entry) error {
 	if !utf8.ValidString(e.Body) {
 		return fmt.Errorf("%w: body is not valid UTF-8", ErrInvalid)
 	}
+	if i := strings.IndexByte(e.Body, 0); i >= 0 {
+		return fmt.Errorf("%w: body contains a NUL byte (at byte %d), which would make git treat the whole log as binary; remove it", ErrInvalid, i)
+	}
 	if n := headerLikeLine(normBody(e.Body)); n > 0 {
 		return fmt.Errorf("%w: body line %d is a \"---\" line followed by a front-matter key, which would start a new entry; use *** for a rule or indent it", ErrInvalid, n)
 	}

@@ -6,7 +6,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"github.com/planq-dev/planq/jj"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -70,7 +69,7 @@ var DefaultTests = []string{
 
 // Config is the whole of .planq/config.yaml.
 type Config struct {
-	Project string `yaml:"project,omitempty"` // state repo name; default: the repo directory's name
+	Project string `yaml:"project,omitempty"` // state repo name; default: see package project (the directory's name plus a hash of its path)
 	Agent   string `yaml:"agent,omitempty"`   // current agent; PLANQ_AGENT overrides
 	State   State  `yaml:"state,omitempty"`
 	Gate    Gate   `yaml:"gate,omitempty"`
@@ -363,25 +362,6 @@ func StateHome(getenv func(string) string) (string, error) {
 		home = filepath.Join(h, ".planq")
 	}
 	return filepath.Abs(home)
-}
-
-// ProjectName returns the project a code repo at root belongs to: the
-// configuration's "project:", else the name of the directory holding the
-// repo, sanitised. Every jj workspace of a repo is one project, named by
-// the workspace the repo lives in.
-func ProjectName(root string, c Config) (string, error) {
-	project := c.Project
-	if project == "" {
-		named := root
-		if main, err := jj.MainRoot(root); err == nil {
-			named = main
-		}
-		project = SanitizeName(filepath.Base(named))
-	}
-	if err := ValidName(project); err != nil {
-		return "", fmt.Errorf("project: %w", err)
-	}
-	return project, nil
 }
 
 // SanitizeName turns a directory name into a valid project name: characters

@@ -11,6 +11,7 @@ import (
 )
 
 func TestLoadMissingFileGivesDefaults(t *testing.T) {
+	t.Parallel()
 	c, err := config.Load(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
@@ -21,6 +22,7 @@ func TestLoadMissingFileGivesDefaults(t *testing.T) {
 }
 
 func TestParse(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name    string
 		yaml    string
@@ -69,6 +71,7 @@ func TestParse(t *testing.T) {
 }
 
 func TestValidName(t *testing.T) {
+	t.Parallel()
 	good := []string{"main", "alice", "agent-2", "a.b_c", strings.Repeat("x", 64)}
 	bad := []string{"", "../x", "a/b", "-rf", ".hidden", strings.Repeat("x", 300), "a\x00b", "tab\there", "new\nline", "x.lock", "a..b", "spa ce", "ünï"}
 	for _, n := range good {
@@ -84,6 +87,7 @@ func TestValidName(t *testing.T) {
 }
 
 func TestSetKeepsOtherKeysAndComments(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	orig := "# team settings\nproject: web # the state repo\ngate:\n  mode: warn\n"
 	if err := os.MkdirAll(filepath.Join(root, ".planq"), 0o755); err != nil {
@@ -114,6 +118,7 @@ func TestSetKeepsOtherKeysAndComments(t *testing.T) {
 }
 
 func TestSetRefusesBadValuesAndKeys(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	if err := config.Set(root, "gate.mode", "lenient"); err == nil || !strings.Contains(err.Error(), "gate.mode") {
 		t.Errorf("Set(gate.mode, lenient) = %v", err)
@@ -133,6 +138,7 @@ func TestSetRefusesBadValuesAndKeys(t *testing.T) {
 }
 
 func TestGateTestsAndOnError(t *testing.T) {
+	t.Parallel()
 	c, err := config.Parse(nil)
 	if err != nil {
 		t.Fatal(err)

@@ -604,6 +604,7 @@ func init() {
 }
 
 func TestAnalyzeBashTable(t *testing.T) {
+	t.Parallel()
 	if len(bashCases) < 250 {
 		t.Fatalf("the table has %d commands; the gate's contract is at least 250", len(bashCases))
 	}
@@ -644,6 +645,7 @@ func fixtureWhere(t testing.TB) Where {
 }
 
 func TestGitRewrite(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		cmd, command string
 	}{
@@ -680,6 +682,7 @@ func TestGitRewrite(t *testing.T) {
 }
 
 func TestPolicy(t *testing.T) {
+	t.Parallel()
 	strict := DefaultPolicy()
 	permissive := DefaultPolicy()
 	permissive.PermissiveUnknown = true
@@ -736,6 +739,7 @@ func TestPolicy(t *testing.T) {
 }
 
 func TestAnalyzeBashBounds(t *testing.T) {
+	t.Parallel()
 	// Nesting past the bound is refused, not followed.
 	cmd := "ls"
 	for range maxNesting + 2 {

@@ -47,10 +47,6 @@ func lazily(build func() *rule) *rule { return &rule{lazy: &lazyRule{build: buil
 func ro() *rule            { return &rule{ro: true} }
 func mod(why string) *rule { return &rule{why: why} }
 
-// declares is the rule for jj new / jj describe: the declaration the gate
-// asks for. It touches no file.
-func declares() *rule { return &rule{ro: true} }
-
 // subsOf gives base the subcommand table m.
 func subsOf(m map[string]*rule, base *rule) *rule {
 	base.subs = m

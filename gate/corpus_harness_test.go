@@ -19,6 +19,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/planq-dev/planq/internal/testenv"
 )
 
 // The command corpora (corpus_modifying_test.go, corpus_readonly_test.go)
@@ -114,6 +116,9 @@ var corpusTemplate = corpusOnce(func() (string, error) {
 	if err := os.MkdirAll(s.bin, 0o755); err != nil {
 		return "", err
 	}
+	if _, err := writeTools(filepath.Join(t, toolsDir), corpusTool, corpusTools...); err != nil {
+		return "", err
+	}
 	if err := corpusHome(s); err != nil {
 		return "", err
 	}
@@ -136,7 +141,7 @@ var corpusTemplate = corpusOnce(func() (string, error) {
 			return "", fmt.Errorf("%s: %v\n%s", strings.Join(st, " "), err, out)
 		}
 	}
-	if !testing.Short() && hookBinaryPath() != "" {
+	if !testenv.Short() && hookBinaryPath() != "" {
 		// The gate's state, read once: every copy then answers from the
 		// cache, as a session's hook does after its first call.
 		if _, err := s.hook(context.Background(), "touch warm.txt", nil); err != nil {
@@ -291,7 +296,7 @@ func newCorpusSandbox(t *testing.T) *corpusSandbox {
 	if err != nil {
 		t.Skipf("SKIPPED executing commands: %v", err)
 	}
-	if testing.Short() {
+	if testenv.Short() {
 		return corpusSandboxAt(tmpl)
 	}
 	d := t.TempDir()
@@ -302,10 +307,12 @@ func newCorpusSandbox(t *testing.T) *corpusSandbox {
 }
 
 // corpusEnv replaces the sandbox's PATH with one the test controls: a
-// directory inside the sandbox, the directories the tool chains the
-// corpora use live in, and the system's. Tool homes stay where they are
-// for reading (rustup's toolchains) and move into the sandbox where
-// programs write (cargo's registry, go install's binaries).
+// directory inside the sandbox (empty: where commands plant programs) and
+// the sandbox's tools (T/tools: wrappers of the programs the corpora may
+// run, corpusTools, and a case's needs; nothing else installed here is on
+// it). Tool homes stay where they are for reading (rustup's toolchains)
+// and move into the sandbox where programs write (cargo's registry, go
+// install's binaries).
 func corpusEnv(env []string, dir, bin string) []string {
 	out := make([]string, 0, len(env)+8)
 	for _, e := range env {
@@ -313,8 +320,7 @@ func corpusEnv(env []string, dir, bin string) []string {
 			out = append(out, e)
 		}
 	}
-	dirs := append([]string{bin}, toolDirs()...)
-	dirs = append(dirs, "/usr/local/bin", "/usr/bin", "/bin", "/usr/sbin", "/sbin")
+	dirs := []string{bin, filepath.Join(dir, toolsDir)}
 	out = append(out, "PATH="+strings.Join(dirs, string(os.PathListSeparator)),
 		"PLANQ_HOME="+filepath.Join(dir, "planq"),
 		"CLAUDE_PROJECT_DIR="+filepath.Join(dir, "repo"),
@@ -334,11 +340,41 @@ func corpusEnv(env []string, dir, bin string) []string {
 	return out
 }
 
+// corpusTools are the programs the corpora's commands run without naming
+// them in needs, besides sandboxTools (coreutils and the like, the
+// scripting languages the fixture's files are in, the local servers'
+// clients). Each is on the corpus's PATH as a wrapper (writeTools) when
+// this machine has it; a command that finds one missing is skipped with a
+// note, and one that runs a program on neither list fails: the table
+// would depend on what else is installed.
+var corpusTools = []string{
+	"base64", "cmp", "column", "comm", "csplit", "dd", "df", "du", "expr", "fallocate", "getconf", "id", "install",
+	"mkfifo", "nice", "nl", "nohup", "nproc", "od", "paste", "printenv", "realpath", "seq", "setsid", "sha256sum",
+	"shred", "split", "stat", "stdbuf", "tac", "timeout", "truncate", "uname", "uniq", "whoami", "sleep", "kill",
+	"rmdir", "touch", "chown", "ln", "sync", "yes", "md5sum", "sha1sum", "cksum", "fold", "fmt", "join", "pr",
+	"ptx", "tsort", "unexpand", "expand", "shuf", "numfmt", "factor", "basenc", "b2sum", "sum", "mktemp", "rbash",
+	"file", "less", "more", "ldd", "getent", "locale", "iconv", "patch", "xxd", "bzip2", "xz", "zstd", "zcat",
+	"gunzip", "python3", "pydoc3", "perl", "curl", "wget", "tmux", "gofmt", "hostname", "ps", "which",
+}
+
+// corpusTool finds a program where the corpora look for it: the tool
+// chains' directories (toolDirs), then the system's; "" when this machine
+// has none.
+func corpusTool(name string) string {
+	for _, d := range append(toolDirs(), "/usr/local/bin", "/usr/bin", "/bin", "/usr/sbin", "/sbin") {
+		p := filepath.Join(d, name)
+		if fi, err := os.Stat(p); err == nil && !fi.IsDir() && fi.Mode()&0o111 != 0 {
+			return p
+		}
+	}
+	return ""
+}
+
 // toolDirs are the directories outside the system's where the tool chains
 // the corpora run live on this machine (Go, rustup's proxies, the Python
-// on PATH), found once from the test's own PATH. They are put on the
-// corpus's PATH by name, so that nothing else the machine has installed
-// there changes what the corpora run.
+// on PATH), found once from the test's own PATH. Programs are taken from
+// them by name (corpusTool), so that nothing else the machine has
+// installed there changes what the corpora run.
 var toolDirs = sync.OnceValue(func() []string {
 	var dirs []string
 	add := func(d string) {
@@ -384,27 +420,51 @@ func containsString(l []string, s string) bool {
 	return false
 }
 
-// has reports whether a program is on the corpus's PATH.
-func (s *corpusSandbox) has(name string) bool {
-	for _, d := range filepath.SplitList(s.getenv("PATH")) {
-		if fi, err := os.Stat(filepath.Join(d, name)); err == nil && !fi.IsDir() && fi.Mode()&0o111 != 0 {
-			return true
-		}
-	}
-	return false
-}
-
-// missing returns the first program of c.needs that is not installed.
+// missing returns the first program of c.needs that this machine does
+// not have.
 func (s *corpusSandbox) missing(c corpusCase) string {
 	for _, n := range c.needs {
-		if !s.has(n) {
+		if corpusTool(n) == "" {
 			return n
 		}
 	}
-	if c.server == "tmux" && !s.has("tmux") {
+	if c.server == "tmux" && corpusTool("tmux") == "" {
 		return "tmux"
 	}
 	return ""
+}
+
+// caseTools are a case's needs and the programs they run by name.
+func caseTools(c corpusCase) []string {
+	var names []string
+	for _, n := range c.needs {
+		names = append(names, n)
+		names = append(names, toolCompanions[n]...)
+	}
+	return names
+}
+
+// needTools puts a case's needs on its copy's PATH (T/tools).
+func (s *corpusSandbox) needTools(t *testing.T, c corpusCase) {
+	t.Helper()
+	if _, err := writeTools(filepath.Join(s.dir, toolsDir), corpusTool, caseTools(c)...); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// ranMissing reports the program a command's output says it could not
+// find: a fault of the table (t fails) when this machine has it, since it
+// was not on the corpus's PATH; a skip, with a note, when it does not.
+func ranMissing(t *testing.T, ty *corpusTally, class, mode, cmd, out string) {
+	t.Helper()
+	for _, name := range notFoundIn(out) {
+		if corpusTool(name) != "" {
+			t.Fatalf("%q runs %s, which is on the corpus's PATH only when the case names it in needs (or corpusTools lists it); output:\n%s", cmd, name, out)
+		}
+		ty.add(class, func(r *tallyRow) { r.skipped++ })
+		ty.note("%s: skipped, %s is not installed: %s", mode, name, cmd)
+		t.Skipf("SKIPPED: %s is not installed here; output:\n%s", name, out)
+	}
 }
 
 // expand replaces the placeholders in a case's command.
@@ -758,7 +818,7 @@ type corpusTally struct {
 }
 
 type tallyRow struct {
-	cases, held, denied, rewritten, allowed, ran, escaped, failed, skipped int
+	cases, denied, rewritten, allowed, ran, escaped, failed, skipped int
 }
 
 func (ty *corpusTally) row(class string) *tallyRow {
@@ -852,7 +912,7 @@ const corpusParserOnlyEnv = "PLANQ_SANDBOX=off"
 // turned off (in process, if the hook cannot be told to); where it cannot,
 // they run parser-only, and the sandbox's verdicts are checked in process.
 func corpusModes(t *testing.T) []corpusMode {
-	if testing.Short() {
+	if testenv.Short() {
 		return []corpusMode{{name: "parser-only", inProc: true}, {name: "sandbox", sandbox: true, inProc: true}}
 	}
 	p, err := hookProbe()
@@ -924,7 +984,7 @@ func runCorpus(t *testing.T, classes []corpusClass, min int, check func(t *testi
 		t.Fatalf("the corpus has %d commands; it must have at least %d", n, min)
 	}
 	corpusUse(t)
-	if !testing.Short() {
+	if !testenv.Short() {
 		if _, err := hookBinary(); err != nil {
 			t.Fatal(err)
 		}
@@ -1058,6 +1118,7 @@ func checkModifying(t *testing.T, m corpusMode, class string, c corpusCase, ty *
 		ty.add(class, func(r *tallyRow) { r.skipped++ })
 		return
 	}
+	s.needTools(t, c)
 	code, out, changed := s.run(t, cmd, ans)
 	if ans.kind != answerDeny {
 		ty.add(class, func(r *tallyRow) { r.ran++ })
@@ -1076,6 +1137,7 @@ func checkModifying(t *testing.T, m corpusMode, class string, c corpusCase, ty *
 	}
 	_, pout, pchanged := s.run(t, cmd, hookAnswer{kind: answerAllow})
 	if len(pchanged) == 0 {
+		ranMissing(t, ty, class, m.name, cmd, pout)
 		t.Errorf("%q is in the table as modifying, but run without the gate it changed nothing; output:\n%s", cmd, pout)
 	}
 }
@@ -1118,8 +1180,10 @@ func checkReadOnly(t *testing.T, m corpusMode, class string, c corpusCase, ty *c
 	} else {
 		ty.add(class, func(r *tallyRow) { r.ran++ })
 	}
+	s.needTools(t, c)
 	code, out, changed := s.run(t, cmd, run)
 	if code != 0 {
+		ranMissing(t, ty, class, m.name, cmd, out)
 		ty.add(class, func(r *tallyRow) { r.failed++ })
 		t.Errorf("%q (hook: %s) exited %d; output:\n%s", cmd, ans.kind, code, out)
 	}

@@ -231,6 +231,7 @@ var modifyingCorpus = []corpusClass{
 		{cmd: "jj desc -r @- -m x"},
 		{cmd: "jj describe -r @ -r @- -m x"},
 		{cmd: "jj new @- -m x"},
+		{cmd: "jj new -B @ -m x"},
 		{cmd: "jj edit @-"},
 		{cmd: "jj abandon @-"},
 		{cmd: "jj restore notes.txt"},
@@ -574,5 +575,6 @@ var modifyingCorpus = []corpusClass{
 var sureClasses = map[string]bool{"local daemons and servers": true, "plain writes": true, "git behind jj's back": true, "jj and git rewriting history": true}
 
 func TestCorpusModifying(t *testing.T) {
+	t.Parallel()
 	runCorpus(t, modifyingCorpus, 300, checkModifying)
 }

@@ -340,5 +340,6 @@ var readOnlyCorpus = []corpusClass{
 }
 
 func TestCorpusReadOnly(t *testing.T) {
+	t.Parallel()
 	runCorpus(t, readOnlyCorpus, 200, checkReadOnly)
 }

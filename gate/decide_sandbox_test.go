@@ -19,7 +19,7 @@ func TestSure(t *testing.T) {
 	t.Parallel()
 	root := t.TempDir()
 	w := Where{Root: root, Cwd: root, Getenv: func(k string) string {
-		return map[string]string{"HOME": "/nonexistent-home", "PATH": "/usr/bin:/bin"}[k]
+		return map[string]string{"HOME": "/nonexistent-home", "PATH": "/usr/bin:/bin", "CODEX_HOME": "/tmp/planq-sure-test-codex"}[k]
 	}}
 	tests := []struct {
 		cmd            string
@@ -45,6 +45,11 @@ func TestSure(t *testing.T) {
 		// declaration, which runs outside the sandbox (issue #21's jj
 		// describe -r @-, let through by the parser-only gate before).
 		{"jj describe -r @- -m x", true, true},
+		{"jj new -m x -B @", true, true},
+		// An agent host's home set outside the project (its hooks, the
+		// gate's among them) is a place code is loaded from.
+		{"echo '{}' > /tmp/planq-sure-test-codex/hooks.json", true, false},
+		{"echo '{}' > /tmp/planq-sure-test-other/hooks.json", false, false},
 	}
 	for _, tt := range tests {
 		v := AnalyzeBashAt(tt.cmd, DefaultPolicy(), w)
@@ -75,6 +80,13 @@ func TestDeclares(t *testing.T) {
 		{`jj describe`, false},
 		{`jj new`, false},
 		{`jj new -m x --no-edit`, false},
+		// Inserted before @, the new change is checked out without @'s
+		// files: they leave the working copy (seen with jj 0.46).
+		{`jj new -m x -B @`, false},
+		{`jj new -m x --insert-before @`, false},
+		{`jj new -m x --before=@`, false},
+		{`jj new -m x -A @`, true},
+		{`jj new -m x -o @`, true},
 		{`jj describe -m x; cat notes.txt`, false},
 		{`jj log`, false},
 	}

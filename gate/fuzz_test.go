@@ -1,6 +1,7 @@
 package gate
 
 import (
+	"flag"
 	"runtime"
 	"strings"
 	"testing"
@@ -8,14 +9,15 @@ import (
 )
 
 // FuzzAnalyzeBash checks that no input panics the analyser or makes it work
-// long: every input is judged within 100 ms and 64 MB of allocation, an
-// input past a bound is denied with the bound named, and what it reports
-// is consistent. Run it with
+// long: every input is judged within 64 MB of allocation (and, when
+// fuzzing, 100 ms), an input past a bound is denied with the bound named,
+// and what it reports is consistent. Run it with
 //
 //	go test -fuzz=FuzzAnalyzeBash -fuzztime=5m ./gate
 //
 // Under plain go test the seed corpus below (and testdata/fuzz) runs as a
-// normal test.
+// normal test, which may share a busy machine: there the time bound is
+// make bench's (BenchmarkAnalysisWorstInput), not a wall-clock assertion.
 func FuzzAnalyzeBash(f *testing.F) {
 	for _, c := range bashCases {
 		f.Add(c.cmd)
@@ -41,7 +43,7 @@ func FuzzAnalyzeBash(f *testing.F) {
 			// Once more, in case the machine was busy or a GC ran.
 			v, d, alloc = measure(cmd, where)
 		}
-		if d > 100*time.Millisecond {
+		if fuzzing() && d > 100*time.Millisecond {
 			t.Fatalf("analysing %d bytes took %v (the bound is 100 ms)", len(cmd), d)
 		}
 		if alloc > 64<<20 {
@@ -69,6 +71,13 @@ func FuzzAnalyzeBash(f *testing.F) {
 			t.Fatalf("%q modifies under the permissive policy but not under the strict one", cmd)
 		}
 	})
+}
+
+// fuzzing reports whether go test is fuzzing (-fuzz), not just running
+// the seed corpus.
+func fuzzing() bool {
+	f := flag.Lookup("test.fuzz")
+	return f != nil && f.Value.String() != ""
 }
 
 // measure judges cmd and returns the verdict, the time and the bytes

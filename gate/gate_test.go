@@ -9,6 +9,7 @@ import (
 )
 
 func TestClassify(t *testing.T) {
+	t.Parallel()
 	custom := DefaultPolicy()
 	custom.MCPAllow = []string{"mcp__linear__*"}
 	custom.MCPDeny = []string{"mcp__linear__create*", "mcp__github__get_and_delete*"}
@@ -85,6 +86,7 @@ func TestClassify(t *testing.T) {
 }
 
 func TestPolicyFromConfig(t *testing.T) {
+	t.Parallel()
 	c, err := config.Parse([]byte("gate:\n  mode: warn\n  unknown: permissive\n  git: allow\n  allow: [frob]\n  deny: [curl]\n  mcp_allow: ['mcp__a__*']\n  mcp_deny: ['mcp__b__*']\n"))
 	if err != nil {
 		t.Fatal(err)

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/planq-dev/planq/internal/fakemodel"
+	"github.com/planq-dev/planq/internal/testenv"
 )
 
 // codexPatchCases are patches a model may write, tricky ones first. $OUT
@@ -73,9 +74,8 @@ var codexPatchCases = []struct{ name, patch string }{
 // applies names exactly the files it changed, and nothing Codex changed is
 // ever missing from PatchPaths.
 func TestPatchPathsAgainstCodex(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs the real Codex CLI")
-	}
+	t.Parallel()
+	testenv.SkipShort(t, "the end-to-end test runs the real Codex CLI")
 	codex := fakemodel.EnsureCodex(t)
 	for _, tt := range codexPatchCases {
 		t.Run(tt.name, func(t *testing.T) {

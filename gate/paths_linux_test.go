@@ -15,6 +15,7 @@ import (
 // so nothing outside the test sees it; the test skips where the kernel
 // does not let it (not root, or a container that forbids mounts).
 func TestPathsSecondMountOfTheProject(t *testing.T) {
+	t.Parallel()
 	w := newPathWorld(t)
 	mnt := filepath.Join(w.out, "mnt")
 	if err := os.Mkdir(mnt, 0o755); err != nil {

@@ -78,6 +78,7 @@ func (w pathWorld) modifiesEverywhere(t *testing.T, root, cwd, p string) bool {
 // host that cleans ".." as text reads it (Codex's apply_patch, Node's
 // path.resolve); for editor tools, patches and shell writes alike.
 func TestPathsJudgedBothWays(t *testing.T) {
+	t.Parallel()
 	w := newPathWorld(t)
 	tests := []struct {
 		name     string

@@ -187,8 +187,10 @@ func sedProgram(s string) (writes []string, why string) {
 			}
 		case 'y':
 			slash := p.next()
-			if !p.slash(slash, false) || !p.slash(slash, false) {
-				p.fail("unterminated y command")
+			for range 2 { // y/source/dest/: two delimited parts
+				if !p.slash(slash, false) {
+					p.fail("unterminated y command")
+				}
 			}
 			p.endOfCmd()
 		case eof:

@@ -108,6 +108,7 @@ func TestStateLockedUntilDescribed(t *testing.T) {
 }
 
 func TestStateNotARepo(t *testing.T) {
+	t.Parallel()
 	st, err := State(context.Background(), t.TempDir())
 	if err != nil {
 		t.Fatal(err)
@@ -297,6 +298,7 @@ func TestStateJJFailure(t *testing.T) {
 }
 
 func TestDecide(t *testing.T) {
+	t.Parallel()
 	mod := Verdict{Modifies: true, Part: "rm -rf build", Reason: "rm deletes files"}
 	ro := Verdict{Reason: "read-only: ls", Rule: RuleShell}
 	gitV := Verdict{Modifies: true, Part: "git commit -m x", Reason: "git commit records a commit",

@@ -33,6 +33,7 @@ func testTool(name string) Tool {
 }
 
 func TestPatchPaths(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name, patch string
 		want        []string
@@ -80,6 +81,7 @@ func TestPatchPaths(t *testing.T) {
 // A patch modifies unless every file it touches is outside the project; a
 // patch planq cannot read, or an ambiguous input, modifies.
 func TestClassifyPatch(t *testing.T) {
+	t.Parallel()
 	repo := t.TempDir()
 	out := t.TempDir()
 	patch := func(paths ...string) string {
@@ -120,6 +122,7 @@ func TestClassifyPatch(t *testing.T) {
 // <<'EOF' … EOF` itself, and puts an apply_patch program on PATH) is judged
 // by its patch's files, as the apply_patch tool is.
 func TestApplyPatchCommand(t *testing.T) {
+	t.Parallel()
 	repo, out := t.TempDir(), t.TempDir()
 	outside := "*** Begin Patch\n*** Add File: " + filepath.Join(out, "x.txt") + "\n+x\n*** End Patch"
 	decoy := "*** Begin Patch\n*** Add File: " + filepath.Join(out, "x.txt") + "\n+x\n \t*** Update File: a.go\n@@\n-a\n+b\n*** End Patch"
@@ -149,6 +152,7 @@ func TestApplyPatchCommand(t *testing.T) {
 // working directory outside the project, only the second is inside: the
 // gate judges both.
 func TestClassifyPatchPaddedPath(t *testing.T) {
+	t.Parallel()
 	repo, out := t.TempDir(), t.TempDir()
 	in, _ := json.Marshal(map[string]string{"patch": "*** Begin Patch\n*** Add File:  " + filepath.Join(repo, "a.go") + "\n+x\n*** End Patch"})
 	v := Classify(ToolCall{Name: "apply_patch", Tool: testTool("apply_patch"), Input: in, Root: repo, Cwd: out}, DefaultPolicy())
@@ -159,6 +163,7 @@ func TestClassifyPatchPaddedPath(t *testing.T) {
 
 // A denial names planq's tool the way the host shows it to the model.
 func TestDecideNamesTheHostsTool(t *testing.T) {
+	t.Parallel()
 	v := Verdict{Modifies: true, Part: "write a.go", Reason: "write writes files"}
 	locked := Status{IsJJRepo: true, Locked: true, ChangeID: "qpvuntsmwlqt"}
 	d := Decide("write", v, locked, nil, DefaultPolicy(), func(t string) string { return "planq_" + t })
@@ -174,6 +179,7 @@ func TestDecideNamesTheHostsTool(t *testing.T) {
 // Classify names the class of rule that let a call through as not
 // modifying; a modifying call has none (the gate's state decides it).
 func TestClassifyRule(t *testing.T) {
+	t.Parallel()
 	repo := t.TempDir()
 	out := t.TempDir()
 	allowCfg := DefaultPolicy()

@@ -586,8 +586,9 @@ func jjDeclareCheck(c *cmdCtx, name string, args []arg, _ *rule) outcome {
 var jjDeclareFlags = &rule{valued: []string{"-m", "--message", "-r", "--revision", "--revisions", "-A", "--insert-after", "--after", "-B", "--insert-before", "--before", "-o", "--onto", "-d", "--destination", "-R", "--repository", "--config", "--config-file", "--config-toml", "--at-op", "--at-operation", "--color", "--author"}}
 
 // jjNewCheck: jj new declares a change on top of @; on top of another
-// revision it checks that revision out, which rewrites the files of the
-// working copy (jj new 'root()' empties it), unless --no-edit.
+// revision, or inserted before one (-B @ too), it checks out a change
+// without the working copy's files, which rewrites them (jj new 'root()'
+// empties it), unless --no-edit.
 func jjNewCheck(c *cmdCtx, name string, args []arg, _ *rule) outcome {
 	if o := jjDeclareCheck(c, name, args, nil); o.mod {
 		return o
@@ -595,6 +596,13 @@ func jjNewCheck(c *cmdCtx, name string, args []arg, _ *rule) outcome {
 	flags, pos, _ := scan(args, jjDeclareFlags, false)
 	if hasFlag(flags, "--no-edit") {
 		return outcome{}
+	}
+	for _, f := range flags {
+		if f.name == "-B" || f.name == "--insert-before" || f.name == "--before" {
+			// Inserted before a change (@ too), the new change lacks its
+			// files, and it is checked out: they leave the working copy.
+			return outcome{mod: true, sure: f.val.static, reason: name + " " + f.name + " " + f.val.raw + " inserts the change before another and checks it out without that change's files (jj new -m \"…\" on top of @ declares without that)"}
+		}
 	}
 	revs := pos
 	for _, f := range flags {

@@ -144,6 +144,7 @@ var hookFailures = []struct {
 // exits 127, 126 or crashes, Gemini CLI when it crashes; planq's wiring
 // turns any failure of the hook command into the host's blocking answer.)
 func TestBrokenHookBinaryDeniesInEveryHost(t *testing.T) {
+	testenv.SkipShort(t, "the end-to-end test runs every host's real CLI")
 	built := planqWithHookBinary(t) // before Isolate: the build uses the real Go caches
 	for _, h := range failHosts {
 		t.Run(h.name, func(t *testing.T) {

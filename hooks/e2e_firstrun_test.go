@@ -10,7 +10,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/planq-dev/planq/internal/e2e"
 	"github.com/planq-dev/planq/internal/fakemodel"
@@ -62,8 +61,7 @@ func TestFirstRunInClaudeCode(t *testing.T) {
 	home := os.Getenv("HOME")
 	repo := testenv.Clone(t, testenv.RemoteWithMain(t))
 	bare := strings.TrimSpace(testenv.Run(t, repo, "git", "remote", "get-url", "origin"))
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	defer cancel()
+	ctx := testenv.Context(t)
 
 	// planq mcp install: the default (local) scope; the server goes into
 	// ~/.claude.json, edited in place by planq.

@@ -3,14 +3,12 @@
 package hooks_test
 
 import (
-	"context"
 	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/planq-dev/planq/internal/e2e"
 	"github.com/planq-dev/planq/internal/fakemodel"
@@ -35,8 +33,7 @@ func TestStatusLineInClaudeCode(t *testing.T) {
 		repo = real // Claude Code keys its projects by the real path
 	}
 	home := os.Getenv("HOME")
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	defer cancel()
+	ctx := testenv.Context(t)
 
 	// A Claude Code that has been set up before: onboarding done, the fake
 	// API key approved, the project trusted (Claude Code runs no statusLine

@@ -71,7 +71,6 @@ func (r *Runner) sessionContext(ctx context.Context, ev session.Event) (string, 
 		summary, stateErr = s.state.Context(ctx, staterepo.ContextOptions{Budget: ContextBudget, CodeBranch: js.branch, NoDetect: true})
 	}()
 	defer wg.Wait()
-	var statErr error
 
 	var problems []string
 	if baselineErr != nil {
@@ -119,15 +118,11 @@ func (r *Runner) sessionContext(ctx context.Context, ev session.Event) (string, 
 			text:  pdesc, cap: parentDescCap, more: tool("query_ancestor") + " with change_id \"@-\" has the rest",
 		})
 	}
-	if statErr == nil {
-		st := strings.TrimSpace(stat)
-		if st == "" || cur.Empty {
-			st = "(no changes yet)"
-		}
-		blocks = append(blocks, block{title: "## Diff of the current change (jj diff --stat)", text: st, cap: diffStatCap, more: "`jj diff --stat` has the rest"})
-	} else {
-		problems = append(problems, "jj diff --stat: "+statErr.Error())
+	st := strings.TrimSpace(stat)
+	if st == "" || cur.Empty {
+		st = "(no changes yet)"
 	}
+	blocks = append(blocks, block{title: "## Diff of the current change (jj diff --stat)", text: st, cap: diffStatCap, more: "`jj diff --stat` has the rest"})
 	if root != "" && tlines > 0 {
 		blocks = append(blocks, block{title: "## Earlier conversation", text: fmt.Sprintf(
 			"The lineage's full transcript (%d lines) is kept by planq. To look something up, call %s "+

@@ -12,6 +12,7 @@ import (
 )
 
 func TestParseGitVersion(t *testing.T) {
+	t.Parallel()
 	for out, want := range map[string]string{
 		"git version 2.39.5\n":                 "2.39.5",
 		"git version 2.39.5 (Apple Git-154)\n": "2.39.5",

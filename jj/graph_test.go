@@ -244,6 +244,7 @@ func TestOpHeadsKey(t *testing.T) {
 }
 
 func TestParseStat(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		in    string
 		want  jj.CompactStat

@@ -36,7 +36,6 @@ var (
 	ErrPushRefused    = errors.New("push refused")
 	ErrNoSuchRevision = errors.New("no such revision")
 	ErrBadRevset      = errors.New("invalid revision expression")
-	ErrConflict       = errors.New("conflict")
 )
 
 // Error is a failed jj invocation: the arguments, jj's own message and, when

@@ -298,6 +298,7 @@ func TestPushToBareRemote(t *testing.T) {
 }
 
 func TestSessionTrailer(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name, desc, root, want string
 	}{
@@ -322,6 +323,7 @@ func TestSessionTrailer(t *testing.T) {
 }
 
 func TestMentionsAny(t *testing.T) {
+	t.Parallel()
 	files := []jj.FileChange{{Path: "internal/ratelimit/bucket.go"}}
 	tests := []struct {
 		desc string

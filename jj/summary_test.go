@@ -6,6 +6,7 @@ import (
 )
 
 func TestSummaryRule(t *testing.T) {
+	t.Parallel()
 	full := "Add rate limiting to API\n\nDone:\n- token bucket\n\nKey decisions:\n- token bucket over sliding window (simpler)\n\nLeft to do:\n- per-endpoint overrides\n\nOpen questions:\n- websockets?\n"
 	tests := []struct {
 		name, desc string
@@ -36,6 +37,7 @@ func TestSummaryRule(t *testing.T) {
 }
 
 func TestSectionItems(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name, desc, section string
 		want                []string
@@ -64,6 +66,7 @@ func TestSectionItems(t *testing.T) {
 }
 
 func TestParseSummary(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name, desc string
 		want       Summary

@@ -24,15 +24,19 @@ type SearchInput struct {
 type SearchOutput struct {
 	Query string       `json:"query"`
 	Hits  []search.Hit `json:"hits"`
+	// Problems are the malformed entries the search skipped, each with its
+	// file and line (hand edits to fix).
+	Problems []string `json:"problems,omitempty"`
 }
 
 // Text renders the result for the model.
 func (o SearchOutput) Text() string {
-	if len(o.Hits) == 0 {
-		return fmt.Sprintf("Nothing matches %q.", o.Query)
-	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "%d hits for %q, best first:\n", len(o.Hits), o.Query)
+	if len(o.Hits) == 0 {
+		fmt.Fprintf(&b, "Nothing matches %q.\n", o.Query)
+	} else {
+		fmt.Fprintf(&b, "%d hits for %q, best first:\n", len(o.Hits), o.Query)
+	}
 	for _, h := range o.Hits {
 		date := ""
 		if !h.Date.IsZero() {
@@ -40,7 +44,10 @@ func (o SearchOutput) Text() string {
 		}
 		fmt.Fprintf(&b, "- %s [%s, %s%s] %s: %s\n", h.ID, h.Kind, h.Source, date, h.Title, text.OneLine(h.Snippet))
 	}
-	return b.String()
+	if len(o.Problems) > 0 {
+		fmt.Fprintf(&b, "Malformed entries skipped (fix them by hand): %s\n", strings.Join(o.Problems, "; "))
+	}
+	return strings.TrimSuffix(b.String(), "\n")
 }
 
 func planqSearchTool(d *stateDeps) server.ServerTool {
@@ -65,10 +72,15 @@ func planqSearchTool(d *stateDeps) server.ServerTool {
 		if err != nil {
 			return SearchOutput{}, err
 		}
-		hits, err := d.searcher(s).Search(ctx, q)
+		x := d.searcher(s)
+		hits, err := x.Search(ctx, q)
 		if hits == nil {
 			hits = []search.Hit{}
 		}
-		return SearchOutput{Query: in.Query, Hits: hits}, err
+		out := SearchOutput{Query: in.Query, Hits: hits}
+		for _, p := range x.Problems() {
+			out.Problems = append(out.Problems, p.Error())
+		}
+		return out, err
 	})}
 }

@@ -3,6 +3,8 @@ package mcp_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -78,6 +80,24 @@ func TestStateToolsRecordAndRecall(t *testing.T) {
 	if st := gitOut(t, wt, "status", "--porcelain"); st != "" {
 		t.Errorf("worktree not clean:\n%s", st)
 	}
+
+	// A malformed entry edited in by hand is reported, with its line, as
+	// every read reports it; the rest still searches.
+	wl := filepath.Join(wt, "changelog.md")
+	data, err := os.ReadFile(wl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	line := strings.Count(string(data), "\n") + 2
+	os.WriteFile(wl, append(data, "\n---\nid: pq-12345678\ntimestamp: someday\nagent: main\ntype: implement\n---\n\nbroken JWT note\n"...), 0o644)
+	out, text = s.call("planq_search", map[string]any{"query": "JWT"}, false)
+	want := fmt.Sprintf("changelog.md:%d:", line)
+	if probs, _ := out["problems"].([]any); len(probs) != 1 || !strings.HasPrefix(probs[0].(string), want) || !strings.Contains(text, want) {
+		t.Errorf("planq_search does not report the malformed entry at %s: %v\n%s", want, out["problems"], text)
+	}
+	if len(out["hits"].([]any)) == 0 {
+		t.Errorf("planq_search found nothing beside the malformed entry: %s", text)
+	}
 }
 
 func gitOut(t *testing.T, dir string, args ...string) string {
@@ -102,6 +122,7 @@ func TestStateToolsRefuseBadInput(t *testing.T) {
 	}{
 		{"planq_log", map[string]any{"message": ""}, "message is empty"},
 		{"planq_log", map[string]any{"message": huge}, "too large"},
+		{"planq_log", map[string]any{"message": "before\x00after"}, "NUL byte"},
 		{"planq_log", map[string]any{"message": "x", "type": "decision"}, ""},
 		{"planq_scratch", map[string]any{"content": strings.Repeat("y", 300<<10)}, "too large"},
 		{"planq_handoff", map[string]any{"summary": "x", "to": "../evil"}, "agent name"},
@@ -237,6 +258,7 @@ func TestStateToolsListBudget(t *testing.T) {
 }
 
 func TestScratchOutputSaysWhatHappened(t *testing.T) {
+	t.Parallel()
 	for mode, want := range map[string]string{
 		"replace": "scratch.md replaced for agent main; it is now 5 bytes.",
 		"append":  "scratch.md appended to for agent main; it is now 5 bytes.",

@@ -39,8 +39,6 @@ type Options struct {
 	// Getenv reads the environment (PLANQ_HOME, PLANQ_AGENT, …) where the
 	// server finds the project's state and transcripts; default os.Getenv.
 	Getenv func(string) string
-	// Extra registers further tools (e.g. the planq_* state tools).
-	Extra []server.ServerTool
 	// Maintainer is the planq binary state writes start for background
 	// maintenance (staterepo.Options.Maintainer); "" maintains in-process.
 	Maintainer string
@@ -66,7 +64,7 @@ func newServer(opts Options) (*server.MCPServer, *stateDeps) {
 	}
 	d := &deps{dir: opts.Dir, jj: &jj.Client{Dir: opts.Dir, Bin: opts.JJBin}, getenv: opts.Getenv}
 	state := newStateDeps(opts.Dir, opts.Maintainer)
-	tools := slices.Concat(jjTools(d), stateTools(state), opts.Extra)
+	tools := slices.Concat(jjTools(d), stateTools(state))
 	s := server.NewMCPServer(ServerName, version,
 		server.WithToolCapabilities(false),
 		server.WithInstructions(Instructions),

@@ -34,6 +34,7 @@ func summarize(t *testing.T, dir string, since time.Time) Summary {
 }
 
 func TestSummarizeAggregates(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	mustAppend(t, dir,
 		Record{Time: at(0), Kind: KindGate, Session: "s1", Tool: "Write", Rule: "locked", Verdict: VerdictDeny},
@@ -78,6 +79,7 @@ func TestSummarizeAggregates(t *testing.T) {
 }
 
 func TestGateEscapes(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	many := make([]string, 30)
 	for i := range many {
@@ -116,6 +118,7 @@ func TestGateEscapes(t *testing.T) {
 }
 
 func TestTimeToDeclare(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		recs []Record
@@ -172,6 +175,7 @@ func TestTimeToDeclare(t *testing.T) {
 }
 
 func TestSurfacedAndCited(t *testing.T) {
+	t.Parallel()
 	learn := Entry{ID: "pq-0000aaaa", Kind: EntryLearning, Title: "The pager reads its config from XDG_CONFIG_HOME"}
 	short := Entry{ID: "pq-0000bbbb", Kind: EntryDecision, Title: "Use RS256"}
 	dec := Entry{ID: "pq-0000cccc", Kind: EntryDecision, Title: "Keep one metrics file per UTC day…"}
@@ -225,6 +229,7 @@ func TestSurfacedAndCited(t *testing.T) {
 // a torn write, two records run together, a line longer than any record,
 // a last line without its newline.
 func TestReaderSkipsBadLines(t *testing.T) {
+	t.Parallel()
 	good := func(tool string) string {
 		return fmt.Sprintf(`{"t":%q,"k":"tool","tool":%q}`, at(0).Format(time.RFC3339Nano), tool)
 	}
@@ -263,6 +268,7 @@ func TestReaderSkipsBadLines(t *testing.T) {
 // Every record is one line within MaxRecord bytes, however long its text;
 // many entries are split over records; each goes to its UTC day's file.
 func TestAppendBoundsAndDays(t *testing.T) {
+	t.Parallel()
 	long := strings.Repeat(`<"quoted">\ `, 2000)
 	var many []Entry
 	for i := range 25 {
@@ -310,6 +316,7 @@ func TestAppendBoundsAndDays(t *testing.T) {
 // Concurrent appenders (one open file each, as hook processes have) lose
 // and tear nothing.
 func TestConcurrentAppends(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	const writers, each = 8, 150
 	var wg sync.WaitGroup
@@ -332,6 +339,7 @@ func TestConcurrentAppends(t *testing.T) {
 }
 
 func TestPrune(t *testing.T) {
+	t.Parallel()
 	days := []string{"2025-01-01", "2025-03-08", "2025-03-09", "2025-03-10"}
 	tests := []struct {
 		name   string
@@ -377,6 +385,7 @@ func TestPrune(t *testing.T) {
 }
 
 func TestParseSince(t *testing.T) {
+	t.Parallel()
 	now := time.Date(2025, 3, 10, 15, 30, 0, 0, time.UTC)
 	tests := []struct {
 		in   string

@@ -13,6 +13,7 @@ import (
 	"github.com/planq-dev/planq/config"
 	"github.com/planq-dev/planq/internal/text"
 	"github.com/planq-dev/planq/jj"
+	"github.com/planq-dev/planq/project"
 )
 
 // The kinds of record.
@@ -107,7 +108,7 @@ func Dir(home, project string) string { return filepath.Join(home, "metrics", pr
 
 // DirFor returns the metrics directory of the project that dir belongs to:
 // the project of its jj workspace (or of dir itself outside one), as
-// config.ProjectName names it, under config.StateHome. It reads files only.
+// project.Name names it, under config.StateHome. It reads files only.
 func DirFor(dir string, getenv func(string) string) (string, error) {
 	root, ok := jj.FindRoot(dir)
 	if !ok {
@@ -121,15 +122,15 @@ func DirFor(dir string, getenv func(string) string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	project, err := config.ProjectName(root, cfg)
-	if err != nil {
-		return "", err
-	}
 	home, err := config.StateHome(getenv)
 	if err != nil {
 		return "", err
 	}
-	return Dir(home, project), nil
+	name, _, err := project.Name(root, cfg, home)
+	if err != nil {
+		return "", err
+	}
+	return Dir(home, name), nil
 }
 
 // dayLayout names a day file.

@@ -72,7 +72,7 @@ for p in $platforms; do
   echo "building $name"
   for cmd in "${commands[@]}"; do
     CGO_ENABLED=0 GOOS=$os GOARCH=$arch "$go" build -trimpath \
-      -ldflags "-s -w -X main.version=$version" -o "$work/$name/$cmd$ext" "./cmd/$cmd"
+      -ldflags "-s -w -X github.com/planq-dev/planq/internal/version.stamp=$version" -o "$work/$name/$cmd$ext" "./cmd/$cmd"
   done
   cp README.md "$work/$name/"
   # A fixed time (zip cannot store one before 1980), so archives are reproducible.

@@ -35,6 +35,20 @@ npm_tool() {
 		echo "$prefix/bin/$bin"
 		exit 0
 	fi
+	# One installer at a time per prefix: go test runs packages in parallel,
+	# and two npm installs into one prefix (or a check of a tool another is
+	# still installing, before its postinstall put the binary in place) fail.
+	# The lock is held until the calling script exits, so its own finishing
+	# steps are covered too; a second installer waits, then finds the tool.
+	mkdir -p "$prefix"
+	if command -v flock >/dev/null 2>&1; then
+		exec {npm_tool_lock}>"$prefix/.install.lock"
+		flock "$npm_tool_lock"
+		if works "$prefix/bin/$bin"; then
+			echo "$prefix/bin/$bin"
+			exit 0
+		fi
+	fi
 	if ! command -v npm >/dev/null 2>&1; then
 		log "npm is not installed; install Node.js 20+ and npm (apt-get install nodejs npm), then rerun"
 		exit 1
@@ -59,7 +73,6 @@ npm_tool() {
 		exit 3
 	fi
 	log "installing $pkg@$version into $prefix"
-	mkdir -p "$prefix"
 	if ! timeout 540 npm install --global --prefix "$prefix" "${opts[@]}" --no-audit --no-fund --loglevel=error \
 		"$pkg@$version" >&2; then
 		log "npm install $pkg@$version failed (see above)"

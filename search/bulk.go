@@ -34,7 +34,7 @@ func (x *Index) addBulk(docs []Doc) error {
 	if !x.makeRoom(len(sel)) {
 		return fmt.Errorf("add %d documents: %w (%d documents)", len(sel), ErrFull, maxDocs)
 	}
-	parts := tokenizeAll(sel)
+	parts := tokenizeAll(sel, x.workers)
 	offs, remaps := x.mergeTerms(parts)
 	x.placeAll(parts, offs, remaps)
 	return nil
@@ -61,10 +61,13 @@ func (x *Index) changedDocs(docs []Doc) []*Doc {
 	return sel
 }
 
-// tokenizeAll tokenises docs on up to GOMAXPROCS workers, at least bulkMin
-// documents each, each against its own dictionary.
-func tokenizeAll(docs []*Doc) []tokenized {
-	workers := max(1, min(runtime.GOMAXPROCS(0), len(docs)/bulkMin))
+// tokenizeAll tokenises docs on up to limit workers (0: GOMAXPROCS), at
+// least bulkMin documents each, each against its own dictionary.
+func tokenizeAll(docs []*Doc, limit int) []tokenized {
+	if limit <= 0 {
+		limit = runtime.GOMAXPROCS(0)
+	}
+	workers := max(1, min(limit, len(docs)/bulkMin))
 	parts := make([]tokenized, workers)
 	inParallel(len(docs), workers, func(w, lo, hi int) {
 		parts[w] = tokenizeDocs(docs[lo:hi])

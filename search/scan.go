@@ -12,11 +12,50 @@ func Scan(docs []Doc, query string, opts Options) []Hit {
 	if len(terms) == 0 || len(docs) == 0 {
 		return nil
 	}
-	type match struct {
-		doc    int
-		length uint32
-		tf     []uint32 // per term
+	st := scanStats(docs, terms)
+	n := float64(len(docs))
+	avgdl := float64(st.totalLen) / n
+	idf := make([]float64, len(terms))
+	for i := range terms {
+		idf[i] = idfOf(n, float64(st.df[i]))
 	}
+	top := newTopK(opts.limit())
+	nq := float64(len(terms))
+	for _, m := range st.matches {
+		doc := &docs[m.doc]
+		if !opts.admits(doc) {
+			continue
+		}
+		score, matched := 0.0, 0
+		for i, f := range m.tf {
+			if f > 0 {
+				score += termScore(idf[i], f, m.length, avgdl)
+				matched++
+			}
+		}
+		top.offer(doc, score*float64(matched)/nq)
+	}
+	return top.hits(terms, opts.snippetLen())
+}
+
+// match is a document that holds at least one query term: its number, its
+// token count and each term's frequency (capped).
+type match struct {
+	doc    int
+	length uint32
+	tf     []uint32 // per term
+}
+
+// stats is what a scan of documents found: their tokens in all, how many
+// hold each term, and the documents that hold any.
+type stats struct {
+	totalLen int64
+	df       []uint32
+	matches  []match
+}
+
+// scanStats tokenises docs on all CPUs and counts the query's terms.
+func scanStats(docs []Doc, terms []string) stats {
 	type part struct {
 		totalLen int64
 		df       []uint32
@@ -61,37 +100,13 @@ func Scan(docs []Doc, query string, opts Options) []Hit {
 			}
 		}
 	})
-	var totalLen int64
-	df := make([]uint32, len(terms))
+	out := stats{df: make([]uint32, len(terms))}
 	for _, p := range parts {
-		totalLen += p.totalLen
+		out.totalLen += p.totalLen
 		for i, f := range p.df {
-			df[i] += f
+			out.df[i] += f
 		}
+		out.matches = append(out.matches, p.matches...)
 	}
-	n := float64(len(docs))
-	avgdl := float64(totalLen) / n
-	idf := make([]float64, len(terms))
-	for i := range terms {
-		idf[i] = idfOf(n, float64(df[i]))
-	}
-	top := newTopK(opts.limit())
-	nq := float64(len(terms))
-	for _, p := range parts {
-		for _, m := range p.matches {
-			doc := &docs[m.doc]
-			if !opts.admits(doc) {
-				continue
-			}
-			score, matched := 0.0, 0
-			for i, f := range m.tf {
-				if f > 0 {
-					score += termScore(idf[i], f, m.length, avgdl)
-					matched++
-				}
-			}
-			top.offer(doc, score*float64(matched)/nq)
-		}
-	}
-	return top.hits(terms, opts.snippetLen())
+	return out
 }

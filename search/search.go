@@ -198,6 +198,15 @@ type Index struct {
 	tok      tokenizer // used under mu (write)
 	ids      []uint32  // scratch for add/remove, under mu (write)
 	pool     sync.Pool // *scorer
+	workers  int       // the most CPUs a bulk add uses; 0: all (SetWorkers)
+}
+
+// SetWorkers limits a bulk add (Add of many documents) to n CPUs, leaving
+// the others to whoever waits for answers meanwhile; 0 means all of them.
+func (x *Index) SetWorkers(n int) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	x.workers = max(0, n)
 }
 
 // NewIndex returns an empty index.

@@ -37,6 +37,7 @@ func ids(hits []Hit) []string {
 }
 
 func TestRanking(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name  string
 		query string
@@ -84,6 +85,7 @@ func TestRanking(t *testing.T) {
 }
 
 func TestRecencyBreaksTies(t *testing.T) {
+	t.Parallel()
 	docs := []Doc{
 		doc("pq-0000000a", KindLog, 30, "Deployed the billing service."),
 		doc("pq-0000000b", KindLog, 1, "Deployed the billing service."),
@@ -103,6 +105,7 @@ func TestRecencyBreaksTies(t *testing.T) {
 }
 
 func TestSnippet(t *testing.T) {
+	t.Parallel()
 	long := strings.Repeat("Filler words about nothing in particular. ", 40) +
 		"The **flaky** test in `auth_test.go` was caused by a shared clock. " +
 		strings.Repeat("More filler text follows here. ", 40)
@@ -133,6 +136,7 @@ func TestSnippet(t *testing.T) {
 }
 
 func TestDuplicateIDsAcrossSources(t *testing.T) {
+	t.Parallel()
 	a := doc("pq-00000042", KindLearning, 1, "Promoted learning about retries.")
 	g := a
 	g.Source = "global"
@@ -147,6 +151,7 @@ func TestDuplicateIDsAcrossSources(t *testing.T) {
 }
 
 func TestIncrementalUpdates(t *testing.T) {
+	t.Parallel()
 	idx := NewIndex()
 	idx.Add(corpus...)
 	if idx.Len() != len(corpus) {
@@ -183,6 +188,7 @@ func TestIncrementalUpdates(t *testing.T) {
 // TestIndexMatchesScan checks on a generated corpus, through removals and
 // compactions, that the warm index and the one-shot scan agree exactly.
 func TestIndexMatchesScan(t *testing.T) {
+	t.Parallel()
 	docs := Generate(5000, 1)
 	idx := NewIndex()
 	if err := idx.Add(docs...); err != nil {
@@ -219,6 +225,7 @@ func TestIndexMatchesScan(t *testing.T) {
 }
 
 func TestConcurrentUse(t *testing.T) {
+	t.Parallel()
 	idx := NewIndex()
 	docs := Generate(2000, 2)
 	idx.Add(docs[:1000]...)
@@ -243,6 +250,7 @@ func TestConcurrentUse(t *testing.T) {
 }
 
 func TestFromEntryAndParseKind(t *testing.T) {
+	t.Parallel()
 	e := changelog.Entry{ID: "pq-12345678", Timestamp: day, Agent: "add-auth", Type: changelog.TypeDecision,
 		Decision: "Use RS256", Alternatives: []string{"HS256"}, Rationale: "public key verification"}
 	d := FromEntry(e, "global")
@@ -260,6 +268,7 @@ func TestFromEntryAndParseKind(t *testing.T) {
 }
 
 func TestGenerateIsRealistic(t *testing.T) {
+	t.Parallel()
 	docs := Generate(1000, 3)
 	kinds := map[Kind]int{}
 	size := 0
@@ -273,6 +282,7 @@ func TestGenerateIsRealistic(t *testing.T) {
 }
 
 func TestBulkAddMatchesOneByOne(t *testing.T) {
+	t.Parallel()
 	docs := Generate(6000, 4)
 	// Later copies in the batch replace earlier ones, as one-by-one adds do.
 	for i := range 100 {

@@ -14,6 +14,7 @@ import (
 )
 
 func TestBranchViews(t *testing.T) {
+	// Not parallel: it changes segmentSize, which every store reads.
 	old := segmentSize
 	segmentSize = 2000
 	t.Cleanup(func() { segmentSize = old })
@@ -162,6 +163,7 @@ func TestBranchViews(t *testing.T) {
 }
 
 func TestBranchViewsUninitialised(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	s := e.open("")
 	if key, err := s.HeadsKey(); err != nil || key != "" {

@@ -3,6 +3,7 @@ package staterepo
 import "testing"
 
 func TestBudgetRoomAndTake(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name           string
 		total, spent   int

@@ -109,6 +109,7 @@ func TestCheckpointRestoreBringsBackStateAndCode(t *testing.T) {
 }
 
 func TestCheckpointOwnership(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	s := e.open("")
 	c := ctx(t)
@@ -149,6 +150,7 @@ func TestCheckpointOwnership(t *testing.T) {
 }
 
 func TestPromoteIsAUnionAndIdempotentThenGC(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	c := ctx(t)
 	s := e.open("")
@@ -211,6 +213,7 @@ func TestPromoteIsAUnionAndIdempotentThenGC(t *testing.T) {
 }
 
 func TestPackTurnsLooseBlobsIntoOnePack(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	s := e.open("")
 	c := ctx(t)
@@ -242,5 +245,117 @@ func TestPackTurnsLooseBlobsIntoOnePack(t *testing.T) {
 	}
 	if st := e.git(s.Worktree, "status", "--porcelain"); st != "A  notes/staged.md" {
 		t.Errorf("worktree status = %q", st)
+	}
+}
+
+// TestGCNeverDeletesContentThatExistsNowhereElse removes agents whose
+// entries are all promoted but that hold a scratch pad, a checkpoint or a
+// note: gc archives each under a ref it keeps, naming the files, and only
+// deletes the branch of an agent with nothing of its own; full maintenance
+// afterwards keeps the archived content.
+func TestGCNeverDeletesContentThatExistsNowhereElse(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	c := ctx(t)
+	base := e.open("")
+	if _, err := base.Log(c, "main's work", "", ""); err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		agent string
+		write func(s *Store) error
+		file  string // what gc must name; "" means nothing of its own
+	}{
+		{"scratcher", func(s *Store) error { _, err := s.Scratch(c, "half-finished idea", ScratchReplace); return err }, ScratchFile},
+		{"saver", func(s *Store) error { _, err := s.CreateCheckpoint(c, "before-refactor", OwnerUser); return err }, "checkpoints/before-refactor.yaml"},
+		{"noter", func(s *Store) error {
+			_, err := s.Update(c, "note", func(tx *Tx) error { return tx.Write("notes/design.md", []byte("the design\n")) })
+			return err
+		}, "notes/design.md"},
+		{"idle", func(s *Store) error { return nil }, ""},
+	}
+	for _, tc := range cases {
+		if _, err := base.Create(c, tc.agent, false); err != nil {
+			t.Fatal(err)
+		}
+		s := e.open(tc.agent)
+		if _, err := s.Log(c, tc.agent+" logged", "", ""); err != nil {
+			t.Fatal(err)
+		}
+		if err := tc.write(s); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.Promote(c); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Remove(c, tc.agent, false); err != nil {
+			t.Fatal(err)
+		}
+	}
+	heads := map[string]string{}
+	for _, tc := range cases {
+		heads[tc.agent] = e.git(base.Bare, "rev-parse", "agent-"+tc.agent)
+	}
+	dry, err := base.GC(c, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range dry {
+		if r.Deleted || r.Archived != "" {
+			t.Errorf("dry run changed %+v", r)
+		}
+	}
+	if got := e.git(base.Bare, "branch", "--list", "agent-scratcher"); got == "" {
+		t.Fatal("the dry run removed a branch")
+	}
+	res, err := base.GC(c, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	byAgent := map[string]GCResult{}
+	for _, r := range res {
+		byAgent[r.Agent] = r
+	}
+	for _, tc := range cases {
+		r := byAgent[tc.agent]
+		if !r.Deleted {
+			t.Errorf("%s kept: %+v", tc.agent, r)
+			continue
+		}
+		if got := e.git(base.Bare, "branch", "--list", "agent-"+tc.agent); got != "" {
+			t.Errorf("%s: branch still there", tc.agent)
+		}
+		if tc.file == "" {
+			if r.Archived != "" || !strings.Contains(r.Reason, "everything on it is in global") {
+				t.Errorf("%s, with nothing of its own: %+v", tc.agent, r)
+			}
+			continue
+		}
+		if !strings.HasPrefix(r.Archived, ArchivePrefix+"agent-"+tc.agent+"/") || !strings.Contains(r.Reason, tc.file) || !strings.Contains(r.Reason, "git -C ") {
+			t.Errorf("%s: %+v; want it archived, naming %s and the way back", tc.agent, r, tc.file)
+		}
+	}
+	// Full maintenance keeps what the archive refs hold.
+	if _, err := base.Maintain(c, true); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range cases[:3] {
+		ref := byAgent[tc.agent].Archived
+		if got := e.git(base.Bare, "rev-parse", ref); got != heads[tc.agent] {
+			t.Errorf("%s points at %s, want the branch's last commit %s", ref, got, heads[tc.agent])
+		}
+		e.git(base.Bare, "cat-file", "-e", ref+":"+tc.file)
+		if log := e.git(base.Bare, "reflog", "show", "--format=%gs", ref); !strings.Contains(log, "create agent "+tc.agent) {
+			t.Errorf("%s lost the branch's reflog:\n%s", ref, log)
+		}
+	}
+	if got := e.git(base.Bare, "show", byAgent["scratcher"].Archived+":"+ScratchFile); got != "half-finished idea" {
+		t.Errorf("archived scratch = %q", got)
+	}
+	e.git(base.Bare, "fsck", "--strict", "--no-progress")
+	// Bringing a branch back as the message says.
+	e.git(base.Bare, "branch", "agent-scratcher", byAgent["scratcher"].Archived)
+	if got := e.git(base.Bare, "show", "agent-scratcher:"+ScratchFile); got != "half-finished idea" {
+		t.Errorf("restored scratch = %q", got)
 	}
 }

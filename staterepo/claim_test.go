@@ -7,13 +7,17 @@ import (
 	"testing"
 
 	"github.com/planq-dev/planq/config"
+	"github.com/planq-dev/planq/project"
 )
 
 func TestClaimProject(t *testing.T) {
+	t.Parallel()
 	root := filepath.Join(t.TempDir(), "My Shop")
 	if err := os.Mkdir(root, 0o755); err != nil {
 		t.Fatal(err)
 	}
+	home := t.TempDir()
+	name := project.Derived(project.MainRoot(root)) // My-Shop-<hash of its path>
 	steps := []struct {
 		name    string
 		give    string
@@ -21,13 +25,13 @@ func TestClaimProject(t *testing.T) {
 		wantErr string
 	}{
 		{"an invalid name is refused, nothing recorded", "../evil", "", "project name"},
-		{"the default is the directory's name, cleaned", "", "My-Shop", ""},
-		{"again: the same, nothing changes", "", "My-Shop", ""},
-		{"the recorded name given: fine", "My-Shop", "My-Shop", ""},
-		{"another name: refused, never renamed", "other", "", `already belongs to project "My-Shop"`},
+		{"the default is the directory's name, cleaned, made unique", "", name, ""},
+		{"again: the same, nothing changes", "", name, ""},
+		{"the recorded name given: fine", name, name, ""},
+		{"another name: refused, never renamed", "other", "", `already belongs to project "` + name + `"`},
 	}
 	for _, st := range steps {
-		got, err := ClaimProject(root, st.give)
+		got, err := ClaimProject(root, st.give, home)
 		if st.wantErr != "" {
 			if err == nil || !strings.Contains(err.Error(), st.wantErr) {
 				t.Fatalf("%s: got %q, %v; want an error saying %q", st.name, got, err, st.wantErr)
@@ -39,7 +43,7 @@ func TestClaimProject(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if want := map[bool]string{true: "", false: "My-Shop"}[st.name == steps[0].name]; cfg.Project != want {
+		if want := map[bool]string{true: "", false: name}[st.name == steps[0].name]; cfg.Project != want {
 			t.Fatalf("%s: config records %q, want %q", st.name, cfg.Project, want)
 		}
 	}

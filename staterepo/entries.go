@@ -244,16 +244,6 @@ func entryError(err error) error {
 	return err
 }
 
-// lastEntry returns the last well-formed entry of data, parsing only its
-// tail.
-func lastEntry(data []byte) (changelog.Entry, bool) {
-	es, _ := tailEntries(data, 1)
-	if len(es) == 0 {
-		return changelog.Entry{}, false
-	}
-	return es[0], true
-}
-
 // entryStart is how every entry planq writes begins.
 var entryStart = []byte("\n---\nid: pq-")
 

@@ -12,6 +12,7 @@ import (
 )
 
 func TestLogLearnDecideHandoffWriteEntriesAndCommits(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	s := e.open("")
 	c := ctx(t)
@@ -67,6 +68,7 @@ func TestLogLearnDecideHandoffWriteEntriesAndCommits(t *testing.T) {
 }
 
 func TestBadInputIsRefusedAndNothingIsWritten(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	s := e.open("")
 	c := ctx(t)
@@ -92,6 +94,9 @@ func TestBadInputIsRefusedAndNothingIsWritten(t *testing.T) {
 		}, "too large"},
 		{"bad scratch mode", func() error { _, err := s.Scratch(c, "y", "prepend"); return err }, "use replace or append"},
 		{"empty insight", func() error { _, err := s.Learn(c, "", "ctx"); return err }, "insight is empty"},
+		{"NUL in a log message", func() error { _, err := s.Log(c, "a\x00b", "", ""); return err }, "NUL byte"},
+		{"NUL in a learning's context", func() error { _, err := s.Learn(c, "insight", "x\x00"); return err }, "NUL byte"},
+		{"NUL in a handoff", func() error { _, err := s.Handoff(c, "done\x00", nil, ""); return err }, "NUL byte"},
 	}
 	for _, tc := range cases {
 		err := tc.do()
@@ -117,6 +122,7 @@ func TestBadInputIsRefusedAndNothingIsWritten(t *testing.T) {
 }
 
 func TestScratchReplaceAndAppend(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	s := e.open("")
 	c := ctx(t)
@@ -138,6 +144,7 @@ func TestScratchReplaceAndAppend(t *testing.T) {
 }
 
 func TestContextSummaryNewestFirstWithinBudget(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	clock := time.Date(2026, 1, 20, 10, 0, 0, 0, time.UTC)
 	s := e.open("")
@@ -184,6 +191,7 @@ func TestContextSummaryNewestFirstWithinBudget(t *testing.T) {
 }
 
 func TestPendingHandoffToAnotherAgentReachesIt(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	a := e.open("alice")
 	c := ctx(t)
@@ -220,6 +228,7 @@ func TestPendingHandoffToAnotherAgentReachesIt(t *testing.T) {
 }
 
 func TestContextWithoutStateRepo(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	s := e.open("")
 	sum, err := s.Context(ctx(t), ContextOptions{NoDetect: true})
@@ -236,6 +245,7 @@ func TestContextWithoutStateRepo(t *testing.T) {
 }
 
 func TestAppendOnlyFilesRollOverIntoArchiveSegments(t *testing.T) {
+	// Not parallel: it changes segmentSize, which every store reads.
 	old := segmentSize
 	segmentSize = 2000
 	t.Cleanup(func() { segmentSize = old })

@@ -31,11 +31,17 @@ import (
 //   - last1k-ms/write: the mean of the last 1,000 writes (goal ≤ 12 ms);
 //   - gc-s and gc-MB-RSS: `planq state gc` on the result, run as a child
 //     process, its wall time and peak resident memory, git's included
-//     (goals ≤ 60 s and ≤ 500 MB).
+//     (goals ≤ 60 s and ≤ 500 MB);
+//   - first-search-ms and context-p50-ms, before and after that gc: a
+//     fresh `planq mcp serve`'s first planq_search (goal ≤ 300 ms), then
+//     planq_context's p50 (goal ≤ 10 ms), over the MCP protocol.
 //
 // make bench runs it once (-benchtime 1x); it takes several minutes.
 // PLANQ_BENCH_DIR puts the repos elsewhere than the temp dir (a tmpfs, on
 // a machine whose disk makes every file creation cost a millisecond).
+// PLANQ_BENCH_GROWN names a directory to keep the grown state in: a later
+// run finds it there and measures it again without growing it (the write
+// metrics are then left out).
 func BenchmarkGrowth(b *testing.B) {
 	n := 100_000
 	if v, err := strconv.Atoi(os.Getenv("PLANQ_BENCH_ENTRIES")); err == nil && v > 0 {
@@ -51,9 +57,21 @@ func BenchmarkGrowth(b *testing.B) {
 			b.Cleanup(func() { os.RemoveAll(d) })
 			dir = d
 		}
+		grown := false
+		if keep := os.Getenv("PLANQ_BENCH_GROWN"); keep != "" {
+			dir = keep
+			_, err := os.Stat(filepath.Join(keep, "code"))
+			grown = err == nil
+		}
 		bin := testenv.BuildPlanq(b, "..")
 		s := benchStoreIn(b, dir)
 		s.maintainer = bin // maintenance in the background, as the CLI and the MCP server run it
+		if grown {
+			serverTimes(b, bin, s, "")
+			gcTimes(b, bin, s, n)
+			serverTimes(b, bin, s, "after-gc-")
+			continue
+		}
 		r := rand.New(rand.NewPCG(7, uint64(n)))
 		c := context.Background()
 		times := make([]time.Duration, 0, n)
@@ -95,18 +113,26 @@ func BenchmarkGrowth(b *testing.B) {
 		b.ReportMetric(ms(times[len(times)*99/100]), "p99-ms/write")
 		b.ReportMetric(ms(times[len(times)-1]), "max-ms/write")
 
-		cmd := exec.Command(bin, "state", "gc", "--repo", s.Root)
-		cmd.Env = append(os.Environ(), "HOME="+s.getenv("HOME"), "PLANQ_HOME="+s.Home, "PLANQ_AGENT=")
-		start := time.Now()
-		out, err := cmd.CombinedOutput()
-		if err != nil {
-			b.Fatalf("planq state gc: %v\n%s", err, out)
-		}
-		b.ReportMetric(time.Since(start).Seconds(), "gc-s")
-		b.ReportMetric(float64(peakRSS(cmd.ProcessState))/1e6, "gc-MB-RSS")
-		b.ReportMetric(float64(diskUsage(s.Bare))/1e6, "MB-after-gc")
-		b.Logf("%d entries: %s", n, strings.TrimSpace(string(out)))
+		serverTimes(b, bin, s, "")
+		gcTimes(b, bin, s, n)
+		serverTimes(b, bin, s, "after-gc-")
 	}
+}
+
+// gcTimes runs `planq state gc` on s as a child process and reports its
+// wall time, its peak memory (git's included) and the repo's size after.
+func gcTimes(b *testing.B, bin string, s *Store, n int) {
+	cmd := exec.Command(bin, "state", "gc", "--repo", s.Root)
+	cmd.Env = append(os.Environ(), "HOME="+s.getenv("HOME"), "PLANQ_HOME="+s.Home, "PLANQ_AGENT=")
+	start := time.Now()
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		b.Fatalf("planq state gc: %v\n%s", err, out)
+	}
+	b.ReportMetric(time.Since(start).Seconds(), "gc-s")
+	b.ReportMetric(float64(peakRSS(cmd.ProcessState))/1e6, "gc-MB-RSS")
+	b.ReportMetric(float64(diskUsage(s.Bare))/1e6, "MB-after-gc")
+	b.Logf("%d entries: %s", n, strings.TrimSpace(string(out)))
 }
 
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }

@@ -16,6 +16,7 @@ import (
 
 	"github.com/planq-dev/planq/config"
 	"github.com/planq-dev/planq/jj"
+	"github.com/planq-dev/planq/project"
 	"github.com/planq-dev/planq/staterepo/internal/gitstore"
 )
 
@@ -62,6 +63,10 @@ func (s *Store) initLocked(ctx context.Context) (created bool, err error) {
 			return false, err
 		}
 		created = true
+		s.warnUnclaimedLegacy()
+	}
+	if err := project.RecordOwner(s.Bare, project.MainRoot(s.Root)); err != nil {
+		return false, err
 	}
 	r, err := s.openRepo()
 	if err != nil {
@@ -69,6 +74,24 @@ func (s *Store) initLocked(ctx context.Context) (created bool, err error) {
 	}
 	made, err := s.createBranch(ctx, r, GlobalBranch, globalFiles, "init: global branch for project "+s.Project)
 	return created || made, err
+}
+
+// warnUnclaimedLegacy warns, when a project gets a new state repo, about an
+// older one named after the same directory that no repo is using and
+// nothing ties to this one: planq named projects that way before names were
+// unique, so it may be this project's.
+func (s *Store) warnUnclaimedLegacy() {
+	if s.ProjectSource != project.FromDerived {
+		return
+	}
+	main := project.MainRoot(s.Root)
+	legacy := SanitizeName(filepath.Base(main))
+	bare := project.StateRepo(s.Home, legacy)
+	if _, err := os.Stat(filepath.Join(bare, "HEAD")); err != nil || len(project.InUseBy(bare, main)) > 0 {
+		return
+	}
+	s.warn(fmt.Sprintf("created %s for this repo; an older state repo %s, named after the directory as planq did before, is used by no repo now. "+
+		"If it is this project's, `planq state init --project %s` switches to it (what is written here meanwhile stays in %s)", s.Bare, bare, legacy, s.Bare))
 }
 
 // createBranch makes an orphan branch holding files, unless it exists. A
@@ -80,7 +103,11 @@ func (s *Store) createBranch(ctx context.Context, r *gitstore.Repo, branch strin
 		return false, err
 	}
 	if err == nil && !head.IsZero() {
-		return false, nil
+		if _, cerr := r.Commit(head); cerr == nil {
+			return false, nil
+		} else {
+			err = fmt.Errorf("it points at commit %s, which %s", gitstore.Short(head), missingOrDamaged(cerr))
+		}
 	}
 	if restored, err := s.restoreBranch(ctx, r, branch, err); err != nil || restored {
 		return false, err
@@ -359,16 +386,21 @@ func gitDir(root string) (string, bool) {
 
 // ClaimProject records in root's .planq/config.yaml the project the code
 // repo at root belongs to, and returns it: name when given, else the one
-// already recorded, else the default (config.ProjectName: the main
-// workspace's directory name). A repo recorded for another project is
-// refused, never renamed.
-func ClaimProject(root, name string) (string, error) {
+// already recorded, else the one it has (project.Name: what its state
+// worktree links to, else the directory's name made unique). home is
+// PLANQ_HOME. A repo recorded for another project is refused, never
+// renamed.
+func ClaimProject(root, name, home string) (string, error) {
 	cfg, err := config.Load(root)
 	if err != nil {
 		return "", err
 	}
 	if name == "" {
-		if name, err = config.ProjectName(root, cfg); err != nil {
+		var src project.Source
+		if name, src, err = project.Name(root, cfg, home); err != nil {
+			return "", err
+		}
+		if err := project.Collision(name, src, home, project.MainRoot(root)); err != nil {
 			return "", err
 		}
 	}

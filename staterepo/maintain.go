@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"compress/zlib"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -11,13 +12,14 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"runtime"
 	"sort"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/planq-dev/planq/internal/flock"
+	"github.com/planq-dev/planq/staterepo/internal/gitstore"
 )
 
 // Maintenance keeps the repo small. Every write adds a few loose objects (the
@@ -147,14 +149,17 @@ func (s *Store) recordMaintenance(err error) {
 
 // MaintainResult says what maintenance did.
 type MaintainResult struct {
-	Mode        string  `json:"mode"`              // full or incremental
-	Skipped     string  `json:"skipped,omitempty"` // why nothing ran
-	LooseBefore int     `json:"loose_before"`      // loose objects before
-	LooseAfter  int     `json:"loose_after"`       // and after (objects written meanwhile)
-	PacksAfter  int     `json:"packs_after"`       // packs after
-	TmpRemoved  int     `json:"tmp_removed"`       // abandoned temporary files removed
-	Bytes       int64   `json:"bytes"`             // the objects' size on disk after
-	Seconds     float64 `json:"seconds"`           // how long it took
+	Mode        string `json:"mode"`              // full or incremental
+	Skipped     string `json:"skipped,omitempty"` // why nothing ran
+	LooseBefore int    `json:"loose_before"`      // loose objects before
+	LooseAfter  int    `json:"loose_after"`       // and after (objects written meanwhile)
+	PacksAfter  int    `json:"packs_after"`       // packs after
+	TmpRemoved  int    `json:"tmp_removed"`       // abandoned temporary files removed
+	// Quarantined are the damaged loose objects moved aside (a pack holds
+	// a good copy of each).
+	Quarantined []string `json:"quarantined,omitempty"`
+	Bytes       int64    `json:"bytes"`   // the objects' size on disk after
+	Seconds     float64  `json:"seconds"` // how long it took
 }
 
 // Maintain runs maintenance in the foreground: full packs everything
@@ -170,43 +175,41 @@ func (s *Store) Maintain(ctx context.Context, full bool) (MaintainResult, error)
 		return res, fmt.Errorf("%w for project %s; nothing to pack", ErrNotInitialized, s.Project)
 	}
 	start := time.Now()
-	lockPath := filepath.Join(s.Bare, maintenanceLock)
-	var lk *flock.Lock
-	if full {
-		l, err := flock.Acquire(ctx, lockPath, 30*time.Minute)
-		if err != nil {
-			return res, fmt.Errorf("wait for the maintenance already running: %w", err)
-		}
-		lk = l
-	} else if s.getenv(heldEnv) != "1" {
-		l, ok, err := flock.TryAcquire(lockPath)
-		if err != nil {
-			return res, err
-		}
-		if !ok {
+	lk, busy, err := s.maintenanceLock(ctx, full)
+	if err != nil || busy {
+		if busy {
 			res.Skipped = "maintenance is already running"
-			return res, nil
 		}
-		lk = l
+		return res, err
 	}
-	defer lk.Release()
+	defer releaseMaintenance(lk)
 	git, err := findGit(ctx)
 	if err != nil {
 		return res, err
 	}
 	res.LooseBefore = countLoose(s.Bare)
 	res.TmpRemoved = removeStaleTemps(s.Bare, tmpLife)
+	// git's repack stops at a damaged loose object: move aside those a
+	// pack holds a good copy of, refuse with the fix for the others.
+	if r, err := s.openRepo(); err == nil {
+		moved, err := s.quarantineDamaged(r)
+		res.Quarantined = moved
+		if err != nil {
+			return res, err
+		}
+	}
 	run := func(stdin io.Reader, args ...string) error {
 		cmd := exec.CommandContext(ctx, git, append(append([]string(nil), gitConfig...), args...)...)
 		cmd.Dir = s.Bare
 		cmd.Env = gitEnv()
 		cmd.Stdin = stdin
-		if lk != nil && runtime.GOOS != "windows" { // no inheritable files there
-			// git inherits the maintenance lock: if this process is killed,
-			// the lock stays held until its git exits too, so no other
-			// maintenance repacks beside a git that is still deleting packs.
-			cmd.ExtraFiles = []*os.File{lk.File()}
-		}
+		// Every git process of the run holds the maintenance lock (its
+		// children inherit it too), and they run in a process group of
+		// their own that a cancelled run kills whole: so the lock is free
+		// only once no process of this run is left, and no other
+		// maintenance can delete a pack (or a repack's temporary pack)
+		// this one is still using.
+		holdLock(cmd, lk)
 		if out, err := cmd.CombinedOutput(); err != nil {
 			return fmt.Errorf("git %s in %s: %v: %s", args[0], s.Bare, err, strings.TrimSpace(string(out)))
 		}
@@ -240,11 +243,55 @@ func (s *Store) Maintain(ctx context.Context, full bool) (MaintainResult, error)
 			return res, err
 		}
 	}
+	// The archive segments written since the last run, parsed for search
+	// now rather than by the first search of the next fresh server.
+	_ = s.refreshSearchCache(ctx)                        // only a cache: a failure costs the next search time
 	_ = os.Remove(filepath.Join(s.Bare, maintenanceLog)) // an old failure is over
 	res.LooseAfter = countLoose(s.Bare)
 	res.PacksAfter, res.Bytes = objectSizes(s.Bare)
 	res.Seconds = time.Since(start).Seconds()
 	return res, nil
+}
+
+// maintenanceLock takes the lock that lets one maintenance run at a time:
+// full waits for a run in progress (up to half an hour), incremental skips
+// (busy) when one runs. A `planq state gc --auto` started by a write
+// inherited the lock from it (heldEnv, see startMaintenance) and uses that
+// file. A lock that cannot be taken at all — PLANQ_HOME is read-only, say
+// — is an error saying so, never mistaken for a run in progress.
+func (s *Store) maintenanceLock(ctx context.Context, full bool) (lk *flock.Lock, busy bool, err error) {
+	path := filepath.Join(s.Bare, maintenanceLock)
+	if !full && s.getenv(heldEnv) == "1" {
+		if lk := inheritedLock(path); lk != nil {
+			return lk, false, nil
+		}
+	}
+	if !full {
+		lk, ok, err := flock.TryAcquire(path)
+		if err != nil {
+			return nil, false, lockError(path, err)
+		}
+		return lk, !ok, nil
+	}
+	lk, err = flock.Acquire(ctx, path, 30*time.Minute)
+	switch {
+	case errors.Is(err, flock.ErrTimeout):
+		return nil, false, fmt.Errorf("another maintenance of %s has been running for half an hour (%s is held); wait for it, or find the hung planq or git process", s.Bare, path)
+	case err != nil && ctx.Err() != nil:
+		return nil, false, fmt.Errorf("waiting for the maintenance already running: %w", ctx.Err())
+	case err != nil:
+		return nil, false, lockError(path, err)
+	}
+	return lk, false, nil
+}
+
+// lockError explains a maintenance lock that could not be taken for a
+// reason other than another run holding it.
+func lockError(path string, err error) error {
+	if errors.Is(err, fs.ErrPermission) || errors.Is(err, syscall.EROFS) {
+		return fmt.Errorf("cannot take the maintenance lock %s (%v): maintenance writes to the state repo; make %s writable and run it again", path, err, filepath.Dir(path))
+	}
+	return fmt.Errorf("cannot take the maintenance lock %s: %w", path, err)
 }
 
 // gitConfig starts every maintenance git command line: packs fsynced, no
@@ -265,32 +312,22 @@ func looseList(bare string) (io.Reader, int) {
 		mod  time.Time
 	}
 	var objs []obj
-	objects := filepath.Join(bare, "objects")
-	dirs, _ := os.ReadDir(objects)
-	for _, d := range dirs {
-		if !d.IsDir() || len(d.Name()) != 2 {
-			continue
+	gitstore.EachLoose(bare, func(id, path string, e fs.DirEntry) bool {
+		hint, ok := segmentHint(path)
+		if !ok {
+			return true // unreadable: left loose, for git fsck to report
 		}
-		ents, _ := os.ReadDir(filepath.Join(objects, d.Name()))
-		for _, e := range ents {
-			if len(e.Name()) != 38 {
-				continue
-			}
-			hint, ok := segmentHint(filepath.Join(objects, d.Name(), e.Name()))
-			if !ok {
-				continue // unreadable: left loose, for git fsck to report
-			}
-			st, err := e.Info()
-			if err != nil {
-				continue
-			}
-			line := d.Name() + e.Name()
-			if hint != "" {
-				line += " " + hint
-			}
-			objs = append(objs, obj{line, st.ModTime()})
+		st, err := e.Info()
+		if err != nil {
+			return true
 		}
-	}
+		line := id
+		if hint != "" {
+			line += " " + hint
+		}
+		objs = append(objs, obj{line, st.ModTime()})
+		return true
+	})
 	sort.Slice(objs, func(i, j int) bool { return objs[i].mod.After(objs[j].mod) })
 	var b strings.Builder
 	for _, o := range objs {
@@ -374,7 +411,9 @@ func findGit(ctx context.Context) (string, error) {
 }
 
 // removeStaleTemps deletes temporary object and pack files older than age:
-// what killed writers and repacks left (a live one is seconds old).
+// what killed writers and repacks left (a live one is seconds old). A
+// repack's .tmp-<pid>-pack-* files are left alone while that process
+// lives, however old.
 func removeStaleTemps(bare string, age time.Duration) int {
 	n := 0
 	objects := filepath.Join(bare, "objects")
@@ -389,6 +428,9 @@ func removeStaleTemps(bare string, age time.Duration) int {
 			if !strings.HasPrefix(name, "tmp_") && !strings.HasPrefix(name, ".tmp-") {
 				continue
 			}
+			if pid, ok := repackPID(name); ok && processAlive(pid) {
+				continue
+			}
 			p := filepath.Join(objects, d.Name(), name)
 			if st, err := os.Lstat(p); err == nil && time.Since(st.ModTime()) > age && os.Remove(p) == nil {
 				n++
@@ -398,21 +440,22 @@ func removeStaleTemps(bare string, age time.Duration) int {
 	return n
 }
 
+// repackPID returns the process id in the name of a temporary file of
+// `git repack` (.tmp-<pid>-pack-…).
+func repackPID(name string) (int, bool) {
+	rest, ok := strings.CutPrefix(name, ".tmp-")
+	if !ok {
+		return 0, false
+	}
+	num, _, ok := strings.Cut(rest, "-")
+	pid, err := strconv.Atoi(num)
+	return pid, ok && err == nil && pid > 0
+}
+
 // countLoose counts the loose object files of a repo.
 func countLoose(bare string) int {
 	n := 0
-	dirs, _ := os.ReadDir(filepath.Join(bare, "objects"))
-	for _, d := range dirs {
-		if !d.IsDir() || len(d.Name()) != 2 {
-			continue
-		}
-		ents, _ := os.ReadDir(filepath.Join(bare, "objects", d.Name()))
-		for _, e := range ents {
-			if len(e.Name()) == 38 {
-				n++
-			}
-		}
-	}
+	gitstore.EachLoose(bare, func(string, string, fs.DirEntry) bool { n++; return true })
 	return n
 }
 

@@ -3,10 +3,12 @@
 package staterepo
 
 import (
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"syscall"
+	"time"
 
 	"github.com/planq-dev/planq/internal/flock"
 )
@@ -40,4 +42,46 @@ func (s *Store) startMaintenance() error {
 	lk.Close()    // the child holds the lock now
 	go cmd.Wait() // reaped by a long-lived process (the MCP server); a CLI exits first
 	return nil
+}
+
+// inheritedFD is where `planq state gc --auto` finds the maintenance lock
+// its parent handed over (the first of exec.Cmd.ExtraFiles).
+const inheritedFD = 3
+
+// inheritedLock returns the maintenance lock this process inherited as
+// inheritedFD, after checking that the descriptor is that lock file; nil
+// when it is not (then the caller takes the lock itself).
+func inheritedLock(path string) *flock.Lock {
+	// Compared before an os.File owns the descriptor: one that is not the
+	// lock (the runtime's own, say) must not be closed by its finalizer.
+	var got, want syscall.Stat_t
+	if syscall.Fstat(inheritedFD, &got) != nil || syscall.Stat(path, &want) != nil || got.Dev != want.Dev || got.Ino != want.Ino {
+		return nil
+	}
+	return flock.FromFile(os.NewFile(inheritedFD, path))
+}
+
+// holdLock makes cmd hold the maintenance lock lk (an inherited open file:
+// a flock belongs to the open file, so the lock lasts while any process
+// holding it lives) and run in a process group of its own, which a
+// cancelled context kills whole, git's own children included.
+func holdLock(cmd *exec.Cmd, lk *flock.Lock) {
+	if lk != nil {
+		cmd.ExtraFiles = []*os.File{lk.File()}
+	}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	cmd.WaitDelay = 10 * time.Second
+}
+
+// releaseMaintenance closes this process's handle on the maintenance lock
+// without unlocking it: an unlock would free the lock for every process
+// sharing it, git processes still running included; closing frees it once
+// the last of them has exited.
+func releaseMaintenance(lk *flock.Lock) { lk.Close() }
+
+// processAlive reports whether a process with this id exists.
+func processAlive(pid int) bool {
+	err := syscall.Kill(pid, 0)
+	return err == nil || errors.Is(err, syscall.EPERM)
 }

@@ -143,6 +143,21 @@ func (s *Store) lockInitOpen(ctx context.Context) (*fileLock, *gitstore.Repo, er
 	return lk, r, nil
 }
 
+// Recover repairs what killed processes and hand damage left in the state
+// repo, as every write does first (lockAndRecover), without writing
+// anything else: `planq state gc` runs it before packing.
+func (s *Store) Recover(ctx context.Context) error {
+	if !s.Initialized() {
+		return nil
+	}
+	lk, err := s.lockAndRecover(ctx)
+	if err != nil {
+		return err
+	}
+	lk.Release()
+	return nil
+}
+
 // lockAndRecover takes the store's write lock and finishes what killed
 // processes left undone (see above). Recovery problems are warnings: the
 // branch, not the worktree, is what a write needs.
@@ -159,6 +174,8 @@ func (s *Store) lockAndRecover(ctx context.Context) (*fileLock, error) {
 		lk.Release()
 		return nil, err
 	}
+	s.repairRefs(ctx, r)
+	s.reregisterWorktree(ctx, r)
 	wts, err := gitstore.ListWorktrees(s.Bare)
 	if err != nil {
 		s.warn(err.Error())
@@ -323,7 +340,7 @@ func (s *Store) cutShort(r *gitstore.Repo, disk []byte, indexed, head plumbing.H
 func (s *Store) restoreBranch(ctx context.Context, r *gitstore.Repo, branch string, why error) (bool, error) {
 	name := gitstore.BranchRef(branch)
 	existed := why != nil
-	var found plumbing.Hash
+	var found, newest plumbing.Hash
 	var from string
 	for _, log := range r.ReflogsOf(name) {
 		es, err := gitstore.ReadReflog(log)
@@ -331,9 +348,12 @@ func (s *Store) restoreBranch(ctx context.Context, r *gitstore.Repo, branch stri
 			continue
 		}
 		existed = existed || len(es) > 0
+		if len(es) > 0 && newest.IsZero() {
+			newest = es[len(es)-1].New
+		}
 		for i := len(es) - 1; i >= 0 && found.IsZero(); i-- {
 			if h := es[i].New; !h.IsZero() {
-				if _, err := r.Commit(h); err == nil {
+				if err := r.Complete(h); err == nil {
 					found, from = h, log
 				}
 			}
@@ -353,15 +373,192 @@ func (s *Store) restoreBranch(ctx context.Context, r *gitstore.Repo, branch stri
 		if !existed {
 			return false, nil
 		}
-		return false, fmt.Errorf("branch %s is %s and no reflog names a commit of it that the repo still has; planq will not start it over. "+
-			"Find its last commit with `git -C %s fsck --lost-found` (the newest dangling commit whose message names a planq write), "+
-			"then run `git -C %s update-ref %s COMMIT` and retry", branch, what, s.Bare, s.Bare, name)
+		return false, fmt.Errorf("branch %s is %s and no reflog names a commit of it that the repo still has whole; planq will not start it over. "+
+			"Bring back the missing objects (from a backup, or a clone of the state remote: %s), or find its last good commit with `git -C %s fsck --lost-found` "+
+			"(the newest dangling commit whose message names a planq write), then run `git -C %s update-ref %s COMMIT` and retry",
+			branch, what, s.copyObjectsHint(), s.Bare, s.Bare, name)
 	}
 	if err := r.UpdateRef(ctx, gitstore.RefUpdate{Name: name, New: found, AnyOld: true, Msg: "planq: restored from " + filepath.Base(from), Sig: s.signature()}); err != nil {
 		return false, fmt.Errorf("restore branch %s: %w", branch, err)
 	}
-	s.warn(fmt.Sprintf("branch %s was %s; restored it to %s, its last commit in the reflog %s", branch, what, gitstore.Short(found), from))
+	msg := fmt.Sprintf("branch %s was %s; restored it to %s, its last commit in the reflog %s", branch, what, gitstore.Short(found), from)
+	if found != newest && !newest.IsZero() {
+		// Back to an older commit: a worktree that has the branch checked
+		// out may hold the newer files; they become uncommitted edits on
+		// top of the restored commit, which the next write commits.
+		tree, _ := r.CommitTree(found)
+		wts, _ := gitstore.WorktreesOn(s.Bare, branch)
+		for i := range wts {
+			if err := r.ResetIndex(ctx, &wts[i], tree); err == nil {
+				msg += fmt.Sprintf("; %s keeps its newer files as uncommitted edits, which the next write commits", wts[i].Path)
+			}
+		}
+	}
+	s.warn(msg)
 	return true, nil
+}
+
+// copyObjectsHint says how to bring back objects from the state remote, or
+// from a backup when there is none.
+func (s *Store) copyObjectsHint() string {
+	if u := s.Config.State.Remote; u != "" {
+		return fmt.Sprintf("`git clone --mirror %s /tmp/planq-state-copy && cp /tmp/planq-state-copy/objects/pack/* %s/objects/pack/`", u, s.Bare)
+	}
+	return "no state remote is configured, so only a backup of " + filepath.Join(s.Bare, "objects") + " has them"
+}
+
+// repairRefs makes the refs git reads whole again before a write: a
+// packed-refs with lines git cannot read is saved beside itself and
+// rewritten with its valid lines, and every branch whose ref is damaged,
+// was deleted by hand (its reflog is still there) or points at a commit
+// the repo does not have whole is restored from its reflog (restoreBranch).
+// What cannot be restored is left for the write that needs the branch to
+// refuse, with the commands that recover it.
+func (s *Store) repairRefs(ctx context.Context, r *gitstore.Repo) {
+	saved, dropped, err := r.RepairPackedRefs(ctx, s.now())
+	switch {
+	case err != nil:
+		s.warn(err.Error())
+	case saved != "":
+		s.warn(fmt.Sprintf("packed-refs had %d lines git cannot read (%.60q); saved it as %s and kept its valid lines", len(dropped), dropped[0], saved))
+	}
+	for _, b := range s.branchesToRestore(r) {
+		if _, err := s.restoreBranch(ctx, r, b.name, b.why); err != nil && b.name != s.Branch() && b.name != GlobalBranch {
+			s.warn(err.Error()) // the current agent's branch and global refuse in the write itself
+		}
+	}
+}
+
+// brokenBranch is a branch repairRefs restores, and why.
+type brokenBranch struct {
+	name string
+	why  error // nil: the ref is gone but its reflog is there
+}
+
+// branchesToRestore lists the branches whose ref is damaged, missing while
+// their reflog remains, or pointing at a commit that is missing or cannot
+// be read.
+func (s *Store) branchesToRestore(r *gitstore.Repo) []brokenBranch {
+	names := map[string]bool{}
+	if bs, err := r.Branches(); err == nil {
+		for _, b := range bs {
+			names[b] = true
+		}
+	}
+	logs := filepath.Join(s.Bare, "logs", "refs", "heads")
+	_ = filepath.WalkDir(logs, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && d.Type().IsRegular() && !strings.HasSuffix(p, ".lock") {
+			if rel, err := filepath.Rel(logs, p); err == nil {
+				names[filepath.ToSlash(rel)] = true
+			}
+		}
+		return nil
+	})
+	var out []brokenBranch
+	for _, b := range sortedKeys(names) {
+		h, ok, err := r.ReadRef(gitstore.BranchRef(b))
+		switch {
+		case err != nil:
+			out = append(out, brokenBranch{b, err})
+		case !ok:
+			if es, _ := gitstore.ReadReflog(filepath.Join(logs, filepath.FromSlash(b))); len(es) > 0 {
+				out = append(out, brokenBranch{b, nil})
+			}
+		default:
+			if _, err := r.Commit(h); err != nil {
+				out = append(out, brokenBranch{b, fmt.Errorf("it points at commit %s, which %s", gitstore.Short(h), missingOrDamaged(err))})
+			}
+		}
+	}
+	return out
+}
+
+// missingOrDamaged words why an object could not be read.
+func missingOrDamaged(err error) string {
+	if errors.Is(err, plumbing.ErrObjectNotFound) {
+		return "the repo does not have"
+	}
+	return "cannot be read: " + err.Error()
+}
+
+// reregisterWorktree registers this code repo's worktree again when its
+// .git file links it into the state repo under an admin directory that is
+// gone (deleted by hand, or pruned after the code repo moved): with the
+// agent branch whose files it holds — the one all its files match, else
+// the one most of them match — its files kept as they are. A worktree
+// that matches no branch is left for the write to refuse (worktreeError).
+func (s *Store) reregisterWorktree(ctx context.Context, r *gitstore.Repo) {
+	w, err := gitstore.WorktreeAt(s.Bare, s.Worktree)
+	if err == nil && w != nil && !gitstore.SameFile(w.Path, s.Worktree) {
+		// The code repo moved: its registration still names the old place,
+		// where another repo may appear; point it here, as `git worktree
+		// repair` does.
+		if err := w.Relink(s.Worktree); err != nil {
+			s.warn(fmt.Sprintf("could not record that %s moved to %s: %v", w.Path, s.Worktree, err))
+		}
+		return
+	}
+	if !errors.Is(err, gitstore.ErrUnregistered) {
+		return
+	}
+	branch := s.matchingBranch(r)
+	if branch == "" {
+		return
+	}
+	w, err = r.Reregister(ctx, s.Worktree, branch)
+	if err != nil {
+		s.warn(fmt.Sprintf("could not register %s again: %v", s.Worktree, err))
+		return
+	}
+	s.warn(fmt.Sprintf("%s was linked to %s, which was gone; registered it again with branch %s, whose files it holds", s.Worktree, w.Admin, branch))
+}
+
+// matchingBranch returns the agent branch, not checked out elsewhere, whose
+// files the worktree at s.Worktree holds: the one all its files match, or
+// else the one that most of them match (at least half of the branch's), or
+// "" when none or several qualify.
+func (s *Store) matchingBranch(r *gitstore.Repo) string {
+	disk, err := gitstore.FileHashes(s.Worktree)
+	if err != nil {
+		return ""
+	}
+	bs, err := r.Branches()
+	if err != nil {
+		return ""
+	}
+	best, bestScore, tie := "", 0, false
+	for _, b := range bs {
+		if !strings.HasPrefix(b, AgentPrefix) {
+			continue
+		}
+		if others, _ := gitstore.WorktreesOn(s.Bare, b); len(others) > 0 {
+			continue
+		}
+		files, err := r.BranchFiles(b)
+		if err != nil || len(files) == 0 {
+			continue
+		}
+		score := 0
+		for p, e := range files {
+			if disk[p] == e.Hash {
+				score++
+			}
+		}
+		if score == len(files) && len(disk) == len(files) {
+			score += len(files) // an exact match beats any partial one
+		}
+		switch {
+		case score*2 < len(files):
+		case score > bestScore:
+			best, bestScore, tie = b, score, false
+		case score == bestScore:
+			tie = true
+		}
+	}
+	if tie {
+		return ""
+	}
+	return best
 }
 
 // branchInUse reports whether something other than a reflog shows that

@@ -89,6 +89,7 @@ func assertLog(t *testing.T, e *env, s *Store, bodies []string) {
 }
 
 func TestDeletedAgentBranchIsRestoredNotStartedOver(t *testing.T) {
+	t.Parallel()
 	for _, how := range []string{"ref file removed", "update-ref -d (reflog gone too)", "ref file emptied"} {
 		t.Run(how, func(t *testing.T) {
 			e := newEnv(t)
@@ -127,6 +128,7 @@ func TestDeletedAgentBranchIsRestoredNotStartedOver(t *testing.T) {
 }
 
 func TestDeletedGlobalIsRestoredOrRefused(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	s, w := e.openWarn("")
 	logN(t, s, "promoted", 2)
@@ -164,6 +166,7 @@ func TestDeletedGlobalIsRestoredOrRefused(t *testing.T) {
 }
 
 func TestStaleGitLocksAreClearedAndNamed(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	s, w := e.openWarn("")
 	bodies := logN(t, s, "entry", 2)
@@ -178,7 +181,7 @@ func TestStaleGitLocksAreClearedAndNamed(t *testing.T) {
 	if _, _, err := s.Aggregate(ctx(t)); err != nil {
 		t.Errorf("log --all with a stale ref lock: %v", err)
 	}
-	if _, err := s.Search(ctx(t), SearchQuery{Query: "entry"}); err != nil {
+	if _, _, err := s.Search(ctx(t), SearchQuery{Query: "entry"}); err != nil {
 		t.Errorf("search with a stale ref lock: %v", err)
 	}
 	if _, err := s.GC(ctx(t), true); err != nil {
@@ -197,6 +200,7 @@ func TestStaleGitLocksAreClearedAndNamed(t *testing.T) {
 }
 
 func TestWriteReportsSuccessWhenOnlyTheWorktreeCouldNotBeUpdated(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	s, w := e.openWarn("")
 	bodies := logN(t, s, "entry", 1)
@@ -227,6 +231,7 @@ func TestWriteReportsSuccessWhenOnlyTheWorktreeCouldNotBeUpdated(t *testing.T) {
 }
 
 func TestInterruptedWorktreeUpdatesAreFinished(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	s, _ := e.openWarn("")
 	bodies := logN(t, s, "entry", 2)
@@ -264,6 +269,7 @@ func TestInterruptedWorktreeUpdatesAreFinished(t *testing.T) {
 }
 
 func TestHandEditsOnAStaleCopyAreRefusedWithAdviceThatLosesNothing(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	s, _ := e.openWarn("")
 	logN(t, s, "entry", 1)
@@ -297,7 +303,85 @@ func TestHandEditsOnAStaleCopyAreRefusedWithAdviceThatLosesNothing(t *testing.T)
 	}
 }
 
+// TestHandEditsThatDropEntriesAreRefused empties or rewrites a log file by
+// hand: the next write to it is refused with advice that keeps both,
+// nothing is committed, and following the advice loses nothing. Edits that
+// keep every entry are committed as before.
+func TestHandEditsThatDropEntriesAreRefused(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		file string
+		edit func(old string) string
+		log  func(s *Store) error
+	}{
+		{"changelog emptied", ChangelogFile, func(string) string { return "" },
+			func(s *Store) error { _, err := s.Log(ctx(t), "x", "", ""); return err }},
+		{"changelog rewritten", ChangelogFile, func(string) string { return "# my own summary of the work\n" },
+			func(s *Store) error { _, err := s.Log(ctx(t), "x", "", ""); return err }},
+		{"one entry cut out", ChangelogFile, func(old string) string {
+			i := strings.Index(old, "\n---\nid: pq-")
+			return old[:i+1]
+		}, func(s *Store) error { _, err := s.Log(ctx(t), "x", "", ""); return err }},
+		{"learnings emptied", LearningsFile, func(string) string { return "" },
+			func(s *Store) error { _, err := s.Learn(ctx(t), "x", ""); return err }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e := newEnv(t)
+			s, _ := e.openWarn("")
+			logN(t, s, "entry", 2)
+			if _, err := s.Learn(ctx(t), "learned", ""); err != nil {
+				t.Fatal(err)
+			}
+			head := e.git(s.Bare, "rev-parse", s.Branch())
+			wl := filepath.Join(s.Worktree, tt.file)
+			edited := tt.edit(readFile(t, wl))
+			os.WriteFile(wl, []byte(edited), 0o644)
+			err := tt.log(s)
+			if !errors.Is(err, ErrDropsEntries) || strings.Contains(err.Error(), "\n") {
+				t.Fatalf("err = %v, want a one-line ErrDropsEntries", err)
+			}
+			for _, want := range []string{"cp " + wl + " " + wl + ".mine", "git -C " + s.Worktree + " checkout HEAD -- " + tt.file, "commit"} {
+				if !strings.Contains(err.Error(), want) {
+					t.Errorf("advice %q lacks %q", err, want)
+				}
+			}
+			if got := e.git(s.Bare, "rev-parse", s.Branch()); got != head {
+				t.Errorf("the refused write moved the branch")
+			}
+			if readFile(t, wl) != edited {
+				t.Errorf("the refused write touched the hand edit")
+			}
+			// Following the advice keeps both.
+			os.WriteFile(wl+".mine", []byte(edited), 0o644)
+			e.git(s.Worktree, "checkout", "HEAD", "--", tt.file)
+			if err := tt.log(s); err != nil {
+				t.Fatalf("after following the advice: %v", err)
+			}
+			got := e.git(s.Bare, "show", s.Branch()+":"+tt.file)
+			if tt.file == ChangelogFile && (!strings.Contains(got, "entry 0") || !strings.Contains(got, "entry 1")) || !strings.HasSuffix(got, "\nx") {
+				t.Errorf("branch after following the advice:\n%s", got)
+			}
+		})
+	}
+	t.Run("an edit that keeps every entry is committed", func(t *testing.T) {
+		e := newEnv(t)
+		s, _ := e.openWarn("")
+		logN(t, s, "entry", 2)
+		wl := filepath.Join(s.Worktree, ChangelogFile)
+		os.WriteFile(wl, []byte(strings.Replace(readFile(t, wl), "entry 0", "entry 0, corrected by hand", 1)), 0o644)
+		if _, err := s.Log(ctx(t), "next", "", ""); err != nil {
+			t.Fatal(err)
+		}
+		if got := e.git(s.Bare, "show", s.Branch()+":"+ChangelogFile); !strings.Contains(got, "corrected by hand") || !strings.Contains(got, "next") {
+			t.Errorf("branch:\n%s", got)
+		}
+	})
+}
+
 func TestLinksInTheWorktreeAreNeverFollowed(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	s, _ := e.openWarn("")
 	if _, err := s.Scratch(ctx(t), "the real notes", ScratchReplace); err != nil {
@@ -362,6 +446,7 @@ func TestLinksInTheWorktreeAreNeverFollowed(t *testing.T) {
 }
 
 func TestMalformedEntriesAreReportedByEveryRead(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	s, _ := e.openWarn("")
 	logN(t, s, "good", 2)
@@ -382,9 +467,30 @@ func TestMalformedEntriesAreReportedByEveryRead(t *testing.T) {
 	if !strings.Contains(sum.Markdown(), want) {
 		t.Errorf("context Markdown does not show the problem")
 	}
+	hits, probs, err := s.Search(ctx(t), SearchQuery{Query: "good"})
+	if err != nil || len(hits) != 2 || len(probs) != 1 || !strings.HasPrefix(probs[0].Error(), want) {
+		t.Errorf("Search: %d hits, problems %v, %v; want 2 hits and the problem at %s", len(hits), probs, err, want)
+	}
+	x := NewSearcher(s)
+	for _, state := range []string{"cold", "warm"} {
+		if _, err := x.Search(ctx(t), SearchQuery{Query: "good"}); err != nil {
+			t.Fatal(err)
+		}
+		if probs := x.Problems(); len(probs) != 1 || !strings.HasPrefix(probs[0].Error(), want) {
+			t.Errorf("Searcher (%s) problems = %v; want the one at %s", state, probs, want)
+		}
+		if err := x.Refresh(ctx(t)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	os.WriteFile(wl, []byte(readFile(t, wl)[:strings.LastIndex(data, "\n---\nid: pq-1234")+1]), 0o644) // fixed by hand
+	if _, err := x.Search(ctx(t), SearchQuery{Query: "good"}); err != nil || len(x.Problems()) != 0 {
+		t.Errorf("after the fix the warm searcher still reports %v (%v)", x.Problems(), err)
+	}
 }
 
 func TestDamagedObjectErrorsNameTheFile(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	s, _ := e.openWarn("")
 	logN(t, s, "entry", 1)
@@ -398,13 +504,14 @@ func TestDamagedObjectErrorsNameTheFile(t *testing.T) {
 		t.Errorf("write over a truncated tree: %v, want the file named", err)
 	}
 	os.Remove(obj)
-	_, err = s.Search(ctx(t), SearchQuery{Query: "entry"})
+	_, _, err = s.Search(ctx(t), SearchQuery{Query: "entry"})
 	if err == nil || !strings.Contains(err.Error(), tree) || !strings.Contains(err.Error(), "fsck") {
 		t.Errorf("search with a missing tree: %v", err)
 	}
 }
 
 func TestGCDropsOldGarbageAndKeepsWhatIsFresh(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	s, _ := e.openWarn("")
 	logN(t, s, "entry", 5)
@@ -449,6 +556,7 @@ func TestGCDropsOldGarbageAndKeepsWhatIsFresh(t *testing.T) {
 }
 
 func TestReadersAndWritersNeverFailDuringMaintenance(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	s, _ := e.openWarn("")
 	bodies := logN(t, s, "seed", 30)
@@ -482,7 +590,7 @@ func TestReadersAndWritersNeverFailDuringMaintenance(t *testing.T) {
 			if _, _, err := r.LogEntries(context.Background(), 0); err != nil {
 				fail(fmt.Errorf("log: %w", err))
 			}
-			if _, err := r.Search(context.Background(), SearchQuery{Query: "during seed"}); err != nil {
+			if _, _, err := r.Search(context.Background(), SearchQuery{Query: "during seed"}); err != nil {
 				fail(fmt.Errorf("search: %w", err))
 			}
 			if _, err := r.Context(context.Background(), ContextOptions{NoDetect: true}); err != nil {
@@ -505,6 +613,7 @@ func TestReadersAndWritersNeverFailDuringMaintenance(t *testing.T) {
 }
 
 func TestRestoreKeepsNewerEntriesInTheAutomaticCheckpoint(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	s, _ := e.openWarn("")
 	logN(t, s, "old", 1)
@@ -532,6 +641,7 @@ func TestRestoreKeepsNewerEntriesInTheAutomaticCheckpoint(t *testing.T) {
 }
 
 func TestWritesMaintainTheRepo(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	e.vars["PLANQ_GC_AUTO"] = "256"
 	s, w := e.openWarn("")

@@ -19,6 +19,7 @@ import (
 
 	"github.com/planq-dev/planq/changelog"
 	"github.com/planq-dev/planq/config"
+	"github.com/planq-dev/planq/internal/text"
 	"github.com/planq-dev/planq/staterepo/internal/gitstore"
 )
 
@@ -511,9 +512,12 @@ func (s *Store) Push(ctx context.Context) ([]SyncResult, error) {
 		results = append(results, res)
 	}
 	if len(specs) > 0 {
+		if s.beforePush != nil {
+			s.beforePush()
+		}
 		err := s.gitRemote(r, url).PushContext(ctx, &git.PushOptions{RemoteName: remoteName, RefSpecs: specs})
 		if err != nil && !errors.Is(err, git.NoErrAlreadyUpToDate) {
-			return results, fmt.Errorf("push to %s: %w", url, err)
+			return s.pushFailed(ctx, r, url, results, err)
 		}
 		// Record what the remote now has, so status is right without a fetch.
 		for _, spec := range specs {
@@ -526,6 +530,45 @@ func (s *Store) Push(ctx context.Context) ([]SyncResult, error) {
 		return results, fmt.Errorf("%w: %s not pushed, the remote is ahead; run `planq state pull`, then push again", ErrDiverged, strings.Join(behind, ", "))
 	}
 	return results, nil
+}
+
+// pushFailed reports a push that failed. Another clone may have pushed
+// between this push's fetch and its update of the remote (a race): the
+// remote is fetched again, each branch that did not land is marked refused,
+// and, when the remote moved, the error says to pull first.
+func (s *Store) pushFailed(ctx context.Context, r *gitstore.Repo, url string, results []SyncResult, perr error) ([]SyncResult, error) {
+	before := map[string]plumbing.Hash{}
+	if refs, err := r.RefsUnder("refs/remotes/" + remoteName + "/"); err == nil {
+		for name, h := range refs {
+			before[strings.TrimPrefix(name, "refs/remotes/"+remoteName+"/")] = h
+		}
+	}
+	remote, ferr := s.fetch(ctx, r, url)
+	msg := perr.Error()
+	raced := strings.Contains(msg, "non-fast-forward") || strings.Contains(msg, "failed to update ref") ||
+		strings.Contains(msg, "failed to lock") || strings.Contains(msg, "reference already exists")
+	for i := range results {
+		b := results[i].Branch
+		if results[i].Action != SyncPushed {
+			continue
+		}
+		ours, _ := r.Head(b)
+		theirs, ok := remote[b]
+		if ferr == nil && ok && theirs == ours {
+			continue // this one landed
+		}
+		results[i].Action = SyncRefused
+		if ferr == nil && theirs != before[b] {
+			raced = true
+			results[i].Detail = "another clone pushed it meanwhile; run `planq state pull`, then push again"
+		} else {
+			results[i].Detail = "not pushed: " + text.FirstLine(msg)
+		}
+	}
+	if raced {
+		return results, fmt.Errorf("%w: push to %s: another clone pushed meanwhile (%s); run `planq state pull`, then push again", ErrDiverged, url, text.FirstLine(msg))
+	}
+	return results, fmt.Errorf("push to %s: %w", url, perr)
 }
 
 func sortedKeys[V any](m map[string]V) []string {

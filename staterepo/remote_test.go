@@ -49,6 +49,7 @@ func entryBodies(t *testing.T, s *Store, branch, file string) map[string]bool {
 }
 
 func TestPushPullBetweenTwoClonesBothWriting(t *testing.T) {
+	t.Parallel()
 	for _, fileURL := range []bool{false, true} {
 		name := "path"
 		if fileURL {
@@ -139,6 +140,7 @@ func hasAction(res []SyncResult, branch string, action SyncAction) bool {
 }
 
 func TestPullFastForwardUpdatesCheckedOutWorktree(t *testing.T) {
+	t.Parallel()
 	ea, eb, _ := twoClones(t, false)
 	c := ctx(t)
 	// Both clones use agent "main"; b starts from a's state.
@@ -214,6 +216,7 @@ func TestPullFastForwardUpdatesCheckedOutWorktree(t *testing.T) {
 }
 
 func TestPullConflictOnScratchNeedsPrefer(t *testing.T) {
+	t.Parallel()
 	ea, eb, _ := twoClones(t, false)
 	c := ctx(t)
 	a, b := ea.open(""), eb.open("")
@@ -248,6 +251,7 @@ func resDetail(res []SyncResult, branch string) string {
 }
 
 func TestRemoteNeedsConfigAndValidURL(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	s := e.open("")
 	if _, err := s.Pull(ctx(t), ""); !errors.Is(err, ErrNoRemote) || !strings.Contains(err.Error(), "planq state remote URL") {
@@ -264,5 +268,52 @@ func TestRemoteNeedsConfigAndValidURL(t *testing.T) {
 	}
 	if u, _ := s.SetRemote("git@example.com:team/state.git", e.repo); u != "git@example.com:team/state.git" {
 		t.Errorf("scp-like URL changed to %q", u)
+	}
+}
+
+// TestPushRaceSaysToPull has another clone push between a push's fetch
+// and its update of the remote: the push fails saying to pull, marks the
+// branch that did not land refused, and a pull then a push bring both
+// sides' entries to the remote.
+func TestPushRaceSaysToPull(t *testing.T) {
+	t.Parallel()
+	ea, eb, remote := twoClones(t, false)
+	c := ctx(t)
+	alice, bob := ea.open("alice"), eb.open("bob")
+	must := func(_ any, err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	must(alice.Log(c, "alice: first", "", ""))
+	must(alice.Push(c))
+	must(bob.Pull(c, ""))
+	must(bob.Push(c))
+	must(alice.Pull(c, ""))
+	// Both record something on global; alice's push lands while bob's is
+	// under way.
+	must(alice.Handoff(c, "bob, take the parser", nil, "bob"))
+	must(bob.Handoff(c, "alice, take the CI", nil, "alice"))
+	must(bob.Log(c, "bob: own work", "", ""))
+	bob.beforePush = func() { must(alice.Push(c)) }
+	res, err := bob.Push(c)
+	bob.beforePush = nil
+	if !errors.Is(err, ErrDiverged) || !strings.Contains(err.Error(), "run `planq state pull`") || strings.Contains(err.Error(), "\n") {
+		t.Fatalf("bob's raced push: %v", err)
+	}
+	if !hasAction(res, GlobalBranch, SyncRefused) || !strings.Contains(resDetail(res, GlobalBranch), "planq state pull") {
+		t.Errorf("raced push results: %+v", res)
+	}
+	must(bob.Pull(c, ""))
+	if res, err := bob.Push(c); err != nil || !hasAction(res, GlobalBranch, SyncPushed) || !hasAction(res, "agent-bob", SyncPushed) {
+		t.Fatalf("bob's push after pulling: %v %+v", err, res)
+	}
+	got := entryBodies(t, bob, GlobalBranch, ChangelogFile)
+	if !got["bob, take the parser"] || !got["alice, take the CI"] {
+		t.Errorf("global after pull and push: %v", got)
+	}
+	if r := ea.git(remote, "rev-parse", "global"); r != ea.git(bob.Bare, "rev-parse", "global") {
+		t.Error("the remote's global is not bob's after his second push")
 	}
 }

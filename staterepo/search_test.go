@@ -3,12 +3,16 @@ package staterepo
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"testing"
 
+	"github.com/planq-dev/planq/changelog"
 	"github.com/planq-dev/planq/search"
 )
 
 func TestSearchFindsEveryKindAndTheWarmIndexFollowsWrites(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	s := e.open("")
 	c := ctx(t)
@@ -17,7 +21,7 @@ func TestSearchFindsEveryKindAndTheWarmIndexFollowsWrites(t *testing.T) {
 	s.Decide(c, "Use RS256 for JWT signing", []string{"HS256"}, "public key verification")
 	s.SetBranchContext(c, "feature/auth", "This branch implements JWT authentication for the CLI.")
 	s.Promote(c)
-	hits, err := s.Search(c, SearchQuery{Query: "JWT signing"})
+	hits, _, err := s.Search(c, SearchQuery{Query: "JWT signing"})
 	if err != nil || len(hits) == 0 || hits[0].Kind != search.KindDecision {
 		t.Fatalf("hits = %+v, %v", hits, err)
 	}
@@ -28,10 +32,10 @@ func TestSearchFindsEveryKindAndTheWarmIndexFollowsWrites(t *testing.T) {
 		}
 		seen[h.ID] = true
 	}
-	if hits, _ := s.Search(c, SearchQuery{Query: "jwt", Kinds: []search.Kind{search.KindBranch}}); len(hits) != 1 || hits[0].ID != "branches/feature/auth.md" {
+	if hits, _, _ := s.Search(c, SearchQuery{Query: "jwt", Kinds: []search.Kind{search.KindBranch}}); len(hits) != 1 || hits[0].ID != "branches/feature/auth.md" {
 		t.Errorf("branch hits = %+v", hits)
 	}
-	if hits, _ := s.Search(c, SearchQuery{Query: "redis", Scope: ScopeGlobal}); len(hits) != 1 || hits[0].Source != SourceGlobal {
+	if hits, _, _ := s.Search(c, SearchQuery{Query: "redis", Scope: ScopeGlobal}); len(hits) != 1 || hits[0].Source != SourceGlobal {
 		t.Errorf("global hits = %+v", hits)
 	}
 	x := NewSearcher(s)
@@ -43,15 +47,17 @@ func TestSearchFindsEveryKindAndTheWarmIndexFollowsWrites(t *testing.T) {
 		t.Errorf("warm search after the write = %+v, %v", hits, err)
 	}
 	for _, bad := range []SearchQuery{{Query: ""}, {Query: "x", Scope: "everywhere"}, {Query: "x", Limit: 1000}} {
-		if _, err := s.Search(c, bad); err == nil {
+		if _, _, err := s.Search(c, bad); err == nil {
 			t.Errorf("Search(%+v) accepted", bad)
 		}
 	}
 }
 
 // BenchmarkSearch measures planq_search's core on generated states: warm
-// (the server's index, goal p50 ≤ 20 ms) and cold (a fresh process reading
-// every file, goal ≤ 500 ms at 100,000 entries).
+// (the server's index, goal p50 ≤ 20 ms) and cold (a fresh process; after
+// the first iteration the search cache holds the archive segments, as
+// maintenance keeps it; goal ≤ 300 ms at 100,000 entries; BenchmarkGrowth
+// measures it over MCP on a state grown one write at a time).
 func BenchmarkSearch(b *testing.B) {
 	for _, n := range []int{10_000, 100_000} {
 		s := benchStore(b)
@@ -85,7 +91,7 @@ func BenchmarkSearch(b *testing.B) {
 		b.Run(fmt.Sprintf("cold/entries=%d", n), func(b *testing.B) {
 			for b.Loop() {
 				s2, _ := Open(Options{Dir: s.Root, Home: s.Home})
-				if hits, err := s2.Search(context.Background(), q); err != nil || len(hits) == 0 {
+				if hits, _, err := s2.Search(context.Background(), q); err != nil || len(hits) == 0 {
 					b.Fatal(err, hits)
 				}
 			}
@@ -94,6 +100,7 @@ func BenchmarkSearch(b *testing.B) {
 }
 
 func TestColdSearcherAnswersLikeTheWarmIndex(t *testing.T) {
+	t.Parallel()
 	s := benchStore(t)
 	seedState(t, s, 300)
 	q := SearchQuery{Query: "session token timeout", Limit: 20}
@@ -117,4 +124,75 @@ func TestColdSearcherAnswersLikeTheWarmIndex(t *testing.T) {
 			t.Errorf("hit %d: cold %s, warm %s", i, cold[i].ID, warm[i].ID)
 		}
 	}
+}
+
+// TestSearchCacheAnswersAsParsingDoes searches a state with archive
+// segments (one holding a malformed entry) three ways — parsing every
+// segment, from the search cache that first search wrote, and with the
+// cache file damaged — and gets the same hits and problems each time.
+func TestSearchCacheAnswersAsParsingDoes(t *testing.T) {
+	t.Parallel()
+	s := benchStore(t)
+	seedState(t, s, 2000)
+	if _, err := s.Update(context.Background(), "test: a malformed entry in a segment", func(tx *Tx) error {
+		return tx.Write(archiveName(LearningsFile, 99), []byte("---\nid: pq-12345678\ntimestamp: whenever\nagent: main\ntype: learning\n---\n\nsession notes\n"))
+	}); err != nil {
+		t.Fatal(err)
+	}
+	cacheFile := filepath.Join(s.Bare, searchCacheFile)
+	q := SearchQuery{Query: "session token timeout", Limit: 30}
+	type result struct {
+		hits  []search.Hit
+		probs []changelog.Problem
+	}
+	run := func(name string) result {
+		t.Helper()
+		hits, probs, err := s.Search(context.Background(), q)
+		if err != nil || len(hits) == 0 {
+			t.Fatalf("%s: %d hits, %v", name, len(hits), err)
+		}
+		return result{hits, probs}
+	}
+	parsed := run("parsing")
+	if st, err := os.Stat(cacheFile); err != nil || st.Size() == 0 {
+		t.Fatalf("the first search wrote no cache: %v", err)
+	}
+	if len(parsed.probs) != 1 || parsed.probs[0].File != "archive/learnings-000099.md" || parsed.probs[0].Line != 1 {
+		t.Errorf("problems: %v", parsed.probs)
+	}
+	same := func(name string, got result) {
+		t.Helper()
+		if len(got.hits) != len(parsed.hits) || fmt.Sprint(got.probs) != fmt.Sprint(parsed.probs) {
+			t.Fatalf("%s: %d hits and %v, parsing gave %d and %v", name, len(got.hits), got.probs, len(parsed.hits), parsed.probs)
+		}
+		for i := range got.hits {
+			g, p := got.hits[i], parsed.hits[i]
+			if g.ID != p.ID || g.Source != p.Source || g.Title != p.Title || g.Snippet != p.Snippet || !g.Date.Equal(p.Date) || g.Kind != p.Kind {
+				t.Errorf("%s: hit %d is %+v, parsing gave %+v", name, i, g, p)
+			}
+		}
+	}
+	same("from the cache", run("cached"))
+	x := NewSearcher(s)
+	if hits, err := x.Search(context.Background(), q); err != nil {
+		t.Fatal(err)
+	} else {
+		same("a cold searcher", result{hits, x.Problems()})
+	}
+	for _, damage := range [][]byte{[]byte("planq-search-cache 1\n\x01\x02"), []byte("something else"), nil} {
+		if err := os.WriteFile(cacheFile, damage, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		same(fmt.Sprintf("with the cache %q", damage), run("damaged cache"))
+	}
+	// Maintenance writes the cache too, for the next fresh server.
+	os.Remove(cacheFile)
+	if _, err := s.Maintain(context.Background(), false); err != nil {
+		t.Fatal(err)
+	}
+	c := loadSearchCache(s.Bare)
+	if len(c.segs) == 0 {
+		t.Fatal("maintenance wrote no search cache")
+	}
+	same("from the cache maintenance wrote", run("cached"))
 }

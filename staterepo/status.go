@@ -2,6 +2,7 @@ package staterepo
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"sort"
@@ -44,7 +45,13 @@ type Status struct {
 	Notes        []string    `json:"notes,omitempty"`         // things a person should act on
 	RemoteBehind []string    `json:"remote_behind,omitempty"` // never set: AgentInfo.Remote and GlobalRemote say which branches are behind
 	Objects      *Objects    `json:"objects,omitempty"`       // what the objects take on disk
+	// Health is what the integrity check found, when the caller ran it
+	// (Check; `planq state status` does, the ui does not).
+	Health *Health `json:"health,omitempty"`
 }
+
+// Damaged reports whether the check found damage.
+func (st Status) Damaged() bool { return st.Health != nil && len(st.Health.Damage) > 0 }
 
 // Objects is what the repo's objects take on disk.
 type Objects struct {
@@ -72,7 +79,7 @@ func (s *Store) Status(ctx context.Context) (Status, error) {
 	}
 	branches, err := r.Branches()
 	if err != nil {
-		return st, err
+		st.Notes = append(st.Notes, err.Error())
 	}
 	for _, b := range branches {
 		h, err := r.Head(b)
@@ -93,6 +100,8 @@ func (s *Store) Status(ctx context.Context) (Status, error) {
 		if c, err := r.Commit(h); err == nil {
 			info.LastCommit = c.Committer.When
 			info.LastMessage = text.FirstLine(c.Message)
+		} else {
+			info.LastMessage = "(its commit cannot be read)"
 		}
 		for _, w := range wts {
 			if w.Branch == b {
@@ -103,17 +112,27 @@ func (s *Store) Status(ctx context.Context) (Status, error) {
 	}
 	sort.Slice(st.Agents, func(i, j int) bool { return st.Agents[i].LastCommit.After(st.Agents[j].LastCommit) })
 	w, err := gitstore.WorktreeAt(s.Bare, s.Worktree)
-	if err != nil {
+	switch {
+	case errors.Is(err, gitstore.ErrUnregistered):
+		// Check reports it, with what repairs it
+	case err != nil:
 		st.Notes = append(st.Notes, err.Error())
-	} else if w != nil {
+	case w != nil:
 		st.CheckedOut = strings.TrimPrefix(w.Branch, AgentPrefix)
+		h, herr := r.Head(w.Branch)
+		if herr != nil || damagedHead(r, h) {
+			break // no diff against a commit that cannot be read; Check says why
+		}
 		var tree = gitstore.EmptyTree
-		if h, err := r.Head(w.Branch); err == nil && !h.IsZero() {
-			tree, _ = r.CommitTree(h)
+		if !h.IsZero() {
+			if tree, err = r.CommitTree(h); err != nil {
+				break
+			}
 		}
 		var stale []string
 		if st.Dirty, stale, err = r.DirtyPaths(w, tree); err != nil {
-			return st, err
+			st.Notes = append(st.Notes, err.Error())
+			break
 		}
 		if st.CheckedOut != s.Agent {
 			st.Notes = append(st.Notes, fmt.Sprintf("the worktree holds agent %s but the current agent is %s (%s): writes go to branch %s, which is not checked out here; `planq create NAME` switches the worktree to a new agent", st.CheckedOut, s.Agent, s.AgentSource, s.Branch()))

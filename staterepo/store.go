@@ -6,8 +6,10 @@
 // Layout and rules:
 //
 //   - PLANQ_HOME (default ~/.planq) holds state-repos/<project>.git. The
-//     project name is the code repo's .planq/config.yaml "project:", else the
-//     repo directory's name, sanitised (SanitizeName).
+//     project name is the code repo's .planq/config.yaml "project:", else
+//     what its state worktree links to, else the repo directory's name
+//     made unique with a hash of its path (package project), so two repos
+//     that are not the same project never share a state repo.
 //   - The global branch holds plan.md, changelog.md (every agent's promoted
 //     log), learnings.md, decisions.md and branches/. Its HEAD names global,
 //     so a clone checks it out.
@@ -80,6 +82,7 @@ import (
 
 	"github.com/planq-dev/planq/config"
 	"github.com/planq-dev/planq/jj"
+	"github.com/planq-dev/planq/project"
 	"github.com/planq-dev/planq/staterepo/internal/gitstore"
 )
 
@@ -130,7 +133,7 @@ type Options struct {
 	Dir         string              // a directory inside the code repo (required)
 	Home        string              // PLANQ_HOME; default $PLANQ_HOME, else ~/.planq
 	Agent       string              // the current agent; default $PLANQ_AGENT, else config, else "main"
-	Project     string              // the project; default config "project:", else the root's name
+	Project     string              // the project; default project.Name (config, worktree link, derived)
 	Getenv      func(string) string // environment lookup; default os.Getenv
 	LockTimeout time.Duration       // how long a write waits for the lock; default 30s
 	Now         func() time.Time    // clock; default time.Now
@@ -146,13 +149,15 @@ type Options struct {
 
 // Store is one code repo's view of its project's state repo.
 type Store struct {
-	Root     string        // the code repo's root directory
-	Home     string        // PLANQ_HOME
-	Project  string        // the project name, naming the bare repo
-	Agent    string        // the current agent's name (branch AgentPrefix+Agent)
-	Bare     string        // the bare repo's path
-	Worktree string        // Root/.planq/agent
-	Config   config.Config // the code repo's .planq/config.yaml
+	Root    string // the code repo's root directory
+	Home    string // PLANQ_HOME
+	Project string // the project name, naming the bare repo
+	// ProjectSource says how the name was found (see package project).
+	ProjectSource project.Source
+	Agent         string        // the current agent's name (branch AgentPrefix+Agent)
+	Bare          string        // the bare repo's path
+	Worktree      string        // Root/.planq/agent
+	Config        config.Config // the code repo's .planq/config.yaml
 	// AgentSource says where Agent came from: "--agent", "PLANQ_AGENT",
 	// the config file, the worktree's checked-out branch, or "default".
 	AgentSource string
@@ -162,6 +167,9 @@ type Store struct {
 	getenv      func(string) string
 	warnf       func(string)
 	maintainer  string
+	// beforePush, when set (by tests), runs between a push's fetch and its
+	// update of the remote.
+	beforePush func()
 }
 
 // warn reports something a person should know about a command that
@@ -202,44 +210,47 @@ func Open(o Options) (*Store, error) {
 	if home, err = filepath.Abs(home); err != nil {
 		return nil, err
 	}
-	project := o.Project
-	if project == "" {
-		if project, err = config.ProjectName(root, cfg); err != nil {
+	name, src := o.Project, project.FromConfig
+	if name == "" {
+		if name, src, err = project.Name(root, cfg, home); err != nil {
 			return nil, err
 		}
 	}
-	if err := config.ValidName(project); err != nil {
+	if err := config.ValidName(name); err != nil {
 		return nil, fmt.Errorf("project: %w", err)
 	}
+	if err := project.Collision(name, src, home, project.MainRoot(root)); err != nil {
+		return nil, err
+	}
 	agent := o.Agent
-	src := SourceOption
+	asrc := SourceOption
 	if agent == "" {
-		agent, src = getenv("PLANQ_AGENT"), SourceEnv
+		agent, asrc = getenv("PLANQ_AGENT"), SourceEnv
 	}
 	// A workspace added to the repo (a parallel agent's) has its own agent
 	// branch, named for its directory as jj names the workspace; the
 	// project's configured agent is the main workspace's.
 	secondary := jj.IsSecondaryWorkspace(root)
 	if agent == "" && !secondary {
-		agent, src = cfg.Agent, SourceConfig
+		agent, asrc = cfg.Agent, SourceConfig
 	}
 	worktree := filepath.Join(root, filepath.FromSlash(WorktreeDir))
 	if agent == "" {
-		agent, src = checkedOutAgent(worktree), SourceWorktree
+		agent, asrc = checkedOutAgent(worktree), SourceWorktree
 	}
 	if agent == "" && secondary {
-		agent, src = WorkspaceAgent(root), SourceWorkspace
+		agent, asrc = WorkspaceAgent(root), SourceWorkspace
 	}
 	if agent == "" {
-		agent, src = DefaultAgent, SourceDefault
+		agent, asrc = DefaultAgent, SourceDefault
 	}
 	if err := ValidAgentName(agent); err != nil {
-		return nil, fmt.Errorf("%s: %w", src, err)
+		return nil, fmt.Errorf("%s: %w", asrc, err)
 	}
 	s := &Store{
-		Root: root, Home: home, Project: project, Agent: agent,
-		Bare:     filepath.Join(home, "state-repos", project+".git"),
-		Worktree: worktree, Config: cfg, AgentSource: src,
+		Root: root, Home: home, Project: name, ProjectSource: src, Agent: agent,
+		Bare:     project.StateRepo(home, name),
+		Worktree: worktree, Config: cfg, AgentSource: asrc,
 		lockTimeout: o.LockTimeout, now: o.Now, getenv: getenv, warnf: o.Warn, maintainer: o.Maintainer,
 	}
 	if s.warnf == nil {

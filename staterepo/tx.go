@@ -1,6 +1,7 @@
 package staterepo
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -14,6 +15,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/format/index"
 	"github.com/go-git/go-git/v5/plumbing/object"
 
+	"github.com/planq-dev/planq/changelog"
 	"github.com/planq-dev/planq/staterepo/internal/crash"
 	"github.com/planq-dev/planq/staterepo/internal/gitstore"
 )
@@ -160,7 +162,18 @@ func (t *Tx) readWorktree(w *gitstore.Worktree, p string, te object.TreeEntry, i
 	case ie == nil && !inHead:
 		return data, true, true, nil // created by hand: keep it
 	case ie != nil && inHead && ie.Hash == te.Hash:
-		return data, true, true, nil // hand edits on top of the head: keep them
+		// Hand edits on top of the head: keep them, unless they drop
+		// entries of an append-only file (emptied or rewritten by hand).
+		if familyOf(p) != "" {
+			head, err := t.r.Blob(te.Hash)
+			if err != nil {
+				return nil, false, false, err
+			}
+			if lost := handDropped(head, data); len(lost) > 0 {
+				return nil, false, false, dropError(w, p, lost)
+			}
+		}
+		return data, true, true, nil
 	case ie != nil && inHead && t.s.cutShort(t.r, data, ie.Hash, te.Hash):
 		return nil, false, false, nil // an append cut short: build on the head
 	}
@@ -174,6 +187,59 @@ func conflictError(w *gitstore.Worktree, p string) error {
 	return fmt.Errorf("%w: %s has uncommitted edits made on an older version of it, and the branch has a newer one they lack; "+
 		"planq will not pick one. Keep both: copy yours aside (cp %s %s.mine), take the branch's (git -C %s checkout HEAD -- %s), then add your edits back",
 		ErrDirtyConflict, full, full, full, w.Path, p)
+}
+
+// ErrDropsEntries reports a hand-edited log file that lacks entries its
+// branch has: committing it would drop them.
+var ErrDropsEntries = errors.New("the worktree's copy drops entries")
+
+// handDropped returns the ids of the entries in head that edited lacks,
+// in head's order: what committing edited would drop from an append-only
+// file. Ids are found as the "id: pq-…" lines planq writes, so an entry a
+// hand edit left malformed still counts as kept.
+func handDropped(head, edited []byte) []string {
+	kept := map[string]bool{}
+	for _, id := range entryIDs(edited) {
+		kept[id] = true
+	}
+	var lost []string
+	for _, id := range entryIDs(head) {
+		if !kept[id] {
+			lost = append(lost, id)
+		}
+	}
+	return lost
+}
+
+// entryIDs lists the ids of the "id: pq-xxxxxxxx" lines of data.
+func entryIDs(data []byte) []string {
+	var out []string
+	for rest := data; ; {
+		i := bytes.Index(rest, []byte("id: pq-"))
+		if i < 0 {
+			return out
+		}
+		if (i == 0 && len(rest) == len(data)) || (i > 0 && rest[i-1] == '\n') {
+			if end := i + len("id: ") + 11; end <= len(rest) && changelog.ValidID(string(rest[i+4:end])) {
+				out = append(out, string(rest[i+4:end]))
+			}
+		}
+		rest = rest[i+1:]
+	}
+}
+
+// dropError explains a hand edit that would drop entries, with advice
+// that keeps both versions.
+func dropError(w *gitstore.Worktree, p string, lost []string) error {
+	full := filepath.Join(w.Path, filepath.FromSlash(p))
+	ids := strings.Join(lost, ", ")
+	if len(lost) > 3 {
+		ids = fmt.Sprintf("%s and %d more", strings.Join(lost[:3], ", "), len(lost)-3)
+	}
+	return fmt.Errorf("%w: %s lacks %d entries its branch has (%s): it was emptied or rewritten by hand, and planq will not commit that and drop them. "+
+		"Keep both: copy yours aside (cp %s %s.mine), take the branch's back (git -C %s checkout HEAD -- %s), then add what you need from %s.mine; "+
+		"to drop those entries on purpose, commit the file yourself (git -C %s commit -m \"drop entries\" -- %s)",
+		ErrDropsEntries, full, len(lost), ids, full, full, w.Path, p, full, w.Path, p)
 }
 
 // editsInTheWay lists, in path order, the files with uncommitted edits in

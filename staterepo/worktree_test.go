@@ -2,6 +2,7 @@ package staterepo
 
 import (
 	"errors"
+	"github.com/planq-dev/planq/project"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -12,14 +13,15 @@ import (
 )
 
 func TestInitCreatesGlobalBranchGitAccepts(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	s := e.open("")
 	created, err := s.Init(ctx(t))
 	if err != nil || !created {
 		t.Fatalf("Init = %v, %v; want created", created, err)
 	}
-	if s.Bare != filepath.Join(e.pq, "state-repos", "code.git") {
-		t.Errorf("bare repo at %s", s.Bare)
+	if want := filepath.Join(e.pq, "state-repos", project.Derived(project.MainRoot(e.repo))+".git"); s.Bare != want || !strings.HasPrefix(filepath.Base(s.Bare), "code-") {
+		t.Errorf("bare repo at %s, want %s (the directory's name and a hash of its path)", s.Bare, want)
 	}
 	files := e.git(s.Bare, "ls-tree", "-r", "--name-only", "global")
 	for _, f := range []string{"plan.md", "changelog.md", "learnings.md", "decisions.md", "branches/README.md"} {
@@ -41,6 +43,7 @@ func TestInitCreatesGlobalBranchGitAccepts(t *testing.T) {
 }
 
 func TestFirstWriteCreatesMainAgentAndWorktreeGitAccepts(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	s := e.open("")
 	if s.Agent != "main" {
@@ -105,6 +108,7 @@ func TestFirstWriteCreatesMainAgentAndWorktreeGitAccepts(t *testing.T) {
 }
 
 func TestHandEditsAreCommittedWithTheNextWrite(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	s := e.open("")
 	if _, err := s.Update(ctx(t), "scratch", func(tx *Tx) error { return tx.Write(ScratchFile, []byte("a\n")) }); err != nil {
@@ -126,6 +130,7 @@ func TestHandEditsAreCommittedWithTheNextWrite(t *testing.T) {
 }
 
 func TestStaleWorktreeCopyDoesNotLoseCommittedEntries(t *testing.T) {
+	t.Parallel()
 	// A writer that died between its commit and its worktree update leaves
 	// the old file on disk; the next write must build on the branch.
 	e := newEnv(t)
@@ -161,6 +166,7 @@ func (e *env) worktreeAdmin(s *Store) string {
 }
 
 func TestCreateRemoveAndNames(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	s := e.open("")
 	res, err := s.Create(ctx(t), "add-auth", false)

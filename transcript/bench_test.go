@@ -163,8 +163,7 @@ func BenchmarkRangeTail(b *testing.B) {
 	info, _ := os.Stat(path)
 	b.SetBytes(info.Size())
 	for b.Loop() {
-		var p uint64
-		p = peakHeap(func() {
+		p := peakHeap(func() {
 			_, err = Range(context.Background(), path, n-20, n)
 		})
 		if err != nil {

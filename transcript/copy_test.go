@@ -44,6 +44,7 @@ func stored(t *testing.T, s *Store) string {
 }
 
 func TestCopyIsIncrementalAndWaitsForTornLines(t *testing.T) {
+	t.Parallel()
 	s := newStore(t)
 	ctx := context.Background()
 	src := filepath.Join(t.TempDir(), "session.jsonl")
@@ -75,6 +76,7 @@ func TestCopyIsIncrementalAndWaitsForTornLines(t *testing.T) {
 }
 
 func TestCopyAppendsSeveralSourcesToOneLineage(t *testing.T) {
+	t.Parallel()
 	s := newStore(t)
 	ctx := context.Background()
 	dir := t.TempDir()
@@ -94,6 +96,7 @@ func TestCopyAppendsSeveralSourcesToOneLineage(t *testing.T) {
 }
 
 func TestCopyRepairsAnInterruptedWrite(t *testing.T) {
+	t.Parallel()
 	s := newStore(t)
 	ctx := context.Background()
 	src := filepath.Join(t.TempDir(), "s.jsonl")
@@ -117,6 +120,7 @@ func TestCopyRepairsAnInterruptedWrite(t *testing.T) {
 }
 
 func TestCopyHonoursTheByteCap(t *testing.T) {
+	t.Parallel()
 	s := newStore(t)
 	ctx := context.Background()
 	src := filepath.Join(t.TempDir(), "s.jsonl")
@@ -148,6 +152,7 @@ func TestCopyHonoursTheByteCap(t *testing.T) {
 }
 
 func TestConcurrentCopiesNeverDuplicate(t *testing.T) {
+	t.Parallel()
 	s := newStore(t)
 	ctx := context.Background()
 	src := filepath.Join(t.TempDir(), "s.jsonl")
@@ -183,6 +188,7 @@ func TestConcurrentCopiesNeverDuplicate(t *testing.T) {
 }
 
 func TestRejectsUnsafeNames(t *testing.T) {
+	t.Parallel()
 	if _, err := New(t.TempDir(), "../etc"); err == nil {
 		t.Fatal("New accepted project ../etc")
 	}
@@ -201,6 +207,7 @@ func TestRejectsUnsafeNames(t *testing.T) {
 // (Copilot CLI, as it exits) loses nothing: the next hook of the lineage
 // catches up every source that grew, and leaves shrunk or gone ones alone.
 func TestCatchUpCopiesWhatEarlierSourcesGained(t *testing.T) {
+	t.Parallel()
 	s := newStore(t)
 	ctx := context.Background()
 	dir := t.TempDir()

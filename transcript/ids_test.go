@@ -6,6 +6,7 @@ import (
 )
 
 func TestValidIDs(t *testing.T) {
+	t.Parallel()
 	changes := []struct {
 		id string
 		ok bool

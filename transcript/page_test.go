@@ -42,6 +42,7 @@ func sameText(got, line string) bool {
 }
 
 func TestReadPage(t *testing.T) {
+	t.Parallel()
 	files := map[string]string{
 		"lines":                       "{\"a\":1}\n{\"b\":2}\n{\"c\":3}\n{\"d\":4}\n{\"e\":5}\n",
 		"no trailing newline":         "one\ntwo\nthree",
@@ -121,6 +122,7 @@ func check(t *testing.T, how string, got []Line, want []wantLine, numbered bool)
 }
 
 func TestReadPageOffsets(t *testing.T) {
+	t.Parallel()
 	data := "alpha\nbravo\ncharlie\ndelta\n"
 	path := writeTemp(t, data)
 	ctx := context.Background()
@@ -177,6 +179,7 @@ func TestReadPageOffsets(t *testing.T) {
 // TestLineOffsets checks that Search and Range give each line's offset, a
 // cursor for ReadPage.
 func TestLineOffsets(t *testing.T) {
+	t.Parallel()
 	long := strings.Repeat("q", readChunk*2+3) + " needle"
 	data := "needle one\nnothing\n" + long + "\nneedle four"
 	path := writeTemp(t, data)
@@ -211,6 +214,7 @@ func TestLineOffsets(t *testing.T) {
 }
 
 func TestRoots(t *testing.T) {
+	t.Parallel()
 	s, err := New(t.TempDir(), "proj")
 	if err != nil {
 		t.Fatal(err)

@@ -19,6 +19,7 @@ func writeTemp(t *testing.T, data string) string {
 }
 
 func TestSearch(t *testing.T) {
+	t.Parallel()
 	long := `{"big":"` + strings.Repeat("x", 3<<20) + ` NEEDLE in a haystack"}`
 	data := strings.Join([]string{
 		`{"type":"user","text":"Add rate limiting"}`,
@@ -80,6 +81,7 @@ func TestSearch(t *testing.T) {
 }
 
 func TestSearchErrors(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	if _, err := Search(ctx, writeTemp(t, "x\n"), "  ", 0); err == nil || !strings.Contains(err.Error(), "query is empty") {
 		t.Fatalf("empty query: %v", err)
@@ -90,6 +92,7 @@ func TestSearchErrors(t *testing.T) {
 }
 
 func TestSearchCapsTotalSize(t *testing.T) {
+	t.Parallel()
 	var b strings.Builder
 	for i := range 200 {
 		fmt.Fprintf(&b, `{"i":%d,"pad":"%s match"}`+"\n", i, strings.Repeat("p", 1500))
@@ -104,6 +107,7 @@ func TestSearchCapsTotalSize(t *testing.T) {
 }
 
 func TestRange(t *testing.T) {
+	t.Parallel()
 	var b strings.Builder
 	for i := 1; i <= 30; i++ {
 		fmt.Fprintf(&b, "line %d\n", i)

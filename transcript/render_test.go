@@ -7,6 +7,7 @@ import (
 )
 
 func TestRender(t *testing.T) {
+	t.Parallel()
 	tests := []struct{ line, want string }{
 		{`{"type":"user","message":{"role":"user","content":"Add rate limiting"},"uuid":"x","timestamp":"t"}`, "user: Add rate limiting"},
 		{`{"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":"On it."},{"type":"tool_use","id":"t1","name":"Write","input":{"file_path":"a.go"}}]}}`,
@@ -42,6 +43,7 @@ func TestRender(t *testing.T) {
 }
 
 func TestRenderCodexRollout(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct{ line, want string }{
 		{`{"timestamp":"t","type":"response_item","payload":{"type":"message","role":"assistant","content":[{"type":"output_text","text":"Writing the okapi file."}]}}`, "assistant: Writing the okapi file."},
 		{`{"type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"Add a file"}]}}`, "user: Add a file"},
@@ -61,6 +63,7 @@ func TestRenderCodexRollout(t *testing.T) {
 // TestRenderCopilotEvents renders lines of Copilot CLI 1.0.102's
 // events.jsonl, shortened from a captured session (ids and telemetry cut).
 func TestRenderCopilotEvents(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct{ line, want string }{
 		{`{"type":"user.message","data":{"content":"go","transformedContent":"<current_datetime>t</current_datetime>\n\ngo","messageId":"m"},"id":"i","timestamp":"t","parentId":"p"}`, "user: go"},
 		{`{"type":"assistant.message","data":{"messageId":"m","model":"m","content":"Creating the okapi file.","toolRequests":[{"toolCallId":"c","name":"create","arguments":{"path":"/r/hello.txt","file_text":"hello\n"},"type":"function"}],"turnId":"2"},"id":"i"}`,

@@ -8,6 +8,7 @@ import (
 )
 
 func TestSessionRecordAndIndexes(t *testing.T) {
+	t.Parallel()
 	s := newStore(t)
 	ctx := context.Background()
 	child := "zzzzyyyyxxxxwwwwzzzzyyyyxxxxwwww"

@@ -28,7 +28,10 @@ func browser(t *testing.T) context.Context {
 	)
 	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
 	ctx, cancel := chromedp.NewContext(actx, chromedp.WithErrorf(func(string, ...any) {}))
-	ctx, cancelTimeout := context.WithTimeout(ctx, 3*time.Minute)
+	// One budget for the whole test, ending before go test's -timeout: a
+	// browser on a busy machine is slow, not wrong.
+	end, _ := testenv.Context(t).Deadline()
+	ctx, cancelTimeout := context.WithDeadline(ctx, end)
 	t.Cleanup(func() { cancelTimeout(); cancel(); cancelAlloc() })
 	if err := chromedp.Do(ctx); err != nil { // start the browser
 		t.Fatalf("start chromium (%s): %v", bin, err)
@@ -87,9 +90,7 @@ func artifactsDir(t *testing.T) string {
 }
 
 func TestUIBrowser(t *testing.T) {
-	if testing.Short() {
-		t.Skip("a real browser: skipped with -short")
-	}
+	testenv.SkipShort(t, "drives a real browser")
 	p := buildProject(t)
 	ctx := browser(t)
 	s, base := startServer(t, p.Repo)
@@ -254,9 +255,7 @@ func TestUIBrowser(t *testing.T) {
 // than the window, the bad records are reported once and break nothing, and
 // the Overview still says what is left.
 func TestUIBrowserAtScale(t *testing.T) {
-	if testing.Short() {
-		t.Skip("a real browser and 10,000 lineages: skipped with -short")
-	}
+	testenv.SkipShort(t, "drives a real browser over 10,000 lineages")
 	p := buildProject(t)
 	fixer := addScale(t, p, 10_000)
 	ctx := browser(t)

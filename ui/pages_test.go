@@ -7,6 +7,7 @@ import (
 )
 
 func TestUIClassifyTranscriptLines(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		line, kind, summary string
 	}{
@@ -28,6 +29,7 @@ func TestUIClassifyTranscriptLines(t *testing.T) {
 }
 
 func TestUIRevParamTakesOnlyIDs(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		rev string
 		ok  bool
@@ -50,6 +52,7 @@ func TestUIRevParamTakesOnlyIDs(t *testing.T) {
 }
 
 func TestUILayoutSummary(t *testing.T) {
+	t.Parallel()
 	task, secs, body := layoutSummary("Add rate limiting\n\nWhy: one client took the API down.\n\nDone:\n- `limit.go`\n\nKey decisions:\nWe chose a token bucket.\n\nLeft to do:\n- nothing\n\nOpen questions:\n- per key?\n")
 	if task != "Add rate limiting" {
 		t.Errorf("task %q", task)
@@ -76,6 +79,7 @@ func TestUILayoutSummary(t *testing.T) {
 }
 
 func TestUIMarkdownHasNoRawHTML(t *testing.T) {
+	t.Parallel()
 	h := string(renderMarkdown("hello <script>alert(1)</script> <img src=x onerror=alert(1)>"))
 	if strings.Contains(h, "<script") || strings.Contains(h, "<img") {
 		t.Errorf("raw HTML passed through: %s", h)

@@ -28,11 +28,8 @@ import (
 	"github.com/planq-dev/planq/hooks/hosts"
 	"github.com/planq-dev/planq/hooks/session"
 	"github.com/planq-dev/planq/hooks/statusline"
+	"github.com/planq-dev/planq/internal/version"
 )
-
-// version is set at build time with -ldflags "-X main.version=…", as
-// planq's is; planq doctor checks that the two match.
-var version = ""
 
 func main() {
 	if len(os.Args) > 1 && os.Args[1] == session.EventPreToolUse {
@@ -59,11 +56,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 	switch args[0] {
 	case "version", "--version":
-		v := version
-		if v == "" {
-			v = "dev"
-		}
-		fmt.Fprintf(stdout, "planq-hook %s\n", v)
+		// The same rule as planq's: planq doctor checks that the two match.
+		fmt.Fprintf(stdout, "planq-hook %s\n", version.String())
 		return 0
 	case "-h", "--help", "help":
 		fmt.Fprint(stdout, helpText)

@@ -16,12 +16,20 @@ import (
 	"os"
 
 	"github.com/planq-dev/planq/gate/sandbox"
+	"github.com/planq-dev/planq/internal/version"
 )
 
 func main() {
-	if len(os.Args) == 2 && (os.Args[1] == "-h" || os.Args[1] == "--help") {
-		os.Stdout.WriteString(help)
-		return
+	if len(os.Args) == 2 {
+		switch os.Args[1] {
+		case "-h", "--help":
+			os.Stdout.WriteString(help)
+			return
+		case "version", "--version":
+			// planq's and planq-hook's rule: planq doctor checks that the three match.
+			os.Stdout.WriteString(sandbox.LeanBinary + " " + version.String() + "\n")
+			return
+		}
 	}
 	os.Exit(sandbox.Main(os.Args[1:]))
 }
@@ -30,6 +38,7 @@ const help = `planq-sandbox runs a locked shell command in the OS sandbox, the p
 
 Usage:
   planq-sandbox --root DIR [--tool NAME]... -- COMMAND
+  planq-sandbox --version
 
 COMMAND (one argument) runs with the shell that started planq-sandbox, in the
 same working directory and environment (TMPDIR set to a private directory).

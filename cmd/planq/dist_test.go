@@ -12,15 +12,16 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/planq-dev/planq/internal/testenv"
 )
 
 // TestDistWritesReleaseArchives runs `make dist`'s script for one Unix and
 // the Windows target: a tar.gz and a zip, each with the binary and the
 // README in one directory, and a SHA256SUMS that checks them.
 func TestDistWritesReleaseArchives(t *testing.T) {
-	if testing.Short() {
-		t.Skip("SKIPPED (-short): cross-compiles planq")
-	}
+	t.Parallel()
+	testenv.SkipShort(t, "cross-compiles planq")
 	if _, err := exec.LookPath("sha256sum"); err != nil {
 		t.Skip("SKIPPED: no sha256sum to check the sums with")
 	}

@@ -20,6 +20,7 @@ import (
 	"github.com/planq-dev/planq/hooks/conffile"
 	"github.com/planq-dev/planq/hooks/hosts"
 	"github.com/planq-dev/planq/hooks/session"
+	"github.com/planq-dev/planq/internal/version"
 	"github.com/planq-dev/planq/jj"
 )
 
@@ -68,15 +69,17 @@ func newDoctorCmd(a *app) *cobra.Command {
 		Long: `Check that planq can work here: jj is installed and recent enough, the git jj
 runs (its git.executable-path, else git on PATH) can fetch (>= 2.42), the
 directory is a jj repo (colocated with git, jj only, git only, or none), the
-settings file is valid, and each agent host planq is wired into (else each one
-installed, else Claude Code) will start planq's server and hooks here: the
-trust the host needs first, and what it does when planq's gate cannot run
-(*-fail-open). planq's local wiring must stay out of the repo: it fails when a
-file of it is tracked or changed by a change jj_push would push. Wiring that
-sits in a jj change other than the working copy is named. It also reads the
-project's session records and names any that are not valid (hand-edited or
-foreign), which planq skips. Every problem comes with the command that fixes
-it on this platform.
+settings file is valid, the project's state repo is sound (a few seconds of
+'git fsck'-grade checks, each problem with its fix), and each agent host planq
+is wired into (else each one installed, else Claude Code) will start planq's
+server and hooks here: the trust the host needs first, and what it does when
+planq's gate cannot run (*-fail-open). planq's local wiring must stay out of
+the repo: it fails when a file of it is tracked or changed by a change jj_push
+would push. Wiring that sits in a jj change other than the working copy is
+named. It also reads the project's session records and names any that are not
+valid (hand-edited or foreign), which planq skips, and says how the gate is
+enforced here. Every problem comes with the command that fixes it on this
+platform.
 
 Exit status is 0 when everything is in order, 1 otherwise.`,
 		Args: cobra.NoArgs,
@@ -94,7 +97,7 @@ func runDoctor(cmd *cobra.Command, a *app, opts *doctorOptions) error {
 	if err != nil {
 		return err
 	}
-	rep := doctorReport{Version: buildVersion(), Dir: dir}
+	rep := doctorReport{Version: version.String(), Dir: dir}
 	ctx := cmd.Context()
 
 	client := jj.New(dir)
@@ -147,6 +150,9 @@ func runDoctor(cmd *cobra.Command, a *app, opts *doctorOptions) error {
 		rep.Checks = append(rep.Checks, check{Name: "config", Detail: err.Error(), Fix: "edit " + config.Path(root)})
 	} else {
 		rep.Checks = append(rep.Checks, check{Name: "config", OK: true, Detail: "settings valid (" + config.File + ")"})
+		if rep.RepoRoot != "" {
+			rep.Checks = append(rep.Checks, stateChecks(ctx, a, root)...)
+		}
 	}
 	if rep.RepoRoot != "" {
 		if c, ok := sessionsCheck(root, a.Getenv); ok {
@@ -313,16 +319,19 @@ func wiringChecks(ad hosts.Adapter, statuses []conffile.Status) []check {
 	return checks
 }
 
-// hookBinaryCheck reports the planq-hook binary that serves the tool hooks:
-// beside this planq, and wherever the wiring points; its version must be
-// planq's.
+// hookBinaryCheck reports the planq-hook binary that serves the tool hooks
+// (beside this planq, and wherever the wiring points) and the planq-sandbox
+// beside this planq that locked shell commands start: each must be of
+// planq's version, or the hooks and the sandbox follow other rules.
 func hookBinaryCheck(ctx context.Context, a *app, statuses []conffile.Status) check {
 	c := check{Name: "hook-bin", OK: true}
 	var bins []string
+	var lean string // planq-sandbox beside planq
 	if exe, err := a.Executable(); err == nil {
 		if p := conffile.HookBinaryBeside(exe); p != "" {
 			bins = append(bins, p)
 		}
+		lean = sandboxBeside(exe)
 	}
 	for _, st := range statuses {
 		for _, exe := range st.ToolHookExes {
@@ -331,38 +340,70 @@ func hookBinaryCheck(ctx context.Context, a *app, statuses []conffile.Status) ch
 			}
 		}
 	}
-	if len(bins) == 0 {
-		c.Detail = conffile.HookBinary + " is not installed beside planq; the tool hooks run `planq hook …`, which starts several times slower"
-		c.Fix = "make install   (builds and installs planq and planq-hook), then planq mcp install"
-		return c
-	}
+	// Each binary planq starts, and what it is there for.
+	type companion struct{ path, does string }
+	var cs []companion
 	var details []string
+	if len(bins) == 0 {
+		details = append(details, conffile.HookBinary+" is not installed beside planq; the tool hooks run `planq hook …`, which starts several times slower")
+		c.Fix = "make install   (builds and installs planq and planq-hook), then planq mcp install"
+	}
 	for _, b := range bins {
-		if !executable(b) {
+		cs = append(cs, companion{b, "serves the tool hooks"})
+	}
+	if lean != "" {
+		cs = append(cs, companion{lean, "runs locked shell commands"})
+	}
+	for _, b := range cs {
+		if !executable(b.path) {
 			c.OK = false
-			details = append(details, b+" is wired but is not an executable")
+			details = append(details, b.path+" is wired but is not an executable")
 			c.Fix = "make install, then planq mcp install"
 			continue
 		}
-		ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-		out, err := exec.CommandContext(ctx, b, "version").Output()
-		cancel()
-		v := strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(string(out)), conffile.HookBinary))
-		switch {
+		switch v, err := binaryVersion(ctx, b.path); {
 		case err != nil:
 			c.OK = false
-			details = append(details, fmt.Sprintf("%s does not run (%v)", b, err))
+			details = append(details, fmt.Sprintf("%s does not run (%v)", b.path, err))
 			c.Fix = "make install"
-		case v != buildVersion():
+		case v != version.String():
 			c.OK = false
-			details = append(details, fmt.Sprintf("%s is version %s, planq is %s", b, v, buildVersion()))
-			c.Fix = "make install   (installs matching planq and planq-hook)"
+			details = append(details, fmt.Sprintf("%s is version %s, planq is %s", b.path, v, version.String()))
+			c.Fix = "make install   (installs matching planq, planq-hook and planq-sandbox)"
 		default:
-			details = append(details, fmt.Sprintf("%s %s serves the tool hooks", b, v))
+			details = append(details, fmt.Sprintf("%s %s %s", b.path, v, b.does))
 		}
 	}
 	c.Detail = strings.Join(details, "; ")
 	return c
+}
+
+// binaryVersion asks one of planq's binaries its version (`NAME version`
+// prints "NAME VERSION").
+func binaryVersion(ctx context.Context, bin string) (string, error) {
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, bin, "version").Output()
+	if err != nil {
+		return "", err
+	}
+	f := strings.Fields(string(out))
+	if len(f) == 0 {
+		return "", fmt.Errorf("it printed no version")
+	}
+	return f[len(f)-1], nil
+}
+
+// sandboxBeside returns the planq-sandbox installed beside exe, or "".
+func sandboxBeside(exe string) string {
+	p := filepath.Join(filepath.Dir(exe), sandbox.LeanBinary)
+	if strings.EqualFold(filepath.Ext(exe), ".exe") {
+		p += ".exe"
+	}
+	if executable(p) {
+		return p
+	}
+	return ""
 }
 
 // executable reports whether path is an executable file (on Windows, where

@@ -64,6 +64,7 @@ func TestDoctorReportsClaudeCodeWiring(t *testing.T) {
 }
 
 func TestUnknownCommandPointsAtHelp(t *testing.T) {
+	t.Parallel()
 	for _, args := range [][]string{{"nosuch"}, {"doctor", "--bogus"}} {
 		_, errOut, code := runIn(t, t.TempDir(), args...)
 		if code != 1 || !strings.Contains(errOut, "planq --help") || strings.Count(errOut, "\n") != 1 {
@@ -73,6 +74,7 @@ func TestUnknownCommandPointsAtHelp(t *testing.T) {
 }
 
 func TestInstallHintsNameThePlatformsOwnCommand(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct{ goos, tool, want string }{
 		{"darwin", "jj", "brew install jj"},
 		{"windows", "jj", "winget install jj-vcs.jj"},
@@ -179,8 +181,8 @@ func TestDoctorReportsTheHookBinary(t *testing.T) {
 		t.Fatalf("settings.json does not wire the tool hooks to planq-hook:\n%s", settings)
 	}
 	out, _ := run(bin, "doctor")
-	if !strings.Contains(out, "ok   hook-bin") || !strings.Contains(out, "serves the tool hooks") {
-		t.Fatalf("doctor with a matching planq-hook:\n%s", out)
+	if !strings.Contains(out, "ok   hook-bin") || !strings.Contains(out, "serves the tool hooks") || !strings.Contains(out, "runs locked shell commands") {
+		t.Fatalf("doctor with a matching planq-hook and planq-sandbox:\n%s", out)
 	}
 	// A planq-hook of another version beside a copy of planq is reported.
 	dir := t.TempDir()
@@ -198,6 +200,21 @@ func TestDoctorReportsTheHookBinary(t *testing.T) {
 	out, code := run(other, "doctor")
 	if code != 1 || !strings.Contains(out, "FAIL hook-bin") || !strings.Contains(out, "0.0.1-other") || !strings.Contains(out, "make install") {
 		t.Fatalf("doctor with a planq-hook of another version: exit %d\n%s", code, out)
+	}
+	// So is a planq-sandbox of another version, though planq-hook matches.
+	hook, err := os.ReadFile(filepath.Join(filepath.Dir(bin), "planq-hook"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "planq-hook"), hook, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "planq-sandbox"), []byte("#!/bin/sh\necho planq-sandbox 0.0.2-other\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	out, code = run(other, "doctor")
+	if code != 1 || !strings.Contains(out, "FAIL hook-bin") || !strings.Contains(out, "planq-sandbox is version 0.0.2-other") || !strings.Contains(out, "make install") {
+		t.Fatalf("doctor with a planq-sandbox of another version: exit %d\n%s", code, out)
 	}
 }
 

@@ -138,6 +138,7 @@ func TestGateCheckCwdAndProject(t *testing.T) {
 // gateCall turns the flags into the call the hook would see, in the host's
 // tool names.
 func TestGateCall(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name     string
 		o        gateCheckOptions

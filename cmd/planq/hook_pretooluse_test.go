@@ -263,6 +263,7 @@ func TestPlanqHookAnswersAsPlanqHook(t *testing.T) {
 // Any failure of `planq hook pre-tool-use` outside the hook itself (a bad
 // flag, an argument) exits 2, which Claude Code takes as blocking.
 func TestPreToolUseHookFailuresExit2(t *testing.T) {
+	t.Parallel()
 	for _, args := range [][]string{{"hook", "pre-tool-use", "extra"}, {"hook", "pre-tool-use", "--bogus"}} {
 		_, errOut, code := runIn(t, t.TempDir(), args...)
 		if code != 2 || !strings.Contains(errOut, "blocked") {

@@ -17,6 +17,7 @@ import (
 // cannot reach its registry.
 func inspector(t *testing.T) string {
 	t.Helper()
+	testenv.SkipShort(t, "drives MCP Inspector, installed with npm")
 	if _, err := exec.LookPath("npm"); err != nil {
 		t.Skip("SKIPPED: npm is not installed, so MCP Inspector cannot be installed")
 	}

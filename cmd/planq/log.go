@@ -87,16 +87,14 @@ read it from stdin.
 
 --type is one of start, plan, implement (default), handoff, end.
 --status is one of pending, in_progress, completed, blocked.
-Learnings and decisions have their own files: use planq_learn / planq_decide.`,
+Learnings and decisions have their own files: use 'planq learn' and 'planq
+decide' (planq_learn and planq_decide for a model), and 'planq handoff' for a
+handoff with next steps.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			msg := args[0]
-			if msg == "-" {
-				data, err := io.ReadAll(io.LimitReader(a.Stdin, changelog.MaxBodySize+1))
-				if err != nil {
-					return fmt.Errorf("read message from stdin: %w", err)
-				}
-				msg = string(data)
+			msg, err := messageArg(a, args[0])
+			if err != nil {
+				return err
 			}
 			s, err := a.openStore(f.Repo)
 			if err != nil {

@@ -3,6 +3,7 @@ package main
 import (
 	"github.com/spf13/cobra"
 
+	"github.com/planq-dev/planq/internal/version"
 	"github.com/planq-dev/planq/mcp"
 )
 
@@ -47,7 +48,7 @@ func runMCPServe(cmd *cobra.Command, a *app, opts *mcpServeOptions) error {
 	}
 	return mcp.Serve(cmd.Context(), mcp.Options{
 		Dir:        dir,
-		Version:    buildVersion(),
+		Version:    version.String(),
 		JJBin:      opts.JJBin,
 		Getenv:     a.Getenv,
 		Maintainer: a.Maintainer,

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -19,7 +18,7 @@ import (
 // planqBin builds the planq binary, and planq-hook and planq-sandbox beside
 // it, once per test binary run.
 var planqBin = sync.OnceValues(func() (string, error) {
-	dir, err := os.MkdirTemp("", "planq-bin-")
+	dir, err := testenv.SharedTempDir("planq-bin-")
 	if err != nil {
 		return "", err
 	}

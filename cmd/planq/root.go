@@ -8,14 +8,12 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime/debug"
 	"strings"
 
 	"github.com/spf13/cobra"
-)
 
-// version is set at build time with -ldflags "-X main.version=…".
-var version = ""
+	"github.com/planq-dev/planq/internal/version"
+)
 
 // app holds what commands depend on, so tests can run them in-process with
 // their own streams, environment and working directory.
@@ -108,7 +106,7 @@ Start here:
   planq mcp serve           run the stdio MCP server (Claude Code starts it)`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
-		Version:       buildVersion(),
+		Version:       version.String(),
 	}
 	root.SetVersionTemplate("planq {{.Version}}\n")
 	root.CompletionOptions.HiddenDefaultCmd = true
@@ -120,6 +118,9 @@ Start here:
 		newCreateCmd(a),
 		newRemoveCmd(a),
 		newLogCmd(a),
+		newLearnCmd(a),
+		newDecideCmd(a),
+		newHandoffCmd(a),
 		newContextCmd(a),
 		newCheckpointCmd(a),
 		newSearchCmd(a),
@@ -136,23 +137,13 @@ Start here:
 	return root
 }
 
-func buildVersion() string {
-	if version != "" {
-		return version
-	}
-	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
-		return bi.Main.Version
-	}
-	return "dev"
-}
-
 func newVersionCmd(a *app) *cobra.Command {
 	return &cobra.Command{
 		Use:   "version",
 		Short: "Print planq's version",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			_, err := fmt.Fprintf(a.Stdout, "planq %s\n", buildVersion())
+			_, err := fmt.Fprintf(a.Stdout, "planq %s\n", version.String())
 			return err
 		},
 	}

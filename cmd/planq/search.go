@@ -40,10 +40,11 @@ current agent's branch), global, or all (the default).`,
 				}
 				q.Kinds = append(q.Kinds, kind)
 			}
-			hits, err := s.Search(cmd.Context(), q)
+			hits, probs, err := s.Search(cmd.Context(), q)
 			if err != nil {
 				return err
 			}
+			printProblems(a, probs) // on stderr, so stdout stays the JSON array
 			if f.JSON {
 				return writeJSON(a.Stdout, hits)
 			}

@@ -11,7 +11,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/planq-dev/planq/config"
 	"github.com/planq-dev/planq/metrics"
+	"github.com/planq-dev/planq/project"
 	"github.com/planq-dev/planq/staterepo"
 )
 
@@ -75,9 +77,12 @@ func newStateInitCmd(a *app) *cobra.Command {
 		Use:   "init",
 		Short: "Create the project's state repo and record the project name",
 		Long: `Create the project's state repo with its global branch, and write the project
-name to .planq/config.yaml ("project:"). The name defaults to the code repo's
-directory name, cleaned up to letters, digits, '.', '_' and '-'. Running it
-again changes nothing.`,
+name to .planq/config.yaml ("project:"). The name defaults to the one the repo
+has: the state repo its .planq/agent links to, else the directory's name
+(cleaned up to letters, digits, '.', '_' and '-') plus 8 hex digits of a hash
+of the repo's path, so two repos with the same directory name never share a
+state repo. --project NAME picks the name: give another repo's name to share
+its state repo on purpose. Running it again changes nothing.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return runStateInit(cmd.Context(), a, o)
@@ -85,7 +90,7 @@ again changes nothing.`,
 	}
 	o.addRepo(cmd)
 	o.addJSON(cmd)
-	cmd.Flags().StringVar(&o.Project, "project", "", "project name (default: the repo directory's name)")
+	cmd.Flags().StringVar(&o.Project, "project", "", "project name (default: the directory's name and a hash of its path)")
 	return cmd
 }
 
@@ -99,7 +104,11 @@ func runStateInit(ctx context.Context, a *app, o *stateInitOptions) error {
 	if err != nil {
 		return err
 	}
-	if _, err := staterepo.ClaimProject(root, o.Project); err != nil {
+	home, err := config.StateHome(a.Getenv)
+	if err != nil {
+		return err
+	}
+	if _, err := staterepo.ClaimProject(root, o.Project, home); err != nil {
 		return err
 	}
 	s, err := staterepo.Open(staterepo.Options{Dir: root, Getenv: a.Getenv, Warn: a.warn, Maintainer: a.Maintainer})
@@ -113,12 +122,16 @@ func runStateInit(ctx context.Context, a *app, o *stateInitOptions) error {
 	if err := staterepo.EnsureIgnored(s.Root, false); err != nil {
 		return err
 	}
+	others := project.InUseBy(s.Bare, project.MainRoot(s.Root))
 	if o.JSON {
-		return writeJSON(a.Stdout, map[string]any{"project": s.Project, "bare": s.Bare, "created": created})
+		return writeJSON(a.Stdout, map[string]any{"project": s.Project, "bare": s.Bare, "created": created, "shared_with": others})
 	}
-	if created {
+	switch {
+	case created:
 		fmt.Fprintf(a.Stdout, "Created state repo for project %s at %s\n", s.Project, s.Bare)
-	} else {
+	case len(others) > 0:
+		fmt.Fprintf(a.Stdout, "State repo for project %s already exists at %s, shared with %s\n", s.Project, s.Bare, strings.Join(others, ", "))
+	default:
 		fmt.Fprintf(a.Stdout, "State repo for project %s already exists at %s\n", s.Project, s.Bare)
 	}
 	return nil
@@ -128,8 +141,19 @@ func newStateStatusCmd(a *app) *cobra.Command {
 	var f stateFlags
 	cmd := &cobra.Command{
 		Use:   "status",
-		Short: "Show the state repo, its agents, the worktree and the remote",
-		Args:  cobra.NoArgs,
+		Short: "Show the state repo, its agents, the worktree and the remote, and check it for damage",
+		Long: `Show the state repo: the project, the current agent, this code repo's
+worktree and its uncommitted changes, the agents with their last commit and how
+they stand with the remote, and what the objects take on disk.
+
+It also checks the repo the way 'git fsck' does, for at most a few seconds
+(newest history first): damaged ref files and packed-refs lines, deleted or
+damaged packs, loose objects that do not decompress or hash to their name,
+objects a branch needs that are missing, and a worktree whose registration is
+gone. Each problem is printed as "damaged:" with its fix — what the next write
+or 'planq state gc' repairs by itself, or the commands to run — and status then
+exits 1.`,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return runStateStatus(cmd.Context(), a, &f)
 		},
@@ -149,8 +173,26 @@ func runStateStatus(ctx context.Context, a *app, o *stateFlags) error {
 	if err != nil {
 		return err
 	}
+	if st.Initialized {
+		health, err := s.Check(ctx, staterepo.CheckBudget)
+		if err != nil {
+			return err
+		}
+		st.Health = &health
+		if !health.Complete {
+			st.Notes = append(st.Notes, fmt.Sprintf("the integrity check stopped after %.0fs (%d objects checked, newest history first); `git -C %s fsck` checks everything", health.Seconds, health.Objects, s.Bare))
+		}
+	}
+	// A damaged repo is a failure, whatever else status shows.
+	var damaged error
+	if st.Damaged() {
+		damaged = exitError{code: 1}
+	}
 	if o.JSON {
-		return writeJSON(a.Stdout, st)
+		if err := writeJSON(a.Stdout, st); err != nil {
+			return err
+		}
+		return damaged
 	}
 	w := a.Stdout
 	fmt.Fprintf(w, "project:  %s\nrepo:     %s\n", st.Project, st.Bare)
@@ -188,7 +230,12 @@ func runStateStatus(ctx context.Context, a *app, o *stateFlags) error {
 	for _, n := range st.Notes {
 		fmt.Fprintf(w, "\nnote: %s\n", n)
 	}
-	return nil
+	if st.Health != nil {
+		for _, d := range st.Health.Damage {
+			fmt.Fprintf(w, "\ndamaged: %s\n  fix: %s\n", d.What, d.Fix)
+		}
+	}
+	return damaged
 }
 
 func newStateRemoteCmd(a *app) *cobra.Command {
@@ -326,12 +373,16 @@ func newStateGCCmd(a *app) *cobra.Command {
 	var metricsAge string
 	cmd := &cobra.Command{
 		Use:   "gc",
-		Short: "Delete finished agents' branches and pack the state repo",
-		Long: `Delete agent branches that are done with: the agent's worktree was removed
-('planq remove NAME'), every entry of its changelog, learnings and decisions is
-in global ('planq context promote'), its branch context files match global's
-and its notes/ and artifacts/ are empty. Every other agent branch is kept and
-the reason is printed. --dry-run only reports.
+		Short: "Remove finished agents' branches and pack the state repo",
+		Long: `Remove the branches of agents that are done with: the agent's worktree was
+removed ('planq remove NAME'), and every entry of its changelog, learnings and
+decisions and its branch context files are in global ('planq context
+promote'). Such a branch is deleted when nothing else is on it; when it still
+holds content that exists nowhere else (scratch, context, checkpoints, notes,
+artifacts), it is archived under refs/planq/archive/agent-NAME/<time>, which
+gc keeps, and the output names the files and the command that brings the
+branch back. Every other agent branch is kept and the reason is printed.
+--dry-run only reports.
 
 Then the repo is packed: every reachable object into one pack with deltas
 (git repack), objects nothing refers to kept apart for two weeks, then
@@ -362,6 +413,15 @@ YYYY-MM-DD). --dry-run lists them instead; --auto leaves them.`,
 				return err
 			}
 			var res []staterepo.GCResult
+			if !auto && !dryRun {
+				// What the next write would repair (a damaged
+				// packed-refs, a branch to restore from its reflog)
+				// is repaired before packing, which git refuses
+				// otherwise.
+				if err := s.Recover(cmd.Context()); err != nil {
+					return err
+				}
+			}
 			if !auto {
 				if res, err = s.GC(cmd.Context(), dryRun); err != nil {
 					return err
@@ -391,9 +451,12 @@ YYYY-MM-DD). --dry-run lists them instead; --auto leaves them.`,
 				fmt.Fprintln(a.Stdout, "No agent branches.")
 			}
 			for _, r := range res {
-				verb := "kept   "
-				if r.Deleted {
-					verb = "deleted"
+				verb := "kept    "
+				switch {
+				case r.Archived != "":
+					verb = "archived"
+				case r.Deleted:
+					verb = "deleted "
 				}
 				fmt.Fprintf(a.Stdout, "%s %-24s %s\n", verb, r.Branch, r.Reason)
 			}
@@ -402,6 +465,9 @@ YYYY-MM-DD). --dry-run lists them instead; --auto leaves them.`,
 			case pack.Skipped != "":
 				fmt.Fprintf(a.Stdout, "Packing skipped: %s.\n", pack.Skipped)
 			default:
+				for _, q := range pack.Quarantined {
+					fmt.Fprintf(a.Stdout, "Moved the damaged object %s aside; a pack holds a good copy.\n", q)
+				}
 				fmt.Fprintf(a.Stdout, "Packed %d loose objects (%s): %d packs, %.1f MiB of objects, %d temporary files removed, in %.1fs.\n",
 					pack.LooseBefore-pack.LooseAfter, pack.Mode, pack.PacksAfter, float64(pack.Bytes)/(1<<20), pack.TmpRemoved, pack.Seconds)
 			}

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/planq-dev/planq/internal/flock"
+	"github.com/planq-dev/planq/internal/testenv"
 	"github.com/planq-dev/planq/staterepo"
 )
 
@@ -22,9 +23,7 @@ import (
 // entries are there exactly once, git fsck is clean and the worktree is
 // clean.
 func TestConcurrentWritersLoseNothing(t *testing.T) {
-	if testing.Short() {
-		t.Skip("spawns 800 processes")
-	}
+	testenv.SkipShort(t, "spawns 800 processes")
 	bin := buildPlanq(t)
 	w := newStateWorld(t)
 	w.ok("state", "init")
@@ -177,7 +176,7 @@ func checkStateAfterConcurrency(t *testing.T, w *stateWorld, want map[string]int
 // waitForMaintenance waits until no background maintenance runs.
 func waitForMaintenance(t *testing.T, w *stateWorld) {
 	t.Helper()
-	l, err := flock.Acquire(context.Background(), filepath.Join(w.env["PLANQ_HOME"], "state-repos", "code.git", "planq-maintenance.lock"), 5*time.Minute)
+	l, err := flock.Acquire(context.Background(), filepath.Join(w.bare(), "planq-maintenance.lock"), 5*time.Minute)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -77,6 +77,7 @@ func fill(t *testing.T, dir string, leave int64) string {
 // the code repo, so that commits succeed and only the worktree update runs
 // out of space.
 func TestFullDiskLosesNothingAndTheNextWriteWorks(t *testing.T) {
+	t.Parallel()
 	for _, layout := range []string{"everything on the full disk", "only the worktree on the full disk"} {
 		t.Run(layout, func(t *testing.T) {
 			full := mountTmpfs(t, 8<<20)
@@ -122,7 +123,7 @@ func TestFullDiskLosesNothingAndTheNextWriteWorks(t *testing.T) {
 				t.Fatal("no write ran out of space; the test did not test anything")
 			}
 			t.Logf("%d writes failed for lack of space, %d committed and warned that the worktree could not be updated", failures, warned)
-			bare := filepath.Join(w.env["PLANQ_HOME"], "state-repos", "code.git")
+			bare := w.bare()
 			w.git(bare, "fsck", "--strict", "--no-progress")
 			checkAcknowledged(t, w, acked, attempted)
 			if st := w.git(filepath.Join(w.repo, ".planq", "agent"), "status", "--porcelain", "--untracked-files=all"); st != "" {
@@ -136,6 +137,7 @@ func TestFullDiskLosesNothingAndTheNextWriteWorks(t *testing.T) {
 // read-only: writes fail with one line naming the file system, reads
 // still answer, and once it is writable again nothing was lost.
 func TestReadOnlyStateRepoFailsClearlyAndReadsStillWork(t *testing.T) {
+	t.Parallel()
 	home := mountTmpfs(t, 16<<20)
 	w := newStateWorld(t)
 	w.env["PLANQ_HOME"] = home
@@ -144,7 +146,7 @@ func TestReadOnlyStateRepoFailsClearlyAndReadsStillWork(t *testing.T) {
 	if out, err := exec.Command("mount", "-o", "remount,ro", home).CombinedOutput(); err != nil {
 		t.Skipf("SKIPPED: cannot remount the tmpfs read-only: %v: %s", err, out)
 	}
-	for _, args := range [][]string{{"log", "add", "refused"}, {"checkpoint", "create", "x"}, {"state", "gc"}} {
+	for _, args := range [][]string{{"log", "add", "refused"}, {"checkpoint", "create", "x"}, {"state", "gc"}, {"state", "gc", "--auto"}} {
 		_, errs, code := w.planq("", args...)
 		if code == 0 {
 			t.Errorf("planq %v on a read-only PLANQ_HOME succeeded", args)
@@ -152,6 +154,9 @@ func TestReadOnlyStateRepoFailsClearlyAndReadsStillWork(t *testing.T) {
 		}
 		if !strings.Contains(errs, "read-only file system") || !strings.Contains(errs, home) || strings.Count(strings.TrimSpace(errs), "\n") > 0 {
 			t.Errorf("planq %v said %q, want one line naming the read-only path", args, errs)
+		}
+		if strings.Contains(errs, "already running") || strings.Contains(errs, "wait for") {
+			t.Errorf("planq %v blames a maintenance run that does not exist: %q", args, errs)
 		}
 	}
 	for _, args := range [][]string{{"log"}, {"context", "show"}, {"state", "status"}, {"search", "written"}, {"log", "--all"}} {
@@ -171,5 +176,5 @@ func TestReadOnlyStateRepoFailsClearlyAndReadsStillWork(t *testing.T) {
 	if !strings.Contains(out, "written before") || !strings.Contains(out, "written after") || strings.Contains(out, "refused") {
 		t.Errorf("log after the read-only spell:\n%s", out)
 	}
-	w.git(filepath.Join(home, "state-repos", "code.git"), "fsck", "--strict", "--no-progress")
+	w.git(w.bare(), "fsck", "--strict", "--no-progress")
 }

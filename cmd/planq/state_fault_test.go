@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -18,6 +19,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/planq-dev/planq/internal/testenv"
 	"github.com/planq-dev/planq/staterepo"
 )
 
@@ -26,13 +28,14 @@ import (
 type faultWorld struct {
 	*stateWorld
 	t       *testing.T
+	ctx     context.Context // the test's wait budget (testenv.Context)
 	bin     string
 	procEnv []string
 }
 
 // faultBin builds planq with its crash points (-tags planqfault), once.
 var faultBin = sync.OnceValues(func() (string, error) {
-	dir, err := os.MkdirTemp("", "planq-fault-bin-")
+	dir, err := testenv.SharedTempDir("planq-fault-bin-")
 	if err != nil {
 		return "", err
 	}
@@ -54,7 +57,7 @@ func newFaultWorld(t *testing.T) *faultWorld {
 	if err != nil {
 		t.Fatal(err)
 	}
-	w := &faultWorld{stateWorld: newStateWorld(t), t: t, bin: bin}
+	w := &faultWorld{stateWorld: newStateWorld(t), t: t, bin: bin, ctx: testenv.Context(t)}
 	w.procEnv = append(os.Environ(), "HOME="+w.env["HOME"], "PLANQ_HOME="+w.env["PLANQ_HOME"], "PLANQ_AGENT=", "CLAUDE_PROJECT_DIR=",
 		// Automatic maintenance starts often, so kills land beside it.
 		"PLANQ_GC_AUTO=256")
@@ -78,11 +81,9 @@ func (w *faultWorld) run(killAfter time.Duration, args ...string) result {
 // runAt is run with the process killing itself at crash point at ("" for
 // none) as well.
 func (w *faultWorld) runAt(at string, killAfter time.Duration, args ...string) result {
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, w.bin, args...)
+	cmd := exec.CommandContext(w.ctx, w.bin, args...)
 	cmd.Dir = w.repo
-	cmd.Env = append(w.procEnv, "PLANQ_CRASH_AT="+at)
+	cmd.Env = append(slices.Clip(w.procEnv), "PLANQ_CRASH_AT="+at) // Clip: runs started at once must not share a backing array
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
@@ -123,10 +124,9 @@ func (w *faultWorld) runAt(at string, killAfter time.Duration, args ...string) r
 // checkpoint; no entry may appear twice; git fsck --strict must be clean,
 // and the worktree must match its branch.
 func TestKilledCommandsNeverLoseAcknowledgedEntries(t *testing.T) {
+	t.Parallel()
+	testenv.SkipShort(t, "builds planq with crash points and kills hundreds of its runs")
 	iterations := 300
-	if testing.Short() {
-		iterations = 40
-	}
 	if v, err := strconv.Atoi(os.Getenv("PLANQ_FAULT_ITERATIONS")); err == nil && v > 0 {
 		iterations = v
 	}
@@ -245,7 +245,7 @@ func TestKilledCommandsNeverLoseAcknowledgedEntries(t *testing.T) {
 	}
 	t.Logf("killed: %v; %d entries acknowledged of %d attempted; the next writes reported: %v", kills, len(acked), len(attempted), repairs)
 	waitForMaintenance(t, w.stateWorld)
-	bare := filepath.Join(w.env["PLANQ_HOME"], "state-repos", "code.git")
+	bare := w.bare()
 	if log, err := os.ReadFile(filepath.Join(bare, "planq-maintenance.log")); err == nil && strings.Contains(string(log), "planq: ") {
 		t.Errorf("background maintenance failed: %s", log)
 	}
@@ -253,7 +253,7 @@ func TestKilledCommandsNeverLoseAcknowledgedEntries(t *testing.T) {
 		t.Error("no pack: neither background maintenance nor gc ran")
 	}
 	mustAdd("the end")
-	w.git(filepath.Join(w.env["PLANQ_HOME"], "state-repos", "code.git"), "fsck", "--strict", "--no-progress")
+	w.git(w.bare(), "fsck", "--strict", "--no-progress")
 	checkAcknowledged(t, w.stateWorld, acked, attempted)
 	if st := w.git(filepath.Join(w.repo, ".planq", "agent"), "status", "--porcelain", "--untracked-files=all"); st != "" {
 		t.Errorf("worktree does not match its branch:\n%s", st)

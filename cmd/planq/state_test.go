@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/planq-dev/planq/staterepo"
 )
 
 // stateWorld is a code repo with a private HOME and PLANQ_HOME.
@@ -63,6 +65,16 @@ func (w *stateWorld) ok(args ...string) string {
 	return out
 }
 
+// bare returns the path of the code repo's state repo.
+func (w *stateWorld) bare() string {
+	w.t.Helper()
+	s, err := staterepo.Open(staterepo.Options{Dir: w.repo, Getenv: func(k string) string { return w.env[k] }})
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	return s.Bare
+}
+
 func (w *stateWorld) git(dir string, args ...string) string {
 	w.t.Helper()
 	cmd := exec.Command("git", args...)
@@ -77,6 +89,7 @@ func (w *stateWorld) git(dir string, args ...string) string {
 }
 
 func TestStateInitWritesProjectAndIsIdempotent(t *testing.T) {
+	t.Parallel()
 	w := newStateWorld(t)
 	out := w.ok("state", "init", "--project", "shop")
 	if !strings.Contains(out, "Created state repo for project shop") {
@@ -102,6 +115,7 @@ func TestStateInitWritesProjectAndIsIdempotent(t *testing.T) {
 }
 
 func TestLogAddListAndContextShow(t *testing.T) {
+	t.Parallel()
 	w := newStateWorld(t)
 	w.ok("log", "add", "Add Redis backend", "--status", "completed")
 	w.ok("log", "add", "--type", "plan", "Plan the cache")
@@ -136,6 +150,7 @@ func TestLogAddListAndContextShow(t *testing.T) {
 }
 
 func TestCLIBadInputIsOneLine(t *testing.T) {
+	t.Parallel()
 	w := newStateWorld(t)
 	cases := [][]string{
 		{"create", "../x"}, {"create", "a/b"}, {"create", "--", "-rf"}, {"create", strings.Repeat("n", 300)}, {"create", "bad\x07name"},
@@ -153,12 +168,13 @@ func TestCLIBadInputIsOneLine(t *testing.T) {
 			t.Errorf("planq %q: stderr is not one line: %q", args, errs)
 		}
 	}
-	if _, err := os.Stat(filepath.Join(w.env["PLANQ_HOME"], "state-repos", "code.git", "refs", "heads", "agent-x")); err == nil {
+	if _, err := os.Stat(filepath.Join(w.bare(), "refs", "heads", "agent-x")); err == nil {
 		t.Error("a refused create made a branch")
 	}
 }
 
 func TestCreateSwitchesAndRemoveKeepsBranch(t *testing.T) {
+	t.Parallel()
 	w := newStateWorld(t)
 	w.ok("log", "add", "main's work")
 	out := w.ok("create", "add-auth")
@@ -178,13 +194,14 @@ func TestCreateSwitchesAndRemoveKeepsBranch(t *testing.T) {
 	if _, err := os.Stat(wt); !os.IsNotExist(err) {
 		t.Errorf("worktree still exists: %v", err)
 	}
-	bare := filepath.Join(w.env["PLANQ_HOME"], "state-repos", "code.git")
+	bare := w.bare()
 	if got := w.git(bare, "branch", "--list", "agent-add-auth"); got == "" {
 		t.Error("remove deleted the branch")
 	}
 }
 
 func TestStatePushPullThroughALocalRemote(t *testing.T) {
+	t.Parallel()
 	a, b := newStateWorld(t), newStateWorld(t)
 	remote := filepath.Join(t.TempDir(), "team-state.git")
 	for _, w := range []*stateWorld{a, b} {
@@ -215,6 +232,7 @@ func TestStatePushPullThroughALocalRemote(t *testing.T) {
 }
 
 func TestCheckpointSearchPromoteGCCommands(t *testing.T) {
+	t.Parallel()
 	w := newStateWorld(t)
 	w.ok("log", "add", "Implemented JWT validation")
 	if out := w.ok("checkpoint", "create", "safe-point"); !strings.Contains(out, "Checkpoint safe-point") {
@@ -259,12 +277,16 @@ func TestCheckpointSearchPromoteGCCommands(t *testing.T) {
 		t.Errorf("gc said %q", out)
 	}
 	w.ok("remove", "main")
-	if out := w.ok("state", "gc"); !strings.Contains(out, "deleted agent-main") {
+	// The restore's automatic checkpoint exists nowhere else: gc archives
+	// the branch instead of deleting it.
+	if out := w.ok("state", "gc"); !strings.Contains(out, "archived agent-main") || !strings.Contains(out, "checkpoints/auto-before-safe-point") ||
+		!strings.Contains(out, "refs/planq/archive/agent-main/") {
 		t.Errorf("gc after remove said %q", out)
 	}
 }
 
 func TestStateStatusComparesWithTheRemote(t *testing.T) {
+	t.Parallel()
 	w := newStateWorld(t)
 	remote := filepath.Join(t.TempDir(), "r.git")
 	w.ok("state", "remote", remote)
@@ -283,6 +305,7 @@ func TestStateStatusComparesWithTheRemote(t *testing.T) {
 }
 
 func TestEveryReadReportsAMalformedEntryWithItsLine(t *testing.T) {
+	t.Parallel()
 	w := newStateWorld(t)
 	w.ok("log", "add", "first entry")
 	w.ok("log", "add", "second entry")
@@ -292,7 +315,8 @@ func TestEveryReadReportsAMalformedEntryWithItsLine(t *testing.T) {
 	data = append(data, "\n---\nid: pq-12345678\ntimestamp: yesterday\nagent: main\ntype: implement\n---\n\nedited by hand\n"...)
 	os.WriteFile(wl, data, 0o644)
 	want := fmt.Sprintf("changelog.md:%d:", line)
-	for _, args := range [][]string{{"log"}, {"log", "--json"}, {"log", "-n", "0"}, {"context", "show"}, {"context", "show", "--json"}} {
+	for _, args := range [][]string{{"log"}, {"log", "--json"}, {"log", "-n", "0"}, {"context", "show"}, {"context", "show", "--json"},
+		{"search", "entry"}, {"search", "--json", "entry"}} {
 		out, errs, code := w.planq("", args...)
 		if code != 0 {
 			t.Errorf("planq %v: exit %d: %s", args, code, errs)
@@ -308,6 +332,7 @@ func TestEveryReadReportsAMalformedEntryWithItsLine(t *testing.T) {
 }
 
 func TestRestoreSaysWhereNewerEntriesWent(t *testing.T) {
+	t.Parallel()
 	w := newStateWorld(t)
 	w.ok("log", "add", "old")
 	w.ok("checkpoint", "create", "before")
@@ -315,5 +340,143 @@ func TestRestoreSaysWhereNewerEntriesWent(t *testing.T) {
 	out := w.ok("checkpoint", "restore", "before")
 	if !strings.Contains(out, "1 entries newer than before left the current logs (changelog.md: pq-") || !strings.Contains(out, "planq checkpoint restore auto-before-before-") {
 		t.Errorf("restore said:\n%s", out)
+	}
+}
+
+// TestAHandEmptiedLogIsNotCommitted is `: > .planq/agent/changelog.md;
+// planq log add x`: refused in one line with the way to keep both, and
+// the log keeps its entries.
+func TestAHandEmptiedLogIsNotCommitted(t *testing.T) {
+	t.Parallel()
+	w := newStateWorld(t)
+	w.ok("log", "add", "first")
+	w.ok("log", "add", "second")
+	wl := filepath.Join(w.repo, ".planq", "agent", "changelog.md")
+	if err := os.WriteFile(wl, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, errs, code := w.planq("", "log", "add", "x")
+	if code != 1 || strings.Count(errs, "\n") != 1 || !strings.Contains(errs, "lacks 2 entries") || !strings.Contains(errs, "cp "+wl) {
+		t.Fatalf("log add after emptying the log: exit %d\n%s", code, errs)
+	}
+	w.git(filepath.Join(w.repo, ".planq", "agent"), "checkout", "HEAD", "--", "changelog.md")
+	w.ok("log", "add", "x")
+	out := w.ok("log")
+	for _, want := range []string{"first", "second", "x"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("log lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+// TestTwoProjectsWithTheSameFolderNameNeverShare is two clones named api
+// on one machine: each `planq state init` makes its own state repo, and
+// each reads and writes only its own log.
+func TestTwoProjectsWithTheSameFolderNameNeverShare(t *testing.T) {
+	t.Parallel()
+	base := t.TempDir()
+	a := newStateWorldAt(t, filepath.Join(base, "a"))
+	b := newStateWorldAt(t, filepath.Join(base, "b"))
+	b.env = a.env // one HOME, one PLANQ_HOME
+	for _, w := range []*stateWorld{a, b} {
+		api := filepath.Join(filepath.Dir(w.repo), "api")
+		if err := os.Rename(w.repo, api); err != nil {
+			t.Fatal(err)
+		}
+		w.repo = api
+	}
+	outA := a.ok("state", "init")
+	outB := b.ok("state", "init")
+	if !strings.Contains(outA, "Created state repo") || !strings.Contains(outB, "Created state repo") {
+		t.Fatalf("init said:\n%s\n%s", outA, outB)
+	}
+	if a.bare() == b.bare() || !strings.HasPrefix(filepath.Base(a.bare()), "api-") {
+		t.Fatalf("both use %s", a.bare())
+	}
+	a.ok("log", "add", "work in clone a")
+	b.ok("log", "add", "work in clone b")
+	if out := a.ok("log"); !strings.Contains(out, "clone a") || strings.Contains(out, "clone b") {
+		t.Errorf("a's log:\n%s", out)
+	}
+	if out := b.ok("log"); !strings.Contains(out, "clone b") || strings.Contains(out, "clone a") {
+		t.Errorf("b's log:\n%s", out)
+	}
+	if data, _ := os.ReadFile(filepath.Join(a.repo, ".planq", "agent", "changelog.md")); strings.Contains(string(data), "clone b") {
+		t.Error("b's write landed in a's worktree")
+	}
+}
+
+// TestAStateRepoNamedAfterTheFolderKeepsWorking is a project whose state
+// repo an older planq named after the directory (code.git, no owners
+// file): the repo keeps reading and writing it, and a second repo of the
+// same name gets its own.
+func TestAStateRepoNamedAfterTheFolderKeepsWorking(t *testing.T) {
+	t.Parallel()
+	w := newStateWorld(t)
+	old, err := staterepo.Open(staterepo.Options{Dir: w.repo, Project: "code", Getenv: func(k string) string { return w.env[k] }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := old.Log(context.Background(), "written by the older planq", "", ""); err != nil {
+		t.Fatal(err)
+	}
+	os.Remove(filepath.Join(old.Bare, "planq-owners")) // the older planq wrote none
+	if got := w.bare(); got != old.Bare {
+		t.Fatalf("the repo now uses %s, not its state repo %s", got, old.Bare)
+	}
+	w.ok("log", "add", "written after the upgrade")
+	if out := w.ok("log"); !strings.Contains(out, "older planq") || !strings.Contains(out, "after the upgrade") {
+		t.Errorf("log:\n%s", out)
+	}
+	other := newStateWorldAt(t, t.TempDir())
+	other.env = w.env
+	other.ok("log", "add", "another project named code")
+	if other.bare() == old.Bare {
+		t.Fatal("a second repo named code shares code.git")
+	}
+	if out := w.ok("log"); strings.Contains(out, "another project") {
+		t.Errorf("the second repo's entry shows in the first's log:\n%s", out)
+	}
+}
+
+// TestARepoAtAMovedProjectsOldPathIsRefused moves a project away (it keeps
+// its state repo through its worktree) and puts a new repo at its old
+// path: the new one would get the same name, so planq refuses, saying how
+// to name it, and the moved project is untouched.
+func TestARepoAtAMovedProjectsOldPathIsRefused(t *testing.T) {
+	t.Parallel()
+	base := t.TempDir()
+	w := newStateWorldAt(t, base)
+	w.ok("log", "add", "the first project's entry")
+	bare := w.bare()
+	moved := filepath.Join(base, "moved")
+	if err := os.Rename(w.repo, moved); err != nil {
+		t.Fatal(err)
+	}
+	oldPath := w.repo
+	w.repo = moved
+	w.ok("log", "add", "written after the move") // records where it is now
+	if w.bare() != bare {
+		t.Fatalf("the moved project lost its state repo")
+	}
+	n := newStateWorldAt(t, base) // a new repo at the old path
+	n.env = w.env
+	if n.repo != oldPath {
+		t.Fatal(n.repo)
+	}
+	_, errs, code := n.planq("", "log", "add", "the new repo's entry")
+	if code != 1 || !strings.Contains(errs, moved) || !strings.Contains(errs, "planq state init --project") || strings.Count(errs, "\n") != 1 {
+		t.Fatalf("a write in the new repo: exit %d: %s", code, errs)
+	}
+	n.ok("state", "init", "--project", "code-2")
+	n.ok("log", "add", "the new repo's entry")
+	// Sharing on purpose is said so.
+	other := newStateWorldAt(t, t.TempDir())
+	other.env = w.env
+	if out := other.ok("state", "init", "--project", filepath.Base(bare[:len(bare)-len(".git")])); !strings.Contains(out, "shared with "+moved) {
+		t.Errorf("init sharing a state repo said %q", out)
+	}
+	if out := w.ok("log"); strings.Contains(out, "new repo") || !strings.Contains(out, "after the move") {
+		t.Errorf("the moved project's log:\n%s", out)
 	}
 }

@@ -219,9 +219,13 @@ func TestStatsShowsWhatTheMCPServerRecorded(t *testing.T) {
 // planq state gc prunes metrics day files older than the retention, says
 // so, and with --dry-run only says what it would prune.
 func TestStateGCPrunesMetrics(t *testing.T) {
+	t.Parallel()
 	w := newStateWorld(t)
 	w.ok("state", "init")
-	dir := filepath.Join(w.env["PLANQ_HOME"], "metrics", filepath.Base(w.repo))
+	dir, err := metrics.DirFor(w.repo, func(k string) string { return w.env[k] })
+	if err != nil {
+		t.Fatal(err)
+	}
 	today := time.Now().UTC()
 	old := today.AddDate(0, 0, -100).Format("2006-01-02")
 	recent := today.AddDate(0, 0, -10).Format("2006-01-02")
@@ -263,6 +267,7 @@ func TestStateGCPrunesMetrics(t *testing.T) {
 
 // runStats's own cases: flags, an empty project, the text tables.
 func TestRunStats(t *testing.T) {
+	t.Parallel()
 	home := t.TempDir()
 	repo := t.TempDir()
 	env := map[string]string{"PLANQ_HOME": home}

@@ -8,16 +8,21 @@
 // every tool home read-only.
 package dirs
 
-// CodeEnv names environment variables holding directories that tools load
-// code, compiled objects or settings from, or install programs into. The
-// sandbox never makes them writable.
+// CodeEnv names environment variables holding directories (or files)
+// that tools load code, compiled objects or settings from, or install
+// programs into. The sandbox never makes them writable.
 var CodeEnv = []string{
 	"GOPATH", "GOMODCACHE", "GOROOT", "GOBIN", "GOENV",
 	"CARGO_HOME", "RUSTUP_HOME",
 	"VIRTUAL_ENV", "CONDA_PREFIX", "PYENV_ROOT", "PYTHONUSERBASE",
 	"NVM_DIR", "VOLTA_HOME", "BUN_INSTALL", "DENO_DIR", "PNPM_HOME", "npm_config_prefix",
 	"GEM_HOME", "GEM_PATH", "XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME",
-	"XDG_CONFIG_DIRS", "XDG_DATA_DIRS", "CLAUDE_CONFIG_DIR", "JJ_CONFIG", "GIT_CONFIG_GLOBAL", "PLANQ_HOME",
+	"XDG_CONFIG_DIRS", "XDG_DATA_DIRS", "JJ_CONFIG", "GIT_CONFIG_GLOBAL", "PLANQ_HOME",
+	// The agent hosts' own homes, which hold their hooks (planq's gate
+	// among them) and permission rules, when set elsewhere than the home
+	// directory's dot files.
+	"CLAUDE_CONFIG_DIR", "CODEX_HOME", "COPILOT_HOME", "GEMINI_CLI_HOME", "GEMINI_CLI_SYSTEM_SETTINGS_PATH",
+	"GEMINI_CLI_SYSTEM_DEFAULTS_PATH", "GEMINI_CLI_TRUSTED_FOLDERS_PATH", "OPENCODE_CONFIG", "OPENCODE_CONFIG_DIR",
 }
 
 // CacheEnv names environment variables holding build caches and build

@@ -16,8 +16,9 @@
 // /proc/PPID/exe when that is a POSIX shell; else $SHELL, else bash), in
 // the same working directory and environment, with TMPDIR set to a private
 // directory made for the run and removed after it, stdin and stdout passed
-// through, stderr copied, and the command's exit status (128+N for signal
-// N). When the command fails and its stderr reports a refused write
+// through, stderr copied, no other descriptor passed on (Landlock judges a
+// file when it is opened, not a descriptor inherited open), and the
+// command's exit status (128+N for signal N). When the command fails and its stderr reports a refused write
 // (EACCES, EPERM, EROFS), one line is added naming the project as read-only
 // until the change is declared and the tool to call (Hint).
 //
@@ -36,15 +37,19 @@
 // # Linux: Landlock and seccomp
 //
 // Landlock handles only the rights that write (write_file, truncate,
-// make_*, remove_*, refer, ioctl_dev) and grants them on the plan's places;
-// ABI 3 (Linux 6.2, truncate) is the minimum, below it the gate stays
-// parser-only. ioctl on a device opened in the sandbox is granted nowhere:
+// make_*, remove_*, refer, ioctl_dev) and grants them on the plan's places,
+// but for making device nodes, granted nowhere (as root, a twin of the disk
+// in /tmp would write the project below the file system); ABI 3 (Linux
+// 6.2, truncate) is the minimum, below it the gate stays parser-only. ioctl on a device opened in the sandbox is granted nowhere:
 // TIOCSTI on a freshly opened /dev/tty would type into a shell outside.
 // ABI 6's IPC scoping keeps the command from signalling processes outside
 // the sandbox and from connecting to abstract unix sockets served outside.
 // A seccomp filter makes socket(AF_UNIX) fail with EPERM, takes io_uring
 // away (ENOSYS), refuses what a command run as root could reach past the
-// sandbox with (bpf, loading kernel modules, kexec, open_by_handle_at) and
+// sandbox with (bpf, loading kernel modules, kexec, open_by_handle_at),
+// the ioctls that type into a terminal (TIOCSTI, TIOCLINUX: the shell
+// reading it outside would run what was typed) or set a file's flags
+// through a descriptor opened for reading (chattr +i, fs-verity), and
 // foreign-architecture system calls: tmux,
 // screen, docker, podman, systemd (systemd-run), ssh-agent, D-Bus and
 // editor servers all listen on pathname unix sockets, and any of them would
@@ -84,7 +89,8 @@
 // writing forbidden under the places code is loaded from, allowed in the
 // plan's places, and forbidden under the project last (Seatbelt applies the
 // last matching rule); renaming a directory above the project, connecting
-// to unix sockets and signalling processes outside are forbidden. The
+// to unix sockets, sending Apple events (osascript telling Terminal to run
+// a command) and signalling processes outside are forbidden. The
 // profile is a pure function, unit-tested everywhere; it has not been run
 // by planq's tests, which run on Linux.
 //

@@ -52,7 +52,10 @@ func scopes(abi int) landlock.ScopedSet {
 func restrictThread(abi int, pl Plan) error {
 	handled := writeRights(abi)
 	cfg := landlock.Config{HandledAccessFS: handled, Scoped: scopes(abi)}.BestEffort()
-	dirRights := handled &^ landlock.AccessFSSet(ll.AccessFSIoctlDev)
+	// Device nodes are made nowhere: a command run as root could make a
+	// twin of the disk (or of /dev/mem) in a writable directory and write
+	// the project through it.
+	dirRights := handled &^ landlock.AccessFSSet(ll.AccessFSIoctlDev|ll.AccessFSMakeChar|ll.AccessFSMakeBlock)
 	fileRights := handled & landlock.AccessFSSet(ll.AccessFSWriteFile|ll.AccessFSTruncate)
 	var rules []landlock.Rule
 	if len(pl.Dirs) > 0 {

@@ -58,8 +58,9 @@ var deviceFiles = []string{"/dev/null", "/dev/zero", "/dev/full", "/dev/random",
 // it exists, neither is nor holds nor lies in the project (or its jj
 // repository, when the workspace's repository is elsewhere), and holds no
 // place code is loaded from (a PATH directory, a tool home, the planq
-// binary's directory): Landlock can only grant whole trees, so a tree
-// holding one of those is not granted at all.
+// binary's directory, the home directory and so its dot files): Landlock
+// can only grant whole trees, so a tree holding one of those is not
+// granted at all.
 func NewPlan(s Spec) Plan {
 	var pl Plan
 	rs := &resolver{}
@@ -111,7 +112,10 @@ func NewPlan(s Spec) Plan {
 		if st, err := os.Stat(r); err != nil || !st.IsDir() || slices.Contains(pl.Dirs, r) {
 			continue
 		}
-		if overlaps(r, pl.Guarded) || holds(r, pl.Code) {
+		if overlaps(r, pl.Guarded) || holds(r, pl.Code) || pl.Home != "" && within(r, pl.Home) {
+			// The project, a place code is loaded from, or the home
+			// directory with its dot files (a HOME under /tmp): the
+			// caches inside it are granted on their own.
 			continue
 		}
 		pl.Dirs = append(pl.Dirs, r)

@@ -20,6 +20,9 @@ func start(pl Plan, argv []string, attr *syscall.ProcAttr) (int, error) {
 	return syscall.ForkExec(sandboxExec, argv, attr)
 }
 
+// cloexecInherited marks the descriptors above stderr close-on-exec.
+func cloexecInherited() { cloexecFrom("/dev/fd") }
+
 // forwardSignals passes the signals that stop a command on to it: this
 // process is not its only way to learn of them, but a host may signal the
 // entry point alone.

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"syscall"
 	"time"
 
@@ -15,8 +16,9 @@ import (
 )
 
 // Run runs inv.Command in the sandbox, with stdin and stdout passed
-// through, stderr copied (and read for refused writes), and the exit
-// status of the command (128+N when a signal N killed it).
+// through, stderr copied (and read for refused writes), no other
+// descriptor passed on, and the exit status of the command (128+N when a
+// signal N killed it).
 //
 // Before confining the command it snapshots the project's working copy
 // when the command runs jj (jj inside cannot), makes the private TMPDIR,
@@ -24,6 +26,11 @@ import (
 // --ignore-working-copy, so jj reads what was snapshotted and records
 // nothing.
 func Run(inv Invocation) int {
+	// Only stdin, stdout and stderr reach the command: Landlock judges a
+	// file when it is opened, so a descriptor this process inherited (one
+	// the host or its shell left open on a project file, or on a socket
+	// to a daemon) would write past the sandbox.
+	cloexecInherited()
 	root, err := filepath.EvalSymlinks(inv.Root)
 	if err != nil {
 		return cannotRun(fmt.Errorf("the project %s: %w", inv.Root, err))
@@ -125,6 +132,22 @@ func copyUntilExit(r, pid int, scan *refusalScanner) syscall.WaitStatus {
 		exited = !errors.Is(err, syscall.EINTR)
 	}
 	return ws
+}
+
+// cloexecFrom marks every descriptor above stderr listed in dir (the
+// process's own descriptors: /proc/self/fd, /dev/fd) close-on-exec.
+func cloexecFrom(dir string) {
+	d, err := os.Open(dir)
+	if err != nil {
+		return
+	}
+	defer d.Close()
+	names, _ := d.Readdirnames(-1)
+	for _, n := range names {
+		if fd, err := strconv.Atoi(n); err == nil && fd > 2 {
+			syscall.CloseOnExec(fd)
+		}
+	}
 }
 
 // removeUnconfined removes the private TMPDIR from another thread than the

@@ -165,6 +165,29 @@ func TestNewPlan(t *testing.T) {
 	if runtime.GOOS == "linux" && !slices.Contains(pl.Files, "/dev/null") {
 		t.Errorf("device files %v lack /dev/null", pl.Files)
 	}
+
+	// A home directory inside the temporary directory (HOME=/tmp/…, as
+	// in some containers) keeps its dot files read-only: the temporary
+	// directory is not granted, its cache and a private TMPDIR are.
+	other, tmp2 := mk("srv/proj"), mk("t2")
+	home2, cache2, private2 := mk("t2/home"), mk("t2/home/.cache"), mk("t2/planq-sandbox-2")
+	env2 := map[string]string{"HOME": home2, "PATH": "/usr/bin", "TMPDIR": tmp2}
+	pl = NewPlan(Spec{Root: other, TempDir: private2, Getenv: func(k string) string { return env2[k] }})
+	if slices.Contains(pl.Dirs, tmp2) || slices.Contains(pl.Dirs, home2) || !slices.Contains(pl.Dirs, cache2) || !slices.Contains(pl.Dirs, private2) {
+		t.Errorf("HOME in TMPDIR: writable %v, want %s and %s but not %s nor %s", pl.Dirs, cache2, private2, tmp2, home2)
+	}
+
+	// An agent host's home (its hooks, the gate's among them, and its
+	// permission rules) set inside a temporary directory keeps that
+	// directory read-only; so does a host's config file there.
+	for _, k := range []string{"CODEX_HOME", "COPILOT_HOME", "GEMINI_CLI_HOME", "OPENCODE_CONFIG", "CLAUDE_CONFIG_DIR"} {
+		tmp3 := mk("t3-" + k)
+		env3 := map[string]string{"HOME": home, "PATH": "/usr/bin", "TMPDIR": tmp3, k: filepath.Join(tmp3, "host", "config.json")}
+		pl = NewPlan(Spec{Root: other, Getenv: func(k string) string { return env3[k] }})
+		if slices.Contains(pl.Dirs, tmp3) {
+			t.Errorf("%s in TMPDIR: writable %v holds it", k, pl.Dirs)
+		}
+	}
 }
 
 // TestSeatbeltProfile checks the generated macOS profile's order (the last
@@ -201,8 +224,9 @@ func TestSeatbeltProfile(t *testing.T) {
 (deny file-write-unlink
   (literal "/private/tmp")
   (literal "/private"))
-; Daemons and processes outside the sandbox: not reachable.
+; Daemons, applications and processes outside the sandbox: not reachable.
 (deny network-outbound (remote unix-socket (path-regex #"^/")))
+(deny appleevent-send)
 (deny signal)
 (allow signal (target same-sandbox))
 `

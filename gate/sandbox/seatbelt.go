@@ -15,7 +15,9 @@ import (
 // project under a temporary directory stays read-only. Renaming a
 // directory above the project (which would move it out from under its
 // rule) is forbidden too. Unix sockets outside the sandbox are not
-// reachable and processes outside it get no signals, as on Linux.
+// reachable and processes outside it get no signals, as on Linux, and no
+// application gets Apple events (osascript telling Terminal or Finder to
+// act would write the project outside the sandbox).
 //
 // It is a pure function of pl, unit-tested on every OS; it has never been
 // run by sandbox-exec in planq's tests (they run on Linux).
@@ -52,8 +54,9 @@ func SeatbeltProfile(pl Plan) string {
 	}
 	rule(&b, "; The project: read-only until the change is declared.", "deny file-write*", guarded)
 	rule(&b, "; Directories above it: not renamed.", "deny file-write-unlink", above)
-	b.WriteString("; Daemons and processes outside the sandbox: not reachable.\n")
+	b.WriteString("; Daemons, applications and processes outside the sandbox: not reachable.\n")
 	b.WriteString(`(deny network-outbound (remote unix-socket (path-regex #"^/")))` + "\n")
+	b.WriteString("(deny appleevent-send)\n")
 	b.WriteString("(deny signal)\n(allow signal (target same-sandbox))\n")
 	return b.String()
 }

@@ -16,6 +16,7 @@ const (
 	seccompNr     = 0  // the system call's number
 	seccompArch   = 4  // the AUDIT_ARCH_* of its entry point
 	seccompArg0   = 16 // args[0]; its low half on a little-endian machine
+	seccompArg1   = 24 // args[1]; its low half
 	x32SyscallBit = 0x40000000
 )
 
@@ -35,15 +36,35 @@ var refusedCalls = []struct {
 	{unix.SYS_OPEN_BY_HANDLE_AT, syscall.EPERM},
 }
 
+// refusedIoctls are the ioctl requests a sandboxed command cannot make
+// (EPERM), on any descriptor, whatever the bits above the request's 32
+// (the kernel ignores them): TIOCSTI and TIOCLINUX type into a terminal,
+// whose reader outside the sandbox (the user's shell, once the host
+// exits) would run what was typed, and Landlock holds only terminals the
+// command opens itself; FS_IOC_SETFLAGS (chattr: immutable, append-only),
+// FS_IOC_FSSETXATTR and FS_IOC_ENABLE_VERITY change a project file through
+// a descriptor opened for reading, which Landlock lets through.
+var refusedIoctls = []uint32{
+	unix.TIOCSTI, unix.TIOCLINUX,
+	unix.FS_IOC_SETFLAGS, fsIOC32SetFlags, fsIOCFSSetXattr, unix.FS_IOC_ENABLE_VERITY,
+}
+
+// The ioctl requests x/sys/unix does not name: _IOW('f', 2, int) and
+// _IOW('X', 32, struct fsxattr).
+const (
+	fsIOC32SetFlags = 0x40046602
+	fsIOCFSSetXattr = 0x401c5820
+)
+
 // socketFilter is the seccomp program that keeps a sandboxed command from
-// reaching daemons the sandbox cannot hold, and from the system calls of
-// refusedCalls. socket(AF_UNIX, …) fails with EPERM: tmux, screen,
+// reaching daemons the sandbox cannot hold, from the system calls of
+// refusedCalls and from the ioctl requests of refusedIoctls. socket(AF_UNIX, …) fails with EPERM: tmux, screen,
 // docker, systemd, ssh-agent and editor servers listen on unix sockets,
 // and any of them could write the project on the command's behalf. System
 // calls made through another architecture's entry point (a 32-bit
 // program's int 0x80 on x86-64, where socketcall opens sockets; the x32
 // ABI) fail with ENOSYS. Pairs of connected sockets (socketpair) stay
-// allowed: they reach no one else. It is a dozen instructions written out
+// allowed: they reach no one else. It is a few dozen instructions written out
 // here rather than built by a filter library, whose syscall tables cost
 // every hook process a quarter of a millisecond to build.
 func socketFilter() ([]bpf.Instruction, error) {
@@ -64,6 +85,7 @@ func socketFilter() ([]bpf.Instruction, error) {
 		toENOSYS
 		toEPERM
 		toSocket
+		toIoctl
 	)
 	var tests []test
 	add := func(ins bpf.Instruction, target int) { tests = append(tests, test{ins, target}) }
@@ -79,8 +101,10 @@ func socketFilter() ([]bpf.Instruction, error) {
 		add(bpf.JumpIf{Cond: bpf.JumpEqual, Val: c.nr}, target)
 	}
 	add(bpf.JumpIf{Cond: bpf.JumpEqual, Val: unix.SYS_SOCKET}, toSocket)
-	// The ends, after the tests: allow, ENOSYS, EPERM, and the socket
-	// check (allow unless the domain is AF_UNIX).
+	add(bpf.JumpIf{Cond: bpf.JumpEqual, Val: unix.SYS_IOCTL}, toIoctl)
+	// The ends, after the tests: allow, ENOSYS, EPERM, the socket check
+	// (allow unless the domain is AF_UNIX), and the ioctl check (allow
+	// unless the request, its low 32 bits, is one of refusedIoctls).
 	ends := []bpf.Instruction{
 		bpf.RetConstant{Val: unix.SECCOMP_RET_ALLOW},
 		ret(syscall.ENOSYS),
@@ -89,8 +113,14 @@ func socketFilter() ([]bpf.Instruction, error) {
 		bpf.JumpIf{Cond: bpf.JumpEqual, Val: syscall.AF_UNIX, SkipTrue: 1},
 		bpf.RetConstant{Val: unix.SECCOMP_RET_ALLOW},
 		ret(syscall.EPERM),
+		bpf.LoadAbsolute{Off: seccompArg1, Size: 4},
 	}
-	endAt := []int{0, 1, 2, 3} // where each target starts in ends
+	for i, req := range refusedIoctls {
+		// Past the remaining tests and the allow, to the EPERM.
+		ends = append(ends, bpf.JumpIf{Cond: bpf.JumpEqual, Val: req, SkipTrue: uint8(len(refusedIoctls) - i)})
+	}
+	ends = append(ends, bpf.RetConstant{Val: unix.SECCOMP_RET_ALLOW}, ret(syscall.EPERM))
+	endAt := []int{0, 1, 2, 3, 7} // where each target starts in ends
 	prog := make([]bpf.Instruction, 0, len(tests)+len(ends))
 	for i, t := range tests {
 		if j, ok := t.ins.(bpf.JumpIf); ok && t.target >= 0 {

@@ -325,11 +325,6 @@ func Installed(projectDir, home string) []Status {
 	return out
 }
 
-func hasPlanqHook(hooksObj *conffile.Object, h Hook) bool {
-	_, ok := planqHookCommand(hooksObj, h)
-	return ok
-}
-
 // planqHookCommand finds planq's hook for h and returns its command line.
 func planqHookCommand(hooksObj *conffile.Object, h Hook) (string, bool) {
 	for _, e := range conffile.Entries(hooksObj, h.Event) {

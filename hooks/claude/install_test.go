@@ -100,6 +100,7 @@ func planqHooks(t *testing.T, settings map[string]any) map[string][]string {
 }
 
 func TestInstallProjectScopeKeepsEverythingElseAndIsIdempotent(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t)
 	ctx := context.Background()
 	settingsPath := filepath.Join(w.repo, ".claude", "settings.json")
@@ -177,6 +178,7 @@ func TestInstallProjectScopeKeepsEverythingElseAndIsIdempotent(t *testing.T) {
 }
 
 func TestInstallIntoNothingAndUninstallRemovesPlanqOnlyFiles(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t)
 	ctx := context.Background()
 	res, err := Install(ctx, w.opts(ScopeProject))
@@ -204,6 +206,7 @@ func TestInstallIntoNothingAndUninstallRemovesPlanqOnlyFiles(t *testing.T) {
 }
 
 func TestInstallLocalAndUserScopeEditClaudeJSON(t *testing.T) {
+	t.Parallel()
 	claudeJSON := `{
   "numStartups": 3,
   "projects": {
@@ -267,6 +270,7 @@ func TestInstallLocalAndUserScopeEditClaudeJSON(t *testing.T) {
 }
 
 func TestInstallUpdatesAMovedBinaryInPlace(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t)
 	ctx := context.Background()
 	if _, err := Install(ctx, w.opts(ScopeProject)); err != nil {
@@ -288,6 +292,7 @@ func TestInstallUpdatesAMovedBinaryInPlace(t *testing.T) {
 }
 
 func TestInstallDryRunPrintsDiffAndWritesNothing(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t)
 	settingsPath := filepath.Join(w.repo, ".claude", "settings.json")
 	write(t, settingsPath, userSettings)
@@ -326,6 +331,7 @@ func TestInstallDryRunPrintsDiffAndWritesNothing(t *testing.T) {
 }
 
 func TestInstallRefusesBrokenFiles(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t)
 	settingsPath := filepath.Join(w.repo, ".claude", "settings.json")
 	write(t, settingsPath, `{"hooks": {"Stop": "oops"}}`)
@@ -347,6 +353,7 @@ func TestInstallRefusesBrokenFiles(t *testing.T) {
 }
 
 func TestInstalledReportsWiring(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t)
 	if _, err := Install(context.Background(), w.opts(ScopeProject)); err != nil {
 		t.Fatal(err)
@@ -365,6 +372,7 @@ func TestInstalledReportsWiring(t *testing.T) {
 // rewrite the file and add keys of its own), real Claude Code reads it from
 // there, and uninstalling gives the file back byte for byte.
 func TestLocalRegistrationIsReadByClaudeCode(t *testing.T) {
+	t.Parallel()
 	claude := fakemodel.EnsureClaude(t)
 	w := newWorld(t)
 	claudeJSON := filepath.Join(w.home, ".claude.json")
@@ -400,6 +408,7 @@ func TestLocalRegistrationIsReadByClaudeCode(t *testing.T) {
 }
 
 func TestShellQuoteRoundTrips(t *testing.T) {
+	t.Parallel()
 	for _, p := range []string{"/usr/bin/planq", "/a b/planq", "/it's/planq", `/x"y/planq`, "/tmp/go-build1/b001/planq.test",
 		`C:\Users\Ann Lee\AppData\Local\planq\planq.exe`, "/$HOME/`x`/planq", "/tab\there/planq"} {
 		cmd := HookCommand(p, "stop")
@@ -419,6 +428,7 @@ func TestShellQuoteRoundTrips(t *testing.T) {
 }
 
 func TestInstallMovesAnOldCatchAllToolHookToTheGatedMatcher(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t)
 	settingsPath := filepath.Join(w.repo, ".claude", "settings.json")
 	old := `{"hooks":{"PreToolUse":[{"matcher":"*","hooks":[` +
@@ -511,6 +521,7 @@ func TestLocalScopeHooksStayOutOfJJ(t *testing.T) {
 // stay on planq. Reinstalling without it moves them back, in place, and
 // uninstalling removes either form.
 func TestInstallWiresToolHooksToPlanqHook(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t)
 	ctx := context.Background()
 	settings := filepath.Join(w.repo, ".claude", "settings.json")
@@ -564,6 +575,7 @@ func TestInstallWiresToolHooksToPlanqHook(t *testing.T) {
 }
 
 func TestHookBinaryBeside(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	exe := filepath.Join(dir, "planq")
 	if got := conffile.HookBinaryBeside(exe); got != "" {

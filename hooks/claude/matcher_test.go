@@ -10,6 +10,7 @@ import (
 // does, as a JavaScript regex, and checks it skips exactly the tools the gate
 // always allows while every other tool, known or not, still reaches the hook.
 func TestGatedToolsMatcherInJavaScript(t *testing.T) {
+	t.Parallel()
 	node, err := exec.LookPath("node")
 	if err != nil {
 		t.Skip("SKIPPED: node is not installed; cannot evaluate the matcher as JavaScript")

@@ -44,6 +44,7 @@ func TestMatchRule(t *testing.T) {
 // and judges the original command the way Claude Code orders them: deny,
 // then ask, then allow (every part of a compound command must be allowed).
 func TestApprovalOf(t *testing.T) {
+	t.Parallel()
 	home, proj := t.TempDir(), t.TempDir()
 	write := func(path string, perms map[string][]string) {
 		t.Helper()
@@ -112,6 +113,7 @@ func TestRulesFromArgs(t *testing.T) {
 // TestRewriteToolUse: the answer hands back the whole input with the
 // command replaced, and the decision the user's rules give the original.
 func TestRewriteToolUse(t *testing.T) {
+	t.Parallel()
 	home, proj := t.TempDir(), t.TempDir()
 	if err := os.MkdirAll(filepath.Join(proj, ".claude"), 0o755); err != nil {
 		t.Fatal(err)

@@ -146,6 +146,7 @@ func TestPreToolUseOutsideJJ(t *testing.T) {
 }
 
 func TestPreToolUseBadInput(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	dir := t.TempDir()
 	for name, in := range map[string]Input{
@@ -283,6 +284,7 @@ func TestRunPreToolUseFailsClosed(t *testing.T) {
 // When the answer cannot be printed, the hook exits 2, which Claude Code
 // takes as a denial.
 func TestRunPreToolUseExits2WhenItCannotAnswer(t *testing.T) {
+	t.Parallel()
 	var errb strings.Builder
 	code := RunPreToolUse(context.Background(), strings.NewReader("nonsense"), failingWriter{}, &errb, func(string) string { return "" })
 	if code != 2 || !strings.Contains(errb.String(), "blocked") {

@@ -25,6 +25,7 @@ const preToolUsePayload = `{
 }`
 
 func TestReadInput(t *testing.T) {
+	t.Parallel()
 	in, err := ReadInput(strings.NewReader(preToolUsePayload))
 	if err != nil {
 		t.Fatal(err)
@@ -47,6 +48,7 @@ func TestReadInput(t *testing.T) {
 }
 
 func TestReadInputRejects(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name, input, want string
 	}{
@@ -74,6 +76,7 @@ func TestReadInputRejects(t *testing.T) {
 }
 
 func TestExpect(t *testing.T) {
+	t.Parallel()
 	if err := (Input{HookEventName: "PreToolUse"}).Expect(EventPreToolUse); err != nil {
 		t.Error(err)
 	}
@@ -86,6 +89,7 @@ func TestExpect(t *testing.T) {
 }
 
 func TestWriteResponse(t *testing.T) {
+	t.Parallel()
 	var b bytes.Buffer
 	if err := WriteResponse(&b, nil); err != nil || b.Len() != 0 {
 		t.Fatalf("nil response wrote %q, %v", b.String(), err)
@@ -112,6 +116,7 @@ func TestWriteResponse(t *testing.T) {
 // TestWorktreePayloads: every spelling of the worktree payloads Claude Code
 // versions send becomes the same event; 2.1.197's is the first.
 func TestWorktreePayloads(t *testing.T) {
+	t.Parallel()
 	getenv := func(k string) string { return map[string]string{"CLAUDE_PROJECT_DIR": "/repo"}[k] }
 	tests := []struct {
 		name, event, payload string
@@ -148,6 +153,7 @@ func TestWorktreePayloads(t *testing.T) {
 }
 
 func TestWorktreeCreateAnswer(t *testing.T) {
+	t.Parallel()
 	var b bytes.Buffer
 	code, err := Protocol{}.Write(&b, session.Event{Name: session.EventWorktreeCreate}, session.Reply{Path: "/repo/.planq/workspaces/x"})
 	if err != nil || code != 0 || b.String() != "/repo/.planq/workspaces/x\n" {
@@ -160,6 +166,7 @@ func TestWorktreeCreateAnswer(t *testing.T) {
 }
 
 func TestBaseRef(t *testing.T) {
+	t.Parallel()
 	dir, home := t.TempDir(), t.TempDir()
 	getenv := func(k string) string { return map[string]string{"HOME": home}[k] }
 	write := func(path, content string) {

@@ -27,6 +27,7 @@ func statusLineOf(t *testing.T, path string) map[string]any {
 }
 
 func TestInstallStatusLineWiresAndIsIdempotent(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t)
 	ctx := context.Background()
 	settings := filepath.Join(w.repo, ".claude", "settings.json")
@@ -101,6 +102,7 @@ func TestInstallStatusLineWiresAndIsIdempotent(t *testing.T) {
 }
 
 func TestInstallStatusLineKeepsTheUsersOwn(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	const mine = `{
   "statusLine": {"type": "command", "command": "~/bin/my status.sh", "padding": 1}
@@ -161,6 +163,7 @@ func TestInstallStatusLineKeepsTheUsersOwn(t *testing.T) {
 // TestCombineAdviceRuns runs the command the warning advises in a real
 // shell: both status lines get the same input, and come out joined.
 func TestCombineAdviceRuns(t *testing.T) {
+	t.Parallel()
 	sh, err := exec.LookPath("bash")
 	if err != nil {
 		t.Skip("no bash")
@@ -189,6 +192,7 @@ func TestCombineAdviceRuns(t *testing.T) {
 }
 
 func TestStatusLineFinding(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t)
 	settings := filepath.Join(w.repo, ".claude", "settings.json")
 	local := filepath.Join(w.repo, ".claude", "settings.local.json")
@@ -234,6 +238,7 @@ func TestStatusLineFinding(t *testing.T) {
 }
 
 func TestIsPlanqStatusLine(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		cmd, exe string
 		want     bool

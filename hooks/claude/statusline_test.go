@@ -23,6 +23,7 @@ func statusPayload(t *testing.T) []byte {
 }
 
 func TestDecodeStatusLine(t *testing.T) {
+	t.Parallel()
 	env := func(kv map[string]string) func(string) string { return func(k string) string { return kv[k] } }
 	captured := statusPayload(t)
 	tests := []struct {

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/planq-dev/planq/internal/fakemodel"
+	"github.com/planq-dev/planq/internal/testenv"
 )
 
 // TestCapturePayloads runs the real codex exec with a hook that saves every
@@ -20,6 +21,7 @@ import (
 // optionally, CAPTURE_WORKDIR for the shell call's workdir. It is a tool,
 // not a test: it asserts nothing.
 func TestCapturePayloads(t *testing.T) {
+	t.Parallel()
 	out := os.Getenv("CAPTURE_DIR")
 	if out == "" {
 		t.Skip("CAPTURE_DIR not set")
@@ -55,8 +57,7 @@ func TestCapturePayloads(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer m.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
+	ctx := testenv.Context(t)
 	res, err := fakemodel.HostRun{Bin: bin, Dir: dir, Home: home, Model: m, Prompt: "go", Args: []string{"-c", `model="` + os.Getenv("CAPTURE_MODEL") + `"`}}.Codex(ctx)
 	t.Logf("stdout: %s\nstderr: %s\nerr: %v", res.Stdout, res.Stderr, err)
 	for i, r := range m.LoopRequests() {

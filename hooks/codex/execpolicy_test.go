@@ -11,6 +11,7 @@ import (
 
 	"github.com/planq-dev/planq/hooks/session"
 	"github.com/planq-dev/planq/internal/fakemodel"
+	"github.com/planq-dev/planq/internal/testenv"
 )
 
 // rulesFile is a rules file with the forms planq reads: plain and
@@ -113,9 +114,8 @@ func TestRulesDirs(t *testing.T) {
 // names a program of it, so no rule of the user's stops applying because
 // planq rewrote the command.
 func TestRuleProgramsAsCodex(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs the Codex CLI")
-	}
+	t.Parallel()
+	testenv.SkipShort(t, "the end-to-end test runs the real Codex CLI")
 	bin := fakemodel.EnsureCodex(t)
 	dir := t.TempDir()
 	rules := filepath.Join(dir, "default.rules")

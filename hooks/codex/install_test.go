@@ -169,6 +169,7 @@ func TestInstallScopes(t *testing.T) {
 // Install refuses, writing nothing, a config.toml that does not parse, that
 // registers its own planq server, or that cannot take planq's table.
 func TestInstallRefuses(t *testing.T) {
+	t.Parallel()
 	tests := map[string]struct{ config, err string }{
 		"invalid TOML":       {"model = \n", "is not valid TOML"},
 		"own planq server":   {"[mcp_servers.planq]\ncommand = \"other\"\n", "already has its own [mcp_servers.planq]"},
@@ -212,6 +213,7 @@ func TestInstallRefuses(t *testing.T) {
 // Doctor's findings: the project's trust for project and local scope, and
 // planq's hooks' trust, each with the lines that fix it.
 func TestInstalledFindings(t *testing.T) {
+	t.Parallel()
 	repo := t.TempDir()
 	home := t.TempDir()
 	o := conffile.Options{Scope: conffile.ScopeProject, ProjectDir: repo, Home: home, Exe: "/usr/bin/planq"}
@@ -284,6 +286,7 @@ func TestInstalledFindings(t *testing.T) {
 // Go's JSON encoder would escape (checked against Codex in
 // TestTrustAgainstCodex for planq's own hooks).
 func TestHookHash(t *testing.T) {
+	t.Parallel()
 	// Values Codex 0.169.0 reported (app-server hooks/list) for these hooks.
 	if got := HookHash("PreToolUse", "Bash|apply_patch", "echo hi", 30, false); got != "sha256:c53ca2405ff1c946c1a0987ea5b24e69af4ce0a7ae2dea24939178f18efa808d" {
 		t.Errorf("PreToolUse hash %s", got)
@@ -300,6 +303,7 @@ func TestHookHash(t *testing.T) {
 }
 
 func TestLaunchAndDetect(t *testing.T) {
+	t.Parallel()
 	a := Adapter{}
 	if got := strings.Join(a.Launch("fix it", ""), " "); got != "fix it" {
 		t.Errorf("start: %q", got)
@@ -322,6 +326,7 @@ func TestLaunchAndDetect(t *testing.T) {
 }
 
 func TestTOMLStringRoundTrips(t *testing.T) {
+	t.Parallel()
 	for _, s := range []string{`/plain/path`, `C:\Users\me\planq.exe`, `a "quoted" name`, "tab\there", "ünï ✓", "ctl\x01\x7f"} {
 		var v struct{ K string }
 		if _, err := toml.Decode("K = "+tomlString(s), &v); err != nil || v.K != s {

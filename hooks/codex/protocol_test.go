@@ -42,6 +42,7 @@ func fixture(t *testing.T, name, cwd, transcript string) []byte {
 }
 
 func TestReadCapturedPayloads(t *testing.T) {
+	t.Parallel()
 	project := t.TempDir()
 	tr := rollout(t, project, "")
 	tests := []struct {
@@ -100,6 +101,7 @@ func TestReadCapturedPayloads(t *testing.T) {
 }
 
 func TestReadFindsProjectAndParent(t *testing.T) {
+	t.Parallel()
 	project, workdir := t.TempDir(), t.TempDir()
 	// A Bash call's cwd is its workdir; the project is the session's.
 	ev, err := Protocol{}.Read(session.EventPreToolUse, fixture(t, "PreToolUse-Bash", workdir, rollout(t, project, "")), os.Getenv)
@@ -147,6 +149,7 @@ func TestReadFindsProjectAndParent(t *testing.T) {
 }
 
 func TestReadRejects(t *testing.T) {
+	t.Parallel()
 	project := t.TempDir()
 	tr := rollout(t, project, "")
 	bad := filepath.Join(t.TempDir(), "bad.jsonl")
@@ -175,6 +178,7 @@ func TestReadRejects(t *testing.T) {
 }
 
 func TestRespond(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		event string
 		r     session.Reply
@@ -198,6 +202,7 @@ func TestRespond(t *testing.T) {
 }
 
 func TestGateTool(t *testing.T) {
+	t.Parallel()
 	tests := map[string]gate.Tool{
 		"Bash":                      {Kind: gate.KindShell, Field: "command"},
 		"apply_patch":               {Kind: gate.KindPatch, Field: "command"},

@@ -12,12 +12,14 @@ import (
 	"time"
 
 	"github.com/planq-dev/planq/internal/fakemodel"
+	"github.com/planq-dev/planq/internal/testenv"
 )
 
 // TestCaptureSubagent runs codex exec with a model that spawns a subagent,
 // which runs a shell command, and waits for it, saving the hooks' stdin in
 // $CAPTURE_DIR (go test -tags capture). A tool, not a test.
 func TestCaptureSubagent(t *testing.T) {
+	t.Parallel()
 	out := os.Getenv("CAPTURE_DIR")
 	bin := fakemodel.EnsureCodex(t)
 	dir, home := t.TempDir(), t.TempDir()
@@ -56,8 +58,7 @@ func TestCaptureSubagent(t *testing.T) {
 	}
 	m, _ := fakemodel.Start(script...)
 	defer m.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
+	ctx := testenv.Context(t)
 	res, err := fakemodel.HostRun{Bin: bin, Dir: dir, Home: home, Model: m, Prompt: "go"}.Codex(ctx)
 	t.Logf("err: %v stderr: %s", err, res.Stderr)
 	for i, r := range m.LoopRequests() {

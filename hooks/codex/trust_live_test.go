@@ -10,18 +10,17 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/planq-dev/planq/hooks/conffile"
 	"github.com/planq-dev/planq/internal/fakemodel"
+	"github.com/planq-dev/planq/internal/testenv"
 )
 
 // codexHooks asks the real Codex (app-server, hooks/list) which hooks it
 // sees in dir, with their state keys, hashes and trust.
 func codexHooks(t *testing.T, bin, home, dir string) []map[string]any {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
+	ctx := testenv.Context(t)
 	cmd := exec.CommandContext(ctx, bin, "app-server", "-c", "analytics.enabled=false")
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "HOME="+home, "CODEX_HOME="+filepath.Join(home, ".codex"))
@@ -74,6 +73,7 @@ func codexHooks(t *testing.T, bin, home, dir string) []map[string]any {
 // status: untrusted after install, trusted once the printed lines are in the
 // user's config.toml, and the project's trust for project scope.
 func TestTrustAgainstCodex(t *testing.T) {
+	t.Parallel()
 	bin := fakemodel.EnsureCodex(t)
 	for _, scope := range []string{conffile.ScopeUser, conffile.ScopeProject} {
 		t.Run(scope, func(t *testing.T) {

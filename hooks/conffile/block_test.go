@@ -6,6 +6,7 @@ import (
 )
 
 func TestSplitBlock(t *testing.T) {
+	t.Parallel()
 	const b, e = "# >>> planq >>>", "# <<< planq <<<"
 	tests := []struct {
 		name, in, rest, err string
@@ -36,6 +37,7 @@ func TestSplitBlock(t *testing.T) {
 // PutBlock puts the block where the old one was, or after a blank line at
 // the end; DropBlock takes that blank line back with it.
 func TestPutBlock(t *testing.T) {
+	t.Parallel()
 	const block = "# >>> planq\nx\n# <<< planq\n"
 	tests := []struct {
 		name, rest, want string

@@ -7,6 +7,7 @@ import (
 )
 
 func TestDiff(t *testing.T) {
+	t.Parallel()
 	a := "1\n2\n3\n4\n5\n6\n7\n8\n9\n10\n11\n12\n"
 	b := "1\n2\n3\nfour\n5\n6\n7\n8\n9\n10\n11\n12\n13"
 	want := `--- a/f

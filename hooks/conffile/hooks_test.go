@@ -8,6 +8,7 @@ import (
 )
 
 func TestMergeHook(t *testing.T) {
+	t.Parallel()
 	doc, err := Parse([]byte(`{"PreToolUse":[{"matcher":"Bash","hooks":[{"type":"command","command":"mine"},{"type":"command","command":"planq old"}]}]}`))
 	if err != nil {
 		t.Fatal(err)
@@ -42,6 +43,7 @@ func TestMergeHook(t *testing.T) {
 // With Own, planq's entry stands alone in its own group: one already so
 // is left where it is, any other is taken out and its group appended last.
 func TestMergeHookOwn(t *testing.T) {
+	t.Parallel()
 	h := Hook{Event: "Stop", Subcommand: "stop", Timeout: 30}
 	o := Options{Exe: "/bin/planq"}
 	spec := h.Spec(h.Entry(o, "codex"), "codex", "")

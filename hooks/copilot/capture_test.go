@@ -94,8 +94,7 @@ func TestCapturePayloads(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer m.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
+	ctx := testenv.Context(t)
 	env := []string{"PLANQ_HOME=" + os.Getenv("PLANQ_HOME"), "JJ_CONFIG=" + os.Getenv("JJ_CONFIG")}
 	res, err := fakemodel.HostRun{Bin: bin, Dir: repo, Home: home, Model: m, Prompt: "go", Env: env}.Copilot(ctx)
 	t.Logf("stdout: %s\nstderr: %s\nerr: %v", res.Stdout, res.Stderr, err)

@@ -80,7 +80,7 @@ func TestInstallScopes(t *testing.T) {
 			if _, err := os.Stat(f.Instructions); scope != conffile.ScopeUser && !os.IsNotExist(err) {
 				t.Fatalf("the dry run wrote %s (%v)", f.Instructions, err)
 			}
-			if res, err = (Adapter{}).Install(ctx, o); err != nil {
+			if _, err = (Adapter{}).Install(ctx, o); err != nil {
 				t.Fatal(err)
 			}
 
@@ -333,6 +333,7 @@ func TestInstalledFindings(t *testing.T) {
 }
 
 func TestLaunchAndDetect(t *testing.T) {
+	t.Parallel()
 	a := Adapter{}
 	if got := a.Launch("fix the bug", ""); !slices.Equal(got, []string{"-i", "fix the bug"}) {
 		t.Errorf("Launch start = %q", got)

@@ -34,6 +34,7 @@ func fixture(t *testing.T, name, cwd, transcript string) []byte {
 func env(kv map[string]string) func(string) string { return func(k string) string { return kv[k] } }
 
 func TestReadCapturedPayloads(t *testing.T) {
+	t.Parallel()
 	project := t.TempDir()
 	tr := filepath.Join(t.TempDir(), "events.jsonl")
 	getenv := env(map[string]string{"COPILOT_PROJECT_DIR": project})
@@ -135,6 +136,7 @@ func TestReadCapturedPayloads(t *testing.T) {
 // Events whose payload names no transcript find the session's
 // events.jsonl under $COPILOT_HOME; a missing one is no transcript.
 func TestReadFindsTranscript(t *testing.T) {
+	t.Parallel()
 	project, ch := t.TempDir(), t.TempDir()
 	const id = "eb02fbb5-7d9c-43e2-84ff-d1e37252c976"
 	getenv := env(map[string]string{"COPILOT_HOME": ch})
@@ -157,6 +159,7 @@ func TestReadFindsTranscript(t *testing.T) {
 }
 
 func TestReadRejects(t *testing.T) {
+	t.Parallel()
 	project := t.TempDir()
 	good := string(fixture(t, "PreToolUse-Bash", project, ""))
 	for name, tc := range map[string]struct{ event, payload string }{
@@ -181,6 +184,7 @@ func TestReadRejects(t *testing.T) {
 func q(s string) string { b, _ := json.Marshal(s); return string(b) }
 
 func TestRespond(t *testing.T) {
+	t.Parallel()
 	main := session.Event{Name: session.EventSessionStart, SessionID: "a"}
 	sub := session.Event{Name: session.EventSessionStart, SessionID: "b", ParentID: "a"}
 	tests := []struct {
@@ -206,6 +210,7 @@ func TestRespond(t *testing.T) {
 }
 
 func TestGateTool(t *testing.T) {
+	t.Parallel()
 	shell := gate.Tool{Kind: gate.KindShell, Field: "command"}
 	editor := gate.Tool{Kind: gate.KindEditor, Field: "path"}
 	ro := gate.Tool{Kind: gate.KindReadOnly}

@@ -79,7 +79,7 @@ func TestInstallScopes(t *testing.T) {
 			if data, _ := os.ReadFile(path); string(data) != user {
 				t.Fatal("the dry run wrote the settings")
 			}
-			if res, err = (Adapter{}).Install(ctx, o); err != nil {
+			if _, err = (Adapter{}).Install(ctx, o); err != nil {
 				t.Fatal(err)
 			}
 			var doc settingsDoc
@@ -194,6 +194,7 @@ func TestInstallLocalRefusesTrackedSettings(t *testing.T) {
 }
 
 func TestIsPlanqHook(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		cmd, sub string
 		want     bool
@@ -221,6 +222,7 @@ func TestIsPlanqHook(t *testing.T) {
 // regexp has no lookahead, so check its shape: every read-only tool is in
 // the exclusion, the gated ones are not.
 func TestGatedToolsMatcher(t *testing.T) {
+	t.Parallel()
 	for _, name := range readOnlyTools {
 		if !strings.Contains(GatedTools, "|"+name+"|") && !strings.Contains(GatedTools, "(?:"+name+"|") && !strings.Contains(GatedTools, "|"+name+")") {
 			t.Errorf("%s is not excluded by %s", name, GatedTools)
@@ -234,6 +236,7 @@ func TestGatedToolsMatcher(t *testing.T) {
 }
 
 func TestLaunch(t *testing.T) {
+	t.Parallel()
 	if got := (Adapter{}).Launch("-fix the bug", ""); !slices.Equal(got, []string{"--prompt-interactive=-fix the bug"}) {
 		t.Fatalf("start: %q", got)
 	}

@@ -37,6 +37,7 @@ func readEvent(t *testing.T, name string) []byte {
 // TestReadCapturedInputs reads the hook inputs captured from gemini -p
 // 0.61.0 (testdata/events) into the events planq handles.
 func TestReadCapturedInputs(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		file, event string
 		check       func(t *testing.T, ev session.Event)
@@ -120,6 +121,7 @@ func TestReadCapturedInputs(t *testing.T) {
 
 // Odd inputs are errors (the gate then denies: RunPreToolUse fails closed).
 func TestReadRejectsOddInputs(t *testing.T) {
+	t.Parallel()
 	base := `"session_id":"s","cwd":"/work/repo","hook_event_name":"BeforeTool","tool_name":"run_shell_command"`
 	tests := []struct{ name, event, input, want string }{
 		{"empty", session.EventPreToolUse, ``, "no hook input"},
@@ -145,6 +147,7 @@ func TestReadRejectsOddInputs(t *testing.T) {
 }
 
 func TestShellDir(t *testing.T) {
+	t.Parallel()
 	tests := []struct{ input, want string }{
 		{`{"command":"ls"}`, "/work/repo"},
 		{`{"command":"ls","dir_path":null}`, "/work/repo"},
@@ -167,6 +170,7 @@ func TestShellDir(t *testing.T) {
 // Every tool of planq's server (toolnames, the list the server registers)
 // is known by its name alone, without a context.
 func TestGateKnowsEveryPlanqTool(t *testing.T) {
+	t.Parallel()
 	for _, name := range toolnames.All() {
 		if got := GateTool(ToolPrefix+name, nil); got != (gate.Tool{Kind: gate.KindMCP, Server: ServerName, MCPTool: name}) {
 			t.Errorf("GateTool(%q) = %+v", ToolPrefix+name, got)
@@ -175,6 +179,7 @@ func TestGateKnowsEveryPlanqTool(t *testing.T) {
 }
 
 func TestGateTools(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		mcp  *MCPContext
@@ -220,6 +225,7 @@ func TestGateTools(t *testing.T) {
 // TestWrite: the answers Gemini CLI reads, each on exit status 0, and
 // nothing at all on stdout when planq has nothing to say.
 func TestWrite(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		event string
 		reply session.Reply
@@ -254,6 +260,7 @@ func (failWriter) Write([]byte) (int, error) { return 0, errors.New("closed") }
 // CLI lets a call through on any status but 0 and 2), and exit 2 when even
 // the answer cannot be written.
 func TestPreToolUseFailsClosed(t *testing.T) {
+	t.Parallel()
 	for _, input := range []string{``, `not json`, `{"tool_name":"write_file"`, `{"session_id":"s","hook_event_name":"BeforeTool","tool_name":"write_file","tool_input":{"file_path":"a"}}`} {
 		var out, errb bytes.Buffer
 		code := session.RunPreToolUse(context.Background(), Protocol{}, strings.NewReader(input), &out, &errb, func(string) string { return "" })

@@ -14,6 +14,7 @@ import (
 // TestFolderTrust decides trust the way Gemini CLI 0.61.0 does
 // (packages/core/src/utils/trust.ts checkPathTrust and isPathTrusted).
 func TestFolderTrust(t *testing.T) {
+	t.Parallel()
 	home := t.TempDir()
 	proj := filepath.Join(home, "code", "proj")
 	if err := os.MkdirAll(filepath.Join(proj, "sub"), 0o755); err != nil {

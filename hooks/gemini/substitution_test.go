@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/planq-dev/planq/internal/fakemodel"
+	"github.com/planq-dev/planq/internal/testenv"
 )
 
 // substitutionCases are commands with Gemini CLI's verdict on each (true:
@@ -61,9 +62,8 @@ func TestRefusesSubstitution(t *testing.T) {
 // the pinned CLI's bundle, on every case, under node: planq's port must
 // agree with it on each.
 func TestRefusesSubstitutionAsGemini(t *testing.T) {
-	if testing.Short() {
-		t.Skip("needs the Gemini CLI bundle and node")
-	}
+	t.Parallel()
+	testenv.SkipShort(t, "runs the Gemini CLI bundle with node")
 	node, err := exec.LookPath("node")
 	if err != nil {
 		t.Skip("node is not on PATH")

@@ -16,6 +16,7 @@ import (
 // rewrites it). The hosts that share Claude Code's answer shape share its
 // code, and this keeps each one's bytes what they were.
 func TestAnswerBytes(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		label string
 		ev    session.Event

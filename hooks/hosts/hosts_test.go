@@ -49,6 +49,7 @@ func TestWireWorkspaceCarriesTheStatusLine(t *testing.T) {
 // planq's launch arguments go right after the host's CLI (and its
 // subcommand) in an agent command, before the user's own words.
 func TestAgentArgv(t *testing.T) {
+	t.Parallel()
 	codex, _ := Lookup("codex")
 	claude, _ := Lookup("claude")
 	opencode, _ := Lookup("opencode")

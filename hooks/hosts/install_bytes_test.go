@@ -27,6 +27,7 @@ var update = flag.Bool("update", false, "rewrite testdata/install/*.txt from wha
 // planq that moved, and the uninstall after them. The golden files are the byte-for-byte contract a
 // refactoring of the adapters keeps.
 func TestInstallBytes(t *testing.T) {
+	t.Parallel()
 	const exe, hookExe = "/opt/planq/bin/planq", "/opt/planq/bin/planq-hook"
 	for _, a := range All() {
 		name := a.Host().Name

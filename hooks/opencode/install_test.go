@@ -44,7 +44,7 @@ func TestInstallScopes(t *testing.T) {
 			if _, err := os.Stat(plugin); !os.IsNotExist(err) {
 				t.Fatalf("the dry run wrote the plugin (%v)", err)
 			}
-			if res, err = (Adapter{}).Install(ctx, o); err != nil {
+			if _, err = (Adapter{}).Install(ctx, o); err != nil {
 				t.Fatal(err)
 			}
 			var doc struct {

@@ -92,7 +92,8 @@ export const PlanqPlugin = async ({ directory, client }) => {
       if (reply.command !== undefined) {
         // OpenCode runs the args object it passed in: change it, never replace it.
         if (typeof reply.command !== "string" || typeof output.args?.command !== "string") throw new Error(`${GATE_FAILED}cannot run ${input.tool} in the sandbox`);
-        output.args.command = reply.command;
+        try { output.args.command = reply.command; } catch {}
+        if (output.args.command !== reply.command) throw new Error(`${GATE_FAILED}cannot run ${input.tool} in the sandbox: its arguments cannot be changed`);
       }
       if (reply.warning) warnings.set(input.callID, String(reply.warning));
     },

@@ -10,9 +10,9 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/planq-dev/planq/internal/fakemodel"
+	"github.com/planq-dev/planq/internal/testenv"
 	"github.com/planq-dev/planq/transcript"
 )
 
@@ -79,6 +79,7 @@ func saveTestdata(t *testing.T, stops []Payload, name string) {
 // prompt but the title request's, the stop hook gets the messages; then
 // `--session` continues the session, which starts as a resume.
 func TestOpenCodeRunEndToEnd(t *testing.T) {
+	t.Parallel()
 	bin := fakemodel.EnsureOpenCode(t)
 	const (
 		reason         = "planq: no change is declared yet. Call planq_jj_init with one line saying what you are about to do."
@@ -107,8 +108,7 @@ func TestOpenCodeRunEndToEnd(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer m.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
-	defer cancel()
+	ctx := testenv.Context(t)
 	run := fakemodel.HostRun{Bin: bin, Dir: dir, Home: home, Model: m, Prompt: "add the files", Env: []string{st.env()}}
 	res, err := run.OpenCode(ctx)
 	if err != nil {
@@ -233,6 +233,7 @@ func TestOpenCodeRunEndToEnd(t *testing.T) {
 // session-start "compact", a model whose id has "gpt-" gets apply_patch
 // (gated like write), and deleting the session ends it.
 func TestOpenCodeServeEndToEnd(t *testing.T) {
+	t.Parallel()
 	bin := fakemodel.EnsureOpenCode(t)
 	dir, home := t.TempDir(), t.TempDir()
 	st := newStub(t,

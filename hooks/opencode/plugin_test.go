@@ -2,7 +2,6 @@ package opencode
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"os"
 	"os/exec"
@@ -11,12 +10,13 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/planq-dev/planq/internal/fakemodel"
+	"github.com/planq-dev/planq/internal/testenv"
 )
 
 func TestRender(t *testing.T) {
+	t.Parallel()
 	js, err := Render(`/opt/we"ird \ dir/planq`, "/usr/bin/planq-hook\u2028")
 	if err != nil {
 		t.Fatal(err)
@@ -54,6 +54,7 @@ type step struct {
 	Input  map[string]any `json:"input,omitempty"`
 	Output map[string]any `json:"output,omitempty"`
 	Event  map[string]any `json:"event,omitempty"`
+	Frozen bool           `json:"frozen,omitempty"` // output.args cannot be changed
 }
 
 type harnessResult struct {
@@ -82,8 +83,7 @@ func runHarness(t *testing.T, bin string, js []byte, st *stub, c harnessCase) ha
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
+	ctx := testenv.Context(t)
 	cmd := exec.CommandContext(ctx, bin, harness, plugin, casePath)
 	cmd.Env = append(isolatedEnv(dir, t.TempDir()), "BUN_BE_BUN=1", st.env())
 	var stderr bytes.Buffer
@@ -112,6 +112,7 @@ const gateFailed = "planq gate: blocked this call because the gate hook failed: 
 // TestPluginGate drives tool.execute.before through every kind of gate
 // answer; the hook is the test binary acting as a stub.
 func TestPluginGate(t *testing.T) {
+	t.Parallel()
 	bin := fakemodel.EnsureOpenCode(t)
 	const reason = "planq: declare your change first: call planq_jj_init with one line"
 	tests := []struct {
@@ -175,8 +176,10 @@ func TestPluginGate(t *testing.T) {
 // call's command in the args object OpenCode passed in (OpenCode runs that
 // object: a new one would be ignored, and the original command would run),
 // keeping its other arguments; a command for a call without a string
-// command is refused, never run as it was.
+// command, or whose arguments cannot be changed, is refused, never run as
+// it was.
 func TestPluginRewrite(t *testing.T) {
+	t.Parallel()
 	bin := fakemodel.EnsureOpenCode(t)
 	const sandboxed = `'/opt/planq/bin/planq-hook' sandbox -- 'echo "it'\''s" > x'`
 	reply, _ := json.Marshal(map[string]string{"decision": "allow", "command": sandboxed, "warning": "PLANQ-WARNING"})
@@ -191,7 +194,11 @@ func TestPluginRewrite(t *testing.T) {
 	after := step{Hook: "tool.execute.after", Input: map[string]any{"tool": "bash", "sessionID": "s", "callID": "c1", "args": map[string]any{"command": sandboxed}},
 		Output: map[string]any{"title": "", "output": "out", "metadata": map[string]any{}}}
 	config := json.RawMessage(`{"permission":{"bash":{"*":"allow","git push *":"ask"}},"agent":{"build":{"permission":"allow"},"plan":{}}}`)
-	res := runHarness(t, bin, js, st, harnessCase{Directory: "/proj", Config: config, Sessions: map[string]map[string]any{"s": {}}, Steps: []step{bash, write, after}})
+	frozen := bash
+	frozen.Input = map[string]any{"tool": "bash", "sessionID": "s", "callID": "c3"}
+	frozen.Output = map[string]any{"args": map[string]any{"command": `echo "it's" > x`}}
+	frozen.Frozen = true
+	res := runHarness(t, bin, js, st, harnessCase{Directory: "/proj", Config: config, Sessions: map[string]map[string]any{"s": {}}, Steps: []step{bash, write, after, frozen}})
 	r := res.Results[0]
 	if r.Error != nil {
 		t.Fatalf("the bash call was blocked: %s", *r.Error)
@@ -208,6 +215,10 @@ func TestPluginRewrite(t *testing.T) {
 	}
 	if got := res.Results[2].Output["output"]; got != "out\n\nPLANQ-WARNING" {
 		t.Errorf("output after the rewritten call = %q, want the warning appended", got)
+	}
+	// Arguments that cannot be changed would run the original: blocked.
+	if e := res.Results[3].Error; e == nil || !strings.HasPrefix(*e, gateFailed) || !strings.Contains(*e, "cannot be changed") {
+		t.Errorf("a bash call whose arguments cannot be changed: error %v, want the call blocked", e)
 	}
 	// The gate hears that the plugin applies commands, and the user's
 	// permission config, global and per agent, which OpenCode would judge
@@ -234,6 +245,7 @@ func TestPluginRewrite(t *testing.T) {
 // of the tool hooks, with planq-hook and without, and that a path needing
 // JS escapes still runs.
 func TestPluginCommandLines(t *testing.T) {
+	t.Parallel()
 	bin := fakemodel.EnsureOpenCode(t)
 	for _, withHook := range []bool{true, false} {
 		st := newStub(t, stubRule{Event: "pre-tool-use", Reply: `{"decision":"allow","warning":"PLANQ-WARNING: the change is empty"}`})
@@ -301,6 +313,7 @@ func TestPluginCommandLines(t *testing.T) {
 // session-start retried, pre-compact context, the nudge for main sessions
 // only, and session-end.
 func TestPluginSession(t *testing.T) {
+	t.Parallel()
 	bin := fakemodel.EnsureOpenCode(t)
 	st := newStub(t,
 		stubRule{Event: "session-start", Match: `"sessionID":"broken"`, Exit: 1, Stderr: "boom"},
@@ -415,6 +428,7 @@ func TestPluginSession(t *testing.T) {
 // TestPluginPostToolUseNeverThrows: a failing post-tool-use hook is logged,
 // never thrown into OpenCode.
 func TestPluginPostToolUseNeverThrows(t *testing.T) {
+	t.Parallel()
 	bin := fakemodel.EnsureOpenCode(t)
 	st := newStub(t, stubRule{Event: "post-tool-use", Exit: 1, Stderr: "post failed"}, stubRule{Event: "stop", Reply: "garbage"})
 	js, err := Render(st.bin, "")

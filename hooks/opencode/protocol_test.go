@@ -8,6 +8,7 @@ import (
 )
 
 func TestReadPayload(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name, in string
 		want     Payload
@@ -50,6 +51,7 @@ func TestReadPayload(t *testing.T) {
 }
 
 func TestPayloadCheck(t *testing.T) {
+	t.Parallel()
 	base := Payload{SessionID: "s", Directory: "/p"}
 	tool := base
 	tool.Tool, tool.CallID, tool.Args = "bash", "c", json.RawMessage(`{"command":"ls"}`)
@@ -80,6 +82,7 @@ func TestPayloadCheck(t *testing.T) {
 }
 
 func TestWriteReply(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		r    Reply
 		want string
@@ -100,6 +103,7 @@ func TestWriteReply(t *testing.T) {
 }
 
 func TestTool(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name  string
 		kind  ToolKind

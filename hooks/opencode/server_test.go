@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/planq-dev/planq/internal/fakemodel"
+	"github.com/planq-dev/planq/internal/testenv"
 )
 
 // ocServer is a running `opencode serve` (what the TUI talks to) pointed at
@@ -24,6 +25,7 @@ import (
 type ocServer struct {
 	url    string
 	dir    string
+	ctx    context.Context // the test's wait budget (testenv.Context)
 	client *http.Client
 	stderr *bytes.Buffer
 }
@@ -42,8 +44,8 @@ func isolatedEnv(dir, home string, extra ...string) []string {
 	}
 	env = append(env, "HOME="+home, "PWD="+dir,
 		"XDG_CONFIG_HOME="+filepath.Join(home, ".config"), "XDG_DATA_HOME="+filepath.Join(home, ".local", "share"),
-		"XDG_CACHE_HOME="+filepath.Join(home, ".cache"), "XDG_STATE_HOME="+filepath.Join(home, ".local", "state"),
-		"OPENCODE_DISABLE_AUTOUPDATE=1", "OPENCODE_DISABLE_LSP_DOWNLOAD=1", "OPENCODE_DISABLE_DEFAULT_PLUGINS=1")
+		"XDG_CACHE_HOME="+filepath.Join(home, ".cache"), "XDG_STATE_HOME="+filepath.Join(home, ".local", "state"))
+	env = append(env, fakemodel.OpenCodeOffline...)
 	return append(env, extra...)
 }
 
@@ -85,7 +87,9 @@ func startServer(t *testing.T, bin, dir, home string, env ...string) *ocServer {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := &ocServer{dir: dir, client: &http.Client{Timeout: 2 * time.Minute}, stderr: &bytes.Buffer{}}
+	// No fixed timeouts: a prompt's request lasts as long as the model turns
+	// it starts, which on a busy machine is long.
+	s := &ocServer{dir: dir, ctx: testenv.Context(t), client: &http.Client{}, stderr: &bytes.Buffer{}}
 	cmd.Stderr = s.stderr
 	cmd.WaitDelay = 5 * time.Second
 	if err := cmd.Start(); err != nil {
@@ -108,8 +112,8 @@ func startServer(t *testing.T, bin, dir, home string, env ...string) *ocServer {
 	}()
 	select {
 	case s.url = <-found:
-	case <-time.After(2 * time.Minute):
-		t.Fatalf("opencode serve printed no URL\nstderr: %s", s.stderr)
+	case <-s.ctx.Done():
+		t.Fatalf("opencode serve printed no URL before the test's time ran out\nstderr: %s", s.stderr)
 	}
 	return s
 }
@@ -122,7 +126,7 @@ func (s *ocServer) do(t *testing.T, method, path string, body, out any) {
 		b, _ := json.Marshal(body)
 		rd = bytes.NewReader(b)
 	}
-	req, err := http.NewRequest(method, s.url+path, rd)
+	req, err := http.NewRequestWithContext(s.ctx, method, s.url+path, rd)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -144,16 +148,17 @@ func (s *ocServer) do(t *testing.T, method, path string, body, out any) {
 	}
 }
 
-// waitFor polls cond (each poll is a real API read) until it holds or a
-// minute passes.
+// waitFor polls cond (each poll is a real API read) until it holds or the
+// test's time runs out (testenv.Context).
 func waitFor(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(time.Minute)
+	ctx := testenv.Context(t)
 	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
+		select {
+		case <-ctx.Done():
+			t.Fatalf("gave up waiting for %s: the test's time ran out", what)
+		case <-time.After(100 * time.Millisecond):
 		}
-		time.Sleep(100 * time.Millisecond)
 	}
 }
 

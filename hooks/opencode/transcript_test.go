@@ -45,6 +45,7 @@ func renderFile(t *testing.T, path string) []string {
 // TestAppendTranscriptRenders converts messages captured from real OpenCode
 // runs (see the end-to-end tests) and checks what planq's renderer shows.
 func TestAppendTranscriptRenders(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		file string
 		want [][]string // per line, substrings of the rendered line, in order
@@ -103,6 +104,7 @@ func TestAppendTranscriptRenders(t *testing.T) {
 // TestAppendTranscriptOnlyGrows: messages are written once, in whole lines,
 // after what the file holds; unfinished assistant messages wait.
 func TestAppendTranscriptOnlyGrows(t *testing.T) {
+	t.Parallel()
 	msgs := readTestdata(t, "messages.json")
 	oneShot := filepath.Join(t.TempDir(), "one.jsonl")
 	if _, err := AppendTranscript(oneShot, join(msgs)); err != nil {
@@ -151,6 +153,7 @@ func TestAppendTranscriptOnlyGrows(t *testing.T) {
 // TestAppendTranscriptTornTail: a line a crash cut short is ended, not
 // extended, and its message is written again whole.
 func TestAppendTranscriptTornTail(t *testing.T) {
+	t.Parallel()
 	msgs := readTestdata(t, "messages.json")
 	path := filepath.Join(t.TempDir(), "t.jsonl")
 	if _, err := AppendTranscript(path, join(msgs[:2])); err != nil {
@@ -177,6 +180,7 @@ func TestAppendTranscriptTornTail(t *testing.T) {
 
 // TestAppendTranscriptMessages covers messages the captures do not have.
 func TestAppendTranscriptMessages(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name, messages string
 		added          int

@@ -8,6 +8,7 @@ import (
 )
 
 func TestEventNames(t *testing.T) {
+	t.Parallel()
 	n := ClaudeEventNames()
 	if got, err := n.Of(EventPreToolUse, "Codex"); got != "PreToolUse" || err != nil {
 		t.Errorf("Of(pre-tool-use) = %q, %v", got, err)
@@ -24,6 +25,7 @@ func TestEventNames(t *testing.T) {
 }
 
 func TestCheckEventName(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		got, want string
 		ok        bool
@@ -41,6 +43,7 @@ func TestCheckEventName(t *testing.T) {
 }
 
 func TestDecode(t *testing.T) {
+	t.Parallel()
 	type in struct {
 		SessionID string `json:"session_id"`
 		Cwd       string `json:"cwd"`
@@ -55,6 +58,7 @@ func TestDecode(t *testing.T) {
 
 // The answers in Claude Code's shape, byte for byte.
 func TestHookAnswer(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		event string
 		r     Reply
@@ -78,6 +82,7 @@ func TestHookAnswer(t *testing.T) {
 }
 
 func TestRequireSession(t *testing.T) {
+	t.Parallel()
 	tests := []struct{ id, cwd, err string }{
 		{"s", "/repo", ""},
 		{"", "/repo", "Codex's hook input has no session_id"},
@@ -95,6 +100,7 @@ func TestRequireSession(t *testing.T) {
 // TestHookAnswerFailsClosedOnARewrite: a reply that may run only in the
 // sandbox, reaching a host's answer that cannot write the rewrite, denies.
 func TestHookAnswerFailsClosedOnARewrite(t *testing.T) {
+	t.Parallel()
 	a := HookAnswer(EventPreToolUse, Reply{Command: "'planq-sandbox' '--root' '/p' '--' 'ls'"})
 	if a == nil || a.Specific == nil || a.Specific.PermissionDecision != "deny" || a.Specific.UpdatedInput != nil {
 		t.Fatalf("HookAnswer with a Command = %+v, want a denial", a)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/planq-dev/planq/config"
 	"github.com/planq-dev/planq/jj"
+	"github.com/planq-dev/planq/project"
 	"github.com/planq-dev/planq/transcript"
 )
 
@@ -82,11 +83,11 @@ func Open(e Env, ev Event) (*Scope, error) {
 	if err != nil {
 		return nil, err
 	}
-	project, err := config.ProjectName(root, cfg)
+	name, _, err := project.Name(root, cfg, home)
 	if err != nil {
 		return nil, err
 	}
-	ts, err := transcript.New(home, project)
+	ts, err := transcript.New(home, name)
 	if err != nil {
 		return nil, err
 	}
@@ -95,7 +96,7 @@ func Open(e Env, ev Event) (*Scope, error) {
 	if e.JJBin != "" {
 		c.Bin = e.JJBin
 	}
-	return &Scope{Root: root, JJ: c, TS: ts, Home: home, Project: project}, nil
+	return &Scope{Root: root, JJ: c, TS: ts, Home: home, Project: name}, nil
 }
 
 // LineageOf returns the root change of the lineage ch belongs to: its

@@ -6,6 +6,7 @@ import (
 )
 
 func TestWidth(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		s    string
 		want int
@@ -30,6 +31,7 @@ func TestWidth(t *testing.T) {
 }
 
 func TestCut(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		s    string
 		cols int
@@ -58,6 +60,7 @@ func TestCut(t *testing.T) {
 }
 
 func TestFit(t *testing.T) {
+	t.Parallel()
 	id := Part{Text: "kxqyzmpvqrst"}
 	gate := Part{Text: "gate open"}
 	task := Part{Text: "Add rate limiting to the public API", Min: 10}

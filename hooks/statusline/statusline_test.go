@@ -16,6 +16,7 @@ import (
 )
 
 func TestParts(t *testing.T) {
+	t.Parallel()
 	const id = "kxqyzmpvqrstuvwxyzkxqyzmpvqrst"
 	summary := "Add rate limiting\n\nDone:\n- bucket\n\nKey decisions:\n- none\n\nLeft to do:\n- overrides\n- docs\n\nOpen questions:\n- none"
 	tests := []struct {

@@ -12,7 +12,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/planq-dev/planq/internal/fakemodel"
 	"github.com/planq-dev/planq/internal/testenv"
@@ -26,7 +25,7 @@ const Summary = "Add a greeting file\n\nDone:\n- hello.txt with a greeting\n\nKe
 // isolated home and a jj repo, and the test's deadline.
 type World struct {
 	T     *testing.T      // the test, which a failed check ends
-	Ctx   context.Context // the test's deadline, five minutes
+	Ctx   context.Context // the test's deadline (testenv.Context: go test's -timeout, less a margin)
 	Planq string          // the planq binary the host's hooks and server run
 	Repo  string          // the jj repo the host works in, symlinks resolved
 	Home  string          // the isolated HOME the host keeps its state in
@@ -43,7 +42,9 @@ type World struct {
 // New makes the world of a test whose host runs planq (built before: the
 // build uses the real Go caches, which isolating hides): it needs jj,
 // isolates HOME, PLANQ_HOME and the jj config (testenv.Isolate), makes a
-// fresh jj repo and gives the test five minutes.
+// fresh jj repo and gives the test until shortly before go test's
+// -timeout: a session's pace depends on the machine's load, so its waits
+// have one generous budget, not fixed ones.
 func New(t *testing.T, planq string) *World {
 	t.Helper()
 	testenv.RequireJJ(t)
@@ -52,9 +53,7 @@ func New(t *testing.T, planq string) *World {
 	if real, err := filepath.EvalSymlinks(repo); err == nil {
 		repo = real
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	t.Cleanup(cancel)
-	w := &World{T: t, Ctx: ctx, Planq: planq, Repo: repo, Home: os.Getenv("HOME"),
+	w := &World{T: t, Ctx: testenv.Context(t), Planq: planq, Repo: repo, Home: os.Getenv("HOME"),
 		Env: []string{"PLANQ_HOME=" + os.Getenv("PLANQ_HOME"), "JJ_CONFIG=" + os.Getenv("JJ_CONFIG"), "JJ_USER=Test User", "JJ_EMAIL=test@example.com"}}
 	t.Cleanup(w.checkNoEscapes)
 	return w
@@ -68,9 +67,7 @@ func (w *World) checkNoEscapes() {
 	if t.Failed() {
 		return
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, w.Planq, "stats", "--json", "--repo", w.Repo)
+	cmd := exec.CommandContext(w.Ctx, w.Planq, "stats", "--json", "--repo", w.Repo)
 	cmd.Env = append(os.Environ(), w.Env...)
 	out, err := cmd.Output()
 	if err != nil {

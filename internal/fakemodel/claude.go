@@ -28,9 +28,7 @@ func EnsureClaude(tb testing.TB) string {
 // prints; label names the CLI in messages.
 func ensureCLI(tb testing.TB, label, script string, args ...string) string {
 	tb.Helper()
-	if testing.Short() {
-		tb.Skipf("SKIPPED (-short): the end-to-end test runs the real %s CLI", label)
-	}
+	testenv.SkipShort(tb, "the end-to-end test runs the real "+strings.TrimSuffix(label, " CLI")+" CLI")
 	root, err := testenv.ModuleRoot()
 	if err != nil {
 		tb.Fatalf("find repo root: %v", err)

@@ -1,18 +1,19 @@
 package fakemodel
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
+
+	"github.com/planq-dev/planq/internal/testenv"
 )
 
 // TestClaudeCodeRunsScriptedBash proves the harness: the real Claude Code CLI,
 // pointed at the fake model, runs the Bash call the model scripted and sends
 // its output back in the next request.
 func TestClaudeCodeRunsScriptedBash(t *testing.T) {
+	t.Parallel()
 	claude := EnsureClaude(t)
 	m, err := Start(
 		Turn{Text: "I will run a command.", Tools: []ToolUse{{Name: "Bash", Input: map[string]any{"command": "echo hi-from-bash > out.txt; echo hi-from-bash", "description": "say hi"}}}},
@@ -23,8 +24,7 @@ func TestClaudeCodeRunsScriptedBash(t *testing.T) {
 	}
 	defer m.Close()
 	dir, home := t.TempDir(), t.TempDir()
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
+	ctx := testenv.Context(t)
 	res, err := Run{Claude: claude, Dir: dir, Home: home, Model: m, Args: []string{"-p", "say hi"}}.Exec(ctx)
 	if err != nil {
 		t.Fatal(err)

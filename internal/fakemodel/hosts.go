@@ -103,6 +103,16 @@ func hostEnv() []string {
 	return out
 }
 
+// OpenCodeOffline is the environment that keeps OpenCode off the network:
+// no update check, no LSP or default plugin downloads, and no models.dev
+// fetch (offline, that fetch times out after 30 s and holds the first model
+// request back for about 100 s; the fake provider is fully described in the
+// config, so the catalogue is not needed).
+var OpenCodeOffline = []string{
+	"OPENCODE_DISABLE_AUTOUPDATE=1", "OPENCODE_DISABLE_LSP_DOWNLOAD=1", "OPENCODE_DISABLE_DEFAULT_PLUGINS=1",
+	"OPENCODE_DISABLE_MODELS_FETCH=1",
+}
+
 // OpenCode runs `opencode run --format json` with a provider "fake" that
 // speaks Chat Completions to the fake model. The provider lives in the user
 // config under Home, so the project's opencode.json is the user's (planq's)
@@ -125,13 +135,12 @@ func (r HostRun) OpenCode(ctx context.Context) (Result, error) {
 	}
 	args := append([]string{"run", "--format", "json", "--model", "fake/m"}, r.Args...)
 	args = append(args, r.Prompt)
-	res, err := r.exec(ctx, "opencode", args, []string{
+	res, err := r.exec(ctx, "opencode", args, append([]string{
 		"XDG_CONFIG_HOME=" + filepath.Join(r.Home, ".config"),
 		"XDG_DATA_HOME=" + filepath.Join(r.Home, ".local", "share"),
 		"XDG_CACHE_HOME=" + filepath.Join(r.Home, ".cache"),
 		"XDG_STATE_HOME=" + filepath.Join(r.Home, ".local", "state"),
-		"OPENCODE_DISABLE_AUTOUPDATE=1", "OPENCODE_DISABLE_LSP_DOWNLOAD=1", "OPENCODE_DISABLE_DEFAULT_PLUGINS=1",
-	})
+	}, OpenCodeOffline...))
 	res.SessionID = firstJSONField(res.Stdout, "sessionID")
 	return res, err
 }

@@ -6,7 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
+
+	"github.com/planq-dev/planq/internal/testenv"
 )
 
 // TestHostsRunScriptedShell proves each wire against its real host: the CLI,
@@ -14,6 +15,7 @@ import (
 // host's own tool, sends the output back in the next request, and prints the
 // scripted final text.
 func TestHostsRunScriptedShell(t *testing.T) {
+	t.Parallel()
 	const cmd = "echo hi-from-shell > out.txt; echo hi-from-shell"
 	hosts := []struct {
 		name   string
@@ -39,8 +41,7 @@ func TestHostsRunScriptedShell(t *testing.T) {
 			}
 			defer m.Close()
 			dir, home := t.TempDir(), t.TempDir()
-			ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-			defer cancel()
+			ctx := testenv.Context(t)
 			res, err := h.run(HostRun{Bin: bin, Dir: dir, Home: home, Model: m, Prompt: "say hi"}, ctx)
 			if err != nil {
 				t.Fatal(err)

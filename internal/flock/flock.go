@@ -89,6 +89,11 @@ func TryAcquire(path string) (l *Lock, ok bool, err error) {
 	return &Lock{f: f}, true, nil
 }
 
+// FromFile wraps an open file whose lock this process holds already — one
+// inherited from the parent that took it — so it can be handed on (File)
+// and closed (Close) like a lock this process took.
+func FromFile(f *os.File) *Lock { return &Lock{f: f} }
+
 // File returns the locked file, to hand the lock to a child process: on
 // Unix a lock belongs to the open file, so a child that inherits it (as
 // exec.Cmd.ExtraFiles) holds the lock until it exits, even after this

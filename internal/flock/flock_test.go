@@ -14,6 +14,7 @@ import (
 
 // TestHelperHold is run as a child process that holds the lock until killed.
 func TestHelperHold(t *testing.T) {
+	t.Parallel()
 	path := os.Getenv("FLOCK_HOLD")
 	if path == "" {
 		t.Skip("helper process only")
@@ -26,6 +27,7 @@ func TestHelperHold(t *testing.T) {
 }
 
 func TestExcludesOtherProcessesUntilTheyDie(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "sub", "x.lock")
 	cmd := exec.Command(os.Args[0], "-test.run=^TestHelperHold$")
 	cmd.Env = append(os.Environ(), "FLOCK_HOLD="+path)

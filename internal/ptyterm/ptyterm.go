@@ -35,7 +35,6 @@ type Term struct {
 	changed chan struct{} // closed and replaced on every output chunk
 	scr     screen
 	raw     []byte // everything the program wrote
-	waitErr error
 }
 
 // Start runs cmd (not yet started) in a new pseudo-terminal of rows×cols,

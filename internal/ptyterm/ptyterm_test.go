@@ -3,14 +3,15 @@
 package ptyterm
 
 import (
-	"context"
 	"os/exec"
 	"strings"
 	"testing"
-	"time"
+
+	"github.com/planq-dev/planq/internal/testenv"
 )
 
 func TestScreen(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name, in, want string
 	}{
@@ -46,8 +47,8 @@ func TestScreen(t *testing.T) {
 // TestTermRunsAProgram drives sh in a real pseudo-terminal: it sees a
 // terminal of the size asked for, draws, and reads what is typed.
 func TestTermRunsAProgram(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
+	t.Parallel()
+	ctx := testenv.Context(t)
 	cmd := exec.Command("sh", "-c", `[ -t 0 ] && printf 'size %s\n' "$(stty size)"; printf 'name? '; read name; printf '\033[1;1Hhello %s\n' "$name"`)
 	term, err := Start(cmd, 10, 50)
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -27,6 +28,7 @@ func Isolate(t testing.TB) string {
 	}
 	git := jjGit() // before JJ_CONFIG moves
 	home := t.TempDir()
+	noGoTelemetry(t, filepath.Join(home, ".config"))
 	t.Setenv("HOME", home)
 	t.Setenv("XDG_CONFIG_HOME", filepath.Join(home, ".config"))
 	t.Setenv("PLANQ_HOME", filepath.Join(home, ".planq"))
@@ -83,9 +85,11 @@ var goCaches = sync.OnceValue(func() map[string]string {
 	return map[string]string{"GOCACHE": vals[0], "GOMODCACHE": vals[1], "GOPATH": vals[2]}
 })
 
-// RequireJJ skips the test loudly when jj is not installed.
+// RequireJJ skips the test loudly when jj is not installed, and in the
+// short suite: every test that drives real jj comes here first.
 func RequireJJ(t testing.TB) {
 	t.Helper()
+	SkipShort(t, "drives real jj")
 	if _, err := exec.LookPath("jj"); err != nil {
 		t.Skip("SKIPPED: jj is not on PATH; run `make install` (scripts/install-jj.sh) first")
 	}
@@ -228,6 +232,7 @@ func Clone(t testing.TB, bare string) string {
 // the script cannot install one here (exit code 3).
 func EnsureChromium(t testing.TB) string {
 	t.Helper()
+	SkipShort(t, "drives a real browser")
 	c := chromium()
 	switch {
 	case c.skip != "":
@@ -284,4 +289,75 @@ func ModuleRoot() (string, error) {
 		}
 		dir = parent
 	}
+}
+
+// CleanEnv is the environment of a user with nothing set up but the tools
+// the tests run: a PATH of the directories that hold go, jj and git and the
+// system's bin directories, and an empty HOME, so no go env file, git
+// config or jj config of this machine applies. Only Go's build and module
+// caches are kept, as Isolate keeps them, so a build in it reuses the cache.
+func CleanEnv(t testing.TB) []string {
+	t.Helper()
+	var path []string
+	for _, tool := range []string{"go", "jj", "git"} {
+		if p, err := exec.LookPath(tool); err == nil && !slices.Contains(path, filepath.Dir(p)) {
+			path = append(path, filepath.Dir(p))
+		}
+	}
+	path = append(path, "/usr/local/bin", "/usr/bin", "/bin")
+	home := t.TempDir()
+	noGoTelemetry(t, filepath.Join(home, ".config"))
+	env := []string{"PATH=" + strings.Join(path, string(os.PathListSeparator)), "HOME=" + home}
+	for k, v := range goCaches() {
+		env = append(env, k+"="+v)
+	}
+	return env
+}
+
+// noGoTelemetry turns Go's telemetry off for a HOME whose config directory
+// is configDir: else every go command run there counts into
+// configDir/go/telemetry, and a go process still writing there when the test
+// ends makes removing the temp HOME fail.
+func noGoTelemetry(t testing.TB, configDir string) {
+	t.Helper()
+	dir := filepath.Join(configDir, "go", "telemetry")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "mode"), []byte("off"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// sharedDirs are the SharedTempDirs Main removes.
+var sharedDirs struct {
+	sync.Mutex
+	list []string
+}
+
+// SharedTempDir makes a temp dir that lives as long as the test binary, for
+// what its tests build once and share (a binary, a template repository).
+// Main removes it; a package that uses it has
+//
+//	func TestMain(m *testing.M) { testenv.Main(m) }
+func SharedTempDir(prefix string) (string, error) {
+	d, err := os.MkdirTemp("", prefix)
+	if err == nil {
+		sharedDirs.Lock()
+		sharedDirs.list = append(sharedDirs.list, d)
+		sharedDirs.Unlock()
+	}
+	return d, err
+}
+
+// Main runs a package's tests, then removes its SharedTempDirs, so a run
+// leaves nothing in the temp dir.
+func Main(m *testing.M) {
+	code := m.Run()
+	sharedDirs.Lock()
+	for _, d := range sharedDirs.list {
+		os.RemoveAll(d)
+	}
+	sharedDirs.Unlock()
+	os.Exit(code)
 }

@@ -6,6 +6,7 @@ import (
 )
 
 func TestOneLine(t *testing.T) {
+	t.Parallel()
 	for in, want := range map[string]string{
 		"":                       "",
 		"  a  b\n\tc \r\n":       "a b c",
@@ -18,6 +19,7 @@ func TestOneLine(t *testing.T) {
 }
 
 func TestFirstLine(t *testing.T) {
+	t.Parallel()
 	for in, want := range map[string]string{
 		"":                          "",
 		"Add limiter\n\nDone:\n- x": "Add limiter",
@@ -31,6 +33,7 @@ func TestFirstLine(t *testing.T) {
 }
 
 func TestPrefix(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		s    string
 		n    int
@@ -52,6 +55,7 @@ func TestPrefix(t *testing.T) {
 }
 
 func TestCutAtLine(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		s       string
 		max     int
@@ -78,6 +82,7 @@ func TestCutAtLine(t *testing.T) {
 }
 
 func TestAgo(t *testing.T) {
+	t.Parallel()
 	now := time.Date(2026, 11, 26, 12, 0, 0, 0, time.UTC)
 	tests := []struct {
 		then time.Time

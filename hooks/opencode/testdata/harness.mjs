@@ -4,7 +4,7 @@
 //   harness.mjs PLUGIN CASE   (CASE is a JSON file)
 //
 // CASE: {argv2?, config?, sessions: {id: {parentID?}}, messages: [...], steps: [...]}; a step is
-// {hook, input, output} for a hook, or {event} for the event hook. It prints one JSON object:
+// {hook, input, output, frozen?} for a hook (frozen: output.args cannot be changed), or {event} for the event hook. It prints one JSON object:
 // {results: [{output, sameArgs} | {error}], prompts: [{id, text}], logs: [console.error lines]}.
 import { readFileSync } from "node:fs";
 import { pathToFileURL } from "node:url";
@@ -28,6 +28,7 @@ const results = [];
 for (const s of c.steps) {
   try {
     const args = s.output?.args;
+    if (s.frozen) Object.freeze(args); // args OpenCode would not let a hook change
     if (s.event) await hooks.event({ event: s.event });
     else await hooks[s.hook](s.input, s.output);
     // sameArgs: OpenCode runs the args object it passed in, so a hook must change it, not replace it.

@@ -45,6 +45,7 @@ func lockFile(t *testing.T, r *Repo, rel string, age time.Duration) string {
 }
 
 func TestTakeLockRemovesAStaleLockAndHonoursCtxForAHeldOne(t *testing.T) {
+	t.Parallel()
 	cancelled, cancel := context.WithCancel(context.Background())
 	cancel()
 	for _, tc := range []struct {
@@ -82,6 +83,7 @@ func TestTakeLockRemovesAStaleLockAndHonoursCtxForAHeldOne(t *testing.T) {
 }
 
 func TestClearStaleLocksRemovesOnlyStaleOnesAndStopsWithCtx(t *testing.T) {
+	t.Parallel()
 	r, warnings := bareRepo(t)
 	stale := []string{
 		lockFile(t, r, "refs/heads/agent-a.lock", time.Hour),

@@ -256,6 +256,25 @@ func decodeObject[T any](r *Repo, h plumbing.Hash, typ plumbing.ObjectType, deco
 	return v, nil
 }
 
+// Complete reports whether commit h can be checked out: the commit and
+// its trees read, and every blob they name is stored.
+func (r *Repo) Complete(h plumbing.Hash) error {
+	tree, err := r.CommitTree(h)
+	if err != nil {
+		return err
+	}
+	files, err := r.TreeFiles(tree)
+	if err != nil {
+		return err
+	}
+	for p, e := range files {
+		if !r.present(e.Hash) {
+			return fmt.Errorf("blob %s (%s) of commit %s is missing: %w", Short(e.Hash), p, Short(h), plumbing.ErrObjectNotFound)
+		}
+	}
+	return nil
+}
+
 // CommitTree returns the tree hash of a commit, or the zero hash for the
 // zero commit.
 func (r *Repo) CommitTree(h plumbing.Hash) (plumbing.Hash, error) {

@@ -9,6 +9,7 @@ import (
 )
 
 func TestCompareTellsSameAheadBehindAndDiverged(t *testing.T) {
+	t.Parallel()
 	r, _ := bareRepo(t)
 	sig := object.Signature{Name: "t", Email: "t@example.com", When: time.Unix(1e9, 0)}
 	tree, err := r.EditTree(plumbing.ZeroHash, nil)

@@ -1,7 +1,6 @@
 package gitstore
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"errors"
@@ -12,6 +11,7 @@ import (
 	"sort"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
@@ -93,20 +93,16 @@ func (r *Repo) packedRefs() (map[string]plumbing.Hash, error) {
 		return nil, fmt.Errorf("read %s: %w", path, err)
 	}
 	out := map[string]plumbing.Hash{}
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	sc.Buffer(make([]byte, 0, 4096), 1<<20)
-	for n := 1; sc.Scan(); n++ {
-		line := sc.Text()
-		if line == "" || line[0] == '#' || line[0] == '^' {
-			continue
+	for n, line := range strings.Split(string(data), "\n") {
+		ok, name, h := packedLine(line)
+		if !ok {
+			return nil, fmt.Errorf("%s line %d is %w: %.60q; the next planq write (or `planq state gc`) saves the file beside it and keeps its valid lines", path, n+1, ErrDamaged, line)
 		}
-		hex, name, ok := strings.Cut(line, " ")
-		if !ok || !plumbing.IsHash(hex) {
-			return nil, fmt.Errorf("%s line %d is %w: %.60q", path, n, ErrDamaged, line)
+		if name != "" {
+			out[name] = h
 		}
-		out[name] = plumbing.NewHash(hex)
 	}
-	return out, sc.Err()
+	return out, nil
 }
 
 // RefsUnder lists the refs whose names start with prefix (e.g.
@@ -251,8 +247,14 @@ func (r *Repo) UpdateRef(ctx context.Context, u RefUpdate) error {
 		return fmt.Errorf("write %s: %w", lock, err)
 	}
 	if u.Msg != "" {
-		for _, log := range r.ReflogsOf(u.Name) {
-			if err := appendReflog(log, cur, u.New, u.Sig, u.Msg); err != nil {
+		logOld := cur
+		if u.AnyOld && !cur.IsZero() && !r.present(cur) {
+			logOld = plumbing.ZeroHash // a damaged ref's value names no object; git fsck refuses such a reflog line
+		}
+		// The ref's own reflog (the first) is fsynced: recovery restores
+		// the branch from it. HEAD's copies are for git's commands.
+		for i, log := range r.ReflogsOf(u.Name) {
+			if err := appendReflog(log, logOld, u.New, u.Sig, u.Msg, i == 0); err != nil {
 				return err
 			}
 		}
@@ -329,9 +331,23 @@ func (r *Repo) ReflogsOf(name string) []string {
 	return out
 }
 
-// appendReflog adds one line to a reflog; a failed write is cut off again,
-// so the file never ends in half a line.
-func appendReflog(path string, old, new plumbing.Hash, sig object.Signature, msg string) error {
+// Reflogs are bounded: once one grows past ReflogMax bytes, the append
+// that took it there rewrites it with its newest ReflogKeep bytes of lines
+// (about a thousand updates, far more than recovery looks at), so 100,000
+// writes do not leave tens of megabytes of reflog behind. The caller holds
+// the ref's lock, as git's own reflog writers do, so no other writer
+// appends meanwhile.
+const (
+	ReflogMax  = 512 << 10
+	ReflogKeep = 256 << 10
+)
+
+// appendReflog adds one line to a reflog, and with durable fsyncs it, so
+// the record recovery restores a branch from survives a crash of the
+// machine with the ref; a failed write is cut off again, so the file never
+// ends in half a line. A reflog past ReflogMax is then trimmed
+// (trimReflog).
+func appendReflog(path string, old, new plumbing.Hash, sig object.Signature, msg string, durable bool) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return fmt.Errorf("reflog: %w", err)
 	}
@@ -350,6 +366,45 @@ func appendReflog(path string, old, new plumbing.Hash, sig object.Signature, msg
 		_ = f.Truncate(st.Size())
 		return fmt.Errorf("append to reflog %s: %w", path, err)
 	}
+	if durable {
+		if err := syncFile(f); err != nil {
+			return fmt.Errorf("sync reflog %s: %w", path, err)
+		}
+	}
+	if st.Size()+int64(len(line)) > ReflogMax {
+		_ = trimReflog(path, ReflogKeep) // the entry is in; the next append trims again
+	}
+	return nil
+}
+
+// trimReflog rewrites the reflog at path with its newest whole lines that
+// fit in keep bytes, through path.lock (as `git reflog expire` does; git
+// skips lock files when it lists reflogs), fsynced and renamed over it. The
+// caller holds the ref's lock, so a reflog lock left there is a killed
+// trim's.
+func trimReflog(path string, keep int) error {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return fmt.Errorf("trim reflog: %w", err)
+	}
+	if len(data) <= keep {
+		return nil
+	}
+	cut := len(data) - keep
+	if i := bytes.IndexByte(data[cut:], '\n'); i >= 0 {
+		cut += i + 1
+	} else {
+		cut = len(data)
+	}
+	_ = os.Remove(path + ".lock")
+	f, err := os.OpenFile(path+".lock", os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err == nil {
+		err = commitLockFile(f, path, data[cut:], true)
+	}
+	if err != nil {
+		return fmt.Errorf("trim reflog %s: %w", path, err)
+	}
+	_ = syncDir(filepath.Dir(path))
 	return nil
 }
 
@@ -382,3 +437,54 @@ func ReadReflog(path string) ([]ReflogEntry, error) {
 
 // cleanBytes is bytes.TrimSpace as a string.
 func cleanBytes(b []byte) string { return string(bytes.TrimSpace(b)) }
+
+// RepairPackedRefs rewrites packed-refs without the lines git cannot read,
+// under packed-refs.lock, after saving the file as it was beside it
+// (packed-refs.damaged-<time>). It returns the saved copy's path and the
+// lines dropped, or "" when there was nothing to repair. A ref whose line
+// was dropped is gone from packed-refs; its reflog restores it.
+func (r *Repo) RepairPackedRefs(ctx context.Context, now time.Time) (saved string, dropped []string, err error) {
+	path := filepath.Join(r.path, "packed-refs")
+	data, err := os.ReadFile(path)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			err = nil
+		}
+		return "", nil, err
+	}
+	var keep bytes.Buffer
+	prevRef := false // a peeled "^" line belongs to a kept ref line before it
+	for _, line := range strings.SplitAfter(string(data), "\n") {
+		body := strings.TrimSuffix(line, "\n")
+		ok, name, _ := packedLine(body)
+		if ok && strings.HasPrefix(body, "^") && !prevRef {
+			ok = false
+		}
+		if !ok {
+			dropped = append(dropped, body)
+			prevRef = false
+			continue
+		}
+		prevRef = name != "" || (strings.HasPrefix(body, "^") && prevRef)
+		if body != "" {
+			keep.WriteString(body + "\n")
+		}
+	}
+	if len(dropped) == 0 {
+		return "", nil, nil
+	}
+	f, err := takeLock(ctx, path+".lock", r.warn)
+	if err != nil {
+		return "", nil, fmt.Errorf("repair packed-refs: %w", err)
+	}
+	saved = fmt.Sprintf("%s.damaged-%s", path, now.UTC().Format("20060102T150405.000000000Z"))
+	if err := os.WriteFile(saved, data, 0o644); err != nil {
+		f.Close()
+		os.Remove(f.Name())
+		return "", nil, fmt.Errorf("repair packed-refs: save a copy: %w", err)
+	}
+	if err := commitLockFile(f, path, keep.Bytes(), true); err != nil {
+		return "", nil, fmt.Errorf("repair packed-refs: %w", err)
+	}
+	return saved, dropped, nil
+}

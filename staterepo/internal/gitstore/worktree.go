@@ -17,6 +17,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/format/index"
 
+	"github.com/planq-dev/planq/internal/gitlink"
 	"github.com/planq-dev/planq/staterepo/internal/crash"
 )
 
@@ -94,27 +95,9 @@ func WorktreeAt(bare, path string) (*Worktree, error) {
 	if err := CheckWorktreeDir(path); err != nil {
 		return nil, err
 	}
-	gitFile := filepath.Join(path, ".git")
-	st, err := os.Lstat(gitFile)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", gitFile, err)
-	}
-	switch {
-	case st.IsDir():
-		return nil, fmt.Errorf("%s is a separate git repository, not planq's state worktree; move it away", path)
-	case !st.Mode().IsRegular():
-		return nil, fmt.Errorf("%s is not a regular file (a link?); planq never follows links in its worktree: remove it and run planq again", gitFile)
-	}
-	data, err := os.ReadFile(gitFile)
-	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", gitFile, err)
-	}
-	admin, ok := strings.CutPrefix(strings.TrimSpace(string(data)), "gitdir: ")
-	if !ok {
-		return nil, fmt.Errorf("%s/.git is not a worktree link; move %s away", path, path)
+	admin, found, err := gitlink.Read(path)
+	if err != nil || !found {
+		return nil, err
 	}
 	all, err := ListWorktrees(bare)
 	if err != nil {
@@ -125,25 +108,23 @@ func WorktreeAt(bare, path string) (*Worktree, error) {
 			return &all[i], nil
 		}
 	}
+	if SameFile(filepath.Dir(admin), filepath.Join(bare, "worktrees")) {
+		return nil, fmt.Errorf("%w: %s is linked to %s, which is gone (deleted by hand?), and its files match no branch planq could register it with; "+
+			"move it aside (mv %s %s.old): the next planq write checks the branch out again, and you copy back what you need from %s.old",
+			ErrUnregistered, path, admin, path, path, path)
+	}
 	return nil, fmt.Errorf("%s belongs to another state repo (%s), not %s; run `planq remove` in that project or delete %s", path, admin, bare, path)
 }
+
+// ErrUnregistered reports a worktree whose .git file links it into this
+// state repo, under an admin directory that no longer exists.
+var ErrUnregistered = errors.New("the worktree's registration in the state repo is gone")
 
 // CheckedOutBranch returns the branch the linked worktree at path has
 // checked out, read from its .git file and its admin directory's HEAD, or
 // "" when there is none (no worktree, a link in the way, a detached HEAD).
 func CheckedOutBranch(path string) string {
-	if CheckWorktreeDir(path) != nil {
-		return ""
-	}
-	gitFile := filepath.Join(path, ".git")
-	if st, err := os.Lstat(gitFile); err != nil || !st.Mode().IsRegular() {
-		return ""
-	}
-	data, err := os.ReadFile(gitFile)
-	if err != nil {
-		return ""
-	}
-	admin, ok := strings.CutPrefix(strings.TrimSpace(string(data)), "gitdir: ")
+	admin, ok := LinkedAdmin(path)
 	if !ok {
 		return ""
 	}
@@ -197,18 +178,8 @@ func (r *Repo) AddWorktree(ctx context.Context, path, branch string) (*Worktree,
 	if err := os.RemoveAll(admin); err != nil { // a stale admin dir of a deleted worktree
 		return nil, err
 	}
-	if err := os.MkdirAll(admin, 0o755); err != nil {
-		return nil, fmt.Errorf("create worktree admin dir: %w", err)
-	}
-	files := map[string]string{
-		"commondir": "../..\n",
-		"gitdir":    filepath.Join(path, ".git") + "\n",
-		"HEAD":      "ref: refs/heads/" + branch + "\n",
-	}
-	for name, content := range files {
-		if err := os.WriteFile(filepath.Join(admin, name), []byte(content), 0o644); err != nil {
-			return nil, fmt.Errorf("write worktree %s: %w", name, err)
-		}
+	if err := writeAdmin(admin, path, branch); err != nil {
+		return nil, err
 	}
 	if err := os.MkdirAll(path, 0o755); err != nil {
 		return nil, fmt.Errorf("create worktree: %w", err)
@@ -225,6 +196,25 @@ func (r *Repo) AddWorktree(ctx context.Context, path, branch string) (*Worktree,
 		return nil, err
 	}
 	return w, nil
+}
+
+// writeAdmin writes the admin directory admin of the worktree at path,
+// with branch checked out, as `git worktree add` lays it out.
+func writeAdmin(admin, path, branch string) error {
+	if err := os.MkdirAll(admin, 0o755); err != nil {
+		return fmt.Errorf("create worktree admin dir: %w", err)
+	}
+	files := map[string]string{
+		"commondir": "../..\n",
+		"gitdir":    filepath.Join(path, ".git") + "\n",
+		"HEAD":      "ref: refs/heads/" + branch + "\n",
+	}
+	for name, content := range files {
+		if err := os.WriteFile(filepath.Join(admin, name), []byte(content), 0o644); err != nil {
+			return fmt.Errorf("write worktree %s: %w", name, err)
+		}
+	}
+	return nil
 }
 
 // SwitchWorktree checks out branch in the worktree w, whose files have no
@@ -481,4 +471,92 @@ func (r *Repo) DirtyPaths(w *Worktree, tree plumbing.Hash) (dirty, stale []strin
 	sort.Strings(dirty)
 	sort.Strings(stale)
 	return dirty, stale, nil
+}
+
+// ResetIndex makes w's index list tree's files without stat data, so that
+// the next reader hashes each file: one that differs from tree is then an
+// uncommitted edit on top of it. Recovery uses it when a branch had to go
+// back to an older commit while the worktree still holds newer files.
+func (r *Repo) ResetIndex(ctx context.Context, w *Worktree, tree plumbing.Hash) error {
+	files, err := r.TreeFiles(tree)
+	if err != nil {
+		return err
+	}
+	idx := &index.Index{Version: 2}
+	for p, e := range files {
+		ie := idx.Add(p)
+		ie.Hash, ie.Mode = e.Hash, filemode.Regular
+	}
+	return r.writeIndex(ctx, w, idx)
+}
+
+// LinkedAdmin returns the admin directory the .git file of the worktree at
+// path names, whether or not it exists; ok is false when path has no
+// worktree link (or a link in the way).
+func LinkedAdmin(path string) (admin string, ok bool) {
+	if CheckWorktreeDir(path) != nil {
+		return "", false
+	}
+	admin, found, err := gitlink.Read(path)
+	return admin, found && err == nil
+}
+
+// Reregister records the worktree at path again under the admin directory
+// its .git file names, inside r (worktrees/<id>), with branch checked out
+// and an index listing the branch's files without stat data: files that
+// differ from the branch are then uncommitted edits. It is for a worktree
+// whose admin directory was deleted; the files are left as they are.
+func (r *Repo) Reregister(ctx context.Context, path, branch string) (*Worktree, error) {
+	admin, ok := LinkedAdmin(path)
+	if !ok || !SameFile(filepath.Dir(admin), filepath.Join(r.path, "worktrees")) {
+		return nil, fmt.Errorf("%s is not linked into %s", path, r.path)
+	}
+	_, tree, err := r.HeadTree(branch)
+	if err != nil {
+		return nil, err
+	}
+	if err := writeAdmin(admin, path, branch); err != nil {
+		return nil, err
+	}
+	w := &Worktree{ID: filepath.Base(admin), Admin: admin, Path: path, Branch: branch}
+	return w, r.ResetIndex(ctx, w, tree)
+}
+
+// FileHashes returns the blob id of every regular file under the worktree
+// at path (slash-separated, .git left out), read without following links.
+func FileHashes(path string) (map[string]plumbing.Hash, error) {
+	root, err := OpenRoot(path)
+	if err != nil {
+		return nil, err
+	}
+	defer root.Close()
+	out := map[string]plumbing.Hash{}
+	err = fs.WalkDir(root.root.FS(), ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return nil
+		}
+		if d.IsDir() && p == ".git" {
+			return fs.SkipDir
+		}
+		if !d.Type().IsRegular() || p == ".git" {
+			return nil
+		}
+		data, err := root.ReadFile(p)
+		if err != nil {
+			return nil
+		}
+		out[p] = BlobHash(data)
+		return nil
+	})
+	return out, err
+}
+
+// Relink records path as w's top directory (its admin directory's gitdir
+// file), after the worktree moved there with its code repo.
+func (w *Worktree) Relink(path string) error {
+	if err := os.WriteFile(filepath.Join(w.Admin, "gitdir"), []byte(filepath.Join(path, ".git")+"\n"), 0o644); err != nil {
+		return fmt.Errorf("relink worktree %s: %w", w.Admin, err)
+	}
+	w.Path = path
+	return nil
 }
