@@ -49,6 +49,14 @@ const (
 	OnErrorAllow = "allow"
 )
 
+// Whether the gate runs locked shell commands in the OS sandbox where this
+// machine and the host allow it (gate.sandbox). Off keeps the parser-only
+// gate, as PLANQ_SANDBOX=off in the hooks' environment does.
+const (
+	SandboxOn  = "on"
+	SandboxOff = "off"
+)
+
 // TestsDefault stands in gate.tests for the default entries, so a project
 // can add to them: tests: [default, make e2e].
 const TestsDefault = "default"
@@ -101,6 +109,7 @@ type Gate struct {
 	// stands for them.
 	Tests   []string `yaml:"tests,omitempty"`
 	OnError string   `yaml:"on_error,omitempty"` // deny | allow
+	Sandbox string   `yaml:"sandbox,omitempty"`  // on | off: locked shell commands in the OS sandbox
 }
 
 // TestEntries returns gate.tests with "default" expanded, or the defaults
@@ -122,7 +131,7 @@ func (g Gate) TestEntries() []string {
 
 // Default returns the settings used when the file or a key is missing.
 func Default() Config {
-	return Config{Gate: Gate{Mode: ModeStrict, Unknown: UnknownStrict, Git: GitDeny, OnError: OnErrorDeny}}
+	return Config{Gate: Gate{Mode: ModeStrict, Unknown: UnknownStrict, Git: GitDeny, OnError: OnErrorDeny, Sandbox: SandboxOn}}
 }
 
 // Path returns the settings file's path for the repository at root.
@@ -165,6 +174,9 @@ func Parse(data []byte) (Config, error) {
 	if c.Gate.OnError == "" {
 		c.Gate.OnError = def.Gate.OnError
 	}
+	if c.Gate.Sandbox == "" {
+		c.Gate.Sandbox = def.Gate.Sandbox
+	}
 	return c, c.Validate()
 }
 
@@ -178,6 +190,7 @@ func (c Config) Validate() error {
 		{"gate.unknown", c.Gate.Unknown, []string{UnknownStrict, UnknownPermissive}},
 		{"gate.git", c.Gate.Git, []string{GitDeny, GitAllow}},
 		{"gate.on_error", c.Gate.OnError, []string{OnErrorDeny, OnErrorAllow}},
+		{"gate.sandbox", c.Gate.Sandbox, []string{SandboxOn, SandboxOff}},
 	}
 	if c.State.Sessions != "" {
 		checks = append(checks, struct {
@@ -298,7 +311,7 @@ func Set(root, key, value string) error {
 
 var settable = map[string]bool{
 	"project": true, "agent": true, "state.remote": true, "state.sessions": true,
-	"gate.mode": true, "gate.unknown": true, "gate.git": true, "gate.on_error": true,
+	"gate.mode": true, "gate.unknown": true, "gate.git": true, "gate.on_error": true, "gate.sandbox": true,
 }
 
 func settableKeys() []string {

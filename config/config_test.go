@@ -164,3 +164,26 @@ func TestGateTestsAndOnError(t *testing.T) {
 		}
 	}
 }
+
+// gate.sandbox turns the OS sandbox off for a project; it defaults to on,
+// and a value other than on or off is a one-line error naming the key.
+func TestGateSandbox(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[string]string{"": config.SandboxOn, "gate:\n  sandbox: off\n": config.SandboxOff, "gate:\n  sandbox: on\n": config.SandboxOn} {
+		c, err := config.Parse([]byte(in))
+		if err != nil || c.Gate.Sandbox != want {
+			t.Errorf("%q: sandbox %q, %v; want %q", in, c.Gate.Sandbox, err, want)
+		}
+	}
+	_, err := config.Parse([]byte("gate:\n  sandbox: maybe\n"))
+	if err == nil || !strings.Contains(err.Error(), "gate.sandbox") || strings.Contains(err.Error(), "\n") {
+		t.Errorf("sandbox: maybe: %v; want a one-line error naming gate.sandbox", err)
+	}
+	root := t.TempDir()
+	if err := config.Set(root, "gate.sandbox", "off"); err != nil {
+		t.Fatal(err)
+	}
+	if c, err := config.Load(root); err != nil || c.Gate.Sandbox != config.SandboxOff {
+		t.Errorf("after Set: sandbox %q, %v", c.Gate.Sandbox, err)
+	}
+}

@@ -214,3 +214,101 @@ func TestEvaluateSandboxWarnMode(t *testing.T) {
 		}
 	}
 }
+
+// TestSandboxSwitch: PLANQ_SANDBOX=off in the hook's environment, or
+// gate.sandbox: off in the project's configuration, keeps the parser-only
+// gate where the host and the machine offer the sandbox: a command the
+// parser cannot judge is denied, a read-only one allowed as it is, and
+// the evaluation says why. Any other value of PLANQ_SANDBOX leaves the
+// sandbox on.
+func TestSandboxSwitch(t *testing.T) {
+	jjEnv(t)
+	ctx := context.Background()
+	repo := newRepo(t)
+	bash := func(cmd string) ToolCall {
+		in, _ := json.Marshal(map[string]string{"command": cmd})
+		return ToolCall{Name: "Bash", Tool: Tool{Kind: KindShell, Field: "command"}, Input: in}
+	}
+	env := func(v string) func(string) string {
+		return func(k string) string {
+			if k == SandboxEnv {
+				return v
+			}
+			return os.Getenv(k)
+		}
+	}
+	opt := func(v string) EvalOptions {
+		return EvalOptions{ProjectDir: repo, SandboxEntry: []string{"/x/planq-sandbox"}, Getenv: env(v)}
+	}
+	for _, v := range []string{"", "on", "yes", "0"} {
+		if ev := Evaluate(ctx, bash(`python3 -c "print(1)"`), repo, opt(v)); !ev.Decision.Sandbox || ev.SandboxOff != "" {
+			t.Errorf("PLANQ_SANDBOX=%q: %+v (%q), want the sandbox", v, ev.Decision, ev.SandboxOff)
+		}
+	}
+	check := func(name string, o EvalOptions, why string) {
+		t.Helper()
+		ev := Evaluate(ctx, bash(`python3 -c "print(1)"`), repo, o)
+		if d := ev.Decision; d.Allow || d.Sandbox || d.Rule != RuleLocked || !strings.Contains(ev.SandboxOff, why) {
+			t.Errorf("%s, unknown command: %+v (off: %q), want the parser's denial and %q", name, d, ev.SandboxOff, why)
+		}
+		ev = Evaluate(ctx, bash(`cat notes.txt`), repo, o)
+		if d := ev.Decision; !d.Allow || d.Sandbox || d.Command != "" {
+			t.Errorf("%s, read-only command: %+v, want it allowed as it is", name, d)
+		}
+		if got := SandboxOff(o.Getenv, LoadProject(repo).Policy); got != ev.SandboxOff {
+			t.Errorf("%s: SandboxOff = %q, the evaluation says %q", name, got, ev.SandboxOff)
+		}
+	}
+	check("PLANQ_SANDBOX=off", opt("off"), "PLANQ_SANDBOX=off in the hook's environment")
+	check("PLANQ_SANDBOX=OFF", opt(" OFF "), "PLANQ_SANDBOX=off")
+
+	if err := os.MkdirAll(filepath.Join(repo, ".planq"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(repo, ".planq", "config.yaml"), []byte("gate:\n  sandbox: off\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	check("gate.sandbox: off", opt(""), "gate.sandbox: off in .planq/config.yaml")
+	// A host or machine without the sandbox has nothing to turn off.
+	if ev := Evaluate(ctx, bash("ls"), repo, EvalOptions{ProjectDir: repo, Getenv: env("off")}); ev.SandboxOff != "" {
+		t.Errorf("no sandbox entry: SandboxOff = %q, want none", ev.SandboxOff)
+	}
+}
+
+// TestLeaveUnsandboxed: the host's veto is asked about a call only when
+// the call would otherwise run in the sandbox (so a host adapter reads its
+// rule files only then), and a veto gives the parser-only decision.
+func TestLeaveUnsandboxed(t *testing.T) {
+	jjEnv(t)
+	ctx := context.Background()
+	repo := newRepo(t)
+	bash := func(cmd string) ToolCall {
+		in, _ := json.Marshal(map[string]string{"command": cmd})
+		return ToolCall{Name: "Bash", Tool: Tool{Kind: KindShell, Field: "command"}, Input: in}
+	}
+	asked := 0
+	veto := true
+	opt := EvalOptions{ProjectDir: repo, SandboxEntry: []string{"/x/planq-sandbox"}, LeaveUnsandboxed: func() bool { asked++; return veto }}
+	for _, cmd := range []string{"rm -rf build", `jj describe -m "Fix"`} {
+		asked = 0
+		if Evaluate(ctx, bash(cmd), repo, opt); asked != 0 {
+			t.Errorf("%s: the veto was asked %d times, want never (the call is not sandboxed)", cmd, asked)
+		}
+	}
+	asked = 0
+	if d := Evaluate(ctx, bash(`python3 -c "print(1)"`), repo, opt).Decision; asked != 1 || d.Allow || d.Sandbox || d.Rule != RuleLocked {
+		t.Errorf("vetoed: asked %d, %+v; want asked once and the parser's denial", asked, d)
+	}
+	if d := Evaluate(ctx, bash("cat notes.txt"), repo, opt).Decision; !d.Allow || d.Sandbox || d.Command != "" {
+		t.Errorf("vetoed read-only: %+v; want it allowed as it is", d)
+	}
+	veto = false
+	if d := Evaluate(ctx, bash("cat notes.txt"), repo, opt).Decision; !d.Sandbox {
+		t.Errorf("not vetoed: %+v; want the sandbox", d)
+	}
+	runJJ(t, repo, "describe", "-m", "Fix the pager")
+	asked = 0
+	if Evaluate(ctx, bash(`python3 -c "print(1)"`), repo, opt); asked != 0 {
+		t.Errorf("declared: the veto was asked %d times, want never", asked)
+	}
+}

@@ -3,7 +3,9 @@ package gate
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/planq-dev/planq/config"
 	ossandbox "github.com/planq-dev/planq/gate/sandbox"
@@ -27,6 +29,35 @@ type Evaluation struct {
 	// Root is the project boundary the call was judged against (the jj
 	// workspace, else the project directory; empty when unknown).
 	Root string `json:"root,omitempty"`
+	// SandboxOff says why the OS sandbox the host and machine offer
+	// (EvalOptions.SandboxEntry) was not used: the user turned it off
+	// (SandboxOff). Empty otherwise.
+	SandboxOff string `json:"sandbox_off,omitempty"`
+}
+
+// SandboxEnv is the environment variable that turns the OS sandbox off for
+// the hooks it reaches: PLANQ_SANDBOX=off keeps the parser-only gate where
+// the host and the machine could run locked shell commands in the sandbox
+// (for a tool that misbehaves in it). Any other value leaves it on.
+const SandboxEnv = "PLANQ_SANDBOX"
+
+// SandboxOff says why the user turned the OS sandbox off, or "" when they
+// did not: PLANQ_SANDBOX=off in the hook's environment (getenv; nil means
+// os.Getenv), or gate.sandbox: off in the project's configuration (pol).
+// Neither is within a locked agent's reach: the hook's environment is the
+// host's, and the configuration is in the project, read-only until the
+// change is declared.
+func SandboxOff(getenv func(string) string, pol Policy) string {
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	switch {
+	case strings.EqualFold(strings.TrimSpace(getenv(SandboxEnv)), config.SandboxOff):
+		return SandboxEnv + "=off in the hook's environment"
+	case pol.SandboxOff:
+		return "gate.sandbox: off in " + config.File
+	}
+	return ""
 }
 
 // EvalOptions tune Evaluate.
@@ -48,8 +79,15 @@ type EvalOptions struct {
 	// SandboxEntry, when set, says locked shell calls may run in the OS
 	// sandbox (the host applies a rewritten command and this machine has a
 	// sandbox, sandbox.Detect): the words that start the sandbox entry
-	// point (sandbox.Entry). Nil keeps the parser-only gate.
+	// point (sandbox.Entry). Nil keeps the parser-only gate, as does the
+	// user's switch (SandboxOff).
 	SandboxEntry []string
+	// LeaveUnsandboxed, when set, is asked about a call that would run in
+	// the sandbox, and only then: true keeps the parser-only decision for
+	// it (the host's own permission rules would judge the rewritten
+	// command instead of the call, session.Call.HostJudges). Asking only
+	// then keeps the host's rule files unread on every other call.
+	LeaveUnsandboxed func() bool
 }
 
 // Project is where a call's gate state and configuration come from: the
@@ -114,7 +152,10 @@ func Evaluate(ctx context.Context, call ToolCall, dir string, opt EvalOptions) E
 		call.Getenv = opt.Getenv
 	}
 	ev := Evaluation{Verdict: Classify(call, pol), Mode: pol.Mode, ConfigErr: p.Err, OnErrorAllow: pol.OnErrorAllow, Root: call.Root}
-	sandboxed := opt.SandboxEntry != nil && call.Tool.Kind == KindShell && pol.Mode == config.ModeStrict && !ev.Verdict.Declares
+	if opt.SandboxEntry != nil {
+		ev.SandboxOff = SandboxOff(opt.Getenv, pol)
+	}
+	sandboxed := opt.SandboxEntry != nil && ev.SandboxOff == "" && call.Tool.Kind == KindShell && pol.Mode == config.ModeStrict && !ev.Verdict.Declares
 	if pol.Mode == config.ModeOff || !NeedsState(ev.Verdict) && !sandboxed {
 		ev.Decision = Decide(call.Name, ev.Verdict, Status{}, nil, pol, opt.PlanqTool)
 		return ev
@@ -134,9 +175,8 @@ func Evaluate(ctx context.Context, call ToolCall, dir string, opt EvalOptions) E
 	ev.State, ev.StateErr = &st, stErr
 	ev.Decision = Decide(call.Name, ev.Verdict, st, stErr, pol, opt.PlanqTool)
 	if sandboxed {
-		ev.Decision = Sandboxed(ev.Decision, ev.Verdict, st, stErr)
-		if ev.Decision.Sandbox {
-			ev.Decision = rewrite(ev.Decision, call, p, opt)
+		if d := Sandboxed(ev.Decision, ev.Verdict, st, stErr); d.Sandbox && (opt.LeaveUnsandboxed == nil || !opt.LeaveUnsandboxed()) {
+			ev.Decision = rewrite(d, call, p, opt)
 		}
 	}
 	return ev

@@ -94,6 +94,7 @@ type Policy struct {
 	Deny              []string // extra modifying command names; beat everything else
 	MCPAllow          []string // read-only MCP tool name globs
 	MCPDeny           []string // modifying MCP tool name globs; beat MCPAllow
+	SandboxOff        bool     // gate.sandbox: off, the parser-only gate where an OS sandbox exists
 }
 
 // DefaultPolicy returns the policy used without a configuration file.
@@ -116,6 +117,7 @@ func PolicyFromConfig(c config.Config) Policy {
 		Deny:              g.Deny,
 		MCPAllow:          g.MCPAllow,
 		MCPDeny:           g.MCPDeny,
+		SandboxOff:        g.Sandbox == config.SandboxOff,
 	}
 }
 

@@ -43,31 +43,41 @@ func serverRules(t map[string]*rule) {
 	// Terminal multiplexers and terminals: their server runs what it is sent.
 	t["tmux"] = &rule{check: tmuxCheck}
 	t["screen"] = &rule{check: screenCheck}
-	t["zellij"] = serverSubs("the zellij server", []string{"list-sessions", "ls", "list-aliases", "la"}, nil, "--version", "-V", "--help", "-h")
+	t["zellij"] = lazily(func() *rule {
+		return serverSubs("the zellij server", []string{"list-sessions", "ls", "list-aliases", "la"}, nil, "--version", "-V", "--help", "-h")
+	})
 	set(server("its terminal multiplexer's server", "--version", "-v", "--help", "-h"), "byobu", "abduco", "dtach")
 	set(server("the running kitty", "--version", "-v", "--help", "-h"), "kitty", "kitten")
-	t["wezterm"] = subsOf(map[string]*rule{
-		"cli": serverSubs("the running WezTerm", []string{"list", "list-clients", "get-text"}, nil), "ls-fonts": ro(),
-	}, &rule{ro: true, roFlags: []string{"--version", "-V", "--help", "-h"}, noSub: server("the running WezTerm"), anySub: server("the running WezTerm")})
+	t["wezterm"] = lazily(func() *rule {
+		return subsOf(map[string]*rule{
+			"cli": serverSubs("the running WezTerm", []string{"list", "list-clients", "get-text"}, nil), "ls-fonts": ro(),
+		}, &rule{ro: true, roFlags: []string{"--version", "-V", "--help", "-h"}, noSub: server("the running WezTerm"), anySub: server("the running WezTerm")})
+	})
 	t["alacritty"] = server("the running Alacritty", "--version", "-V", "--help", "-h")
 	set(server("the windows it types into or clicks", "--version", "--help", "-h"), "xdotool", "ydotool", "wtype", "xte", "xvkbd", "dotool", "cliclick")
 	t["osascript"] = server("the applications its Apple events reach")
-	t["shortcuts"] = serverSubs("the applications its shortcuts reach", []string{"list", "view", "help"}, nil)
+	t["shortcuts"] = lazily(func() *rule {
+		return serverSubs("the applications its shortcuts reach", []string{"list", "view", "help"}, nil)
+	})
 	set(server("the application the desktop opens it with", help...), "open", "xdg-open", "kde-open", "kde-open5", "gnome-open",
 		"exo-open", "wslview", "sensible-browser", "x-www-browser", "www-browser", "gvfs-open")
-	t["gio"] = subsOf(map[string]*rule{"open": server("the application the desktop opens it with"), "launch": server("the application it launches"),
-		"mount": server("the desktop's file system daemon"), "info": ro(), "list": ro(), "cat": ro(), "tree": ro(), "version": ro(), "help": ro()}, &rule{ro: true})
+	t["gio"] = lazily(func() *rule {
+		return subsOf(map[string]*rule{"open": server("the application the desktop opens it with"), "launch": server("the application it launches"),
+			"mount": server("the desktop's file system daemon"), "info": ro(), "list": ro(), "cat": ro(), "tree": ro(), "version": ro(), "help": ro()}, &rule{ro: true})
+	})
 
 	// Container engines, clusters and virtual machines: the daemon runs the
 	// containers, and a bind mount or a host path writes here.
-	engine := engineRule("the container engine's daemon")
-	set(engine, "docker", "podman", "nerdctl", "finch", "podman-remote")
-	set(composeRule("the container engine's daemon"), "docker-compose", "podman-compose")
-	t["kubectl"] = kubeRule()
+	set(lazily(func() *rule { return engineRule("the container engine's daemon") }), "docker", "podman", "nerdctl", "finch", "podman-remote")
+	set(lazily(func() *rule { return composeRule("the container engine's daemon") }), "docker-compose", "podman-compose")
+	t["kubectl"] = lazily(kubeRule)
 	t["oc"] = t["kubectl"]
-	t["helm"] = serverSubs("the cluster", []string{"list", "ls", "status", "get", "history", "show", "search", "template", "lint", "version", "env", "completion"},
-		[]string{"install", "upgrade", "uninstall", "delete", "rollback", "test"})
-	t["helm"].valued = []string{"-n", "--namespace", "--kube-context", "--kubeconfig"}
+	t["helm"] = lazily(func() *rule {
+		r := serverSubs("the cluster", []string{"list", "ls", "status", "get", "history", "show", "search", "template", "lint", "version", "env", "completion"},
+			[]string{"install", "upgrade", "uninstall", "delete", "rollback", "test"})
+		r.valued = []string{"-n", "--namespace", "--kube-context", "--kubeconfig"}
+		return r
+	})
 	for name, reads := range map[string][]string{
 		"minikube":     {"status", "version", "ip", "profile", "update-check", "options"},
 		"kind":         {"get", "version"},
@@ -95,7 +105,7 @@ func serverRules(t map[string]*rule) {
 		"devcontainer": {"read-configuration"},
 		"devpod":       {"list", "ls", "version", "status"},
 	} {
-		t[name] = serverSubs("the daemon that runs its containers or machines", reads, nil)
+		t[name] = lazily(func() *rule { return serverSubs("the daemon that runs its containers or machines", reads, nil) })
 	}
 	set(server("another sandbox's or the host's processes", help...), "host-spawn", "distrobox-host-exec",
 		"distrobox-enter", "nsenter", "systemd-nspawn")
@@ -118,24 +128,32 @@ func serverRules(t map[string]*rule) {
 
 	// Init systems, service managers and schedulers: they run commands later,
 	// or now, from their own process.
-	t["systemctl"] = serverSubs("systemd",
-		[]string{"status", "show", "list-units", "list-unit-files", "list-timers", "list-sockets", "list-jobs", "list-machines", "list-paths",
-			"list-automounts", "is-active", "is-enabled", "is-failed", "is-system-running", "cat", "get-default", "list-dependencies", "help", "show-environment"},
-		[]string{"start", "stop", "restart", "reload", "try-restart", "reload-or-restart", "try-reload-or-restart", "enable", "disable", "reenable",
-			"preset", "preset-all", "mask", "unmask", "link", "revert", "daemon-reload", "daemon-reexec", "kill", "clean", "freeze", "thaw",
-			"set-property", "edit", "isolate", "default", "rescue", "emergency", "halt", "poweroff", "reboot", "kexec", "suspend", "hibernate",
-			"hybrid-sleep", "switch-root", "set-environment", "unset-environment", "import-environment", "reset-failed", "add-wants",
-			"add-requires", "set-default", "bind", "mount-image"},
-		"--version", "--help", "-h")
-	t["systemctl"].valued = []string{"-t", "--type", "--state", "-p", "--property", "-H", "--host", "-M", "--machine", "-n", "--lines", "-o", "--output"}
-	t["systemctl"].noSub = ro() // systemctl alone lists the units
+	t["systemctl"] = lazily(func() *rule {
+		r := serverSubs("systemd",
+			[]string{"status", "show", "list-units", "list-unit-files", "list-timers", "list-sockets", "list-jobs", "list-machines", "list-paths",
+				"list-automounts", "is-active", "is-enabled", "is-failed", "is-system-running", "cat", "get-default", "list-dependencies", "help", "show-environment"},
+			[]string{"start", "stop", "restart", "reload", "try-restart", "reload-or-restart", "try-reload-or-restart", "enable", "disable", "reenable",
+				"preset", "preset-all", "mask", "unmask", "link", "revert", "daemon-reload", "daemon-reexec", "kill", "clean", "freeze", "thaw",
+				"set-property", "edit", "isolate", "default", "rescue", "emergency", "halt", "poweroff", "reboot", "kexec", "suspend", "hibernate",
+				"hybrid-sleep", "switch-root", "set-environment", "unset-environment", "import-environment", "reset-failed", "add-wants",
+				"add-requires", "set-default", "bind", "mount-image"},
+			"--version", "--help", "-h")
+		r.valued = []string{"-t", "--type", "--state", "-p", "--property", "-H", "--host", "-M", "--machine", "-n", "--lines", "-o", "--output"}
+		r.noSub = ro() // systemctl alone lists the units
+		return r
+	})
 	t["service"] = &rule{ro: true, check: serviceCheck}
 	set(server("systemd or polkit", help...), "systemd-run", "run0", "pkexec")
-	t["launchctl"] = serverSubs("launchd", []string{"list", "print", "print-cache", "print-disabled", "blame", "dumpstate", "version", "help",
-		"hostinfo", "managerpid", "manageruid", "managername", "error", "procinfo"}, nil)
-	t["loginctl"] = serverSubs("systemd-logind", []string{"list-sessions", "session-status", "show-session", "list-users", "user-status",
-		"show-user", "list-seats", "seat-status", "show-seat"}, nil, "--version", "--help", "-h")
-	t["loginctl"].noSub = ro()
+	t["launchctl"] = lazily(func() *rule {
+		return serverSubs("launchd", []string{"list", "print", "print-cache", "print-disabled", "blame", "dumpstate", "version", "help",
+			"hostinfo", "managerpid", "manageruid", "managername", "error", "procinfo"}, nil)
+	})
+	t["loginctl"] = lazily(func() *rule {
+		r := serverSubs("systemd-logind", []string{"list-sessions", "session-status", "show-session", "list-users", "user-status",
+			"show-user", "list-seats", "seat-status", "show-seat"}, nil, "--version", "--help", "-h")
+		r.noSub = ro()
+		return r
+	})
 	t["at"] = server("atd", "-l", "-V", "-c", "--help")
 	set(server("atd", help...), "batch", "atrm")
 	t["atq"] = ro()
@@ -147,16 +165,20 @@ func serverRules(t map[string]*rule) {
 		return asks(name, "cron")
 	}, valued: []string{"-u"}}
 	t["anacron"] = server("cron", help...)
-	t["supervisorctl"] = serverSubs("supervisord", []string{"status", "avail", "version", "help", "pid", "tail", "maintail"}, nil, help...)
-	t["pm2"] = serverSubs("the pm2 daemon", []string{"ls", "list", "l", "status", "jlist", "prettylist", "show", "describe", "info", "desc",
-		"logs", "log", "id", "env"}, nil, "--version", "-v", "-V", "--help", "-h")
+	t["supervisorctl"] = lazily(func() *rule {
+		return serverSubs("supervisord", []string{"status", "avail", "version", "help", "pid", "tail", "maintail"}, nil, help...)
+	})
+	t["pm2"] = lazily(func() *rule {
+		return serverSubs("the pm2 daemon", []string{"ls", "list", "l", "status", "jlist", "prettylist", "show", "describe", "info", "desc",
+			"logs", "log", "id", "env"}, nil, "--version", "-v", "-V", "--help", "-h")
+	})
 	t["rsync"] = &rule{why: "copies files", check: rsyncCheck, roFlags: []string{"-n", "--dry-run", "--list-only", "--version", "--help"},
 		valued: []string{"-e", "--rsh", "-f", "--filter", "--exclude", "--include", "--exclude-from", "--include-from", "--files-from", "-T", "--temp-dir",
 			"--password-file", "--port", "-M", "--remote-option", "--backup-dir", "--suffix", "--chmod", "--chown", "--rsync-path", "--max-size", "--min-size",
 			"-B", "--block-size", "--timeout", "--compare-dest", "--copy-dest", "--link-dest", "--partial-dir", "--usermap", "--groupmap", "--log-file",
 			"--write-batch", "--only-write-batch", "--read-batch", "--address", "--sockopts", "--outbuf", "--info", "--debug", "--stop-after", "--stop-at"},
 		modFlags: []string{"--log-file", "--write-batch", "--only-write-batch"}}
-	t["sv"] = serverSubs("runit", []string{"status", "s", "check"}, nil)
+	t["sv"] = lazily(func() *rule { return serverSubs("runit", []string{"status", "s", "check"}, nil) })
 	t["rc-service"] = &rule{ro: true, check: func(c *cmdCtx, name string, args []arg, _ *rule) outcome {
 		for _, a := range args {
 			if a.static && slices.Contains([]string{"status", "--list", "-l", "--exists", "-e", "--help", "-h", "--version", "-V"}, a.val) {
@@ -165,15 +187,20 @@ func serverRules(t map[string]*rule) {
 		}
 		return asks(name, "OpenRC")
 	}}
-	t["rc-update"] = serverSubs("OpenRC", []string{"show"}, nil)
-	t["initctl"] = serverSubs("the init daemon", []string{"list", "status", "version"}, nil)
+	t["rc-update"] = lazily(func() *rule { return serverSubs("OpenRC", []string{"show"}, nil) })
+	t["initctl"] = lazily(func() *rule { return serverSubs("the init daemon", []string{"list", "status", "version"}, nil) })
 
 	// The desktop's message bus and settings daemon: a method call can start
 	// a unit or a program outside the sandbox.
-	t["busctl"] = serverSubs("the D-Bus service it calls", []string{"list", "status", "monitor", "capture", "tree", "introspect", "get-property", "help"},
-		[]string{"call", "emit", "set-property", "wait"}, "--version", "--help", "-h")
-	t["busctl"].noSub = ro()
-	t["gdbus"] = serverSubs("the D-Bus service it calls", []string{"introspect", "monitor", "help"}, []string{"call", "emit", "wait"})
+	t["busctl"] = lazily(func() *rule {
+		r := serverSubs("the D-Bus service it calls", []string{"list", "status", "monitor", "capture", "tree", "introspect", "get-property", "help"},
+			[]string{"call", "emit", "set-property", "wait"}, "--version", "--help", "-h")
+		r.noSub = ro()
+		return r
+	})
+	t["gdbus"] = lazily(func() *rule {
+		return serverSubs("the D-Bus service it calls", []string{"introspect", "monitor", "help"}, []string{"call", "emit", "wait"})
+	})
 	t["dbus-send"] = server("the D-Bus service it calls", "--help")
 	t["qdbus"] = &rule{ro: true, check: func(c *cmdCtx, name string, args []arg, _ *rule) outcome {
 		if len(args) == 0 {
@@ -182,9 +209,13 @@ func serverRules(t map[string]*rule) {
 		return asks(name, "the D-Bus service it calls")
 	}}
 	t["qdbus6"], t["qdbus-qt5"] = t["qdbus"], t["qdbus"]
-	t["gsettings"] = serverSubs("dconf's service", []string{"get", "list-schemas", "list-relocatable-schemas", "list-keys", "list-children",
-		"list-recursively", "range", "describe", "writable", "help"}, nil)
-	t["dconf"] = serverSubs("dconf's service", []string{"read", "list", "dump", "watch", "help"}, nil)
+	t["gsettings"] = lazily(func() *rule {
+		return serverSubs("dconf's service", []string{"get", "list-schemas", "list-relocatable-schemas", "list-keys", "list-children",
+			"list-recursively", "range", "describe", "writable", "help"}, nil)
+	})
+	t["dconf"] = lazily(func() *rule {
+		return serverSubs("dconf's service", []string{"read", "list", "dump", "watch", "help"}, nil)
+	})
 
 	// Editors hand the files to the editor already running (code, subl,
 	// zed, emacsclient, nvim --remote) or write them themselves.
@@ -243,12 +274,13 @@ func server(srv string, readFlags ...string) *rule {
 // readFlags before a subcommand only print (help, version).
 func serverSubs(srv string, reads, acts []string, readFlags ...string) *rule {
 	act := &rule{check: func(c *cmdCtx, name string, args []arg, _ *rule) outcome { return asks(name, srv) }}
-	m := map[string]*rule{}
+	m := make(map[string]*rule, len(acts)+len(reads))
 	for _, s := range acts {
 		m[s] = act
 	}
+	read := ro()
 	for _, s := range reads {
-		m[s] = ro()
+		m[s] = read
 	}
 	return &rule{ro: true, subs: m, anySub: act, noSub: act, roFlags: readFlags}
 }

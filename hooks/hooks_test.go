@@ -124,6 +124,30 @@ func TestSessionStartOnAnUndeclaredChangeSaysTheGateIsLocked(t *testing.T) {
 	}
 }
 
+// TestSessionStartSaysTheSandboxIsTurnedOff: with gate.sandbox: off (or
+// PLANQ_SANDBOX=off) the locked context says the gate is parser-only and
+// why, not that shell commands run in the sandbox.
+func TestSessionStartSaysTheSandboxIsTurnedOff(t *testing.T) {
+	w := newHookWorld(t)
+	testenv.WriteFile(t, w.repo, ".planq/config.yaml", "gate:\n  sandbox: off\n")
+	want := "(Enforcement: parser-only (the OS sandbox is turned off: gate.sandbox: off in .planq/config.yaml).)"
+	if e := sandbox.Detect(); !e.Available() {
+		want = "(Enforcement: parser-only (" + e.Reason + ").)"
+	}
+	ctxText := contextOf(t, w.run(sessionStart, "SessionStart-startup"))
+	if !strings.Contains(ctxText, want) || strings.Contains(ctxText, "shell commands run in an OS sandbox") {
+		t.Errorf("context lacks %q:\n%s", want, ctxText)
+	}
+	testenv.WriteFile(t, w.repo, ".planq/config.yaml", "")
+	t.Setenv("PLANQ_SANDBOX", "off")
+	if e := sandbox.Detect(); e.Available() {
+		want = "(Enforcement: parser-only (the OS sandbox is turned off: PLANQ_SANDBOX=off in the hook's environment).)"
+	}
+	if ctxText := contextOf(t, w.run(sessionStart, "SessionStart-startup")); !strings.Contains(ctxText, want) {
+		t.Errorf("context lacks %q:\n%s", want, ctxText)
+	}
+}
+
 func TestSessionStartGivesTheLivingSummaryHandoffAndDiffFirst(t *testing.T) {
 	w := newHookWorld(t)
 	w.jj("describe", "-m", "Add rate limiting to API\n\nDone:\n- token bucket\n\nKey decisions:\n- zebra: token bucket\n\nLeft to do:\n- overrides\n\nOpen questions:\n- none")

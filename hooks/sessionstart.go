@@ -96,7 +96,7 @@ func (r *Runner) sessionContext(ctx context.Context, ev session.Event) (string, 
 
 	var blocks []block
 	blocks = append(blocks, block{text: headline(cur, root, sess, ev.Source)})
-	blocks = append(blocks, block{text: gateLine(ev.Host, cur)})
+	blocks = append(blocks, block{text: gateLine(ev.Host, cur, s.Root, r.Lookup)})
 	if jj.IsSecondaryWorkspace(s.Root) {
 		blocks = append(blocks, block{text: fmt.Sprintf("You work in the jj workspace at %s, one of several on this repo: other agents work in other workspaces, on changes of their own, and their edits are not here (nor yours there). `planq agents` lists them.", s.Root)})
 	}
@@ -231,10 +231,11 @@ func headline(cur jj.Change, root string, sess *transcript.Session, source strin
 	return b.String()
 }
 
-// gateLine says whether file edits are held back and what to do.
-func gateLine(h session.Host, cur jj.Change) string {
+// gateLine says whether file edits are held back and what to do, and how
+// the gate is enforced in the project at root.
+func gateLine(h session.Host, cur jj.Change, root string, getenv func(string) string) string {
 	if !cur.Declared() {
-		how, sandboxed := session.Enforcement(h)
+		how, sandboxed := session.Enforcement(h, root, getenv)
 		if sandboxed {
 			return "Gate: LOCKED. Until you declare the change, tools that modify files are denied and shell commands run in an " + how +
 				" where the project is read-only: call " + h.Tool("jj_init") +

@@ -41,7 +41,8 @@ Usage:
   planq-sandbox --version
 
 COMMAND (one argument) runs with the shell that started planq-sandbox, in the
-same working directory and environment (TMPDIR set to a private directory).
+same working directory and environment (TMPDIR set to a private directory
+when the one it names holds the project or the home directory).
 DIR, the project, is read-only, as are the places programs load code from;
 temporary directories and build caches stay writable. When COMMAND fails on a
 refused write, one line on stderr names the project as read-only and the --tool

@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/planq-dev/planq/config"
+	"github.com/planq-dev/planq/gate"
 	"github.com/planq-dev/planq/gate/sandbox"
 	"github.com/planq-dev/planq/hooks/conffile"
 	"github.com/planq-dev/planq/hooks/hosts"
@@ -182,7 +183,7 @@ func runDoctor(cmd *cobra.Command, a *app, opts *doctorOptions) error {
 			rep.Checks = append(rep.Checks, c)
 		}
 	}
-	rep.Checks = append(rep.Checks, enforcementCheck(wired))
+	rep.Checks = append(rep.Checks, enforcementCheck(wired, root, a.Getenv))
 
 	rep.Healthy = true
 	for _, c := range rep.Checks {
@@ -548,13 +549,14 @@ func wiringInJJ(ctx context.Context, c *jj.Client, checks []check) []check {
 // enforcementCheck says how the gate holds locked shell commands here, per
 // host where they differ: in the OS sandbox (the project read-only) for a
 // host that applies rewritten commands on a machine with one, else by the
-// parser alone, and why. It is reported, not failed: a parser-only gate is
-// still a gate.
-func enforcementCheck(hcs []hostChecks) check {
+// parser alone, and why (also when the user turned the sandbox off with
+// PLANQ_SANDBOX=off here or gate.sandbox: off in root's configuration). It
+// is reported, not failed: a parser-only gate is still a gate.
+func enforcementCheck(hcs []hostChecks, root string, getenv func(string) string) check {
 	by := map[string][]string{}
 	var order []string
 	for _, hc := range hcs {
-		how, _ := session.Enforcement(hc.host.Host())
+		how, _ := session.Enforcement(hc.host.Host(), root, getenv)
 		if _, ok := by[how]; !ok {
 			order = append(order, how)
 		}
@@ -567,7 +569,15 @@ func enforcementCheck(hcs []hostChecks) check {
 	}
 	c.Detail = strings.Join(parts, "; ")
 	e := sandbox.Detect()
+	off := gate.SandboxOff(getenv, gate.LoadProject(root).Policy)
 	switch entry, err := sandbox.Entry(); {
+	case e.Available() && strings.HasPrefix(off, gate.SandboxEnv):
+		c.Fix = "unset " + gate.SandboxEnv + " where the agent host starts, to run locked shell commands in the OS sandbox again"
+	case e.Available() && off != "":
+		c.Fix = "remove gate.sandbox: off from " + config.File + " (once the change is declared), to run locked shell commands in the OS sandbox again"
+	case e.Available() && getenv(gate.SandboxEnv) != "" && !strings.EqualFold(strings.TrimSpace(getenv(gate.SandboxEnv)), "on"):
+		c.Detail += "; " + gate.SandboxEnv + "=" + getenv(gate.SandboxEnv) + " is neither on nor off: the OS sandbox stays on"
+		c.Fix = gate.SandboxEnv + "=off turns it off (the parser-only gate); unset it otherwise"
 	case !e.Available() && runtime.GOOS == "linux":
 		c.Fix = "a Linux 6.2 or later kernel with Landlock enabled (lsm= boot parameter) gives locked shell commands the OS sandbox"
 	case e.Available() && err == nil && filepath.Base(entry[0]) != sandbox.LeanBinary:

@@ -200,6 +200,9 @@ func writeGateText(a *app, ev gate.Evaluation, assumed bool) error {
 	if ev.Decision.Command != "" {
 		fmt.Fprintf(w, "runs:\t%s\n", ev.Decision.Command)
 	}
+	if ev.SandboxOff != "" {
+		fmt.Fprintf(w, "sandbox:\toff (%s): parser-only\n", ev.SandboxOff)
+	}
 	return w.Flush()
 }
 

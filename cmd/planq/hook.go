@@ -80,8 +80,8 @@ func newHookSandboxCmd() *cobra.Command {
 		Use:   "sandbox --root DIR [--tool NAME]... -- COMMAND",
 		Short: "Run a locked shell command in the OS sandbox, the project read-only (the gate's rewrite runs it)",
 		Long: `Run COMMAND (one argument) with the shell that started this, in the same working
-directory and environment (TMPDIR set to a private directory), inside the OS
-sandbox: DIR, the project, is read-only, as are the places programs load code
+directory and environment (TMPDIR set to a private directory when the one it
+names holds the project or the home directory), inside the OS sandbox: DIR, the project, is read-only, as are the places programs load code
 from; temporary directories and build caches stay writable (Landlock on Linux,
 Seatbelt on macOS). The pre-tool-use hook rewrites a locked shell call into
 this; you do not run it by hand. When COMMAND fails on a refused write, one

@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -19,15 +20,19 @@ import (
 //
 //	bash            bash -c true: the command without the sandbox
 //	sandbox         planq-sandbox --root REPO -- true: the same command in the sandbox
+//	sandbox-tmp     the same with the project and HOME inside TMPDIR (as in tests): a private TMPDIR is made
 //	sandbox-hook    planq-hook sandbox … (the entry point without the lean binary)
 //	host-plain      bash -c true, as the host's shell runs the original
 //	host-sandbox    bash -c '<the rewritten command>', as the host's shell runs the rewrite
 //	hook-locked     planq-hook pre-tool-use on a read-only Bash call while locked (the rewrite)
 //	jj              jj log -r @
 //
-// Each iteration runs every scenario once, interleaved. It reports the
-// medians (NAME-p50-ms), sandbox-extra-ms = sandbox - bash (goal: at most
-// 3 ms), sandbox/bash, and hook-locked/jj (goal: at most 0.20).
+// The project, HOME and TMPDIR are three directories side by side, as on
+// a user's machine (TMPDIR holds neither the project nor the home, so the
+// command keeps it), but for sandbox-tmp. Each iteration runs every
+// scenario once, interleaved. It reports the medians (NAME-p50-ms),
+// sandbox-extra-ms = sandbox - bash (goal: at most 3 ms), sandbox/bash, and
+// hook-locked/jj (goal: at most 0.20).
 //
 //	go test -run '^$' -bench Sandbox -benchtime 100x ./cmd/planq
 func BenchmarkSandbox(b *testing.B) {
@@ -42,7 +47,9 @@ func BenchmarkSandbox(b *testing.B) {
 	hookBin, lean := filepath.Join(dir, "planq-hook"), filepath.Join(dir, sandbox.LeanBinary)
 	testenv.Isolate(b)
 	repo := testenv.JJRepo(b) // @ undescribed: the gate is locked
-	env := append(os.Environ(), "CLAUDE_PROJECT_DIR="+repo)
+	envTmp := append(os.Environ(), "CLAUDE_PROJECT_DIR="+repo)
+	tmp := b.TempDir()
+	env := append(slices.Clone(envTmp), "TMPDIR="+tmp)
 	bash, err := exec.LookPath("bash")
 	if err != nil {
 		b.Fatal(err)
@@ -53,12 +60,15 @@ func BenchmarkSandbox(b *testing.B) {
 	}
 	locked := []byte(`{"session_id":"bench","transcript_path":"/tmp/bench.jsonl","cwd":"` + repo +
 		`","permission_mode":"bypassPermissions","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"git status && git log --oneline | head -5","description":"status"},"tool_use_id":"toolu_bench"}`)
-	run := func(stdin []byte, want string, name string, args ...string) time.Duration {
+	runEnv := func(env []string, stdin []byte, want string, name string, args ...string) time.Duration {
 		d, out, err := timedRun(repo, env, stdin, name, args...)
 		if err != nil || !strings.Contains(out, want) || want == "" && out != "" {
 			b.Fatalf("%s %v: %v\n%s", name, args, err, out)
 		}
 		return d
+	}
+	run := func(stdin []byte, want string, name string, args ...string) time.Duration {
+		return runEnv(env, stdin, want, name, args...)
 	}
 	scenarios := []struct {
 		name string
@@ -66,6 +76,7 @@ func BenchmarkSandbox(b *testing.B) {
 	}{
 		{"bash", func() time.Duration { return run(nil, "", bash, "-c", "true") }},
 		{"sandbox", func() time.Duration { return run(nil, "", lean, "--root", repo, "--", "true") }},
+		{"sandbox-tmp", func() time.Duration { return runEnv(envTmp, nil, "", lean, "--root", repo, "--", "true") }},
 		{"sandbox-hook", func() time.Duration { return run(nil, "", hookBin, "sandbox", "--root", repo, "--", "true") }},
 		{"host-plain", func() time.Duration { return run(nil, "", bash, "-c", "true") }},
 		{"host-sandbox", func() time.Duration { return run(nil, "", bash, "-c", rewritten) }},
@@ -87,6 +98,7 @@ func BenchmarkSandbox(b *testing.B) {
 	b.StopTimer()
 	reportMedians(b, names, times)
 	b.ReportMetric(median(times["sandbox"])-median(times["bash"]), "sandbox-extra-ms")
+	b.ReportMetric(median(times["sandbox-tmp"])-median(times["bash"]), "sandbox-tmp-extra-ms")
 	b.ReportMetric(median(times["sandbox-hook"])-median(times["bash"]), "sandbox-hook-extra-ms")
 	b.ReportMetric(median(times["host-sandbox"])-median(times["host-plain"]), "host-extra-ms")
 	b.ReportMetric(median(times["sandbox"])/median(times["bash"]), "sandbox/bash")

@@ -14,8 +14,11 @@
 // (Command builds it; planq hook sandbox is the same entry point). Run is
 // that entry point: it runs ORIGINAL with the shell that ran it (Linux:
 // /proc/PPID/exe when that is a POSIX shell; else $SHELL, else bash), in
-// the same working directory and environment, with TMPDIR set to a private
-// directory made for the run and removed after it, stdin and stdout passed
+// the same working directory and environment (TMPDIR kept when the
+// sandbox lets the command write there; else, when the temporary directory
+// holds the project or the home directory, and for the jj shim below, set
+// to a private directory made beside the project and removed after the
+// run), stdin and stdout passed
 // through, stderr copied, no other descriptor passed on (Landlock judges a
 // file when it is opened, not a descriptor inherited open), and the
 // command's exit status (128+N for signal N). When the command fails and its stderr reports a refused write
@@ -24,8 +27,8 @@
 //
 // # What is writable
 //
-// NewPlan derives it, in one place for every OS: the private TMPDIR, the
-// system's temporary directories and the build caches (package dirs), and
+// NewPlan derives it, in one place for every OS: the system's temporary
+// directories, the build caches (package dirs) and a private TMPDIR, and
 // the device files programs write (/dev/null, /dev/tty, the terminal's
 // pseudo-terminal). Never the project (the whole tree: working copy, .jj,
 // .git, and a workspace's repository elsewhere), and never a tree that
@@ -67,7 +70,7 @@
 //
 // Both are applied to the entry point's thread that forks the shell (locked
 // to its goroutine for the rest of the run), so only that thread and the
-// command are confined; another thread removes the private TMPDIR
+// command are confined; another thread removes a private TMPDIR
 // afterwards. The command gets SIGTERM if the entry point dies first.
 //
 // # jj and git inside

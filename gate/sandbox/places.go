@@ -16,8 +16,6 @@ type Spec struct {
 	// Root is the project: the jj workspace (or directory) the gate guards,
 	// the whole tree (working copy, .jj, .git).
 	Root string
-	// TempDir is the run's private TMPDIR, outside the project.
-	TempDir string
 	// Exe is the planq binary that runs the sandbox: its directory stays
 	// read-only, so no command can replace the hook binary.
 	Exe string
@@ -41,7 +39,7 @@ type Plan struct {
 	Guarded []string // the project and, when elsewhere, its jj repository
 	Code    []string // PATH directories, tool homes (dirs.CodeEnv), the planq binary's directory
 	Home    string   // the home directory: its dot files are read-only, the caches of dirs.HomeCaches aside
-	Dirs    []string // writable trees: the private TMPDIR, the system temp dirs, the build caches
+	Dirs    []string // writable trees: the system temp dirs, the build caches, a private TMPDIR (Run)
 	Files   []string // writable device files: /dev/null, /dev/tty, …, the pseudo-terminals under /dev/pts
 }
 
@@ -52,9 +50,10 @@ type Plan struct {
 var deviceFiles = []string{"/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom", "/dev/tty", "/dev/ptmx", "/dev/pts"}
 
 // NewPlan derives the sandbox for s, in one place for every OS. The
-// writable trees are the private TMPDIR; the system's temporary
-// directories (dirs.Temp, and the TMPDIR the command inherits); the build
-// caches (dirs.CacheEnv, ~/.cache and ~/.npm). A candidate is kept only when
+// writable trees are the system's temporary directories (dirs.Temp, and
+// the TMPDIR the command inherits) and the build caches (dirs.CacheEnv,
+// ~/.cache and ~/.npm); Run may grant a private TMPDIR too. A candidate is
+// kept (grant) only when
 // it exists, neither is nor holds nor lies in the project (or its jj
 // repository, when the workspace's repository is elsewhere), and holds no
 // place code is loaded from (a PATH directory, a tool home, the planq
@@ -89,11 +88,7 @@ func NewPlan(s Spec) Plan {
 	if s.Exe != "" {
 		addList(filepath.Dir(s.Exe))
 	}
-	var cands []string
-	if s.TempDir != "" {
-		cands = append(cands, s.TempDir)
-	}
-	cands = append(cands, dirs.Temp...)
+	cands := append([]string{}, dirs.Temp...)
 	cands = append(cands, s.getenv("TMPDIR"))
 	for _, k := range dirs.CacheEnv {
 		cands = append(cands, s.getenv(k))
@@ -105,20 +100,9 @@ func NewPlan(s Spec) Plan {
 		}
 	}
 	for _, c := range cands {
-		if c == "" || !filepath.IsAbs(c) {
-			continue
+		if c != "" && filepath.IsAbs(c) {
+			pl.grant(resolve(c))
 		}
-		r := resolve(c)
-		if st, err := os.Stat(r); err != nil || !st.IsDir() || slices.Contains(pl.Dirs, r) {
-			continue
-		}
-		if overlaps(r, pl.Guarded) || holds(r, pl.Code) || pl.Home != "" && within(r, pl.Home) {
-			// The project, a place code is loaded from, or the home
-			// directory with its dot files (a HOME under /tmp): the
-			// caches inside it are granted on their own.
-			continue
-		}
-		pl.Dirs = append(pl.Dirs, r)
 	}
 	for _, f := range deviceFiles {
 		if _, err := os.Stat(f); err == nil {
@@ -126,6 +110,24 @@ func NewPlan(s Spec) Plan {
 		}
 	}
 	return pl
+}
+
+// grant adds the directory r (resolved) to the writable trees, unless it
+// is, holds or lies in the project, or holds a place code is loaded from
+// or the home directory with its dot files (a HOME under /tmp: the caches
+// inside it are granted on their own). It reports whether r is writable.
+func (pl *Plan) grant(r string) bool {
+	if slices.Contains(pl.Dirs, r) {
+		return true
+	}
+	if st, err := os.Stat(r); err != nil || !st.IsDir() {
+		return false
+	}
+	if overlaps(r, pl.Guarded) || holds(r, pl.Code) || pl.Home != "" && within(r, pl.Home) {
+		return false
+	}
+	pl.Dirs = append(pl.Dirs, r)
+	return true
 }
 
 // overlaps reports whether d is, holds or lies in any of list.

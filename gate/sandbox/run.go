@@ -115,6 +115,25 @@ func writeJJShim(bin, realJJ string) error {
 	return os.WriteFile(filepath.Join(bin, "jj"), []byte(script), 0o700)
 }
 
+// tempWritable reports whether the temporary directory a command uses
+// (tmpdir, its TMPDIR, else /tmp) is writable under pl, so that it needs no
+// private one.
+func tempWritable(pl Plan, tmpdir string) bool {
+	if tmpdir == "" {
+		tmpdir = "/tmp"
+	}
+	if !filepath.IsAbs(tmpdir) {
+		return false
+	}
+	r := resolve(tmpdir)
+	for _, d := range pl.Dirs {
+		if within(d, r) {
+			return true
+		}
+	}
+	return false
+}
+
 // privateTemp makes the run's own TMPDIR in the first temporary directory
 // outside the project.
 func privateTemp(root string) (string, error) {

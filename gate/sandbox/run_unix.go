@@ -21,10 +21,12 @@ import (
 // signal N killed it).
 //
 // Before confining the command it snapshots the project's working copy
-// when the command runs jj (jj inside cannot), makes the private TMPDIR,
-// and then puts a jj first on PATH that runs the real one with
-// --ignore-working-copy, so jj reads what was snapshotted and records
-// nothing.
+// when the command runs jj (jj inside cannot) and puts a jj first on PATH
+// that runs the real one with --ignore-working-copy, so jj reads what was
+// snapshotted and records nothing. The command keeps its TMPDIR when the
+// sandbox lets it write there; otherwise (the temporary directory holds
+// the project or the home directory) and for the jj shim, it gets a
+// private one, made beside the project and removed afterwards.
 func Run(inv Invocation) int {
 	// Only stdin, stdout and stderr reach the command: Landlock judges a
 	// file when it is opened, so a descriptor this process inherited (one
@@ -38,14 +40,27 @@ func Run(inv Invocation) int {
 	if st, err := os.Stat(root); err != nil || !st.IsDir() {
 		return cannotRun(fmt.Errorf("the project %s is not a directory", inv.Root))
 	}
-	tmp, err := privateTemp(root)
-	if err != nil {
-		return cannotRun(err)
-	}
-	defer removeUnconfined(tmp)
-	env := setEnv(os.Environ(), "TMPDIR", tmp)
+	exe, _ := os.Executable()
+	pl := NewPlan(Spec{Root: root, Exe: exe, Getenv: os.Getenv})
+	env := os.Environ()
+	realJJ := ""
 	if RunsJJ(inv.Command) {
-		if realJJ, err := exec.LookPath("jj"); err == nil {
+		realJJ, _ = exec.LookPath("jj")
+	}
+	if realJJ != "" || !tempWritable(pl, os.Getenv("TMPDIR")) {
+		// A private TMPDIR, beside the project when the temporary
+		// directory holds it: for the jj shim, or because the command's
+		// own temporary directory cannot be writable.
+		tmp, err := privateTemp(root)
+		if err != nil {
+			return cannotRun(err)
+		}
+		defer removeUnconfined(tmp)
+		if !pl.grant(resolve(tmp)) {
+			return cannotRun(fmt.Errorf("the private temporary directory %s cannot be made writable (it lies in the project's repository)", tmp))
+		}
+		env = setEnv(env, "TMPDIR", tmp)
+		if realJJ != "" {
 			snapshot(realJJ, root)
 			bin := filepath.Join(tmp, ".planq-bin")
 			if err := writeJJShim(bin, realJJ); err != nil {
@@ -54,8 +69,6 @@ func Run(inv Invocation) int {
 			env = setEnv(env, "PATH", bin+string(filepath.ListSeparator)+os.Getenv("PATH"))
 		}
 	}
-	exe, _ := os.Executable()
-	pl := NewPlan(Spec{Root: root, TempDir: tmp, Exe: exe, Getenv: os.Getenv})
 	shell := pickShell()
 	var p [2]int
 	if err := syscall.Pipe(p[:]); err != nil {

@@ -240,6 +240,40 @@ func TestWritesElsewhereAndReads(t *testing.T) {
 	}
 }
 
+// TestOwnTempDirWhenWritable: with the project and the home directory
+// outside the command's TMPDIR (a user's usual layout), the command keeps
+// that TMPDIR, writable, and no private one is made; a command that runs
+// jj gets a private one for the jj shim, removed afterwards. The project
+// stays read-only either way.
+func TestOwnTempDirWhenWritable(t *testing.T) {
+	requireLandlock(t)
+	t.Parallel()
+	w := newWorld(t)
+	tmp := filepath.Join(filepath.Dir(w.root), "tmp")
+	if err := os.Mkdir(tmp, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	tmp, _ = filepath.EvalSymlinks(tmp)
+	w.env = []string{"HOME=" + w.home, "PATH=" + os.Getenv("PATH"), "LANG=C", "TMPDIR=" + tmp, entryEnv + "=1"}
+	out, stderr, code := w.run(t, `echo "$TMPDIR"; echo t > "$TMPDIR/x" && cat "$TMPDIR/x"; echo x > new.txt`)
+	if code == 0 || out != tmp+"\nt\n" {
+		t.Errorf("exit %d, stdout %q: want TMPDIR %s kept and writable, and the project refused\n%s", code, out, tmp, stderr)
+	}
+	if _, err := os.Stat(filepath.Join(w.root, "new.txt")); err == nil {
+		t.Error("new.txt landed in the project")
+	}
+	if _, err := exec.LookPath("jj"); err != nil {
+		return // no jj: no shim to make
+	}
+	out, stderr, _ = w.run(t, `echo "$TMPDIR"; : jj`)
+	if !strings.HasPrefix(out, filepath.Join(tmp, "planq-sandbox-")) {
+		t.Errorf("a command naming jj got TMPDIR %q, want a private one in %s\n%s", out, tmp, stderr)
+	}
+	if left, _ := filepath.Glob(filepath.Join(tmp, "planq-sandbox-*")); len(left) > 0 {
+		t.Errorf("private TMPDIRs left behind: %v", left)
+	}
+}
+
 // TestHomeInTempStaysReadOnly: with HOME inside the temporary directory
 // the command inherits (a container's HOME=/tmp/…) and the project
 // elsewhere, the home's dot files stay read-only (a planted .bashrc or

@@ -148,7 +148,13 @@ func TestNewPlan(t *testing.T) {
 	inproj := mk("tmp/proj/build-cache")
 	env := map[string]string{"HOME": home, "GOCACHE": gocache, "PATH": bin + ":/usr/bin", "TMPDIR": tmp,
 		"npm_config_cache": inproj, "XDG_CACHE_HOME": filepath.Dir(bin)}
-	pl := NewPlan(Spec{Root: root, TempDir: private, Exe: "/opt/planq/bin/planq-hook", Getenv: func(k string) string { return env[k] }})
+	pl := NewPlan(Spec{Root: root, Exe: "/opt/planq/bin/planq-hook", Getenv: func(k string) string { return env[k] }})
+	if tempWritable(pl, tmp) || !pl.grant(private) || !tempWritable(pl, private) {
+		t.Errorf("TMPDIR %s holds the project: want it read-only and a private one beside the project granted; writable %v", tmp, pl.Dirs)
+	}
+	if pl.grant(inproj) || pl.grant(home) {
+		t.Errorf("granted a directory in the project or the home directory: %v", pl.Dirs)
+	}
 	for _, want := range []string{private, gocache, cache, npm} {
 		if !slices.Contains(pl.Dirs, want) {
 			t.Errorf("writable %v lacks %s", pl.Dirs, want)
@@ -172,7 +178,11 @@ func TestNewPlan(t *testing.T) {
 	other, tmp2 := mk("srv/proj"), mk("t2")
 	home2, cache2, private2 := mk("t2/home"), mk("t2/home/.cache"), mk("t2/planq-sandbox-2")
 	env2 := map[string]string{"HOME": home2, "PATH": "/usr/bin", "TMPDIR": tmp2}
-	pl = NewPlan(Spec{Root: other, TempDir: private2, Getenv: func(k string) string { return env2[k] }})
+	pl = NewPlan(Spec{Root: other, Getenv: func(k string) string { return env2[k] }})
+	if tempWritable(pl, tmp2) {
+		t.Errorf("HOME in TMPDIR: TMPDIR writable %v", pl.Dirs)
+	}
+	pl.grant(private2)
 	if slices.Contains(pl.Dirs, tmp2) || slices.Contains(pl.Dirs, home2) || !slices.Contains(pl.Dirs, cache2) || !slices.Contains(pl.Dirs, private2) {
 		t.Errorf("HOME in TMPDIR: writable %v, want %s and %s but not %s nor %s", pl.Dirs, cache2, private2, tmp2, home2)
 	}

@@ -5,14 +5,26 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/planq-dev/planq/hooks/session"
 )
 
 // cliRules are the permission rules given on the command line of the
 // claude process this hook runs under (--allowedTools, --disallowedTools,
 // --settings), which no settings file shows. Only Linux says a process's
-// ancestors' arguments cheaply (claudeArgs); elsewhere there are none.
+// ancestors' arguments cheaply (session.HostArgs); elsewhere there are none.
 func cliRules() permissions {
-	return rulesFromArgs(claudeArgs())
+	return rulesFromArgs(session.HostArgs(claudeProcess))
+}
+
+// claudeProcess is Claude Code's CLI among the hook's ancestors: its native
+// binary, or its cli.js run by node or bun.
+var claudeProcess = session.HostProcess{
+	Exes: []string{"claude", "claude.exe", "node", "bun"},
+	Program: func(w string) bool {
+		b := filepath.Base(w)
+		return b == "claude" || b == "claude.exe" || strings.HasSuffix(w, "/claude-code/cli.js")
+	},
 }
 
 // rulesFromArgs reads the permission rules in claude's arguments: tool

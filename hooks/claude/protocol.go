@@ -17,6 +17,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"sync"
 
 	"github.com/planq-dev/planq/hooks/session"
 )
@@ -207,7 +208,7 @@ func (in Input) Event(event, projectDir string) session.Event {
 		if in.BasePath != "" && filepath.IsAbs(in.BasePath) {
 			ev.Cwd = in.BasePath
 		}
-		ev.Worktree = &session.Worktree{Name: name, Subagent: subagentWorktree.MatchString(name)}
+		ev.Worktree = &session.Worktree{Name: name, Subagent: subagentWorktree().MatchString(name)}
 	case session.EventWorktreeRemove:
 		path := in.WorktreePath
 		if path == "" {
@@ -223,7 +224,7 @@ var subagentTools = []string{"Agent", "Task"}
 
 // subagentWorktree is the name Claude Code gives the worktree of a
 // subagent started with isolation "worktree": agent-<its id>.
-var subagentWorktree = regexp.MustCompile(`^agent-[0-9a-zA-Z]+$`)
+var subagentWorktree = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^agent-[0-9a-zA-Z]+$`) })
 
 // BaseRef is Claude Code's worktree.baseRef setting as it applies in
 // projectDir (the local settings over the project's over the user's):

@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/BurntSushi/toml"
 
@@ -186,7 +187,7 @@ func configEdit(o conffile.Options, path string) (conffile.FileEdit, error) {
 }
 
 // inlineRE matches a root-level key assigning mcp_servers a value.
-var inlineRE = regexp.MustCompile(`^\s*(mcp_servers|"mcp_servers"|'mcp_servers')\s*=`)
+var inlineRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\s*(mcp_servers|"mcp_servers"|'mcp_servers')\s*=`) })
 
 // inlineServers reports whether data assigns mcp_servers an inline table
 // before its first table header, which TOML does not let a
@@ -197,7 +198,7 @@ func inlineServers(data []byte) bool {
 		if strings.HasPrefix(t, "[") {
 			return false
 		}
-		if inlineRE.MatchString(t) {
+		if inlineRE().MatchString(t) {
 			return true
 		}
 	}

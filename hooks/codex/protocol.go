@@ -125,8 +125,9 @@ func (Protocol) Read(event string, data []byte, getenv func(string) string) (ses
 	ev.PermissionMode = in.PermissionMode
 	if in.ToolName != "" {
 		ev.Call = &session.Call{Name: in.ToolName, Tool: GateTool(in.ToolName), Input: in.ToolInput, Failed: responseIsError(in.ToolResponse)}
-		if event == session.EventPreToolUse && ev.Call.Tool.Kind == gate.KindShell && !sandboxable(ev, getenv) {
-			ev.Host.Rewrites = false
+		if event == session.EventPreToolUse && ev.Call.Tool.Kind == gate.KindShell {
+			call := ev
+			ev.Call.HostJudges = func() bool { return !sandboxable(call, getenv) }
 		}
 	}
 	return ev, nil

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/planq-dev/planq/gate"
 	"github.com/planq-dev/planq/hooks/session"
 )
 
@@ -133,6 +134,13 @@ func (Protocol) Read(event string, data []byte, getenv func(string) string) (ses
 	if in.ToolName != "" {
 		ev.Call = &session.Call{Name: in.ToolName, Tool: GateTool(in.ToolName), Input: in.ToolInput,
 			Failed: in.ToolResult != nil && in.ToolResult.ResultType != "success"}
+		if event == session.EventPreToolUse && ev.Call.Tool.Kind == gate.KindShell {
+			command, dir := ev.Call.Command(), ev.ProjectDir
+			if dir == "" {
+				dir = ev.Cwd
+			}
+			ev.Call.HostJudges = func() bool { return hostJudges(command, dir, getenv) }
+		}
 	}
 	return ev, nil
 }

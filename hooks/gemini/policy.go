@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"runtime"
 	"strings"
+	"sync"
 
 	"github.com/BurntSushi/toml"
 
@@ -58,7 +59,7 @@ func settingsFiles(o conffile.Options) []string {
 }
 
 // literalWord is a word a regular expression spells out.
-var literalWord = regexp.MustCompile(`[A-Za-z0-9_.+-]+`)
+var literalWord = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[A-Za-z0-9_.+-]+`) })
 
 // shellRulePrograms returns the programs the user's shell rules are about:
 // the first word of each commandPrefix, every word a commandRegex or
@@ -92,7 +93,7 @@ func shellRulePrograms(o conffile.Options) (map[string]bool, error) {
 					continue
 				}
 				anyOf(r.CommandPrefix, func(s string) bool { first(s); return false })
-				for _, w := range literalWord.FindAllString(r.CommandRegex+" "+r.ArgsPattern, -1) {
+				for _, w := range literalWord().FindAllString(r.CommandRegex+" "+r.ArgsPattern, -1) {
 					progs[w] = true
 				}
 			}

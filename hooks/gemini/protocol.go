@@ -123,8 +123,9 @@ func (Protocol) Read(event string, data []byte, getenv func(string) string) (ses
 		if ev.Cwd, err = shellDir(ev.ProjectDir, in.Cwd, in.ToolInput); err != nil {
 			return ev, err
 		}
-		if event == session.EventPreToolUse && !sandboxable(ev, getenv) {
-			ev.Host.Rewrites = false
+		if event == session.EventPreToolUse {
+			call := ev
+			ev.Call.HostJudges = func() bool { return !sandboxable(call, getenv) }
 		}
 	}
 	return ev, nil

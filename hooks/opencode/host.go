@@ -78,11 +78,17 @@ func (Protocol) Read(event string, data []byte, getenv func(string) string) (ses
 			if ev.Cwd, err = workdir(p.Directory, p.Args); err != nil {
 				return ev, err
 			}
-			if event == EventPreToolUse && (!p.Rewrites || p.Permission == nil || !sandboxable(ev.Call.Command(), ev.Cwd, p.Directory, *p.Permission)) {
-				// An older plugin, unknown rules, or rules and asks of
-				// OpenCode's that would judge the rewritten command instead of
-				// this one: the call keeps the parser-only gate.
+			switch {
+			case event != EventPreToolUse:
+			case !p.Rewrites:
+				// An older plugin, which does not apply a rewrite.
 				ev.Host.Rewrites = false
+			default:
+				// Unknown rules, or rules and asks of OpenCode's that would
+				// judge the rewritten command instead of this one: the call
+				// keeps the parser-only gate.
+				command, cwd, perm := ev.Call.Command(), ev.Cwd, p.Permission
+				ev.Call.HostJudges = func() bool { return perm == nil || !sandboxable(command, cwd, p.Directory, *perm) }
 			}
 		}
 	}

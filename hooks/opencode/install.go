@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"sync"
 
 	"github.com/planq-dev/planq/gate"
 	"github.com/planq-dev/planq/hooks/conffile"
@@ -272,11 +273,11 @@ func failOpen(exes []string, gated bool) conffile.Finding {
 
 // pluginBinaries returns the binaries a plugin file runs for the tool
 // hooks: planq-hook when it names one, else planq.
-var constRE = regexp.MustCompile(`(?m)^const (PLANQ|HOOK) = ("(?:[^"\\]|\\.)*");`)
+var constRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?m)^const (PLANQ|HOOK) = ("(?:[^"\\]|\\.)*");`) })
 
 func pluginBinaries(data []byte) []string {
 	vals := map[string]string{}
-	for _, m := range constRE.FindAllSubmatch(data, -1) {
+	for _, m := range constRE().FindAllSubmatch(data, -1) {
 		var s string
 		if json.Unmarshal(m[2], &s) == nil {
 			vals[string(m[1])] = s

@@ -136,6 +136,14 @@ type Call struct {
 	// Subagent says the call ran subagents (Claude Code's Agent tool),
 	// which may have worked in workspaces of their own.
 	Subagent bool
+	// HostJudges, set by an adapter for a shell call, reports whether the
+	// host's own permission rules would judge the call (a rule names one
+	// of its programs, or the rules cannot be read): the host judges them
+	// on the command it runs, so a rewrite into the sandbox would slip past
+	// them. Such a call keeps the parser-only verdict, as the model wrote
+	// it. The core asks only about a call it would rewrite, so an adapter
+	// reads its rule files only then.
+	HostJudges func() bool
 }
 
 // Reply is the core's answer to an event, which the adapter writes in its

@@ -46,10 +46,17 @@ func RuleJudges(command string, progs map[string]bool) bool {
 	if progs[sandbox.LeanBinary] || progs["planq-hook"] || progs["planq"] {
 		return true
 	}
-	for _, w := range strings.FieldsFunc(command, func(r rune) bool { return strings.ContainsRune(" \t\n\r;&|()<>`$'\"{}=\\!", r) }) {
+	for _, w := range CommandWords(command) {
 		if progs[w] || progs[filepath.Base(w)] {
 			return true
 		}
 	}
 	return false
+}
+
+// CommandWords splits a shell command into the words a host's matcher may
+// look at, over-approximating: at blanks, quotes and shell operators, and
+// at = (so --file=/etc/x gives /etc/x), never at / or . (paths stay whole).
+func CommandWords(command string) []string {
+	return strings.FieldsFunc(command, func(r rune) bool { return strings.ContainsRune(" \t\n\r;&|()<>`$'\"{}=\\!", r) })
 }

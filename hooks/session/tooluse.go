@@ -57,7 +57,7 @@ func judge(ctx context.Context, ev Event, getenv func(string) string) (Reply, ac
 	}
 	call := gate.ToolCall{Name: ev.Call.Name, Tool: ev.Call.Tool, Input: ev.Call.Input}
 	res := gate.Evaluate(ctx, call, dir, gate.EvalOptions{ProjectDir: ev.ProjectDir, Getenv: getenv, PlanqTool: ev.Host.Tool,
-		SandboxEntry: sandboxEntry(ev.Host, ev.Call.Tool)})
+		SandboxEntry: sandboxEntry(ev.Host, ev.Call.Tool), LeaveUnsandboxed: ev.Call.HostJudges})
 	acc := account{rule: res.Decision.Rule, unlocked: res.State != nil && res.StateErr == nil && !res.State.Locked}
 	switch d := res.Decision; {
 	case d.Sandbox:
@@ -85,16 +85,25 @@ func sandboxEntry(h Host, t gate.Tool) []string {
 }
 
 // Enforcement says how the gate holds h's locked shell calls on this
-// machine, for people and the model: "OS sandbox (Landlock ABI 7)", or
-// "parser-only (why)" where the host cannot apply a rewritten command or
-// the machine has no sandbox. Cheap: no process.
-func Enforcement(h Host) (text string, sandboxed bool) {
+// machine, in the project at dir with the hooks' environment getenv (nil:
+// os.Getenv), for people and the model: "OS sandbox (Landlock ABI 7)", or
+// "parser-only (why)" where the host cannot apply a rewritten command, the
+// machine has no sandbox, or the user turned it off (gate.SandboxOff).
+// Cheap: no process.
+func Enforcement(h Host, dir string, getenv func(string) string) (text string, sandboxed bool) {
 	e := sandbox.Detect()
 	switch {
 	case !e.Available():
 		return e.String(), false
 	case !h.Rewrites:
 		return "parser-only (the host does not apply rewritten commands)", false
+	}
+	pol := gate.DefaultPolicy()
+	if dir != "" {
+		pol = gate.LoadProject(dir).Policy
+	}
+	if off := gate.SandboxOff(getenv, pol); off != "" {
+		return "parser-only (the OS sandbox is turned off: " + off + ")", false
 	}
 	return e.String(), true
 }

@@ -65,6 +65,9 @@ type HostRun struct {
 	// GITHUB_COPILOT_PROMPT_MODE_WORKSPACE_MCP, so -p skips the project's
 	// MCP servers.
 	NoWorkspaceMCP bool
+	// CopilotPermissions are the permission flags Copilot CLI runs with
+	// instead of --allow-all (--allow-all-tools alone, say).
+	CopilotPermissions []string
 }
 
 func (r HostRun) exec(ctx context.Context, label string, args []string, env []string) (Result, error) {
@@ -192,7 +195,8 @@ func (r HostRun) Gemini(ctx context.Context) (Result, error) {
 	return res, err
 }
 
-// Copilot runs `copilot -p … --allow-all --output-format json` against the
+// Copilot runs `copilot -p … --allow-all --output-format json` (or
+// CopilotPermissions instead of --allow-all) against the
 // fake model through Copilot's BYOK provider settings (Chat Completions at
 // Model.URL/v1, offline: no GitHub login, telemetry or update check), with
 // its state in Home/.copilot. The working directory is trusted for this one
@@ -201,8 +205,12 @@ func (r HostRun) Gemini(ctx context.Context) (Result, error) {
 // NoWorkspaceMCP). SessionID is the session id.
 func (r HostRun) Copilot(ctx context.Context) (Result, error) {
 	copilotHome := filepath.Join(r.Home, ".copilot")
-	args := []string{"-p", r.Prompt, "--allow-all", "--no-ask-user", "--no-auto-update",
-		"--disable-client-telemetry", "--output-format", "json", "--log-dir", filepath.Join(copilotHome, "logs")}
+	perms := r.CopilotPermissions
+	if perms == nil {
+		perms = []string{"--allow-all"}
+	}
+	args := append(append([]string{"-p", r.Prompt}, perms...), "--no-ask-user", "--no-auto-update",
+		"--disable-client-telemetry", "--output-format", "json", "--log-dir", filepath.Join(copilotHome, "logs"))
 	if !r.KeepHookTrust {
 		args = append(args, "--trust-folder")
 	}

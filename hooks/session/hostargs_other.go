@@ -1,0 +1,5 @@
+//go:build !linux
+
+package session
+
+func hostArgs(HostProcess) []string { return nil }
