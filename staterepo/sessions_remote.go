@@ -45,21 +45,28 @@ type LineageSync struct {
 	Missing []string `json:"missing,omitempty"`
 }
 
-// lineageSession opens a git protocol session with the state remote.
+// remoteEndpoint returns the state remote's endpoint, the transport that
+// reaches it, and its URL.
 func (s *Store) remoteEndpoint() (*transport.Endpoint, transport.Transport, string, error) {
 	url, _, err := s.remoteURL()
 	if err != nil {
 		return nil, nil, "", err
 	}
+	ep, c, err := endpoint(url)
+	return ep, c, url, err
+}
+
+// endpoint returns url's endpoint and the transport that reaches it.
+func endpoint(url string) (*transport.Endpoint, transport.Transport, error) {
 	ep, err := transport.NewEndpoint(url)
 	if err != nil {
-		return nil, nil, url, fmt.Errorf("state remote %s: %w", url, err)
+		return nil, nil, fmt.Errorf("state remote %s: %w", url, err)
 	}
 	c, err := client.NewClient(ep)
 	if err != nil {
-		return nil, nil, url, fmt.Errorf("state remote %s: %w", url, err)
+		return nil, nil, fmt.Errorf("state remote %s: %w", url, err)
 	}
-	return ep, c, url, nil
+	return ep, c, nil
 }
 
 // remoteLineages lists the lineage refs of an advertisement.
