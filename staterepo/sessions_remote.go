@@ -13,7 +13,6 @@ import (
 
 	git "github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/format/packfile"
 	"github.com/go-git/go-git/v5/plumbing/protocol/packp"
 	"github.com/go-git/go-git/v5/plumbing/protocol/packp/capability"
 	"github.com/go-git/go-git/v5/plumbing/protocol/packp/sideband"
@@ -174,7 +173,7 @@ func (s *Store) PullLineages(ctx context.Context, roots []string) (LineageSync, 
 }
 
 // fetchPack asks the remote for the objects of wants that haves lack, and
-// stores the pack it sends.
+// stores the pack it sends (indexPack).
 func fetchPack(ctx context.Context, sess transport.UploadPackSession, ar *packp.AdvRefs, r *gitstore.Repo, wants, haves []plumbing.Hash) error {
 	req := packp.NewUploadPackRequestFromCapabilities(ar.Capabilities)
 	req.Wants, req.Haves = wants, haves
@@ -193,7 +192,32 @@ func fetchPack(ctx context.Context, sess transport.UploadPackSession, ar *packp.
 	case req.Capabilities.Supports(capability.Sideband):
 		in = sideband.NewDemuxer(sideband.Sideband, rd)
 	}
-	return packfile.UpdateObjectStorage(r.Storage(), in)
+	return indexPack(ctx, r.Path(), in)
+}
+
+// indexPack stores the pack read from in, in the bare repo, with `git
+// index-pack` (completing a thin pack with the bases it lacks, as `git
+// fetch` does). git writes the pack and its index to temporary files and
+// renames them into place, the pack first, so a process killed at any
+// instant leaves the pack whole or absent. go-git's writer, used before,
+// created the index under its final name and skipped writing it when it
+// existed: a fetch killed while it wrote the index left a short one, which
+// the next fetch of the same pack kept, and every read of the repo failed.
+func indexPack(ctx context.Context, bare string, in io.Reader) error {
+	git, err := findGit(ctx)
+	if err != nil {
+		return err
+	}
+	cmd := exec.CommandContext(ctx, git, append(slices.Clone(gitConfig), "index-pack", "--stdin", "--fix-thin")...)
+	cmd.Dir = bare
+	cmd.Env = gitEnv()
+	cmd.Stdin = in
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Run(); err != nil {
+		return fmt.Errorf("git index-pack in %s: %v: %s", bare, err, strings.TrimSpace(stderr.String()))
+	}
+	return nil
 }
 
 // takeRemote brings root's local ref (hex, "" for none) up to date with
