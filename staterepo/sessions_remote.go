@@ -19,6 +19,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/transport"
 	"github.com/go-git/go-git/v5/plumbing/transport/client"
 
+	"github.com/planq-dev/planq/staterepo/internal/crash"
 	"github.com/planq-dev/planq/staterepo/internal/gitstore"
 )
 
@@ -156,6 +157,7 @@ func (s *Store) PullLineages(ctx context.Context, roots []string) (LineageSync, 
 		if err := fetchPack(ctx, sess, ar, r, wants, haves); err != nil {
 			return out, fmt.Errorf("fetch from %s: %w", url, err)
 		}
+		crash.Point("lineage-fetched")
 	}
 	for _, root := range sortedKeys(remote) {
 		if local[root] == remote[root].String() {
@@ -350,6 +352,7 @@ func (s *Store) PushLineages(ctx context.Context, roots []string) (LineageSync, 
 		if err != nil {
 			return out, fmt.Errorf("push session lineages to %s: %w; run `planq state push` again (another clone may have pushed meanwhile)", url, err)
 		}
+		crash.Point("lineage-sent")
 		for _, c := range cmds {
 			out.Pushed = append(out.Pushed, strings.TrimPrefix(c.Name.String(), SessionsRefPrefix))
 		}
