@@ -3,7 +3,9 @@
 package main
 
 import (
+	"bufio"
 	"context"
+	"encoding/json"
 	"fmt"
 	"maps"
 	"math/rand/v2"
@@ -14,6 +16,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -367,12 +370,23 @@ func checkSessionsEverywhere(t *testing.T, remote string, machines []*sessMachin
 	}
 	for _, dir := range []string{remote, machines[0].bare(), machines[1].bare()} {
 		w.git(dir, "fsck", "--strict", "--no-progress")
-		_ = filepath.WalkDir(filepath.Join(dir, "refs"), func(p string, d os.DirEntry, err error) error {
-			if err == nil && strings.HasSuffix(p, ".lock") {
-				t.Errorf("lock file left: %s", p)
-			}
-			return nil
-		})
+		noLockFiles(t, dir)
+	}
+}
+
+// noLockFiles fails the test when the git repo at dir holds a git lock
+// file (a ref's, packed-refs'): one a killed process left there would
+// stop the next update of it.
+func noLockFiles(t *testing.T, dir string) {
+	t.Helper()
+	_ = filepath.WalkDir(filepath.Join(dir, "refs"), func(p string, d os.DirEntry, err error) error {
+		if err == nil && strings.HasSuffix(p, ".lock") {
+			t.Errorf("lock file left: %s", p)
+		}
+		return nil
+	})
+	if _, err := os.Stat(filepath.Join(dir, "packed-refs.lock")); err == nil {
+		t.Errorf("lock file left: %s", filepath.Join(dir, "packed-refs.lock"))
 	}
 }
 
@@ -384,4 +398,230 @@ func firstDiff(got, want []string) string {
 		}
 	}
 	return "one is a prefix of the other"
+}
+
+// jjRun runs a command (jj, git) in the machine's code repo, with a jj
+// identity.
+func (m *sessMachine) jjRun(t *testing.T, args ...string) string {
+	t.Helper()
+	cmd := exec.Command(args[0], args[1:]...)
+	cmd.Dir = m.repo
+	cmd.Env = append(slices.Clip(m.procEnv), "JJ_USER=Test", "JJ_EMAIL=test@example.com", "JJ_CONFIG="+filepath.Join(m.env["HOME"], "jj.toml"),
+		"GIT_CONFIG_NOSYSTEM=1", "GIT_AUTHOR_NAME=T", "GIT_AUTHOR_EMAIL=t@example.com", "GIT_COMMITTER_NAME=T", "GIT_COMMITTER_EMAIL=t@example.com")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("%s: %s: %v\n%s", m.name, strings.Join(args, " "), err, out)
+	}
+	return strings.TrimSpace(string(out))
+}
+
+// queryKilled starts `planq mcp serve` on the machine (the crash-point
+// build) and asks query_ancestor for change's transcript, killing the
+// server and its git processes after killAfter (or at crash point at). It
+// reports whether the server was killed before it answered, and how long
+// it ran.
+func (m *sessMachine) queryKilled(t *testing.T, change, at string, killAfter time.Duration) (killed bool, took time.Duration) {
+	t.Helper()
+	cmd := exec.Command(m.bin, "mcp", "serve")
+	cmd.Dir = m.repo
+	cmd.Env = append(slices.Clip(m.procEnv), "PLANQ_CRASH_AT="+at, "JJ_USER=Test", "JJ_EMAIL=test@example.com", "JJ_CONFIG="+filepath.Join(m.env["HOME"], "jj.toml"))
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	send := func(msg map[string]any) bool {
+		data, _ := json.Marshal(msg)
+		_, err := in.Write(append(data, '\n'))
+		return err == nil // false: it died before it read the request
+	}
+	sc := bufio.NewScanner(out)
+	sc.Buffer(make([]byte, 1<<20), 64<<20)
+	answer := func(id int) bool {
+		for sc.Scan() {
+			var resp struct {
+				ID *int `json:"id"`
+			}
+			if json.Unmarshal(sc.Bytes(), &resp) == nil && resp.ID != nil && *resp.ID == id {
+				return true
+			}
+		}
+		return false
+	}
+	if !send(map[string]any{"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": map[string]any{"protocolVersion": "2025-06-18",
+		"capabilities": map[string]any{}, "clientInfo": map[string]any{"name": "kill-test", "version": "1"}}}) || !answer(1) {
+		in.Close()
+		_ = cmd.Wait()
+		if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			return true, 0 // it killed itself at a crash point on the way
+		}
+		t.Fatalf("%s: planq mcp serve did not start", m.name)
+	}
+	send(map[string]any{"jsonrpc": "2.0", "method": "notifications/initialized"})
+	// The clock starts with the query: the kill lands in it.
+	start := time.Now()
+	var timer *time.Timer
+	if killAfter > 0 {
+		timer = time.AfterFunc(killAfter, func() { _ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) })
+	}
+	answered := send(map[string]any{"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": map[string]any{"name": "query_ancestor",
+		"arguments": map[string]any{"change_id": change, "include": []string{"transcript"}}}}) && answer(2)
+	took = time.Since(start)
+	if timer != nil {
+		timer.Stop()
+	}
+	in.Close()
+	_ = cmd.Wait()
+	if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) // git children still running
+		return !answered, took
+	}
+	if !answered {
+		t.Fatalf("%s: planq mcp serve ended without answering query_ancestor", m.name)
+	}
+	return false, took
+}
+
+// TestKilledLazyFetchLosesNothing kills `planq mcp serve` (SIGKILL, its git
+// processes too) while its query_ancestor fetches the session lineage of a
+// teammate's change from the state remote (a lazy pull), at random moments
+// and at the crash points a pull passes, PLANQ_FAULT_SESSION_ROUNDS times
+// (default 20): machine a records sessions in real jj changes and pushes
+// code and state; b fetches the code and asks for each new change's
+// transcript — a change that roots a new lineage, or goes on in one b
+// fetched before. After every kill a fresh server's query_ancestor must
+// answer with the lineage's transcript, and b's store must hold a's lines
+// of that lineage exactly once, redacted; at the end git fsck is clean and
+// no lock file is left.
+func TestKilledLazyFetchLosesNothing(t *testing.T) {
+	t.Parallel()
+	testenv.SkipShort(t, "builds planq with crash points and kills its lazy fetches")
+	testenv.RequireJJ(t)
+	rounds := 20
+	if v, err := strconv.Atoi(os.Getenv("PLANQ_FAULT_SESSION_ROUNDS")); err == nil && v > 0 {
+		rounds = v
+	}
+	seed := uint64(time.Now().UnixNano())
+	if v, err := strconv.ParseUint(os.Getenv("PLANQ_FAULT_SEED"), 10, 64); err == nil {
+		seed = v
+	}
+	t.Logf("PLANQ_FAULT_SEED=%d PLANQ_FAULT_SESSION_ROUNDS=%d", seed, rounds)
+	rng := rand.New(rand.NewPCG(seed, 26))
+	base := t.TempDir()
+	remote, code := filepath.Join(base, "state.git"), filepath.Join(base, "code.git")
+	a := newSessMachine(t, "a", remote)
+	b := newSessMachine(t, "b", remote)
+	a.git(base, "init", "-q", "--bare", code)
+	// a: a jj repo whose commits go to the code remote; planq's files are
+	// not part of the code.
+	if err := os.WriteFile(filepath.Join(a.repo, ".gitignore"), []byte(".planq/\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	a.jjRun(t, "jj", "git", "init", "--colocate")
+	a.jjRun(t, "git", "remote", "add", "origin", code)
+	a.jjRun(t, "jj", "describe", "-m", "base")
+	a.jjRun(t, "jj", "new")
+	a.jjRun(t, "jj", "bookmark", "create", "main", "-r", "@-")
+	a.jjRun(t, "git", "push", "-q", "origin", "main")
+	b.jjRun(t, "git", "remote", "add", "origin", code)
+	b.jjRun(t, "git", "fetch", "-q", "origin")
+	b.jjRun(t, "git", "reset", "-q", "--hard", "origin/main")
+	b.jjRun(t, "jj", "git", "init", "--colocate")
+
+	var roots []string
+	// step makes a new change on a — rooting a new lineage, or going on in
+	// an existing one — records its session lines, and pushes code and
+	// state; b fetches the code. It returns the change and its lineage.
+	step := func(i int) (change, root string) {
+		t.Helper()
+		cont := len(roots) > 0 && rng.IntN(2) == 0
+		if cont {
+			root = roots[rng.IntN(len(roots))]
+		}
+		if err := os.WriteFile(filepath.Join(a.repo, fmt.Sprintf("step-%d.txt", i)), []byte("step\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		a.jjRun(t, "jj", "describe", "-m", fmt.Sprintf("step %d", i))
+		change = a.jjRun(t, "jj", "log", "-r", "@", "--no-graph", "-T", "change_id")
+		if !cont {
+			root = change
+			roots = append(roots, root)
+		} else {
+			a.jjRun(t, "jj", "describe", "-m", fmt.Sprintf("step %d\n\nSession: %s", i, root))
+		}
+		a.write(t, rng, root, 1+rng.IntN(80), true)
+		if _, err := a.ts.Update(context.Background(), root, func(s *transcript.Session) error {
+			s.AddChange(change)
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+		a.jjRun(t, "jj", "new")
+		a.jjRun(t, "jj", "bookmark", "set", "main", "-r", "@-")
+		a.jjRun(t, "git", "push", "-q", "origin", "main")
+		if r := a.run(0, "state", "push"); r.code != 0 {
+			t.Fatalf("round %d: a's state push: %s", i, r.out)
+		}
+		b.jjRun(t, "git", "fetch", "-q", "origin")
+		return change, root
+	}
+	red, err := redact.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkLineage := func(why, root string) {
+		t.Helper()
+		var got []string
+		if err := b.ts.EachLine(context.Background(), root, func(line []byte, origin string) bool {
+			if origin == a.origin {
+				got = append(got, strings.TrimSuffix(string(line), "\n"))
+			}
+			return true
+		}); err != nil {
+			t.Fatal(err)
+		}
+		want, _ := red.Lines([]byte(strings.Join(a.wrote[root], "\n")+"\n"), 1)
+		if w := strings.Split(strings.TrimSuffix(string(want), "\n"), "\n"); !slices.Equal(got, w) {
+			t.Errorf("%s: b holds %d of a's lines of lineage %s, want %d (%s)", why, len(got), root[:8], len(w), firstDiff(got, w))
+		}
+	}
+	// How long an answered query takes, to spread the kills over it.
+	change, root := step(0)
+	_, took := b.queryKilled(t, change, "", 0)
+	checkLineage("first query", root)
+	kills := 0
+	for i := 1; i <= rounds; i++ {
+		change, root := step(i)
+		at := ""
+		if rng.IntN(2) == 0 {
+			at = sessionCrashPoints[rng.IntN(len(sessionCrashPoints))]
+		}
+		if killed, _ := b.queryKilled(t, change, at, time.Duration(rng.Int64N(int64(took)*5/4+1))); killed {
+			kills++
+		}
+		// A fresh server answers, with the lineage's transcript.
+		c := startServerEnv(t, b.repo, append(slices.Clip(b.procEnv), "JJ_USER=Test", "JJ_EMAIL=test@example.com", "JJ_CONFIG="+filepath.Join(b.env["HOME"], "jj.toml")))
+		c.request("initialize", map[string]any{"protocolVersion": "2025-06-18", "capabilities": map[string]any{}, "clientInfo": map[string]any{"name": "kill-test", "version": "1"}})
+		c.notify("notifications/initialized")
+		out := c.callTool("query_ancestor", map[string]any{"change_id": change, "include": []string{"transcript"}})
+		tr, _ := out["transcript"].(map[string]any)
+		lines, _ := tr["lines"].([]any)
+		if tr == nil || tr["session_root"] != root || len(lines) == 0 || strings.Contains(fmt.Sprint(tr["note"]), "failed") {
+			t.Fatalf("round %d: query_ancestor %s after a killed one: %v", i, change[:8], out)
+		}
+		checkLineage(fmt.Sprintf("round %d", i), root)
+		if t.Failed() {
+			break
+		}
+	}
+	t.Logf("%d of %d queries killed before they answered", kills, rounds)
+	b.git(b.bare(), "fsck", "--strict", "--no-progress")
+	noLockFiles(t, b.bare())
 }
