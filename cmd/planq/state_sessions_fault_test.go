@@ -30,6 +30,22 @@ import (
 // lineages passes (see staterepo/internal/crash).
 var sessionCrashPoints = []string{"object-tmp", "ref-locked", "lineage-fetched", "lineage-sent"}
 
+// sessionRounds returns how many rounds a session kill test runs
+// (PLANQ_FAULT_SESSION_ROUNDS, else def) and its random source, seeded
+// from PLANQ_FAULT_SEED or the clock; it logs both, to run a failure again.
+func sessionRounds(t *testing.T, def int) (int, *rand.Rand) {
+	rounds := def
+	if v, err := strconv.Atoi(os.Getenv("PLANQ_FAULT_SESSION_ROUNDS")); err == nil && v > 0 {
+		rounds = v
+	}
+	seed := uint64(time.Now().UnixNano())
+	if v, err := strconv.ParseUint(os.Getenv("PLANQ_FAULT_SEED"), 10, 64); err == nil {
+		seed = v
+	}
+	t.Logf("PLANQ_FAULT_SEED=%d PLANQ_FAULT_SESSION_ROUNDS=%d", seed, rounds)
+	return rounds, rand.New(rand.NewPCG(seed, 25))
+}
+
 // sessMachine is one machine of the session kill tests: a code repo with
 // its HOME and PLANQ_HOME (a faultWorld), the agent sessions it recorded,
 // and what each of its sessions wrote.
@@ -161,16 +177,7 @@ func isAncestor(dir, a, b string) bool {
 func TestKilledSessionPushAndPullLoseNothing(t *testing.T) {
 	t.Parallel()
 	testenv.SkipShort(t, "builds planq with crash points and kills its pushes and pulls")
-	rounds := 30
-	if v, err := strconv.Atoi(os.Getenv("PLANQ_FAULT_SESSION_ROUNDS")); err == nil && v > 0 {
-		rounds = v
-	}
-	seed := uint64(time.Now().UnixNano())
-	if v, err := strconv.ParseUint(os.Getenv("PLANQ_FAULT_SEED"), 10, 64); err == nil {
-		seed = v
-	}
-	t.Logf("PLANQ_FAULT_SEED=%d PLANQ_FAULT_SESSION_ROUNDS=%d", seed, rounds)
-	rng := rand.New(rand.NewPCG(seed, 25))
+	rounds, rng := sessionRounds(t, 30)
 	remote := filepath.Join(t.TempDir(), "state.git")
 	a := newSessMachine(t, "a", remote)
 	b := newSessMachine(t, "b", remote)
@@ -400,14 +407,18 @@ func firstDiff(got, want []string) string {
 	return "one is a prefix of the other"
 }
 
-// jjRun runs a command (jj, git) in the machine's code repo, with a jj
-// identity.
+// jjEnv is the machine's environment for planq and jj, with a jj identity
+// and extra variables.
+func (m *sessMachine) jjEnv(extra ...string) []string {
+	return append(append(slices.Clip(m.procEnv), "JJ_USER=Test", "JJ_EMAIL=test@example.com", "JJ_CONFIG="+filepath.Join(m.env["HOME"], "jj.toml")), extra...)
+}
+
+// jjRun runs a command (jj, git) in the machine's code repo.
 func (m *sessMachine) jjRun(t *testing.T, args ...string) string {
 	t.Helper()
 	cmd := exec.Command(args[0], args[1:]...)
 	cmd.Dir = m.repo
-	cmd.Env = append(slices.Clip(m.procEnv), "JJ_USER=Test", "JJ_EMAIL=test@example.com", "JJ_CONFIG="+filepath.Join(m.env["HOME"], "jj.toml"),
-		"GIT_CONFIG_NOSYSTEM=1", "GIT_AUTHOR_NAME=T", "GIT_AUTHOR_EMAIL=t@example.com", "GIT_COMMITTER_NAME=T", "GIT_COMMITTER_EMAIL=t@example.com")
+	cmd.Env = m.jjEnv("GIT_CONFIG_NOSYSTEM=1", "GIT_AUTHOR_NAME=T", "GIT_AUTHOR_EMAIL=t@example.com", "GIT_COMMITTER_NAME=T", "GIT_COMMITTER_EMAIL=t@example.com")
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Fatalf("%s: %s: %v\n%s", m.name, strings.Join(args, " "), err, out)
@@ -424,7 +435,7 @@ func (m *sessMachine) queryKilled(t *testing.T, change, at string, killAfter tim
 	t.Helper()
 	cmd := exec.Command(m.bin, "mcp", "serve")
 	cmd.Dir = m.repo
-	cmd.Env = append(slices.Clip(m.procEnv), "PLANQ_CRASH_AT="+at, "JJ_USER=Test", "JJ_EMAIL=test@example.com", "JJ_CONFIG="+filepath.Join(m.env["HOME"], "jj.toml"))
+	cmd.Env = m.jjEnv("PLANQ_CRASH_AT=" + at)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	in, err := cmd.StdinPipe()
 	if err != nil {
@@ -504,16 +515,7 @@ func TestKilledLazyFetchLosesNothing(t *testing.T) {
 	t.Parallel()
 	testenv.SkipShort(t, "builds planq with crash points and kills its lazy fetches")
 	testenv.RequireJJ(t)
-	rounds := 20
-	if v, err := strconv.Atoi(os.Getenv("PLANQ_FAULT_SESSION_ROUNDS")); err == nil && v > 0 {
-		rounds = v
-	}
-	seed := uint64(time.Now().UnixNano())
-	if v, err := strconv.ParseUint(os.Getenv("PLANQ_FAULT_SEED"), 10, 64); err == nil {
-		seed = v
-	}
-	t.Logf("PLANQ_FAULT_SEED=%d PLANQ_FAULT_SESSION_ROUNDS=%d", seed, rounds)
-	rng := rand.New(rand.NewPCG(seed, 26))
+	rounds, rng := sessionRounds(t, 20)
 	base := t.TempDir()
 	remote, code := filepath.Join(base, "state.git"), filepath.Join(base, "code.git")
 	a := newSessMachine(t, "a", remote)
@@ -607,7 +609,7 @@ func TestKilledLazyFetchLosesNothing(t *testing.T) {
 			kills++
 		}
 		// A fresh server answers, with the lineage's transcript.
-		c := startServerEnv(t, b.repo, append(slices.Clip(b.procEnv), "JJ_USER=Test", "JJ_EMAIL=test@example.com", "JJ_CONFIG="+filepath.Join(b.env["HOME"], "jj.toml")))
+		c := startServerEnv(t, b.repo, b.jjEnv())
 		c.request("initialize", map[string]any{"protocolVersion": "2025-06-18", "capabilities": map[string]any{}, "clientInfo": map[string]any{"name": "kill-test", "version": "1"}})
 		c.notify("notifications/initialized")
 		out := c.callTool("query_ancestor", map[string]any{"change_id": change, "include": []string{"transcript"}})
