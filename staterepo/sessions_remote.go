@@ -349,7 +349,10 @@ func (s *Store) PushLineages(ctx context.Context, roots []string) (LineageSync, 
 		}
 		err = sendPack(ctx, sess, ar, r, cmds, news, olds)
 		sess.Close()
-		if err != nil {
+		switch {
+		case errors.Is(err, errPackObjects):
+			return out, fmt.Errorf("push session lineages to %s: %w; `git -C %s fsck` lists what is missing or damaged", url, err, r.Path())
+		case err != nil:
 			return out, fmt.Errorf("push session lineages to %s: %w; run `planq state push` again (another clone may have pushed meanwhile)", url, err)
 		}
 		crash.Point("lineage-sent")
@@ -373,7 +376,7 @@ func sendPack(ctx context.Context, sess transport.ReceivePackSession, ar *packp.
 	}
 	req := packp.NewReferenceUpdateRequestFromCapabilities(caps)
 	req.Commands = cmds
-	ctx, cancel := context.WithCancel(ctx)
+	ctx, cancel := context.WithCancel(ctx) // stops git when this returns early
 	defer cancel()
 	pack, wait, err := packObjects(ctx, r.Path(), news, olds, caps.Supports(capability.OFSDelta))
 	if err != nil {
@@ -382,9 +385,11 @@ func sendPack(ctx context.Context, sess transport.ReceivePackSession, ar *packp.
 	req.Packfile = pack
 	rs, err := sess.ReceivePack(ctx, req)
 	if err != nil {
-		cancel()
+		// git stops at the closed pipe; when it failed first, say why.
 		_ = pack.Close()
-		_ = wait()
+		if werr := wait(); werr != nil && strings.Contains(werr.Error(), "fatal:") {
+			return werr // it failed first
+		}
 		return err
 	}
 	if err := wait(); err != nil {
@@ -395,6 +400,10 @@ func sendPack(ctx context.Context, sess transport.ReceivePackSession, ar *packp.
 	}
 	return nil
 }
+
+// errPackObjects marks a push that failed because git could not pack
+// this repo's objects.
+var errPackObjects = errors.New("git pack-objects")
 
 // packObjects starts `git pack-objects` in the bare repo for the objects
 // reachable from news and not from olds; the caller reads the pack, then
@@ -431,7 +440,7 @@ func packObjects(ctx context.Context, bare string, news, olds []plumbing.Hash, o
 	}
 	wait := func() error {
 		if err := cmd.Wait(); err != nil {
-			return fmt.Errorf("git pack-objects in %s: %v: %s", bare, err, strings.TrimSpace(stderr.String()))
+			return fmt.Errorf("%w in %s: %v: %s", errPackObjects, bare, err, strings.TrimSpace(stderr.String()))
 		}
 		return nil
 	}
