@@ -172,7 +172,10 @@ func (s *Store) lockAndRecover(ctx context.Context) (*fileLock, error) {
 	if err != nil {
 		return lk, nil
 	}
-	if err := r.ClearStaleLocks(ctx); err != nil {
+	// Not the session lineages' refs, which may be thousands (a walk of
+	// them would cost every write a millisecond): their updates clear their
+	// own stale locks, and a push clears them before go-git reads them.
+	if err := r.ClearStaleLocks(ctx, SessionsRefPrefix); err != nil {
 		lk.Release()
 		return nil, err
 	}

@@ -499,13 +499,17 @@ func (s *Store) Push(ctx context.Context) ([]SyncResult, error) {
 	if err := s.ensureLocalRemote(); err != nil {
 		return nil, err
 	}
-	// Clear what killed processes left (go-git's transports read every ref).
+	// Clear what killed processes left: go-git's push reads every ref, and
+	// takes a lock file for one (an empty one for a ref that is empty).
 	lk, err := s.lockAndRecover(ctx)
 	if err != nil {
 		return nil, err
 	}
-	lk.Release()
 	r, err := s.openRepo()
+	if err == nil {
+		err = r.ClearStaleLocks(ctx)
+	}
+	lk.Release()
 	if err != nil {
 		return nil, err
 	}

@@ -60,3 +60,48 @@ func TestPushAndPullGetPastAnEmptyTrackingRef(t *testing.T) {
 	}
 	ea.git(s.Bare, "fsck", "--strict", "--no-progress")
 }
+
+// A lineage's ref lock a killed process left (empty: killed before it
+// wrote the commit id) is not looked for by every write, but a push
+// removes it before go-git reads every ref, and the lineage's next update
+// removes it too.
+func TestStaleLineageLockStopsNoPushNorUpdate(t *testing.T) {
+	t.Parallel()
+	ea, _, _ := twoClones(t, false)
+	c := ctx(t)
+	s := ea.open("main")
+	if _, err := s.Log(c, "first", "", ""); err != nil {
+		t.Fatal(err)
+	}
+	first := shareLines(t, s, "alice", 2)
+	lock := filepath.Join(s.Bare, "refs", "planq", "sessions", lineageRoot+".lock")
+	if err := os.WriteFile(lock, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	old := time.Now().Add(-time.Hour)
+	if err := os.Chtimes(lock, old, old); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Log(c, "second", "", ""); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(lock); err != nil {
+		t.Fatalf("a plain write looked at the lineages' locks: %v", err)
+	}
+	if res, err := s.Push(c); err != nil {
+		t.Fatalf("push beside a stale lineage lock: %v %+v", err, res)
+	}
+	if _, err := os.Stat(lock); !os.IsNotExist(err) {
+		t.Fatalf("the push left the stale lock: %v", err)
+	}
+	// Left again: the lineage's next update takes it over.
+	if err := os.WriteFile(lock, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chtimes(lock, old, old); err != nil {
+		t.Fatal(err)
+	}
+	if next := shareLines(t, s, "alice", 1); next == first {
+		t.Fatal("the lineage did not move")
+	}
+}
