@@ -34,3 +34,31 @@ func TestPushOfADamagedLineageSaysWhy(t *testing.T) {
 		t.Errorf("the remote got the lineage anyway: %s", refs)
 	}
 }
+
+// A state remote planq creates keeps the packs pushes send, so that a
+// lineage's segments are fetched as they were sent, never compressed
+// again, and searches no deltas between transcript segments.
+func TestCreatedRemoteKeepsPushedPacks(t *testing.T) {
+	t.Parallel()
+	ea, _, remote := twoClones(t, false)
+	s := ea.open("main")
+	if _, err := s.Log(ctx(t), "first", "", ""); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Push(ctx(t)); err != nil {
+		t.Fatal(err)
+	}
+	for _, kv := range [][2]string{{"receive.unpackLimit", "1"}, {"core.bigFileThreshold", bigObject}} {
+		if got := ea.git(remote, "config", kv[0]); got != kv[1] {
+			t.Errorf("the remote's %s = %q, want %q", kv[0], got, kv[1])
+		}
+	}
+	shareLines(t, s, "alice", 5)
+	if _, err := s.PushLineages(ctx(t), nil); err != nil {
+		t.Fatal(err)
+	}
+	if loose := ea.git(remote, "count-objects"); !strings.HasPrefix(loose, "0 objects") {
+		t.Errorf("the remote unpacked the pushes: %s", loose)
+	}
+	ea.git(remote, "fsck", "--strict", "--no-progress")
+}

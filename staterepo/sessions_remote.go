@@ -448,7 +448,8 @@ func packObjects(ctx context.Context, bare string, news, olds []plumbing.Hash, o
 }
 
 // ensureLocalRemote creates a state remote that is a local path and does
-// not exist yet, as Push does.
+// not exist yet, as Push does, configured for the session lineages (see
+// remoteConfig).
 func (s *Store) ensureLocalRemote() error {
 	url, local, err := s.remoteURL()
 	if err != nil || !local {
@@ -457,8 +458,31 @@ func (s *Store) ensureLocalRemote() error {
 	if _, err := os.Stat(url); !errors.Is(err, os.ErrNotExist) {
 		return nil
 	}
-	if _, err := git.PlainInit(url, true); err != nil {
+	repo, err := git.PlainInit(url, true)
+	if err != nil {
+		return fmt.Errorf("create the remote %s: %w", url, err)
+	}
+	cfg, err := repo.Config()
+	if err != nil {
+		return fmt.Errorf("create the remote %s: %w", url, err)
+	}
+	for _, o := range remoteConfig {
+		cfg.Raw.Section(o[0]).SetOption(o[1], o[2])
+	}
+	if err := repo.SetConfig(cfg); err != nil {
 		return fmt.Errorf("create the remote %s: %w", url, err)
 	}
 	return os.WriteFile(filepath.Join(url, "HEAD"), []byte("ref: refs/heads/"+GlobalBranch+"\n"), 0o644)
+}
+
+// remoteConfig is the git configuration a state remote planq creates
+// gets (section, key, value): it keeps every pack a push sends, where git
+// unpacks one of fewer than 100 objects (a lineage's new segments) into
+// loose objects that each fetch of them then compresses again, and it
+// searches no deltas between transcript segments, like planq's own
+// maintenance (bigObject). A lazy fetch of a 55 MB lineage pushed on its
+// own took 3.2 s from a remote without them, 0.55 s with them.
+var remoteConfig = [][3]string{
+	{"receive", "unpackLimit", "1"},
+	{"core", "bigFileThreshold", bigObject},
 }
