@@ -28,7 +28,9 @@ import (
 //     unfinished write, keeping hand edits (repairWorktree);
 //   - a branch whose ref was deleted or damaged: restored from its reflog,
 //     or refused with the commands that recover it (restoreBranch), never
-//     started over empty.
+//     started over empty;
+//   - a damaged remote-tracking ref (refs/remotes/origin/*): deleted, for
+//     the next fetch to write again.
 //
 // Objects and refs themselves are written with temporary files and renames,
 // so they are never half-written; a killed writer leaves at most a
@@ -170,7 +172,10 @@ func (s *Store) lockAndRecover(ctx context.Context) (*fileLock, error) {
 	if err != nil {
 		return lk, nil
 	}
-	if err := r.ClearStaleLocks(ctx); err != nil {
+	// Not the session lineages' refs, which may be thousands (a walk of
+	// them would cost every write a millisecond): their updates clear their
+	// own stale locks, and a push clears them before go-git reads them.
+	if err := r.ClearStaleLocks(ctx, SessionsRefPrefix); err != nil {
 		lk.Release()
 		return nil, err
 	}
@@ -421,6 +426,17 @@ func (s *Store) repairRefs(ctx context.Context, r *gitstore.Repo) {
 		s.warn(err.Error())
 	case saved != "":
 		s.warn(fmt.Sprintf("packed-refs had %d lines git cannot read (%.60q); saved it as %s and kept its valid lines", len(dropped), dropped[0], saved))
+	}
+	// Remote-tracking refs are a copy of the remote's branches that the
+	// next fetch writes again: a damaged one (go-git's fetch, which older
+	// planq versions used, rewrote them in place, so a killed fetch could
+	// leave one empty) is deleted rather than left in every push's way.
+	for _, name := range r.DamagedRefs(trackingPrefix) {
+		if err := r.UpdateRef(ctx, gitstore.RefUpdate{Name: name, AnyOld: true}); err != nil {
+			s.warn(fmt.Sprintf("could not delete the damaged ref %s: %v", name, err))
+			continue
+		}
+		s.warn(fmt.Sprintf("deleted the damaged ref %s (a copy of the remote's branch; the next fetch writes it again)", name))
 	}
 	for _, b := range s.branchesToRestore(r) {
 		if _, err := s.restoreBranch(ctx, r, b.name, b.why); err != nil && b.name != s.Branch() && b.name != GlobalBranch {

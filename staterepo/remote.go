@@ -116,30 +116,79 @@ func (s *Store) gitRemote(r *gitstore.Repo, url string) *git.Remote {
 	return git.NewRemote(r.Storage(), &gitconfig.RemoteConfig{Name: remoteName, URLs: []string{url}})
 }
 
-// fetch copies the remote's branches to refs/remotes/origin/*.
+// trackingPrefix is where the remote's branches are kept.
+const trackingPrefix = "refs/remotes/" + remoteName + "/"
+
+// fetch copies the remote's branches to refs/remotes/origin/*, deleting
+// those of branches the remote no longer has, and returns them. It speaks
+// git's protocol itself, as the session lineages do (sessions_remote.go),
+// and moves the refs with git's lock-file protocol: go-git's fetch
+// truncated a ref file and then wrote it, so a process killed in between
+// left an empty ref that every later push and pull stumbled on.
 func (s *Store) fetch(ctx context.Context, r *gitstore.Repo, url string) (map[string]plumbing.Hash, error) {
-	err := s.gitRemote(r, url).FetchContext(ctx, &git.FetchOptions{
-		RemoteName: remoteName,
-		RefSpecs:   []gitconfig.RefSpec{"+refs/heads/*:refs/remotes/" + remoteName + "/*"},
-		Tags:       git.NoTags,
-		Prune:      true,
-	})
-	switch {
-	case err == nil, errors.Is(err, git.NoErrAlreadyUpToDate):
-	case errors.Is(err, transport.ErrEmptyRemoteRepository):
-		return map[string]plumbing.Hash{}, nil
-	default:
-		return nil, fmt.Errorf("fetch from %s: %w", url, err)
-	}
-	refs, err := r.RefsUnder("refs/remotes/" + remoteName + "/")
+	ep, c, err := endpoint(url)
 	if err != nil {
 		return nil, err
 	}
-	out := map[string]plumbing.Hash{}
-	for name, h := range refs {
-		out[strings.TrimPrefix(name, "refs/remotes/"+remoteName+"/")] = h
+	sess, err := c.NewUploadPackSession(ep, nil)
+	if err != nil {
+		return nil, fmt.Errorf("fetch from %s: %w", url, err)
 	}
-	return out, nil
+	defer sess.Close()
+	ar, err := sess.AdvertisedReferencesContext(ctx)
+	switch {
+	case errors.Is(err, transport.ErrEmptyRemoteRepository):
+		return map[string]plumbing.Hash{}, nil
+	case err != nil:
+		return nil, fmt.Errorf("fetch from %s: %w", url, err)
+	}
+	remote := map[string]plumbing.Hash{}
+	for name, h := range ar.References {
+		if b, ok := strings.CutPrefix(name, "refs/heads/"); ok {
+			remote[b] = h
+		}
+	}
+	tracking, err := r.RefsUnder(trackingPrefix)
+	if err != nil {
+		return nil, err
+	}
+	var wants, haves []plumbing.Hash
+	for _, b := range sortedKeys(remote) {
+		if !has(r, remote[b]) {
+			wants = append(wants, remote[b])
+		}
+	}
+	if len(wants) > 0 {
+		heads, err := r.RefsUnder("refs/heads/")
+		if err != nil {
+			return nil, err
+		}
+		for _, refs := range []map[string]plumbing.Hash{tracking, heads} {
+			for _, name := range sortedKeys(refs) {
+				if has(r, refs[name]) {
+					haves = append(haves, refs[name])
+				}
+			}
+		}
+		if err := fetchPack(ctx, sess, ar, r, wants, haves); err != nil {
+			return nil, fmt.Errorf("fetch from %s: %w", url, err)
+		}
+	}
+	for _, b := range sortedKeys(remote) {
+		if tracking[trackingPrefix+b] != remote[b] {
+			if err := r.UpdateRef(ctx, gitstore.RefUpdate{Name: trackingPrefix + b, New: remote[b], AnyOld: true}); err != nil {
+				return nil, err
+			}
+		}
+	}
+	for _, name := range sortedKeys(tracking) {
+		if _, ok := remote[strings.TrimPrefix(name, trackingPrefix)]; !ok {
+			if err := r.UpdateRef(ctx, gitstore.RefUpdate{Name: name, AnyOld: true}); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return remote, nil
 }
 
 // Pull fetches the remote's branches and brings each local branch up to
@@ -450,13 +499,17 @@ func (s *Store) Push(ctx context.Context) ([]SyncResult, error) {
 	if err := s.ensureLocalRemote(); err != nil {
 		return nil, err
 	}
-	// Clear what killed processes left (go-git's transports read every ref).
+	// Clear what killed processes left: go-git's push reads every ref, and
+	// takes a lock file for one (an empty one for a ref that is empty).
 	lk, err := s.lockAndRecover(ctx)
 	if err != nil {
 		return nil, err
 	}
-	lk.Release()
 	r, err := s.openRepo()
+	if err == nil {
+		err = r.ClearStaleLocks(ctx)
+	}
+	lk.Release()
 	if err != nil {
 		return nil, err
 	}

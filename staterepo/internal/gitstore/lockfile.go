@@ -80,11 +80,21 @@ func removeStale(lock string, warn func(string)) (gone bool, err error) {
 // (removeStale). The caller holds planq's own lock, so no planq process is
 // writing them, and git holds them for milliseconds. A lock that cannot be
 // removed is left for the write that needs it to report. It stops when ctx
-// is done.
-func (r *Repo) ClearStaleLocks(ctx context.Context) error {
+// is done. The ref directories in skip (e.g. "refs/planq/sessions", which
+// may hold thousands of refs) are not looked at: an update of one of their
+// refs removes a stale lock it meets itself (takeLock).
+func (r *Repo) ClearStaleLocks(ctx context.Context, skip ...string) error {
 	var locks []string
+	skipped := map[string]bool{}
+	for _, d := range skip {
+		skipped[r.refPath(strings.TrimSuffix(d, "/"))] = true
+	}
 	_ = filepath.WalkDir(filepath.Join(r.path, "refs"), func(p string, d fs.DirEntry, err error) error {
-		if err == nil && !d.IsDir() && strings.HasSuffix(p, ".lock") {
+		switch {
+		case err != nil:
+		case d.IsDir() && skipped[p]:
+			return filepath.SkipDir
+		case !d.IsDir() && strings.HasSuffix(p, ".lock"):
 			locks = append(locks, p)
 		}
 		return nil

@@ -91,6 +91,7 @@ func TestClearStaleLocksRemovesOnlyStaleOnesAndStopsWithCtx(t *testing.T) {
 		lockFile(t, r, "HEAD.lock", time.Hour),
 	}
 	fresh := lockFile(t, r, "refs/heads/agent-b.lock", 0)
+	skipped := lockFile(t, r, "refs/planq/sessions/kkkk.lock", time.Hour)
 
 	cancelled, cancel := context.WithCancel(context.Background())
 	cancel()
@@ -103,8 +104,11 @@ func TestClearStaleLocksRemovesOnlyStaleOnesAndStopsWithCtx(t *testing.T) {
 		}
 	}
 
-	if err := r.ClearStaleLocks(context.Background()); err != nil {
+	if err := r.ClearStaleLocks(context.Background(), "refs/planq/sessions"); err != nil {
 		t.Fatal(err)
+	}
+	if _, err := os.Lstat(skipped); err != nil {
+		t.Errorf("%s, in a directory to skip, was removed: %v", skipped, err)
 	}
 	for _, p := range stale {
 		if _, err := os.Lstat(p); !errors.Is(err, os.ErrNotExist) {

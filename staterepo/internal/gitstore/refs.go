@@ -158,6 +158,19 @@ func (r *Repo) looseRefs(prefix string) ([]string, error) {
 	return out, err
 }
 
+// DamagedRefs lists the loose refs under prefix whose files hold no
+// commit id.
+func (r *Repo) DamagedRefs(prefix string) []string {
+	names, _ := r.looseRefs(prefix)
+	var out []string
+	for _, name := range names {
+		if _, _, err := r.ReadRef(name); errors.Is(err, ErrDamaged) {
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
 // Branches lists the repo's branch names. A damaged branch ref is listed
 // (reading its head names the file).
 func (r *Repo) Branches() ([]string, error) {
