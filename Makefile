@@ -77,6 +77,11 @@ bench: jj git
 	$(GO) test -run '^$$' -bench Growth -benchtime 1x -timeout 120m ./staterepo/
 	# Transcript search over a generated 1 GB file (PLANQ_BENCH_TRANSCRIPT_MB to change the size).
 	$(GO) test -run '^$$' -bench . -benchtime 3x -benchmem -timeout 30m ./transcript/
+	# Shared sessions: 1,000 lineages, 2 GB of generated transcripts (PLANQ_BENCH_SESSIONS, PLANQ_BENCH_SESSIONS_MB),
+	# pushed once; then what `planq state push` of one more session sends (goal: sent/zlib <= 2), a teammate's lazy
+	# fetch of one lineage (goal: fetch-max-ms <= 2000), and context, log add and first search beside the lineages as
+	# ratios of the same before them (goal: about 1). About 10 minutes and 8 GB of temp space.
+	$(GO) test -run '^$$' -bench Lineages -benchtime 1x -timeout 60m ./transcript/share/
 	# planq ui pages over HTTP from a running server (first byte, whole page, first request, CPU): Changes at
 	# 10,000 changes and 10,000 lineages beside `jj log` of the same revset, Overview and Transcript there, State at
 	# 100,000 entries, first page of a 1 GB transcript (PLANQ_BENCH_TRANSCRIPT_MB); goals 200, 200, 200, 200, 50 ms (p50-ms).

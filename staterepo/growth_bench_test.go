@@ -48,15 +48,7 @@ func BenchmarkGrowth(b *testing.B) {
 		n = v
 	}
 	for b.Loop() {
-		dir := b.TempDir()
-		if base := os.Getenv("PLANQ_BENCH_DIR"); base != "" {
-			d, err := os.MkdirTemp(base, "planq-growth-")
-			if err != nil {
-				b.Fatal(err)
-			}
-			b.Cleanup(func() { os.RemoveAll(d) })
-			dir = d
-		}
+		dir := testenv.BenchDir(b, "planq-growth-")
 		grown := false
 		if keep := os.Getenv("PLANQ_BENCH_GROWN"); keep != "" {
 			dir = keep
