@@ -123,22 +123,11 @@ func (s *Store) Copy(ctx context.Context, root, src string, opt CopyOptions) (Co
 	if err != nil {
 		return res, err
 	}
-	out, err := os.OpenFile(filepath.Join(dir, TranscriptFile), os.O_RDWR|os.O_CREATE, 0o644)
-	if err != nil {
-		return res, fmt.Errorf("transcript: open store: %w", err)
-	}
-	defer out.Close()
-	if fresh {
-		// No copy state beside an existing store (it was deleted): adopt the
-		// store's complete lines rather than discarding them.
-		if st.StoreSize, st.Lines, err = adoptStore(out); err != nil {
-			return res, err
-		}
-	}
-	size, err := repairStore(out, &st)
+	out, size, err := openStoreToAppend(dir, &st, fresh)
 	if err != nil {
 		return res, err
 	}
+	defer out.Close()
 
 	info, err := in.Stat()
 	if err != nil {
@@ -204,6 +193,30 @@ func (s *Store) Copy(ctx context.Context, root, src string, opt CopyOptions) (Co
 	}
 	res.Lines, res.Bytes = lines, committed
 	return res, nil
+}
+
+// openStoreToAppend opens the lineage's store in dir for appending (the
+// caller holds its lock) and returns it with the size the next line goes at:
+// with no copy state beside an existing store (fresh: it was deleted), the
+// store's complete lines are adopted rather than discarded, and a tail past
+// what st recorded (a killed append) is cut by repairStore.
+func openStoreToAppend(dir string, st *copyState, fresh bool) (*os.File, int64, error) {
+	out, err := os.OpenFile(filepath.Join(dir, TranscriptFile), os.O_RDWR|os.O_CREATE, 0o644)
+	if err != nil {
+		return nil, 0, fmt.Errorf("transcript: open store: %w", err)
+	}
+	if fresh {
+		if st.StoreSize, st.Lines, err = adoptStore(out); err != nil {
+			out.Close()
+			return nil, 0, err
+		}
+	}
+	size, err := repairStore(out, st)
+	if err != nil {
+		out.Close()
+		return nil, 0, err
+	}
+	return out, size, nil
 }
 
 // repairStore discards bytes past the committed size (an interrupted copy)

@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 
@@ -99,20 +98,11 @@ func (s *Store) Import(ctx context.Context, root, origin string, first int64, da
 	if len(data) == 0 {
 		return res, nil
 	}
-	out, err := os.OpenFile(filepath.Join(dir, TranscriptFile), os.O_RDWR|os.O_CREATE, 0o644)
-	if err != nil {
-		return res, fmt.Errorf("transcript: open store: %w", err)
-	}
-	defer out.Close()
-	if fresh {
-		if st.StoreSize, st.Lines, err = adoptStore(out); err != nil {
-			return res, err
-		}
-	}
-	size, err := repairStore(out, &st)
+	out, size, err := openStoreToAppend(dir, &st, fresh)
 	if err != nil {
 		return res, err
 	}
+	defer out.Close()
 	if _, err := out.WriteAt(data, size); err != nil {
 		return res, fmt.Errorf("transcript: append: %w", err)
 	}
@@ -162,12 +152,12 @@ func (s *Store) OwnState(root string) (Own, error) {
 	}
 	if fresh {
 		p := filepath.Join(dir, TranscriptFile)
-		f, err := os.Open(p)
-		if errors.Is(err, fs.ErrNotExist) {
+		f, err := open(p)
+		if errors.Is(err, ErrNoTranscript) {
 			return Own{}, nil
 		}
 		if err != nil {
-			return Own{}, fmt.Errorf("transcript: %w", err)
+			return Own{}, err
 		}
 		defer f.Close()
 		size, _, err := adoptStore(f)
@@ -186,12 +176,12 @@ func (s *Store) ReadOwn(ctx context.Context, root string, own Own, off int64, fn
 	if err != nil {
 		return err
 	}
-	f, err := os.Open(p)
-	if errors.Is(err, fs.ErrNotExist) {
+	f, err := open(p)
+	if errors.Is(err, ErrNoTranscript) {
 		return nil
 	}
 	if err != nil {
-		return fmt.Errorf("transcript: %w", err)
+		return err
 	}
 	defer f.Close()
 	spans := own.Spans
@@ -340,12 +330,12 @@ func (s *Store) EachLine(ctx context.Context, root string, fn func(line []byte, 
 	if err != nil {
 		return err
 	}
-	f, err := os.Open(p)
-	if errors.Is(err, fs.ErrNotExist) {
+	f, err := open(p)
+	if errors.Is(err, ErrNoTranscript) {
 		return nil
 	}
 	if err != nil {
-		return fmt.Errorf("transcript: %w", err)
+		return err
 	}
 	defer f.Close()
 	br := bufio.NewReaderSize(io.NewSectionReader(f, 0, own.Size), 256<<10)
