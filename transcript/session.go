@@ -169,9 +169,11 @@ func (s *Store) Update(ctx context.Context, root string, fn func(*Session) error
 	if err != nil {
 		return nil, fmt.Errorf("transcript: %w", err)
 	}
-	if err := atomicfile.Write(filepath.Join(dir, SessionFile), append(data, '\n'), 0o644); err != nil {
-		return nil, fmt.Errorf("transcript: write session: %w", err)
-	}
+	// The indexes first, the record last: a record that names a change or
+	// an agent session has its index, even when the process was killed
+	// in between (a record saved first, with its indexes still to write,
+	// read as unchanged by every later Update, which skipped the write,
+	// and the change stayed in no lineage for good).
 	for _, c := range sess.Changes {
 		if err := s.writeIndex(byChangeDir, c, root); err != nil {
 			return nil, err
@@ -181,6 +183,9 @@ func (s *Store) Update(ctx context.Context, root string, fn func(*Session) error
 		if err := s.writeIndex(bySessionDir, a.ID, root); err != nil {
 			return nil, err
 		}
+	}
+	if err := atomicfile.Write(filepath.Join(dir, SessionFile), append(data, '\n'), 0o644); err != nil {
+		return nil, fmt.Errorf("transcript: write session: %w", err)
 	}
 	return sess, nil
 }

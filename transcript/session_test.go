@@ -3,6 +3,8 @@ package transcript
 import (
 	"context"
 	"errors"
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
 )
@@ -50,5 +52,34 @@ func TestSessionRecordAndIndexes(t *testing.T) {
 	// Invalid ids are refused before anything is written.
 	if _, err := s.Update(ctx, root, func(sess *Session) error { sess.AddChange("../x"); return nil }); err == nil {
 		t.Fatal("Update accepted change ../x")
+	}
+}
+
+// An update that could not write its indexes (a process killed, a full
+// disk) leaves the record as it was, so the next update that adds the
+// same change writes both: the change is never recorded without the index
+// that finds its lineage.
+func TestUpdateNeverRecordsAChangeWithoutItsIndex(t *testing.T) {
+	s := newStore(t)
+	ctx := context.Background()
+	child := "zzzzyyyyxxxxwwwwzzzzyyyyxxxxwwww"
+	if _, err := s.Update(ctx, root, func(sess *Session) error { sess.Task = "t"; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	index := filepath.Join(s.ProjectDir(), byChangeDir, child)
+	if err := os.MkdirAll(index, 0o755); err != nil { // in the way of the index file
+		t.Fatal(err)
+	}
+	if _, err := s.Update(ctx, root, func(sess *Session) error { sess.AddChange(child); return nil }); err == nil {
+		t.Fatal("Update wrote no index and said nothing")
+	}
+	if err := os.Remove(index); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Update(ctx, root, func(sess *Session) error { sess.AddChange(child); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if r, err := s.RootOfChange(child); err != nil || r != root {
+		t.Fatalf("RootOfChange(child) = %q, %v", r, err)
 	}
 }

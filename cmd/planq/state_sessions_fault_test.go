@@ -433,9 +433,14 @@ func (m *sessMachine) jjRun(t *testing.T, args ...string) string {
 
 // queryKilled starts `planq mcp serve` on the machine (the crash-point
 // build) and asks query_ancestor for change's transcript, killing the
-// server and its git processes after killAfter (or at crash point at). It
-// reports whether the server was killed before it answered, and how long
-// it ran.
+// server after killAfter (or at crash point at), and waits for the
+// processes it started. It reports whether the server was killed before
+// it answered, and how long the query ran.
+//
+// The server alone is killed: a jj or git SIGKILLed in the middle of a
+// command leaves its own lock file in the code repo (.git/index.lock,
+// a ref's .lock), which both ask a person to remove, and every later jj
+// command fails until then; that is theirs, not the lazy fetch's.
 func (m *sessMachine) queryKilled(t *testing.T, change, at string, killAfter time.Duration) (killed bool, took time.Duration) {
 	t.Helper()
 	cmd := exec.Command(m.bin, "mcp", "serve")
@@ -485,7 +490,7 @@ func (m *sessMachine) queryKilled(t *testing.T, change, at string, killAfter tim
 	start := time.Now()
 	var timer *time.Timer
 	if killAfter > 0 {
-		timer = time.AfterFunc(killAfter, func() { _ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) })
+		timer = time.AfterFunc(killAfter, func() { _ = cmd.Process.Kill() })
 	}
 	answered := send(map[string]any{"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": map[string]any{"name": "query_ancestor",
 		"arguments": map[string]any{"change_id": change, "include": []string{"transcript"}}}}) && answer(2)
@@ -495,8 +500,15 @@ func (m *sessMachine) queryKilled(t *testing.T, change, at string, killAfter tim
 	}
 	in.Close()
 	_ = cmd.Wait()
+	// The jj and git processes it started finish or fail on their own
+	// (git index-pack, its input cut, removes its temporary files).
+	for deadline := time.Now().Add(time.Minute); syscall.Kill(-cmd.Process.Pid, 0) == nil; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+			t.Fatalf("%s: the processes planq mcp serve started were still running a minute after it ended", m.name)
+		}
+	}
 	if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) // git children still running
 		return !answered, took
 	}
 	if !answered {
@@ -505,8 +517,8 @@ func (m *sessMachine) queryKilled(t *testing.T, change, at string, killAfter tim
 	return false, took
 }
 
-// TestKilledLazyFetchLosesNothing kills `planq mcp serve` (SIGKILL, its git
-// processes too) while its query_ancestor fetches the session lineage of a
+// TestKilledLazyFetchLosesNothing kills `planq mcp serve` (SIGKILL; see
+// queryKilled) while its query_ancestor fetches the session lineage of a
 // teammate's change from the state remote (a lazy pull), at random moments
 // and at the crash points a pull passes, PLANQ_FAULT_SESSION_ROUNDS times
 // (default 20): machine a records sessions in real jj changes and pushes

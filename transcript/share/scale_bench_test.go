@@ -380,9 +380,18 @@ func zlibSize(data []byte) int64 {
 //     (redact-MB/s; the seed is shared unredacted, see sameLines).
 //
 // PLANQ_BENCH_DIR puts the generated repos elsewhere than the temp dir
-// (they take about 7 GB). make bench runs it once; it takes about 10
-// minutes on 2 cores. One run on the 2-core VM, load average 5 to 13
-// (other work): see the README's Performance section.
+// (they take about 7 GB). make bench runs it once; it takes 7 to 15
+// minutes on 2 cores.
+//
+// One run on the 2-core VM at load average 4.5 to 12.6 (other work; the
+// README's Performance section has it too): sent/zlib 1.005 (608 KB for
+// a session of 2.2 MB, 605 KB with zlib), wire/zlib 1.33; fetch-p50-ms
+// 259, fetch-max-ms 535, fetch-largest-ms 2361 (55 MB; 1.1 s at load 5);
+// context-ratio 0.95, logadd-ratio 1.24, search-ratio 1.04 (across runs
+// at loads 3 to 13: 0.95-0.97, 1.13-1.24, 0.60-1.04); status-ratio 4.5
+// (its integrity check hashes the 610 MB of packs); first-push-s 159 at
+// 123 MB RSS; maintain-s 273; gc-s 5.8; full-pull-s 99 at 592 MB RSS;
+// zlib-ratio 3.55; redact-MB/s 1.2 (3.9 at load 2).
 func BenchmarkLineages(b *testing.B) {
 	n := envInt(b, "PLANQ_BENCH_SESSIONS", 1000)
 	total := int64(envInt(b, "PLANQ_BENCH_SESSIONS_MB", 2048)) << 20
