@@ -113,12 +113,46 @@ func LoadProject(dir string) Project {
 		p.Root, p.IsJJ = root, true
 	}
 	cfg, err := config.Load(p.Root)
+	if err == nil {
+		err = configOutside(p.Root)
+	}
 	p.Config, p.Err = cfg, err
 	p.Policy = PolicyFromConfig(cfg)
 	if err != nil {
 		p.Config, p.Policy = config.Default(), DefaultPolicy()
 	}
 	return p
+}
+
+// configOutside is an error when a symbolic link (.planq or the file
+// itself) puts the project's configuration outside the project: the OS
+// sandbox keeps only the project read-only while the gate is locked, so a
+// locked command could write the file there (in /tmp, say) and turn the
+// gate or the sandbox off for every call after it. The gate then uses its
+// defaults and denies what modifies, as for an invalid configuration.
+func configOutside(root string) error {
+	cfg := config.Path(root)
+	dirLink, fileLink := isLink(filepath.Dir(cfg)), isLink(cfg)
+	if !dirLink && !fileLink {
+		return nil
+	}
+	target, err := filepath.EvalSymlinks(cfg)
+	if err != nil {
+		return nil // a dangling link: config.Load found no file
+	}
+	realRoot, err := filepath.EvalSymlinks(root)
+	if err != nil {
+		return nil
+	}
+	if rel, err := filepath.Rel(realRoot, target); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return nil
+	}
+	return fmt.Errorf("%s is a symbolic link to %s, outside the project, where a command run while the gate is locked may write it; make it a file in the project", config.File, target)
+}
+
+func isLink(p string) bool {
+	fi, err := os.Lstat(p)
+	return err == nil && fi.Mode()&os.ModeSymlink != 0
 }
 
 // Evaluate decides on one tool call made in dir (the tool's working

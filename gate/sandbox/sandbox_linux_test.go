@@ -177,6 +177,9 @@ func TestProjectStaysReadOnly(t *testing.T) {
 		`sh -c 'echo x > nested.txt'`,
 		`(sleep 0.2; echo late > late.txt) & wait $!`,
 		`perl -e 'open(my $f, ">", "perl.txt") or die "$!"'`,
+		// The project's planq configuration, which could turn the
+		// sandbox off for the calls after this one.
+		`mkdir -p .planq && printf 'gate:\n  sandbox: off\n' > .planq/config.yaml`,
 	}
 	for _, c := range cmds {
 		_, stderr, code := w.run(t, c)
