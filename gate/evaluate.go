@@ -82,6 +82,10 @@ type EvalOptions struct {
 	// point (sandbox.Entry). Nil keeps the parser-only gate, as does the
 	// user's switch (SandboxOff).
 	SandboxEntry []string
+	// SandboxShell is the shell the host runs commands with, as it names
+	// it (session.Host.Shell), passed to the entry point (--shell); ""
+	// leaves the entry point to find it.
+	SandboxShell string
 	// LeaveUnsandboxed, when set, is asked about a call that would run in
 	// the sandbox, and only then: true keeps the parser-only decision for
 	// it (the host's own permission rules would judge the rewritten
@@ -235,7 +239,7 @@ func rewrite(d Decision, call ToolCall, p Project, opt EvalOptions) Decision {
 	fields, err := ExactFields(call.Input, call.Tool.Field)
 	cmd, _ := stringField(fields, call.Tool.Field)
 	if err == nil {
-		d.Command, err = ossandbox.Command(opt.SandboxEntry, ossandbox.Invocation{Root: root, Tools: tools, Command: cmd})
+		d.Command, err = ossandbox.Command(opt.SandboxEntry, ossandbox.Invocation{Root: root, Tools: tools, Shell: opt.SandboxShell, Command: cmd})
 	}
 	if err != nil {
 		return Decision{Rule: RuleGateError, Message: fmt.Sprintf("planq gate: blocked this %s call: it would run in the OS sandbox, but %s.", call.Name, text.OneLine(err.Error()))}

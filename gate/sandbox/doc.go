@@ -9,11 +9,16 @@
 // change a tool call's input (session.Host.Rewrites) answers a shell call
 // the gate is not sure modifies (gate.Verdict.Sure) by rewriting it to
 //
-//	planq-hook sandbox --root PROJECT --tool mcp__planq__jj_init -- 'ORIGINAL'
+//	planq-sandbox --root PROJECT --tool mcp__planq__jj_init [--shell /bin/bash] -- 'ORIGINAL'
 //
-// (Command builds it; planq hook sandbox is the same entry point). Run is
-// that entry point: it runs ORIGINAL with the shell that ran it (Linux:
-// /proc/PPID/exe when that is a POSIX shell; else $SHELL, else bash), in
+// (Command builds it, every word single-quoted, and refuses a command
+// longer than a program's argument may be, MaxCommand; planq-hook sandbox
+// and planq hook sandbox are the same entry point). Run is that entry
+// point: it runs ORIGINAL with the host's shell, named as the host names it
+// (its $0, which the shell's error messages start with): the --shell the
+// host's adapter knows (session.Host.Shell, for a host whose shell execs
+// the entry point), else the shell that ran it (Linux: /proc/PPID/exe and
+// its argv[0], when that is a POSIX shell), else $SHELL, else bash, in
 // the same working directory and environment (TMPDIR kept when the
 // sandbox lets the command write there; else, when the temporary directory
 // holds the project or the home directory, and for the jj shim below, set
