@@ -116,7 +116,9 @@
 // hook sandbox (measured here; Entry falls back to those when it is not
 // installed). It turns the garbage collector off and runs on one processor
 // (a third of its CPU time went to both), resolves each path prefix once,
-// and waits for the command in one goroutine. make bench (BenchmarkSandbox
-// in cmd/planq) compares a sandboxed run of a trivial command with the same
-// command run by bash alone, in one run.
+// and waits for the command in one goroutine; it makes a private TMPDIR
+// only when the command's own cannot be writable. make bench
+// (BenchmarkSandbox in cmd/planq) compares a sandboxed run of a trivial
+// command with the same command run by bash alone, in one run: 2.4-2.5 ms
+// more at load average 2 on a 2-core VM, 2.7-3.3 ms at load 6-14.
 package sandbox
