@@ -148,10 +148,6 @@ func TestEvaluateSandbox(t *testing.T) {
 	ctx := context.Background()
 	repo := newRepo(t)
 	entry := []string{"/opt/planq/planq-hook", "sandbox"}
-	bash := func(cmd string) ToolCall {
-		in, _ := json.Marshal(map[string]string{"command": cmd})
-		return ToolCall{Name: "Bash", Tool: Tool{Kind: KindShell, Field: "command"}, Input: in}
-	}
 	opt := EvalOptions{ProjectDir: repo, SandboxEntry: entry, PlanqTool: func(t string) string { return "planq_" + t }}
 
 	ev := Evaluate(ctx, bash(`cat notes.txt; echo "it's done"`), repo, opt)
@@ -225,20 +221,8 @@ func TestSandboxSwitch(t *testing.T) {
 	jjEnv(t)
 	ctx := context.Background()
 	repo := newRepo(t)
-	bash := func(cmd string) ToolCall {
-		in, _ := json.Marshal(map[string]string{"command": cmd})
-		return ToolCall{Name: "Bash", Tool: Tool{Kind: KindShell, Field: "command"}, Input: in}
-	}
-	env := func(v string) func(string) string {
-		return func(k string) string {
-			if k == SandboxEnv {
-				return v
-			}
-			return os.Getenv(k)
-		}
-	}
 	opt := func(v string) EvalOptions {
-		return EvalOptions{ProjectDir: repo, SandboxEntry: []string{"/x/planq-sandbox"}, Getenv: env(v)}
+		return EvalOptions{ProjectDir: repo, SandboxEntry: []string{"/x/planq-sandbox"}, Getenv: sandboxEnv(v)}
 	}
 	for _, v := range []string{"", "on", "yes", "0"} {
 		if ev := Evaluate(ctx, bash(`python3 -c "print(1)"`), repo, opt(v)); !ev.Decision.Sandbox || ev.SandboxOff != "" {
@@ -270,7 +254,7 @@ func TestSandboxSwitch(t *testing.T) {
 	}
 	check("gate.sandbox: off", opt(""), "gate.sandbox: off in .planq/config.yaml")
 	// A host or machine without the sandbox has nothing to turn off.
-	if ev := Evaluate(ctx, bash("ls"), repo, EvalOptions{ProjectDir: repo, Getenv: env("off")}); ev.SandboxOff != "" {
+	if ev := Evaluate(ctx, bash("ls"), repo, EvalOptions{ProjectDir: repo, Getenv: sandboxEnv("off")}); ev.SandboxOff != "" {
 		t.Errorf("no sandbox entry: SandboxOff = %q, want none", ev.SandboxOff)
 	}
 }
@@ -282,10 +266,6 @@ func TestLeaveUnsandboxed(t *testing.T) {
 	jjEnv(t)
 	ctx := context.Background()
 	repo := newRepo(t)
-	bash := func(cmd string) ToolCall {
-		in, _ := json.Marshal(map[string]string{"command": cmd})
-		return ToolCall{Name: "Bash", Tool: Tool{Kind: KindShell, Field: "command"}, Input: in}
-	}
 	asked := 0
 	veto := true
 	opt := EvalOptions{ProjectDir: repo, SandboxEntry: []string{"/x/planq-sandbox"}, LeaveUnsandboxed: func() bool { asked++; return veto }}
@@ -325,16 +305,7 @@ func TestSandboxCannotBeTurnedOffFromALockedCommand(t *testing.T) {
 	jjEnv(t)
 	ctx := context.Background()
 	repo := newRepo(t)
-	bash := func(cmd string) ToolCall {
-		in, _ := json.Marshal(map[string]string{"command": cmd})
-		return ToolCall{Name: "Bash", Tool: Tool{Kind: KindShell, Field: "command"}, Input: in}
-	}
-	opt := EvalOptions{ProjectDir: repo, SandboxEntry: []string{"/x/planq-sandbox"}, Getenv: func(k string) string {
-		if k == SandboxEnv {
-			return ""
-		}
-		return os.Getenv(k)
-	}}
+	opt := EvalOptions{ProjectDir: repo, SandboxEntry: []string{"/x/planq-sandbox"}, Getenv: sandboxEnv("")}
 	for _, cmd := range []string{
 		`PLANQ_SANDBOX=off python3 -c "print(1)"`,
 		`export PLANQ_SANDBOX=off; python3 -c "print(1)"`,
@@ -396,5 +367,21 @@ func TestSandboxCannotBeTurnedOffFromALockedCommand(t *testing.T) {
 	}
 	if p := LoadProject(repo); p.Err != nil || !p.Policy.SandboxOff {
 		t.Errorf("a link inside the project: err %v, policy %+v; want it read", p.Err, p.Policy)
+	}
+}
+
+// bash is a Bash tool call of cmd, as Claude Code makes it.
+func bash(cmd string) ToolCall {
+	in, _ := json.Marshal(map[string]string{"command": cmd})
+	return ToolCall{Name: "Bash", Tool: Tool{Kind: KindShell, Field: "command"}, Input: in}
+}
+
+// sandboxEnv is this process's environment with PLANQ_SANDBOX set to v.
+func sandboxEnv(v string) func(string) string {
+	return func(k string) string {
+		if k == SandboxEnv {
+			return v
+		}
+		return os.Getenv(k)
 	}
 }
