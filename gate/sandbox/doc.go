@@ -119,6 +119,6 @@
 // and waits for the command in one goroutine; it makes a private TMPDIR
 // only when the command's own cannot be writable. make bench
 // (BenchmarkSandbox in cmd/planq) compares a sandboxed run of a trivial
-// command with the same command run by bash alone, in one run: 2.4-2.5 ms
+// command with the same command run by bash alone, in one run: 2.4-2.9 ms
 // more at load average 2 on a 2-core VM, 2.7-3.3 ms at load 6-14.
 package sandbox
