@@ -135,6 +135,7 @@ var corpusTemplate = corpusOnce(func() (string, error) {
 		// Fewer files make every copy cheaper.
 		{"git", "repack", "-a", "-d", "-q"},
 		{"git", "prune-packed"},
+		{"bash", "-c", "rm -f .git/hooks/*.sample"},
 	}
 	for _, st := range steps {
 		if out, err := s.command(context.Background(), st[0], st[1:]...).CombinedOutput(); err != nil {
@@ -288,9 +289,12 @@ func corpusSandboxAt(dir string) *corpusSandbox {
 	return s
 }
 
-// newCorpusSandbox copies the corpus template into a fresh temp dir. Under
-// -short, where nothing runs, every case shares the template itself.
-func newCorpusSandbox(t *testing.T) *corpusSandbox {
+// newCorpusSandbox copies the corpus template into a fresh temp dir for a
+// case whose command runs (m.run). Where only the verdict is asked, nothing
+// runs and nothing changes, so the cases share one copy: under -short the
+// template itself, else a copy the hook may record its metrics and gate
+// cache in.
+func newCorpusSandbox(t *testing.T, m corpusMode) *corpusSandbox {
 	t.Helper()
 	tmpl, err := corpusTemplate()
 	if err != nil {
@@ -299,12 +303,33 @@ func newCorpusSandbox(t *testing.T) *corpusSandbox {
 	if testenv.Short() {
 		return corpusSandboxAt(tmpl)
 	}
+	if !m.run {
+		d, err := corpusJudgeCopy()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return corpusSandboxAt(d)
+	}
 	d := t.TempDir()
 	if err := copyTree(tmpl, d); err != nil {
 		t.Fatal(err)
 	}
 	return corpusSandboxAt(d)
 }
+
+// corpusJudgeCopy is the copy of the template that the cases whose
+// verdict alone is checked share.
+var corpusJudgeCopy = corpusOnce(func() (string, error) {
+	tmpl, err := corpusTemplate()
+	if err != nil {
+		return "", err
+	}
+	d, err := corpusTemp("planq-corpus-judge-")
+	if err != nil {
+		return "", err
+	}
+	return d, copyTree(tmpl, d)
+})
 
 // corpusEnv replaces the sandbox's PATH with one the test controls: a
 // directory inside the sandbox (empty: where commands plant programs) and
@@ -579,9 +604,28 @@ func (s *corpusSandbox) hook(ctx context.Context, cmd string, extra []string) (h
 // of the corpora, and the parser-only mode where the hook cannot be told to
 // leave the sandbox aside.
 func (s *corpusSandbox) verdict(cmd string, withSandbox bool) hookAnswer {
+	return s.verdictWith(cmd, withSandbox, nil)
+}
+
+// verdictWith is verdict with the variables of extra (NAME=VALUE) set in
+// the environment the gate reads.
+func (s *corpusSandbox) verdictWith(cmd string, withSandbox bool, extra []string) hookAnswer {
 	in, _ := json.Marshal(map[string]string{"command": cmd, "description": "a corpus command"})
 	call := ToolCall{Name: "Bash", Tool: Tool{Kind: KindShell, Field: "command"}, Input: in}
-	opt := EvalOptions{ProjectDir: s.repo, AssumeLocked: true, Getenv: s.getenv}
+	getenv := s.getenv
+	if len(extra) > 0 {
+		env := append(append([]string(nil), s.env...), extra...)
+		getenv = func(k string) string {
+			v := ""
+			for _, e := range env { // the last one wins, as in exec
+				if n, val, _ := strings.Cut(e, "="); n == k {
+					v = val
+				}
+			}
+			return v
+		}
+	}
+	opt := EvalOptions{ProjectDir: s.repo, AssumeLocked: true, Getenv: getenv}
 	if withSandbox {
 		opt.SandboxEntry = []string{"planq-sandbox"}
 	}
@@ -1047,12 +1091,11 @@ func (s *corpusSandbox) answer(t *testing.T, m corpusMode, cmd string, modifying
 		t.Fatal(err)
 	}
 	if modifying && m.run {
-		bare, err := s.hook(context.Background(), cmd, append(append([]string(nil), m.env...), "PATH="+s.bin))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if bare.kind != ans.kind {
-			t.Errorf("%q: the hook answers %s with the tool chains on PATH and %s without them (%s)", cmd, ans.kind, bare.kind, bare.reason)
+		// In process (the gate's judgement, which is where PATH is read),
+		// so that each case starts one hook, not two.
+		full, bare := s.verdictWith(cmd, m.sandbox, nil), s.verdictWith(cmd, m.sandbox, []string{"PATH=" + s.bin})
+		if bare.kind != full.kind {
+			t.Errorf("%q: the gate answers %s with the tool chains on PATH and %s without them (%s)", cmd, full.kind, bare.kind, bare.reason)
 		}
 	}
 	return ans
@@ -1084,7 +1127,7 @@ func (s *corpusSandbox) run(t *testing.T, cmd string, ans hookAnswer) (code int,
 // a command modifies when it does not. The parser-only gate may let
 // through what is marked miss, and nothing else.
 func checkModifying(t *testing.T, m corpusMode, class string, c corpusCase, ty *corpusTally) {
-	s := newCorpusSandbox(t)
+	s := newCorpusSandbox(t, m)
 	missing := s.missing(c)
 	if !m.run || c.only != "" || missing != "" {
 		s.shortPlaceholders()
@@ -1148,7 +1191,7 @@ func checkModifying(t *testing.T, m corpusMode, class string, c corpusCase, ty *
 // else; a command it denies is run without the gate instead, to show it
 // really is read-only and succeeds.
 func checkReadOnly(t *testing.T, m corpusMode, class string, c corpusCase, ty *corpusTally) {
-	s := newCorpusSandbox(t)
+	s := newCorpusSandbox(t, m)
 	missing := s.missing(c)
 	if !m.run || missing != "" {
 		s.shortPlaceholders()

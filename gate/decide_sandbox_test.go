@@ -148,10 +148,6 @@ func TestEvaluateSandbox(t *testing.T) {
 	ctx := context.Background()
 	repo := newRepo(t)
 	entry := []string{"/opt/planq/planq-hook", "sandbox"}
-	bash := func(cmd string) ToolCall {
-		in, _ := json.Marshal(map[string]string{"command": cmd})
-		return ToolCall{Name: "Bash", Tool: Tool{Kind: KindShell, Field: "command"}, Input: in}
-	}
 	opt := EvalOptions{ProjectDir: repo, SandboxEntry: entry, PlanqTool: func(t string) string { return "planq_" + t }}
 
 	ev := Evaluate(ctx, bash(`cat notes.txt; echo "it's done"`), repo, opt)
@@ -225,20 +221,8 @@ func TestSandboxSwitch(t *testing.T) {
 	jjEnv(t)
 	ctx := context.Background()
 	repo := newRepo(t)
-	bash := func(cmd string) ToolCall {
-		in, _ := json.Marshal(map[string]string{"command": cmd})
-		return ToolCall{Name: "Bash", Tool: Tool{Kind: KindShell, Field: "command"}, Input: in}
-	}
-	env := func(v string) func(string) string {
-		return func(k string) string {
-			if k == SandboxEnv {
-				return v
-			}
-			return os.Getenv(k)
-		}
-	}
 	opt := func(v string) EvalOptions {
-		return EvalOptions{ProjectDir: repo, SandboxEntry: []string{"/x/planq-sandbox"}, Getenv: env(v)}
+		return EvalOptions{ProjectDir: repo, SandboxEntry: []string{"/x/planq-sandbox"}, Getenv: sandboxEnv(v)}
 	}
 	for _, v := range []string{"", "on", "yes", "0"} {
 		if ev := Evaluate(ctx, bash(`python3 -c "print(1)"`), repo, opt(v)); !ev.Decision.Sandbox || ev.SandboxOff != "" {
@@ -270,7 +254,7 @@ func TestSandboxSwitch(t *testing.T) {
 	}
 	check("gate.sandbox: off", opt(""), "gate.sandbox: off in .planq/config.yaml")
 	// A host or machine without the sandbox has nothing to turn off.
-	if ev := Evaluate(ctx, bash("ls"), repo, EvalOptions{ProjectDir: repo, Getenv: env("off")}); ev.SandboxOff != "" {
+	if ev := Evaluate(ctx, bash("ls"), repo, EvalOptions{ProjectDir: repo, Getenv: sandboxEnv("off")}); ev.SandboxOff != "" {
 		t.Errorf("no sandbox entry: SandboxOff = %q, want none", ev.SandboxOff)
 	}
 }
@@ -282,10 +266,6 @@ func TestLeaveUnsandboxed(t *testing.T) {
 	jjEnv(t)
 	ctx := context.Background()
 	repo := newRepo(t)
-	bash := func(cmd string) ToolCall {
-		in, _ := json.Marshal(map[string]string{"command": cmd})
-		return ToolCall{Name: "Bash", Tool: Tool{Kind: KindShell, Field: "command"}, Input: in}
-	}
 	asked := 0
 	veto := true
 	opt := EvalOptions{ProjectDir: repo, SandboxEntry: []string{"/x/planq-sandbox"}, LeaveUnsandboxed: func() bool { asked++; return veto }}
@@ -310,5 +290,98 @@ func TestLeaveUnsandboxed(t *testing.T) {
 	asked = 0
 	if Evaluate(ctx, bash(`python3 -c "print(1)"`), repo, opt); asked != 0 {
 		t.Errorf("declared: the veto was asked %d times, want never", asked)
+	}
+}
+
+// TestSandboxCannotBeTurnedOffFromALockedCommand: only the hook's own
+// environment and the project's configuration turn the sandbox off. A
+// locked command that sets PLANQ_SANDBOX for itself still runs in the
+// sandbox; one that writes the configuration is denied without running
+// (and the kernel holds the project anyway); and a configuration that a
+// symbolic link puts outside the project, where a sandboxed command may
+// write, is not trusted: the gate keeps its defaults, sandbox on, and
+// denies what modifies.
+func TestSandboxCannotBeTurnedOffFromALockedCommand(t *testing.T) {
+	jjEnv(t)
+	ctx := context.Background()
+	repo := newRepo(t)
+	opt := EvalOptions{ProjectDir: repo, SandboxEntry: []string{"/x/planq-sandbox"}, Getenv: sandboxEnv("")}
+	for _, cmd := range []string{
+		`PLANQ_SANDBOX=off python3 -c "print(1)"`,
+		`export PLANQ_SANDBOX=off; python3 -c "print(1)"`,
+		`env PLANQ_SANDBOX=off python3 -c "print(1)"`,
+		`declare -x PLANQ_SANDBOX=off && python3 -c "print(1)"`,
+	} {
+		if ev := Evaluate(ctx, bash(cmd), repo, opt); !ev.Decision.Sandbox || ev.SandboxOff != "" {
+			t.Errorf("%s: %+v (off: %q), want it run in the sandbox", cmd, ev.Decision, ev.SandboxOff)
+		}
+	}
+	for _, cmd := range []string{
+		`mkdir -p .planq && printf 'gate:\n  sandbox: off\n' > .planq/config.yaml`,
+		`echo 'gate: {mode: off}' >> .planq/config.yaml`,
+	} {
+		if d := Evaluate(ctx, bash(cmd), repo, opt).Decision; d.Allow || d.Sandbox {
+			t.Errorf("%s: %+v, want it denied without running", cmd, d)
+		}
+	}
+
+	outside := t.TempDir() // a temporary directory: writable from the sandbox
+	if err := os.WriteFile(filepath.Join(outside, "config.yaml"), []byte("gate:\n  sandbox: off\n  mode: off\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, link := range []struct{ path, target string }{
+		{filepath.Join(repo, ".planq"), outside},
+		{filepath.Join(repo, ".planq", "config.yaml"), filepath.Join(outside, "config.yaml")},
+	} {
+		os.RemoveAll(filepath.Join(repo, ".planq"))
+		if err := os.MkdirAll(filepath.Dir(link.path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(link.target, link.path); err != nil {
+			t.Fatal(err)
+		}
+		p := LoadProject(repo)
+		if p.Err == nil || !strings.Contains(p.Err.Error(), "outside the project") || p.Policy.SandboxOff || p.Policy.Mode != config.ModeStrict {
+			t.Errorf("%s -> %s: err %v, policy %+v; want the link refused and the defaults kept", link.path, link.target, p.Err, p.Policy)
+		}
+		if ev := Evaluate(ctx, bash(`python3 -c "print(1)"`), repo, opt); ev.SandboxOff != "" || ev.Decision.Allow && !ev.Decision.Sandbox {
+			t.Errorf("%s -> %s: %+v (off: %q), want no unsandboxed run", link.path, link.target, ev.Decision, ev.SandboxOff)
+		}
+		if d := Evaluate(ctx, bash("rm -rf build"), repo, opt).Decision; d.Allow {
+			t.Errorf("%s -> %s: rm -rf build allowed: %+v", link.path, link.target, d)
+		}
+	}
+	// A link that stays in the project is the project's own file.
+	os.RemoveAll(filepath.Join(repo, ".planq"))
+	if err := os.MkdirAll(filepath.Join(repo, "conf"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(repo, "conf", "planq.yaml"), []byte("gate:\n  sandbox: off\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(repo, "conf"), filepath.Join(repo, ".planq")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(filepath.Join(repo, "conf", "planq.yaml"), filepath.Join(repo, "conf", "config.yaml")); err != nil {
+		t.Fatal(err)
+	}
+	if p := LoadProject(repo); p.Err != nil || !p.Policy.SandboxOff {
+		t.Errorf("a link inside the project: err %v, policy %+v; want it read", p.Err, p.Policy)
+	}
+}
+
+// bash is a Bash tool call of cmd, as Claude Code makes it.
+func bash(cmd string) ToolCall {
+	in, _ := json.Marshal(map[string]string{"command": cmd})
+	return ToolCall{Name: "Bash", Tool: Tool{Kind: KindShell, Field: "command"}, Input: in}
+}
+
+// sandboxEnv is this process's environment with PLANQ_SANDBOX set to v.
+func sandboxEnv(v string) func(string) string {
+	return func(k string) string {
+		if k == SandboxEnv {
+			return v
+		}
+		return os.Getenv(k)
 	}
 }

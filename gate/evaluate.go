@@ -82,6 +82,10 @@ type EvalOptions struct {
 	// point (sandbox.Entry). Nil keeps the parser-only gate, as does the
 	// user's switch (SandboxOff).
 	SandboxEntry []string
+	// SandboxShell is the shell the host runs commands with, as it names
+	// it (session.Host.Shell), passed to the entry point (--shell); ""
+	// leaves the entry point to find it.
+	SandboxShell string
 	// LeaveUnsandboxed, when set, is asked about a call that would run in
 	// the sandbox, and only then: true keeps the parser-only decision for
 	// it (the host's own permission rules would judge the rewritten
@@ -113,12 +117,46 @@ func LoadProject(dir string) Project {
 		p.Root, p.IsJJ = root, true
 	}
 	cfg, err := config.Load(p.Root)
+	if err == nil {
+		err = configOutside(p.Root)
+	}
 	p.Config, p.Err = cfg, err
 	p.Policy = PolicyFromConfig(cfg)
 	if err != nil {
 		p.Config, p.Policy = config.Default(), DefaultPolicy()
 	}
 	return p
+}
+
+// configOutside is an error when a symbolic link (.planq or the file
+// itself) puts the project's configuration outside the project: the OS
+// sandbox keeps only the project read-only while the gate is locked, so a
+// locked command could write the file there (in /tmp, say) and turn the
+// gate or the sandbox off for every call after it. The gate then uses its
+// defaults and denies what modifies, as for an invalid configuration.
+func configOutside(root string) error {
+	cfg := config.Path(root)
+	dirLink, fileLink := isLink(filepath.Dir(cfg)), isLink(cfg)
+	if !dirLink && !fileLink {
+		return nil
+	}
+	target, err := filepath.EvalSymlinks(cfg)
+	if err != nil {
+		return nil // a dangling link: config.Load found no file
+	}
+	realRoot, err := filepath.EvalSymlinks(root)
+	if err != nil {
+		return nil
+	}
+	if rel, err := filepath.Rel(realRoot, target); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return nil
+	}
+	return fmt.Errorf("%s is a symbolic link to %s, outside the project, where a command run while the gate is locked may write it; make it a file in the project", config.File, target)
+}
+
+func isLink(p string) bool {
+	fi, err := os.Lstat(p)
+	return err == nil && fi.Mode()&os.ModeSymlink != 0
 }
 
 // Evaluate decides on one tool call made in dir (the tool's working
@@ -201,7 +239,7 @@ func rewrite(d Decision, call ToolCall, p Project, opt EvalOptions) Decision {
 	fields, err := ExactFields(call.Input, call.Tool.Field)
 	cmd, _ := stringField(fields, call.Tool.Field)
 	if err == nil {
-		d.Command, err = ossandbox.Command(opt.SandboxEntry, ossandbox.Invocation{Root: root, Tools: tools, Command: cmd})
+		d.Command, err = ossandbox.Command(opt.SandboxEntry, ossandbox.Invocation{Root: root, Tools: tools, Shell: opt.SandboxShell, Command: cmd})
 	}
 	if err != nil {
 		return Decision{Rule: RuleGateError, Message: fmt.Sprintf("planq gate: blocked this %s call: it would run in the OS sandbox, but %s.", call.Name, text.OneLine(err.Error()))}

@@ -2,6 +2,9 @@ package gate
 
 import (
 	"archive/zip"
+	"errors"
+	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -42,14 +45,21 @@ var toolCompanions = map[string][]string{
 const toolsDir = "tools"
 
 // writeTools puts each named program, found by find ("" when this machine
-// lacks it), into dir as a wrapper script that execs it; it returns the
-// ones not found.
-// Wrappers, not symbolic links: a command that writes to a program on its
-// PATH (cp x "$dir/ls", > "$dir/git") must change the sandbox's file, never
-// write through a link into /usr/bin.
+// lacks it), into dir, and returns the ones not found. Each is a symbolic
+// link to dir's dispatcher script (toolDispatcher), which execs the
+// program its name is a link for: a command that writes to a program on
+// its PATH (cp x "$dir/ls", > "$dir/git") changes the sandbox's own file,
+// never /usr/bin's, as a wrapper script per program would, and a copy of
+// the sandbox makes a link per program rather than a file (most of what a
+// copy cost).
 func writeTools(dir string, find func(name string) string, names ...string) (missing []string, err error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
+	}
+	disp := filepath.Join(dir, toolDispatcher)
+	var lines strings.Builder
+	if _, err := os.Lstat(disp); errors.Is(err, fs.ErrNotExist) {
+		lines.WriteString("#!/bin/sh\n# Runs the program this script's link is named for.\nn=${0##*/}\n")
 	}
 	for _, n := range names {
 		p := find(n)
@@ -60,13 +70,32 @@ func writeTools(dir string, find func(name string) string, names ...string) (mis
 		if p, err = filepath.Abs(p); err != nil {
 			return nil, err
 		}
-		script := "#!/bin/sh\nexec '" + strings.ReplaceAll(p, "'", `'\''`) + "' \"$@\"\n"
-		if err := os.WriteFile(filepath.Join(dir, n), []byte(script), 0o755); err != nil {
+		link := filepath.Join(dir, n)
+		if _, err := os.Lstat(link); err == nil {
+			continue // already there
+		}
+		if err := os.Symlink(toolDispatcher, link); err != nil {
 			return nil, err
 		}
+		fmt.Fprintf(&lines, "[ \"$n\" = %s ] && exec %s \"$@\"\n", shQuote(n), shQuote(p))
+	}
+	f, err := os.OpenFile(disp, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o755)
+	if err != nil {
+		return nil, err
+	}
+	_, werr := f.WriteString(lines.String())
+	if err := f.Close(); werr != nil || err != nil {
+		return nil, errors.Join(werr, err)
 	}
 	return missing, nil
 }
+
+// toolDispatcher is the script in a sandbox's tools directory that every
+// program's link there points to (writeTools).
+const toolDispatcher = ".tool"
+
+// shQuote quotes s for sh, in single quotes.
+func shQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
 
 // needTools puts a case's needs (and what they run) on the sandbox's PATH,
 // and skips the case, saying so, when this machine lacks one: a case that

@@ -215,7 +215,6 @@ func testRunnerRules(t map[string]*rule) {
 	t["bats"] = testRunner(runner{entry: "bats", valued: []string{"-f", "--filter", "-F", "--formatter", "-o", "--output", "--report-formatter", "-j", "--jobs", "--setup-suite-file", "--gather-test-outputs-in"},
 		writes: []string{"-o", "--output", "--report-formatter", "--gather-test-outputs-in"}, paths: []string{"--setup-suite-file", "-F", "--formatter"}})
 	t["gotestsum"] = &rule{ro: true, cfg: true, check: gotestsumCheck}
-	t["ldd"] = &rule{ro: true, check: lddCheck}
 }
 
 // gotestsum runs go test with the flags after --, unless --raw-command

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/planq-dev/planq/internal/jjrepo"
 )
 
 // StaleNote is what planq says after updating a stale working copy.
@@ -241,29 +243,9 @@ func (c *Client) Squash(ctx context.Context, from, into, message string) error {
 
 // RepoDir returns the .jj/repo directory that the workspace at root uses:
 // root/.jj/repo itself in the repo's first workspace, or the one its
-// .jj/repo file names in a workspace added later. It reads files only.
-func RepoDir(root string) (string, error) {
-	p := filepath.Join(root, ".jj", "repo")
-	st, err := os.Stat(p)
-	if err != nil {
-		return "", fmt.Errorf("%s is not a jj workspace: %w", root, err)
-	}
-	if st.IsDir() {
-		return p, nil
-	}
-	data, err := os.ReadFile(p)
-	if err != nil {
-		return "", fmt.Errorf("read %s: %w", p, err)
-	}
-	target := strings.TrimSpace(string(data))
-	if !filepath.IsAbs(target) {
-		target = filepath.Join(filepath.Dir(p), target)
-	}
-	if st, err := os.Stat(target); err != nil || !st.IsDir() {
-		return "", fmt.Errorf("%s names %s, which is not a jj repo directory", p, target)
-	}
-	return filepath.Clean(target), nil
-}
+// .jj/repo file names in a workspace added later. It reads files only
+// (package jjrepo, which the sandbox's entry point links alone).
+func RepoDir(root string) (string, error) { return jjrepo.Dir(root) }
 
 // MainRoot returns the root of the workspace that holds the repo the
 // workspace at root belongs to (root itself unless root is a workspace

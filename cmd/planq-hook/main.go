@@ -10,7 +10,7 @@
 //	planq-hook pre-tool-use  [--host HOST]  < hook input
 //	planq-hook post-tool-use [--host HOST]  < hook input
 //	planq-hook statusline                   < Claude Code's status input
-//	planq-hook sandbox --root DIR [--tool NAME]... -- COMMAND
+//	planq-hook sandbox --root DIR [--tool NAME]... [--shell SHELL] -- COMMAND
 //	planq-hook version
 package main
 
@@ -108,7 +108,7 @@ Usage:
   planq-hook pre-tool-use  [--host HOST]   the gate: read the hook input on stdin, deny file-modifying calls until the change is declared
   planq-hook post-tool-use [--host HOST]   record the files a call modified and the session's changes
   planq-hook statusline                    Claude Code's status line: the change, the gate, the summary, what is left
-  planq-hook sandbox --root DIR [--tool NAME]... -- COMMAND
+  planq-hook sandbox --root DIR [--tool NAME]... [--shell SHELL] -- COMMAND
                                            run a locked shell command in the OS sandbox, DIR read-only (the gate's rewrite runs it)
   planq-hook version                       print the version (it must match planq's)
 

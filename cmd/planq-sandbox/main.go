@@ -2,7 +2,7 @@
 // project read-only: the entry point the gate rewrites a locked shell call
 // into (package gate/sandbox).
 //
-//	planq-sandbox --root DIR [--tool NAME]... -- COMMAND
+//	planq-sandbox --root DIR [--tool NAME]... [--shell SHELL] -- COMMAND
 //
 // It is the same entry point as `planq-hook sandbox` and `planq hook
 // sandbox`, in a binary that links nothing else, because it starts for
@@ -37,13 +37,13 @@ func main() {
 const help = `planq-sandbox runs a locked shell command in the OS sandbox, the project read-only.
 
 Usage:
-  planq-sandbox --root DIR [--tool NAME]... -- COMMAND
+  planq-sandbox --root DIR [--tool NAME]... [--shell SHELL] -- COMMAND
   planq-sandbox --version
 
-COMMAND (one argument) runs with the shell that started planq-sandbox, in the
-same working directory and environment (TMPDIR set to a private directory
-when the one it names holds the project or the home directory).
-DIR, the project, is read-only, as are the places programs load code from;
+COMMAND (one argument) runs with SHELL (the host's shell, as the host names
+it), else the shell that started planq-sandbox, in the same working directory
+and environment (TMPDIR set to a private directory when the one it names holds
+the project or the home directory). DIR, the project, is read-only, as are the places programs load code from;
 temporary directories and build caches stay writable. When COMMAND fails on a
 refused write, one line on stderr names the project as read-only and the --tool
 to call. Exit status: COMMAND's (128+N for signal N), or 126 when it could not

@@ -77,13 +77,14 @@ print one line on stderr and exit 0.`,
 // rewritten shell command runs (the same as planq-hook sandbox).
 func newHookSandboxCmd() *cobra.Command {
 	return &cobra.Command{
-		Use:   "sandbox --root DIR [--tool NAME]... -- COMMAND",
+		Use:   "sandbox --root DIR [--tool NAME]... [--shell SHELL] -- COMMAND",
 		Short: "Run a locked shell command in the OS sandbox, the project read-only (the gate's rewrite runs it)",
-		Long: `Run COMMAND (one argument) with the shell that started this, in the same working
-directory and environment (TMPDIR set to a private directory when the one it
-names holds the project or the home directory), inside the OS sandbox: DIR, the project, is read-only, as are the places programs load code
-from; temporary directories and build caches stay writable (Landlock on Linux,
-Seatbelt on macOS). The pre-tool-use hook rewrites a locked shell call into
+		Long: `Run COMMAND (one argument) with SHELL (the host's shell), else the shell that
+started this, in the same working directory and environment (TMPDIR set to a
+private directory when the one it names holds the project or the home
+directory), inside the OS sandbox: DIR, the project, is read-only, as are the
+places programs load code from; temporary directories and build caches stay
+writable (Landlock on Linux, Seatbelt on macOS). The pre-tool-use hook rewrites a locked shell call into
 this; you do not run it by hand. When COMMAND fails on a refused write, one
 line on stderr names the project as read-only and the --tool to call to
 declare the change. Exit status: COMMAND's (128+N for signal N), or 126 when

@@ -11,15 +11,19 @@ import (
 
 // Invocation is one run of the sandbox entry point:
 //
-//	planq-hook sandbox --root DIR [--tool NAME]... -- COMMAND
+//	planq-hook sandbox --root DIR [--tool NAME]... [--shell SHELL] -- COMMAND
 //
 // (also planq hook sandbox …): run COMMAND with the shell that started the
 // entry point, with DIR read-only. The tools are the planq MCP tools that
 // declare the change, in the order to call them, as the host spells them
-// ("mcp__planq__jj_init"); the line a refused write adds names them.
+// ("mcp__planq__jj_init"); the line a refused write adds names them. Shell,
+// when set, is the shell the host runs commands with, as the host names it
+// (its $0: "/bin/bash", "bash"), for a host whose shell execs the entry
+// point, which then cannot tell which shell ran it.
 type Invocation struct {
 	Root    string
 	Tools   []string
+	Shell   string
 	Command string
 }
 
@@ -28,6 +32,9 @@ func (inv Invocation) Args() []string {
 	args := []string{"--root", inv.Root}
 	for _, t := range inv.Tools {
 		args = append(args, "--tool", t)
+	}
+	if inv.Shell != "" {
+		args = append(args, "--shell", inv.Shell)
 	}
 	return append(args, "--", inv.Command)
 }
@@ -51,7 +58,7 @@ func ParseArgs(args []string) (Invocation, error) {
 				return Invocation{}, fmt.Errorf("--root %s is not an absolute path", inv.Root)
 			}
 			return inv, nil
-		case name == "--root" || name == "--tool":
+		case name == "--root" || name == "--tool" || name == "--shell":
 			if !hasVal {
 				if i+1 >= len(args) {
 					return Invocation{}, fmt.Errorf("%s needs a value", a)
@@ -59,13 +66,16 @@ func ParseArgs(args []string) (Invocation, error) {
 				i++
 				val = args[i]
 			}
-			if name == "--root" {
+			switch name {
+			case "--root":
 				inv.Root = val
-			} else {
+			case "--shell":
+				inv.Shell = val
+			default:
 				inv.Tools = append(inv.Tools, val)
 			}
 		default:
-			return Invocation{}, fmt.Errorf("unknown argument %q (want --root DIR [--tool NAME]... -- COMMAND)", a)
+			return Invocation{}, fmt.Errorf("unknown argument %q (want --root DIR [--tool NAME]... [--shell SHELL] -- COMMAND)", a)
 		}
 	}
 	return Invocation{}, errors.New("no command: want --root DIR [--tool NAME]... -- COMMAND")
@@ -89,8 +99,18 @@ func Command(entry []string, inv Invocation) (string, error) {
 		}
 		b.WriteString(quote(w))
 	}
+	if b.Len() > MaxCommand {
+		return "", fmt.Errorf("the command is %d bytes, and rewritten to run in it %d, more than the %d bytes a program may be given as one argument "+
+			"(the host's shell could not start it); run it in smaller parts, or put it in a script in $TMPDIR and run that", len(inv.Command), b.Len(), MaxCommand)
+	}
 	return b.String(), nil
 }
+
+// MaxCommand is the longest rewritten command a host's shell can be
+// started with: Linux takes at most 128 KiB, its final NUL included, as one
+// argument of a program (MAX_ARG_STRLEN), and the host runs `bash -c
+// COMMAND`.
+const MaxCommand = 128<<10 - 1
 
 func quote(w string) string { return "'" + strings.ReplaceAll(w, "'", `'\''`) + "'" }
 

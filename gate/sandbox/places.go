@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/planq-dev/planq/gate/dirs"
-	"github.com/planq-dev/planq/jj"
+	"github.com/planq-dev/planq/internal/jjrepo"
 )
 
 // Spec is what a sandbox is made for: the project it keeps read-only and
@@ -66,7 +66,7 @@ func NewPlan(s Spec) Plan {
 	resolve := rs.resolve
 	root := resolve(s.Root)
 	pl.Guarded = []string{root}
-	if repo, err := jj.RepoDir(root); err == nil && !within(root, resolve(repo)) {
+	if repo, err := jjrepo.Dir(root); err == nil && !within(root, resolve(repo)) {
 		pl.Guarded = append(pl.Guarded, resolve(repo))
 	}
 	seen := map[string]bool{}

@@ -164,20 +164,28 @@ func setEnv(env []string, k, v string) []string {
 // knownShells are the shells whose -c the entry point runs a command with.
 var knownShells = []string{"bash", "zsh", "sh", "dash", "ksh", "mksh", "ash", "yash", "posh"}
 
-// pickShell is the shell to run the command with: the one that ran the
-// entry point (the host's choice, with its dialect) when the platform can
-// tell, else $SHELL when it is a POSIX shell, else bash, else /bin/sh.
-func pickShell() string {
-	if s := parentShell(); s != "" {
-		return s
+// pickShell is the shell to run the command with, and the name to give it
+// ($0, which its error messages start with): the one the host named
+// (Invocation.Shell: "bash", "/bin/bash") when it is a POSIX shell; else
+// the one that ran the entry point (the host's choice, with its dialect),
+// named as its parent named it, when the platform can tell; else $SHELL
+// when it is a POSIX shell, else bash, else /bin/sh.
+func pickShell(named string) (path, argv0 string) {
+	if named != "" && slices.Contains(knownShells, filepath.Base(named)) {
+		if p, err := exec.LookPath(named); err == nil {
+			return p, named
+		}
+	}
+	if s, arg0 := parentShell(); s != "" {
+		return s, arg0
 	}
 	if s := os.Getenv("SHELL"); filepath.IsAbs(s) && slices.Contains(knownShells, filepath.Base(s)) {
 		if _, err := os.Stat(s); err == nil {
-			return s
+			return s, s
 		}
 	}
 	if s, err := exec.LookPath("bash"); err == nil {
-		return s
+		return s, s
 	}
-	return "/bin/sh"
+	return "/bin/sh", "/bin/sh"
 }

@@ -12,11 +12,13 @@ import (
 // start starts argv (a shell and its -c) under sandbox-exec with pl's
 // profile (SeatbeltProfile); this process stays unconfined. Never run in
 // planq's tests (they run on Linux).
-func start(pl Plan, argv []string, attr *syscall.ProcAttr) (int, error) {
+func start(pl Plan, shell string, argv []string, attr *syscall.ProcAttr) (int, error) {
 	if e := Detect(); e.Kind != KindSeatbelt {
 		return 0, fmt.Errorf("no OS sandbox here: %s", e.Reason)
 	}
-	argv = append([]string{sandboxExec, "-p", SeatbeltProfile(pl)}, argv...)
+	// sandbox-exec execs its arguments by path: the shell's name ($0) is
+	// its path here.
+	argv = append([]string{sandboxExec, "-p", SeatbeltProfile(pl), shell}, argv[1:]...)
 	return syscall.ForkExec(sandboxExec, argv, attr)
 }
 
@@ -44,4 +46,4 @@ func forwardSignals(pid int) (stop func()) {
 }
 
 // parentShell is unknown on macOS without cgo: $SHELL decides.
-func parentShell() string { return "" }
+func parentShell() (path, argv0 string) { return "", "" }

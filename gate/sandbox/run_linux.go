@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strings"
 	"syscall"
 
 	"golang.org/x/sys/unix"
@@ -21,7 +22,7 @@ import (
 // runs on other threads. The command gets SIGTERM if this process dies
 // first (the thread it was forked from is this process's main one), so a
 // host that kills the entry point kills the command too.
-func start(pl Plan, argv []string, attr *syscall.ProcAttr) (int, error) {
+func start(pl Plan, shell string, argv []string, attr *syscall.ProcAttr) (int, error) {
 	e := Detect()
 	if e.Kind != KindLandlock {
 		return 0, fmt.Errorf("no OS sandbox here: %s", e.Reason)
@@ -35,7 +36,7 @@ func start(pl Plan, argv []string, attr *syscall.ProcAttr) (int, error) {
 		return 0, err
 	}
 	attr.Sys = &syscall.SysProcAttr{Pdeathsig: syscall.SIGTERM}
-	return syscall.ForkExec(argv[0], argv, attr)
+	return syscall.ForkExec(shell, argv, attr)
 }
 
 // cloexecInherited marks the descriptors above stderr close-on-exec, in
@@ -51,15 +52,23 @@ func cloexecInherited() {
 func forwardSignals(pid int) (stop func()) { return func() {} }
 
 // parentShell is the shell that started this process, read from
-// /proc/PPID/exe, when it is a POSIX shell; "" otherwise (a host that
-// started the entry point directly, or a shell that exec'd it as its last
-// command, leaves the host as the parent).
-func parentShell() string {
-	exe, err := os.Readlink(fmt.Sprintf("/proc/%d/exe", os.Getppid()))
+// /proc/PPID/exe, when it is a POSIX shell, and the name its parent gave
+// it (its argv[0], /proc/PPID/cmdline: "bash", "/bin/bash"); "" otherwise
+// (a host that started the entry point directly, or a shell that exec'd it
+// as its last command, leaves the host as the parent).
+func parentShell() (path, argv0 string) {
+	proc := fmt.Sprintf("/proc/%d/", os.Getppid())
+	exe, err := os.Readlink(proc + "exe")
 	if err != nil || !filepath.IsAbs(exe) || !slices.Contains(knownShells, filepath.Base(exe)) {
-		return ""
+		return "", ""
 	}
-	return exe
+	argv0 = exe
+	if cmdline, err := os.ReadFile(proc + "cmdline"); err == nil {
+		if a, _, _ := strings.Cut(string(cmdline), "\x00"); a != "" {
+			argv0 = a
+		}
+	}
+	return exe, argv0
 }
 
 // outputFiles are the regular files this process's stdout and stderr write

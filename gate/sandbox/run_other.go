@@ -8,7 +8,7 @@ import "fmt"
 // run_unix.go calls pickShell.
 //
 //lint:ignore U1000 run.go's pickShell refers to it on every platform.
-func parentShell() string { return "" }
+func parentShell() (path, argv0 string) { return "", "" }
 
 // Run fails: there is no OS sandbox here.
 func Run(inv Invocation) int {

@@ -69,14 +69,14 @@ func Run(inv Invocation) int {
 			env = setEnv(env, "PATH", bin+string(filepath.ListSeparator)+os.Getenv("PATH"))
 		}
 	}
-	shell := pickShell()
+	shell, argv0 := pickShell(inv.Shell)
 	var p [2]int
 	if err := syscall.Pipe(p[:]); err != nil {
 		return cannotRun(err)
 	}
 	r, w := p[0], p[1]
 	syscall.CloseOnExec(r)
-	pid, err := start(pl, []string{shell, "-c", inv.Command}, &syscall.ProcAttr{Env: env, Files: []uintptr{0, 1, uintptr(w)}})
+	pid, err := start(pl, shell, []string{argv0, "-c", inv.Command}, &syscall.ProcAttr{Env: env, Files: []uintptr{0, 1, uintptr(w)}})
 	syscall.Close(w)
 	if err != nil {
 		syscall.Close(r)

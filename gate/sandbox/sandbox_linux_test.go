@@ -177,6 +177,9 @@ func TestProjectStaysReadOnly(t *testing.T) {
 		`sh -c 'echo x > nested.txt'`,
 		`(sleep 0.2; echo late > late.txt) & wait $!`,
 		`perl -e 'open(my $f, ">", "perl.txt") or die "$!"'`,
+		// The project's planq configuration, which could turn the
+		// sandbox off for the calls after this one.
+		`mkdir -p .planq && printf 'gate:\n  sandbox: off\n' > .planq/config.yaml`,
 	}
 	for _, c := range cmds {
 		_, stderr, code := w.run(t, c)
@@ -586,5 +589,79 @@ func TestSeccompRefusals(t *testing.T) {
 		if !strings.Contains(out, w+"\n") {
 			t.Errorf("the probe lacks %q:\n%s", w, out)
 		}
+	}
+}
+
+// TestRewriteRunsAsTheOriginal runs commands the way a host runs them —
+// bash -c COMMAND in the project — once as the model wrote them and once
+// rewritten to run in the sandbox (Command, this test binary as the entry
+// point), and wants the same output and exit status from both: quotes,
+// newlines, heredocs, $'…', comments, a trailing backslash, functions,
+// exit statuses, stdin, and a command of 100 KiB. A rewrite longer than a
+// program's argument may be is refused with the reason, not handed to a
+// shell that cannot start.
+func TestRewriteRunsAsTheOriginal(t *testing.T) {
+	requireLandlock(t)
+	t.Parallel()
+	w := newWorld(t)
+	long := "echo " + strings.Repeat(`it's "$HOME" x\ y `, 5000) + "| wc -c"
+	cmds := []string{
+		`echo "double $HOME" 'single $HOME' $'tab\there' \$x`,
+		"printf '%s\\n' a\nb\tc\necho 'line\nbreak'",
+		"cat <<EOF\nheredoc $HOME\n  indented\nEOF\ncat <<'EOF'\nliteral $HOME\nEOF",
+		"cat <<-EOF\n\ttabs stripped\n\tEOF",
+		`echo $'\x41\u00e9\n' "$(printf '%s' sub)" ` + "`echo back`",
+		"echo start # a comment; echo not run",
+		"echo continued \\\n  here",
+		"f() { echo \"in f: $1\"; return 3; }\nf arg; echo \"status $?\"",
+		"set -e; false; echo never",
+		"exit 7",
+		`echo err >&2; echo out`,
+		`read -r line; echo "got $line"`,
+		`a=1; (a=2; echo "$a"); echo "$a"; { echo grouped; }`,
+		`for i in 1 2 3; do case $i in 2) continue;; esac; echo $i; done | tr '\n' ,`,
+		`echo ünïcødé ✓ '"' "'"`,
+		`[[ -f notes.txt && ! -e nothing ]] && echo bashisms`,
+		long,
+	}
+	run := func(line string) (string, string, int) {
+		c := exec.Command("bash", "-c", line)
+		c.Dir, c.Env = w.root, w.env
+		c.Stdin = strings.NewReader("piped in\n")
+		var out, errb bytes.Buffer
+		c.Stdout, c.Stderr = &out, &errb
+		err := c.Run()
+		code := 0
+		if ee, ok := err.(*exec.ExitError); ok {
+			code = ee.ExitCode()
+		} else if err != nil {
+			t.Fatalf("bash -c: %v", err)
+		}
+		return out.String(), errb.String(), code
+	}
+	for _, cmd := range cmds {
+		wantOut, wantErr, wantCode := run(cmd)
+		// A host whose shell execs the entry point (its last command)
+		// names its shell in the rewrite; one whose shell forks it (a
+		// subshell, a command after it) leaves it to be found.
+		named, err := Command([]string{os.Args[0]}, Invocation{Root: w.root, Tools: []string{"mcp__planq__jj_init"}, Shell: "bash", Command: cmd})
+		if err != nil {
+			t.Fatalf("%.60q: %v", cmd, err)
+		}
+		found, err := Command([]string{os.Args[0]}, Invocation{Root: w.root, Tools: []string{"mcp__planq__jj_init"}, Command: cmd})
+		if err != nil {
+			t.Fatalf("%.60q: %v", cmd, err)
+		}
+		for how, line := range map[string]string{"shell named": named, "shell found": "(" + found + ")"} {
+			gotOut, gotErr, gotCode := run(line)
+			if gotOut != wantOut || gotErr != wantErr || gotCode != wantCode {
+				t.Errorf("%.80q (%s):\nsandboxed: exit %d, stdout %.200q, stderr %.200q\noriginal:  exit %d, stdout %.200q, stderr %.200q",
+					cmd, how, gotCode, gotOut, gotErr, wantCode, wantOut, wantErr)
+			}
+		}
+	}
+	tooLong := "echo " + strings.Repeat("'", MaxCommand/4)
+	if _, err := Command([]string{os.Args[0]}, Invocation{Root: w.root, Command: tooLong}); err == nil || !strings.Contains(err.Error(), "one argument") {
+		t.Errorf("a %d-byte command that quotes to more than %d: err %v, want it refused", len(tooLong), MaxCommand, err)
 	}
 }

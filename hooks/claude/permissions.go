@@ -40,6 +40,9 @@ type bashRules struct {
 // to a file, a substitution — could make Claude Code ask on its own).
 func approvalOf(command, projectDir string, getenv func(string) string) approval {
 	rules := loadBashRules(projectDir, getenv)
+	if len(rules.deny)+len(rules.ask)+len(rules.allow) == 0 {
+		return approval{} // no rule to match: the command need not be parsed
+	}
 	parts, plain := simpleCommands(command)
 	candidates := append([]string{strings.TrimSpace(command)}, parts...)
 	for _, r := range rules.deny {

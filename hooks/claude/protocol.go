@@ -289,10 +289,7 @@ func RewriteToolUse(ev session.Event, command string, getenv func(string) string
 	if err != nil {
 		return DenyToolUse("planq gate: blocked this " + ev.Call.Name + " call: " + err.Error() + ", so it cannot be run in the OS sandbox.")
 	}
-	var original string
-	if m := map[string]json.RawMessage{}; json.Unmarshal(ev.Call.Input, &m) == nil {
-		_ = json.Unmarshal(m[field], &original)
-	}
+	original := ev.Call.Command()
 	dir := ev.ProjectDir
 	if dir == "" {
 		dir = ev.Cwd

@@ -15,8 +15,10 @@ import (
 
 // Host is Copilot CLI, as the session core knows it. It rewrites: a
 // PreToolUse answer's modifiedArgs are the arguments the call runs with
-// (NOTES.md, "Rewriting a tool call").
-var Host = session.Host{Name: "copilot", Display: "Copilot CLI", ToolPrefix: ToolPrefix, Rewrites: true}
+// (NOTES.md, "Rewriting a tool call"). Its shell is /bin/bash whatever
+// $SHELL says, and bash execs the rewritten command's entry point, whose
+// parent is then copilot: the rewrite names the shell.
+var Host = session.Host{Name: "copilot", Display: "Copilot CLI", ToolPrefix: ToolPrefix, Rewrites: true, Shell: "/bin/bash"}
 
 // Hook event names, as planq wires them. The PascalCase names make Copilot
 // send its VS Code-compatible payloads (snake_case, Claude Code's shape);

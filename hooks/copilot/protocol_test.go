@@ -357,6 +357,11 @@ func TestGateRewritesForCopilot(t *testing.T) {
 	if !ok || inv.Command != "python3 -c 'print(1)'" || !slices.Equal(inv.Tools, []string{"planq-jj_init"}) || args["description"] != "d" || len(args) != 2 {
 		t.Fatalf("a locked read: modifiedArgs %q, want the sandbox command and the description", args)
 	}
+	// Copilot's bash execs the entry point, which cannot then tell which
+	// shell ran it: the rewrite names Copilot's.
+	if inv.Shell != "/bin/bash" {
+		t.Errorf("a locked read: the rewrite names the shell %q, want /bin/bash (Copilot's, whatever $SHELL says)", inv.Shell)
+	}
 	if _, r := gateCall(t, repo, "Bash", map[string]string{"command": "rm -rf build"}); !denied(r) {
 		t.Fatalf("a sure write: reply %+v, want it denied", r)
 	}

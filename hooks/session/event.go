@@ -63,6 +63,11 @@ type Host struct {
 	// shell calls run in the OS sandbox where the machine has one. A host
 	// without it keeps the parser-only gate.
 	Rewrites bool
+	// Shell is the shell the host runs every shell command with, as it
+	// names it ("/bin/bash"), when that is known and its shell execs the
+	// last command of a string (so the sandbox's entry point cannot see
+	// which shell started it); "" leaves the entry point to find it.
+	Shell string
 }
 
 // Tool spells planq's MCP tool name the way the host shows it to the model.

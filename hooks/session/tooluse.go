@@ -57,7 +57,7 @@ func judge(ctx context.Context, ev Event, getenv func(string) string) (Reply, ac
 	}
 	call := gate.ToolCall{Name: ev.Call.Name, Tool: ev.Call.Tool, Input: ev.Call.Input}
 	res := gate.Evaluate(ctx, call, dir, gate.EvalOptions{ProjectDir: ev.ProjectDir, Getenv: getenv, PlanqTool: ev.Host.Tool,
-		SandboxEntry: sandboxEntry(ev.Host, ev.Call.Tool), LeaveUnsandboxed: ev.Call.HostJudges})
+		SandboxEntry: sandboxEntry(ev.Host, ev.Call.Tool), SandboxShell: ev.Host.Shell, LeaveUnsandboxed: ev.Call.HostJudges})
 	acc := account{rule: res.Decision.Rule, unlocked: res.State != nil && res.StateErr == nil && !res.State.Locked}
 	switch d := res.Decision; {
 	case d.Sandbox:
