@@ -79,8 +79,12 @@ func State(ctx context.Context, dir string) (Status, error) {
 	if st.Locked {
 		MarkLocked(root) // jj moved and the gate is locked: a declaration by hand is worth a check
 	}
-	// Key the entry on the heads as they are now.
-	if key, err := jj.OpHeadsKey(root); err == nil && secretErr == nil {
+	// Cache the answer only when no operation landed while jj read it: jj
+	// may have read @ before an operation that moved it (a concurrent jj_init
+	// or jj new) and the heads be read after, and an entry keyed on the new
+	// heads with the old @ would hold the gate in the wrong state until the
+	// next operation. Unchanged heads mean jj read @ at exactly that key.
+	if after, err := jj.OpHeadsKey(root); err == nil && keyErr == nil && after == key && secretErr == nil {
 		e := cacheEntry{Version: cacheVersion, Key: key, ChangeID: cur.ChangeID, Description: cur.Description}
 		e.Sig = sign(secret, CacheFile, e.signed(root)...)
 		writeCache(cachePath, e)

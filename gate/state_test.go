@@ -356,3 +356,56 @@ func TestDecide(t *testing.T) {
 		})
 	}
 }
+
+// TestStateNeverCachesAnOperationItRacedWith: a jj read that an operation
+// overtakes (here a jj new, landing after jj printed the old @ and before it
+// exited, as a concurrent jj_init or jj new of another process does) must
+// not be cached under the operation's heads, or the gate would show the
+// old change, declared or not, until the next operation. A jj on PATH runs
+// the real one and, once, lands the operation before it returns.
+func TestStateNeverCachesAnOperationItRacedWith(t *testing.T) {
+	jjEnv(t)
+	realJJ, err := exec.LookPath("jj")
+	if err != nil {
+		t.Skip("jj is not installed")
+	}
+	ctx := context.Background()
+	repo := newRepo(t)
+	runJJ(t, repo, "describe", "-m", "Declared change")
+
+	bin := t.TempDir()
+	once := filepath.Join(t.TempDir(), "race-once")
+	script := "#!/bin/sh\n" +
+		"\"$PLANQ_TEST_REAL_JJ\" \"$@\"; rc=$?\n" +
+		"if [ -e \"$PLANQ_TEST_RACE_ONCE\" ]; then rm -f \"$PLANQ_TEST_RACE_ONCE\"; \"$PLANQ_TEST_REAL_JJ\" -R \"$PLANQ_TEST_REPO\" new >/dev/null 2>&1; fi\n" +
+		"exit $rc\n"
+	if err := os.WriteFile(filepath.Join(bin, "jj"), []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(once, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PLANQ_TEST_REAL_JJ", realJJ)
+	t.Setenv("PLANQ_TEST_RACE_ONCE", once)
+	t.Setenv("PLANQ_TEST_REPO", repo)
+	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+
+	raced, err := State(ctx, repo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if raced.Locked || raced.Description != "Declared change" {
+		t.Fatalf("the raced read: %+v, want the declared change jj printed", raced)
+	}
+	if _, err := os.Stat(once); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("the operation did not race the read (%v): the test proves nothing", err)
+	}
+	// jj new landed during that read: @ is a new, undescribed change.
+	after, err := State(ctx, repo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !after.Locked || after.ChangeID == raced.ChangeID {
+		t.Fatalf("after jj new overtook a read: %+v, want the new change, locked (the raced read was %s)", after, raced.ChangeID)
+	}
+}
