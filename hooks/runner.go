@@ -45,7 +45,7 @@ func (r *Runner) Handle(ctx context.Context, ev session.Event) (session.Reply, e
 	case session.EventPreToolUse:
 		return session.PreToolUse(ctx, ev, r.Env.Lookup)
 	case session.EventPostToolUse:
-		return session.AfterToolUse(ctx, r.Env, ev)
+		return session.PostToolUse(ctx, r.Env, ev)
 	case session.EventPreCompact:
 		return r.PreCompact(ctx, ev)
 	case session.EventStop:

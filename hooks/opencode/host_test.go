@@ -195,12 +195,12 @@ func TestPostToolUseAndTheTranscriptMirror(t *testing.T) {
 	// new -m); the post-tool-use hook binds the session to it.
 	testenv.Run(t, repo, "jj", "describe", "-m", "Add two files")
 	ev := read(EventPostToolUse, map[string]any{"tool": "planq_jj_init", "callID": "c1", "args": map[string]string{"description": "Add two files"}})
-	if err := session.PostToolUse(ctx, env, ev); err != nil {
+	if err := session.RecordToolUse(ctx, env, ev); err != nil {
 		t.Fatal(err)
 	}
 	ev = read(EventPostToolUse, map[string]any{"tool": "apply_patch", "callID": "c2", "args": map[string]string{
 		"patchText": "*** Begin Patch\n*** Add File: a.go\n+x\n*** Update File: sub/b.go\n@@\n-a\n+b\n*** End Patch"}})
-	if err := session.PostToolUse(ctx, env, ev); err != nil {
+	if err := session.RecordToolUse(ctx, env, ev); err != nil {
 		t.Fatal(err)
 	}
 	s, err := session.Open(env, ev)

@@ -4,16 +4,17 @@
 // hook shape Claude Code defined that other hosts adopted (hookjson.go,
 // decode.go), where a session's records live and how a session is bound
 // to its lineage of jj changes (Scope), the gate's verdict on a tool call
-// (PreToolUse) and the rewrite of a locked shell call into the OS sandbox
-// (rewrite.go), the post-tool-use answer (AfterToolUse: the files a call
-// touched, PostToolUse, and what subagents did in their workspaces), the
-// tool hooks' whole process (serve.go: RunPreToolUse, RunPostToolUse) and
-// the hooks' local metrics (metrics.go). It links nothing heavier than
-// the gate, jj, the transcript store and the metrics recorder, so the
-// planq-hook binary, which serves the tool hooks on every tool call,
-// starts fast. The rest of the core (session-start context, the
-// living-summary nudge, compaction, session end, the worktree events,
-// start/continue/resume) is package hooks.
+// (pretooluse.go: PreToolUse) and the rewrite of a locked shell call into
+// the OS sandbox (rewrite.go), the post-tool-use answer (posttooluse.go:
+// PostToolUse, which records the files a call touched and the lineage
+// after jj moved, RecordToolUse, and says what subagents did in their
+// workspaces, workspace.go), the tool hooks' whole process (serve.go:
+// RunPreToolUse, RunPostToolUse) and the hooks' local metrics
+// (metrics.go). It links nothing heavier than the gate, jj, the transcript
+// store and the metrics recorder, so the planq-hook binary, which serves
+// the tool hooks on every tool call, starts fast. The rest of the core
+// (session-start context, the living-summary nudge, compaction, session
+// end, the worktree events) is package hooks.
 package session
 
 import (

@@ -10,7 +10,7 @@ import (
 // The hooks' local metrics (package metrics) are recorded here, for every
 // host alike: the gate's verdicts (RunPreToolUse), the session's start with
 // what its context surfaced (RecordStart), the change seen declared
-// after jj moved (PostToolUse), and the check at a declaration
+// after jj moved (RecordToolUse), and the check at a declaration
 // (RecordEscapes). Recording never fails a hook and never
 // changes an answer: errors are dropped, and the verdict is recorded only
 // after the answer is written.

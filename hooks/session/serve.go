@@ -159,9 +159,9 @@ const PostToolUseTimeout = 8 * time.Second
 // RunPostToolUse is the whole post-tool-use hook process for proto's host,
 // shared by `planq hook post-tool-use` and the planq-hook binary: it
 // records what the call did and says what subagents' workspaces hold
-// (AfterToolUse) within PostToolUseTimeout, and never blocks the user
+// (PostToolUse) within PostToolUseTimeout, and never blocks the user
 // (Serve).
 func RunPostToolUse(ctx context.Context, proto Protocol, stdin io.Reader, stdout, stderr io.Writer, e Env) int {
 	return Serve(ctx, proto, EventPostToolUse, stdin, stdout, stderr, e.Lookup, PostToolUseTimeout,
-		func(ctx context.Context, ev Event) (Reply, error) { return AfterToolUse(ctx, e, ev) })
+		func(ctx context.Context, ev Event) (Reply, error) { return PostToolUse(ctx, e, ev) })
 }

@@ -11,23 +11,6 @@ import (
 	"github.com/planq-dev/planq/transcript"
 )
 
-// AfterToolUse is the whole post-tool-use answer: it records what the call
-// did (PostToolUse), names the files that changed while the gate was
-// locked when the call declared the change by hand, and, after a call that
-// ran subagents in workspaces of their own, tells the session what those
-// workspaces hold (SubagentReport).
-func AfterToolUse(ctx context.Context, e Env, ev Event) (Reply, error) {
-	note, err := postToolUse(ctx, e, ev)
-	if err != nil {
-		return Reply{Context: note}, err
-	}
-	if ev.Call == nil || !ev.Call.Subagent || ev.Call.Failed {
-		return Reply{Context: note}, nil
-	}
-	report, err := SubagentReport(ctx, e, ev)
-	return Reply{Context: strings.TrimSpace(note + "\n\n" + report)}, err
-}
-
 // SubagentReport says what the workspaces made for ev's session's
 // subagents hold, once each: their change ids, first lines and diff stats,
 // and how to fold them in. It is "" when there is nothing new to say.
