@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/planq-dev/planq/internal/atomicfile"
 	"github.com/planq-dev/planq/jj"
 )
 
@@ -78,7 +79,9 @@ func writeBaseline(root string, b Baseline) error {
 	if err != nil {
 		return err
 	}
-	return writeFileAtomic(baselinePath(root), data)
+	// Not synced, like the cache: a baseline lost in a crash costs one
+	// check at declaration, never a wrong verdict.
+	return atomicfile.WriteUnsynced(baselinePath(root), data, 0o600)
 }
 
 // SessionStarted records the baseline of a session starting in the
@@ -186,28 +189,4 @@ func (e Escapes) Note() string {
 	return fmt.Sprintf("Changed while the gate was locked: %s (%s%s). While locked the gate lets no tool write the project, so these were written "+
 		"behind its back: by a command it misjudged, by the host, or by the user. Check them with `jj diff` before going on, and undo what should not be there.",
 		n, strings.Join(names, ", "), more)
-}
-
-// writeFileAtomic replaces path with data through a temporary file renamed
-// into place, so a reader sees the old content or the new, never half.
-func writeFileAtomic(path string, data []byte) error {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	_, werr := f.Write(data)
-	cerr := f.Close()
-	if werr != nil || cerr != nil {
-		os.Remove(tmp)
-		if werr != nil {
-			return werr
-		}
-		return cerr
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		os.Remove(tmp)
-		return err
-	}
-	return nil
 }

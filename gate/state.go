@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/planq-dev/planq/internal/atomicfile"
 	"github.com/planq-dev/planq/jj"
 )
 
@@ -115,6 +116,6 @@ func readCache(path string, secret []byte, root string) (cacheEntry, bool) {
 // lost in a crash costs one jj run.
 func writeCache(path string, e cacheEntry) {
 	if data, err := json.Marshal(e); err == nil {
-		_ = writeFileAtomic(path, data)
+		_ = atomicfile.WriteUnsynced(path, data, 0o600)
 	}
 }
