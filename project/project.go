@@ -82,19 +82,42 @@ type Location struct {
 // configuration, PLANQ_HOME as getenv gives it, and its name. It reads
 // files only, so hooks can afford it.
 func Locate(root string, getenv func(string) string) (Location, error) {
-	cfg, err := config.Load(root)
-	if err != nil {
-		return Location{}, err
-	}
 	home, err := config.StateHome(getenv)
 	if err != nil {
 		return Location{}, err
 	}
-	name, src, err := Name(root, cfg, home)
+	return LocateIn(root, home, "")
+}
+
+// LocateIn is Locate with PLANQ_HOME given (home, made absolute), for a
+// caller that resolved it already, and the project's name given when name
+// is not "" (a --project flag: the user's word, Source FromConfig); else
+// Name finds it.
+func LocateIn(root, home, name string) (Location, error) {
+	cfg, err := config.Load(root)
 	if err != nil {
 		return Location{}, err
 	}
+	if home, err = filepath.Abs(home); err != nil {
+		return Location{}, err
+	}
+	src := FromConfig
+	if name == "" {
+		if name, src, err = Name(root, cfg, home); err != nil {
+			return Location{}, err
+		}
+	}
 	return Location{Root: root, Config: cfg, Home: home, Name: name, Source: src}, nil
+}
+
+// Usable refuses a location whose state repo planq must not use: a name
+// that is not a valid project name, or a derived name whose state repo
+// another code repo is using (Collision), with the fix.
+func (l Location) Usable() error {
+	if err := config.ValidName(l.Name); err != nil {
+		return fmt.Errorf("project name: %w", err)
+	}
+	return Collision(l.Name, l.Source, l.Home, MainRoot(l.Root))
 }
 
 // Name returns the project of the code repo at root (see the package doc)

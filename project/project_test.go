@@ -230,6 +230,13 @@ func TestLocate(t *testing.T) {
 	if loc, err = Locate(root, getenv); err != nil || loc.Name != "shop" || loc.Source != FromConfig || loc.Config.Agent != "ann" {
 		t.Errorf("with a configured name: %+v, %v", loc, err)
 	}
+	// A name the caller gives (--project) wins, and is checked by Usable.
+	if loc, err = LocateIn(root, w.home, "web"); err != nil || loc.Name != "web" || loc.Source != FromConfig || loc.Config.Agent != "ann" {
+		t.Errorf("with a given name: %+v, %v", loc, err)
+	}
+	if loc, err = LocateIn(root, w.home, "../evil"); err != nil || loc.Usable() == nil || !strings.Contains(loc.Usable().Error(), "project name") {
+		t.Errorf("an invalid given name is usable: %+v, %v", loc, err)
+	}
 	if err := os.WriteFile(config.Path(root), []byte("project: [\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}

@@ -338,30 +338,21 @@ func EnsureIgnored(root string, gitignore bool) error {
 // PLANQ_HOME. A repo recorded for another project is refused, never
 // renamed.
 func ClaimProject(root, name, home string) (string, error) {
-	cfg, err := config.Load(root)
+	loc, err := project.LocateIn(root, home, name)
 	if err != nil {
 		return "", err
 	}
-	if name == "" {
-		var src project.Source
-		if name, src, err = project.Name(root, cfg, home); err != nil {
-			return "", err
-		}
-		if err := project.Collision(name, src, home, project.MainRoot(root)); err != nil {
-			return "", err
-		}
-	}
-	if err := config.ValidName(name); err != nil {
-		return "", fmt.Errorf("project name: %w", err)
-	}
-	if cfg.Project == name {
-		return name, nil
-	}
-	if cfg.Project != "" {
-		return "", fmt.Errorf("this repo already belongs to project %q (%s); edit that file to rename it", cfg.Project, config.File)
-	}
-	if err := config.Set(root, "project", name); err != nil {
+	if err := loc.Usable(); err != nil {
 		return "", err
 	}
-	return name, nil
+	if loc.Config.Project == loc.Name {
+		return loc.Name, nil
+	}
+	if loc.Config.Project != "" {
+		return "", fmt.Errorf("this repo already belongs to project %q (%s); edit that file to rename it", loc.Config.Project, config.File)
+	}
+	if err := config.Set(root, "project", loc.Name); err != nil {
+		return "", err
+	}
+	return loc.Name, nil
 }

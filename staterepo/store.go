@@ -191,23 +191,14 @@ func locate(root string, o Options, getenv func(string) string) (project.Locatio
 	if o.Home == "" && o.Project == "" {
 		return project.Locate(root, getenv)
 	}
-	cfg, err := config.Load(root)
-	if err != nil {
-		return project.Location{}, err
+	home := o.Home
+	if home == "" {
+		var err error
+		if home, err = config.StateHome(getenv); err != nil {
+			return project.Location{}, err
+		}
 	}
-	loc := project.Location{Root: root, Config: cfg, Home: o.Home, Name: o.Project, Source: project.FromConfig}
-	if loc.Home == "" {
-		loc.Home, err = config.StateHome(getenv)
-	} else {
-		loc.Home, err = filepath.Abs(loc.Home)
-	}
-	if err != nil {
-		return project.Location{}, err
-	}
-	if loc.Name == "" {
-		loc.Name, loc.Source, err = project.Name(root, cfg, loc.Home)
-	}
-	return loc, err
+	return project.LocateIn(root, home, o.Project)
 }
 
 // Open resolves the code repo root, the project, the agent and the state
@@ -228,13 +219,10 @@ func Open(o Options) (*Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	cfg, home, name, src := loc.Config, loc.Home, loc.Name, loc.Source
-	if err := config.ValidName(name); err != nil {
-		return nil, fmt.Errorf("project: %w", err)
-	}
-	if err := project.Collision(name, src, home, project.MainRoot(root)); err != nil {
+	if err := loc.Usable(); err != nil {
 		return nil, err
 	}
+	cfg, home, name, src := loc.Config, loc.Home, loc.Name, loc.Source
 	agent := o.Agent
 	asrc := SourceOption
 	if agent == "" {
