@@ -25,7 +25,11 @@ func ReadInput(r io.Reader) (Input, error) { return claude.ReadInput(r) }
 // answers as Claude Code reads it.
 func viaClaude(event string) func(*Runner, context.Context, Input) (*Response, error) {
 	return func(r *Runner, ctx context.Context, in Input) (*Response, error) {
-		rep, err := r.Handle(ctx, in.Event(event, os.Getenv("CLAUDE_PROJECT_DIR")))
+		ev, err := claude.Protocol{}.Resolve(in.Event(event, os.Getenv("CLAUDE_PROJECT_DIR")), os.Getenv)
+		if err != nil {
+			return nil, err
+		}
+		rep, err := r.Handle(ctx, ev)
 		return claude.Respond(event, rep), err
 	}
 }

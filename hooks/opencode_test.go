@@ -18,7 +18,7 @@ func viaOpenCode(t *testing.T, r *Runner, repo, event string, payload map[string
 	t.Helper()
 	payload["directory"] = repo
 	data, _ := json.Marshal(payload)
-	ev, err := opencode.Protocol{}.Read(event, data, os.Getenv)
+	ev, err := session.ReadEvent(opencode.Protocol{}, event, data, os.Getenv)
 	if err != nil {
 		t.Fatalf("%s: %v", event, err)
 	}

@@ -178,14 +178,27 @@ func (Protocol) Read(event string, data []byte, getenv func(string) string) (ses
 	if err != nil {
 		return ev, err
 	}
-	out := in.Event(event, ev.ProjectDir)
-	if out.Worktree != nil && event == session.EventWorktreeCreate {
-		out.Worktree.Base = BaseRef(out.Dir(), getenv)
-	}
-	return out, nil
+	return in.Event(event, ev.ProjectDir), nil
 }
 
-// Event is in as a host-neutral event of kind event, in project projectDir.
+// Resolve reads what Claude Code keeps beside its input
+// (session.Resolver): the subagents' transcripts of a session whose
+// transcript stop, pre-compact and session-end copy, and for
+// worktree-create its worktree.baseRef setting.
+func (Protocol) Resolve(ev session.Event, getenv func(string) string) (session.Event, error) {
+	switch ev.Name {
+	case session.EventStop, session.EventPreCompact, session.EventSessionEnd:
+		ev.SubTranscripts = SubagentFiles(ev.TranscriptPath)
+	case session.EventWorktreeCreate:
+		if ev.Worktree != nil {
+			ev.Worktree.Base = BaseRef(ev.Dir(), getenv)
+		}
+	}
+	return ev, nil
+}
+
+// Event is in as a host-neutral event of kind event, in project projectDir:
+// what the input says (Protocol.Resolve adds what Claude Code keeps on disk).
 func (in Input) Event(event, projectDir string) session.Event {
 	ev := session.Event{
 		Name: event, Host: Host, ProjectDir: projectDir,
@@ -198,8 +211,6 @@ func (in Input) Event(event, projectDir string) session.Event {
 			Subagent: slices.Contains(subagentTools, in.ToolName)}
 	}
 	switch event {
-	case session.EventStop, session.EventPreCompact, session.EventSessionEnd:
-		ev.SubTranscripts = SubagentFiles(in.TranscriptPath)
 	case session.EventWorktreeCreate:
 		name := in.Name
 		if name == "" {

@@ -138,7 +138,7 @@ func TestWorktreePayloads(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			ev, err := Protocol{}.Read(tt.event, []byte(tt.payload), getenv)
+			ev, err := session.ReadEvent(Protocol{}, tt.event, []byte(tt.payload), getenv)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -73,8 +73,9 @@ func (Protocol) Host() session.Host { return Host }
 
 // Read decodes Codex's input for event. Codex gives a hook the session's
 // directory as cwd, but a Bash call's cwd is the command's workdir; the
-// session's project is the cwd its rollout (transcript_path) starts with.
-// A subagent's hooks carry its thread as agent_id and its own rollout, but
+// session's project is the cwd its rollout (transcript_path) starts with,
+// which Resolve reads (without a rollout, PLANQ_PROJECT_DIR). A
+// subagent's hooks carry its thread as agent_id and its own rollout, but
 // the session it belongs to as session_id: the event is then the
 // subagent's thread with that session as its parent, whose lineage it
 // shares.
@@ -100,35 +101,46 @@ func (Protocol) Read(event string, data []byte, getenv func(string) string) (ses
 	}
 	ev.SessionID, ev.TranscriptPath, ev.Cwd = in.SessionID, in.TranscriptPath, in.Cwd
 	ev.Source, ev.Trigger, ev.Reason, ev.StopHookActive = in.Source, in.Trigger, in.Reason, in.StopHookActive
-	if in.TranscriptPath != "" {
-		meta, err := readMeta(in.TranscriptPath)
+	if in.AgentID != "" && in.AgentID != in.SessionID {
+		ev.SessionID, ev.ParentID = in.AgentID, in.SessionID
+	}
+	if in.TranscriptPath == "" {
+		ev.ProjectDir = getenv("PLANQ_PROJECT_DIR")
+	}
+	ev.PermissionMode = in.PermissionMode
+	if in.ToolName != "" {
+		ev.Call = &session.Call{Name: in.ToolName, Tool: GateTool(in.ToolName), Input: in.ToolInput, Failed: responseIsError(in.ToolResponse)}
+	}
+	return ev, nil
+}
+
+// Resolve reads what Codex's input leaves to its rollout
+// (session.Resolver): the session's project, the cwd the rollout's
+// session record names, and, when no agent_id named the subagent, whether
+// the rollout is a subagent's thread (its id differs from session_id, or
+// it names a parent thread). A shell call's check of the user's execpolicy
+// rules (sandboxable) is set here, once the project is known.
+func (Protocol) Resolve(ev session.Event, getenv func(string) string) (session.Event, error) {
+	if ev.TranscriptPath != "" {
+		meta, err := readMeta(ev.TranscriptPath)
 		if err != nil {
 			return ev, err
 		}
 		ev.ProjectDir = meta.Cwd
 		switch {
-		case in.AgentID != "" && in.AgentID != in.SessionID:
-			ev.SessionID, ev.ParentID = in.AgentID, in.SessionID
-		case meta.ID != "" && meta.ID != in.SessionID:
+		case ev.ParentID != "":
+			// agent_id named the subagent's thread already.
+		case meta.ID != "" && meta.ID != ev.SessionID:
 			// A subagent's thread: Codex reports the session it belongs
 			// to, whose lineage it shares, as session_id.
-			ev.SessionID, ev.ParentID = meta.ID, in.SessionID
-		case meta.Parent != "" && meta.Parent != in.SessionID:
+			ev.SessionID, ev.ParentID = meta.ID, ev.SessionID
+		case meta.Parent != "" && meta.Parent != ev.SessionID:
 			ev.ParentID = meta.Parent
 		}
-	} else {
-		ev.ProjectDir = getenv("PLANQ_PROJECT_DIR")
-		if in.AgentID != "" && in.AgentID != in.SessionID {
-			ev.SessionID, ev.ParentID = in.AgentID, in.SessionID
-		}
 	}
-	ev.PermissionMode = in.PermissionMode
-	if in.ToolName != "" {
-		ev.Call = &session.Call{Name: in.ToolName, Tool: GateTool(in.ToolName), Input: in.ToolInput, Failed: responseIsError(in.ToolResponse)}
-		if event == session.EventPreToolUse && ev.Call.Tool.Kind == gate.KindShell {
-			call := ev
-			ev.Call.HostJudges = func() bool { return !sandboxable(call, getenv) }
-		}
+	if ev.Name == session.EventPreToolUse && ev.Call != nil && ev.Call.Tool.Kind == gate.KindShell {
+		call := ev
+		ev.Call.HostJudges = func() bool { return !sandboxable(call, getenv) }
 	}
 	return ev, nil
 }

@@ -88,7 +88,7 @@ func TestReadCapturedPayloads(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.fixture, func(t *testing.T) {
-			ev, err := Protocol{}.Read(tt.event, fixture(t, tt.fixture, project, tr), func(string) string { return "" })
+			ev, err := session.ReadEvent(Protocol{}, tt.event, fixture(t, tt.fixture, project, tr), func(string) string { return "" })
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -104,12 +104,12 @@ func TestReadFindsProjectAndParent(t *testing.T) {
 	t.Parallel()
 	project, workdir := t.TempDir(), t.TempDir()
 	// A Bash call's cwd is its workdir; the project is the session's.
-	ev, err := Protocol{}.Read(session.EventPreToolUse, fixture(t, "PreToolUse-Bash", workdir, rollout(t, project, "")), os.Getenv)
+	ev, err := session.ReadEvent(Protocol{}, session.EventPreToolUse, fixture(t, "PreToolUse-Bash", workdir, rollout(t, project, "")), os.Getenv)
 	if err != nil || ev.ProjectDir != project || ev.Cwd != workdir || ev.ParentID != "" {
 		t.Fatalf("event %+v, %v", ev, err)
 	}
 	sub := rollout(t, project, `{"subagent":{"thread_spawn":{"parent_thread_id":"01a2-parent","depth":1}}}`)
-	if ev, err = (Protocol{}).Read(session.EventStop, fixture(t, "Stop", project, sub), os.Getenv); err != nil || ev.ParentID != "01a2-parent" {
+	if ev, err = session.ReadEvent(Protocol{}, session.EventStop, fixture(t, "Stop", project, sub), os.Getenv); err != nil || ev.ParentID != "01a2-parent" {
 		t.Fatalf("subagent event %+v, %v", ev, err)
 	}
 	// Codex 0.169.0's SubagentStart (captured): session_id is the parent
@@ -120,31 +120,47 @@ func TestReadFindsProjectAndParent(t *testing.T) {
 	_ = os.WriteFile(subRollout, []byte(strings.ReplaceAll(string(data), "/tmp/TestCaptureSubagent1753751749/001", project)), 0o600)
 	in := fixture(t, "PreToolUse-Bash", project, subRollout)
 	in = []byte(strings.Replace(string(in), "01a211ad-ca6a-7c42-b475-bc0d81f98231", "01a211b7-404e-7860-a944-d31946c6635f", 1))
-	if ev, err = (Protocol{}).Read(session.EventPreToolUse, in, os.Getenv); err != nil || ev.SessionID != "01a211b7-472e-7831-98f8-4244785c01df" || ev.ParentID != "01a211b7-404e-7860-a944-d31946c6635f" || ev.ProjectDir != project {
+	if ev, err = session.ReadEvent(Protocol{}, session.EventPreToolUse, in, os.Getenv); err != nil || ev.SessionID != "01a211b7-472e-7831-98f8-4244785c01df" || ev.ParentID != "01a211b7-404e-7860-a944-d31946c6635f" || ev.ProjectDir != project {
 		t.Fatalf("subagent's tool call %+v, %v", ev, err)
 	}
 	// Codex 0.169.0's PreToolUse inside a subagent (captured): agent_id is
 	// its thread, session_id the parent, transcript_path its own rollout.
-	if ev, err = (Protocol{}).Read(session.EventPreToolUse, fixture(t, "PreToolUse-subagent-Bash", project, subRollout), os.Getenv); err != nil ||
+	if ev, err = session.ReadEvent(Protocol{}, session.EventPreToolUse, fixture(t, "PreToolUse-subagent-Bash", project, subRollout), os.Getenv); err != nil ||
 		ev.SessionID != "01a211c1-01aa-7011-8a44-c023ece1249e" || ev.ParentID != "01a211c0-ff8c-7032-9119-b1db1c822ffe" || ev.Call.Tool.Kind != gate.KindShell {
 		t.Fatalf("captured subagent tool call %+v, %v", ev, err)
 	}
 	// Codex 0.169.0's SubagentStop (captured) is served as planq's stop for
 	// the subagent: its own rollout, its thread, parented.
 	stop := strings.Replace(string(fixture(t, "SubagentStop", project, "")), `"agent_transcript_path":"/tmp/TestCaptureSubagent231860195/002/.codex/sessions/2026/11/25/rollout-2026-11-25T08-09-51-01a211c1-01aa-7011-8a44-c023ece1249e.jsonl"`, `"agent_transcript_path":`+quote(subRollout), 1)
-	if ev, err = (Protocol{}).Read(session.EventStop, []byte(stop), os.Getenv); err != nil || ev.TranscriptPath != subRollout ||
+	if ev, err = session.ReadEvent(Protocol{}, session.EventStop, []byte(stop), os.Getenv); err != nil || ev.TranscriptPath != subRollout ||
 		ev.SessionID != "01a211c1-01aa-7011-8a44-c023ece1249e" || ev.ParentID != "01a211c0-ff8c-7032-9119-b1db1c822ffe" || ev.ProjectDir != project {
 		t.Fatalf("captured SubagentStop %+v, %v", ev, err)
 	}
 	// agent_id names the subagent's thread directly.
 	in = []byte(strings.Replace(string(fixture(t, "PreToolUse-Bash", project, rollout(t, project, ""))), `"tool_name"`, `"agent_id":"01a2-sub","agent_type":"default","tool_name"`, 1))
-	if ev, err = (Protocol{}).Read(session.EventPreToolUse, in, os.Getenv); err != nil || ev.SessionID != "01a2-sub" || ev.ParentID != "01a211ad-ca6a-7c42-b475-bc0d81f98231" {
+	if ev, err = session.ReadEvent(Protocol{}, session.EventPreToolUse, in, os.Getenv); err != nil || ev.SessionID != "01a2-sub" || ev.ParentID != "01a211ad-ca6a-7c42-b475-bc0d81f98231" {
 		t.Fatalf("agent_id event %+v, %v", ev, err)
 	}
 	// An ephemeral session has no rollout: the project is PLANQ_PROJECT_DIR, else the cwd.
 	in = fixture(t, "Stop", project, "")
-	if ev, err = (Protocol{}).Read(session.EventStop, in, func(k string) string { return map[string]string{"PLANQ_PROJECT_DIR": "/p"}[k] }); err != nil || ev.ProjectDir != "/p" {
+	if ev, err = session.ReadEvent(Protocol{}, session.EventStop, in, func(k string) string { return map[string]string{"PLANQ_PROJECT_DIR": "/p"}[k] }); err != nil || ev.ProjectDir != "/p" {
 		t.Fatalf("ephemeral event %+v, %v", ev, err)
+	}
+}
+
+// Read only decodes: the rollout is Resolve's to read, so a rollout that
+// is gone fails the event only once it is resolved.
+func TestReadOnlyDecodes(t *testing.T) {
+	t.Parallel()
+	project := t.TempDir()
+	gone := filepath.Join(t.TempDir(), "rollout.jsonl")
+	in := fixture(t, "PreToolUse-Bash", project, gone)
+	ev, err := Protocol{}.Read(session.EventPreToolUse, in, os.Getenv)
+	if err != nil || ev.TranscriptPath != gone || ev.ProjectDir != "" || ev.Call == nil || ev.Call.HostJudges != nil {
+		t.Fatalf("Read = %+v, %v; want the input decoded, nothing read", ev, err)
+	}
+	if _, err := session.ReadEvent(Protocol{}, session.EventPreToolUse, in, os.Getenv); err == nil || !strings.Contains(err.Error(), "session record") {
+		t.Fatalf("ReadEvent = %v; want the missing rollout named", err)
 	}
 }
 
@@ -169,7 +185,7 @@ func TestReadRejects(t *testing.T) {
 	}
 	for name, tt := range tests {
 		t.Run(name, func(t *testing.T) {
-			_, err := Protocol{}.Read(tt.event, []byte(tt.in), os.Getenv)
+			_, err := session.ReadEvent(Protocol{}, tt.event, []byte(tt.in), os.Getenv)
 			if err == nil || !strings.Contains(err.Error(), tt.err) || strings.Contains(err.Error(), "\n") {
 				t.Fatalf("err = %v, want one line with %q", err, tt.err)
 			}

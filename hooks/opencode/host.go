@@ -54,9 +54,8 @@ func (Protocol) Host() session.Host { return Host }
 
 // Read decodes the plugin's payload for event. The project is the
 // directory OpenCode runs in. A bash call's workdir becomes the call's
-// working directory. The messages of a stop or pre-compact payload are
-// appended to planq's mirror of the session's transcript (under
-// PLANQ_HOME/hosts/opencode/), which becomes the event's transcript.
+// working directory. The messages of a stop or pre-compact payload are the
+// event's Messages, which Resolve keeps.
 func (Protocol) Read(event string, data []byte, getenv func(string) string) (session.Event, error) {
 	ev := session.Event{Name: event, Host: Host, ProjectDir: getenv("PLANQ_PROJECT_DIR")}
 	p, err := parsePayload(data)
@@ -92,13 +91,22 @@ func (Protocol) Read(event string, data []byte, getenv func(string) string) (ses
 			}
 		}
 	}
-	mirror, err := mirrorPath(getenv, p.SessionID)
+	ev.Messages = p.Messages
+	return ev, nil
+}
+
+// Resolve keeps the messages of a stop or pre-compact payload in planq's
+// mirror of the session's transcript (under PLANQ_HOME/hosts/opencode/),
+// which becomes the event's transcript once it exists
+// (session.Resolver).
+func (Protocol) Resolve(ev session.Event, getenv func(string) string) (session.Event, error) {
+	mirror, err := mirrorPath(getenv, ev.SessionID)
 	if err != nil {
 		return ev, err
 	}
-	if len(p.Messages) > 0 {
-		if err := appendLocked(mirror, p.Messages); err != nil {
-			return ev, fmt.Errorf("keep the transcript of OpenCode session %s: %w", p.SessionID, err)
+	if len(ev.Messages) > 0 {
+		if err := appendLocked(mirror, ev.Messages); err != nil {
+			return ev, fmt.Errorf("keep the transcript of OpenCode session %s: %w", ev.SessionID, err)
 		}
 	}
 	if _, err := os.Stat(mirror); err == nil {

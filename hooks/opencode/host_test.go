@@ -185,7 +185,7 @@ func TestPostToolUseAndTheTranscriptMirror(t *testing.T) {
 		payload["directory"] = repo
 		payload["sessionID"] = "ses_abc"
 		data, _ := json.Marshal(payload)
-		ev, err := Protocol{}.Read(event, data, os.Getenv)
+		ev, err := session.ReadEvent(Protocol{}, event, data, os.Getenv)
 		if err != nil {
 			t.Fatalf("%s: %v", event, err)
 		}
@@ -228,5 +228,25 @@ func TestPostToolUseAndTheTranscriptMirror(t *testing.T) {
 	data, err := os.ReadFile(ev.TranscriptPath)
 	if err != nil || !strings.Contains(transcript.Render(bytes.TrimSpace(data)), "zebra task") {
 		t.Fatalf("mirror %q (%v)", data, err)
+	}
+}
+
+// Read only decodes: a stop payload's messages reach planq's mirror when
+// the event is resolved (Resolve), never while it is read.
+func TestReadOnlyDecodes(t *testing.T) {
+	t.Parallel()
+	home := t.TempDir()
+	getenv := func(k string) string { return map[string]string{"PLANQ_HOME": home}[k] }
+	msgs := json.RawMessage(`[{"info":{"id":"msg_1","sessionID":"ses_abc","role":"user","time":{"created":1}},"parts":[{"id":"p1","type":"text","text":"zebra task"}]}]`)
+	data, _ := json.Marshal(map[string]any{"directory": t.TempDir(), "sessionID": "ses_abc", "messages": msgs})
+	ev, err := Protocol{}.Read(EventStop, data, getenv)
+	if err != nil || ev.TranscriptPath != "" || len(ev.Messages) == 0 {
+		t.Fatalf("Read = %+v, %v; want the messages decoded and no transcript yet", ev, err)
+	}
+	if ents, _ := os.ReadDir(home); len(ents) != 0 {
+		t.Fatalf("Read wrote under PLANQ_HOME: %v", ents)
+	}
+	if ev, err = session.ReadEvent(Protocol{}, EventStop, data, getenv); err != nil || !strings.HasPrefix(ev.TranscriptPath, home) {
+		t.Fatalf("ReadEvent = %+v, %v; want the mirror under PLANQ_HOME as the transcript", ev, err)
 	}
 }

@@ -104,6 +104,11 @@ type Event struct {
 	PermissionMode string
 	// Worktree is the workspace of a worktree-create or worktree-remove.
 	Worktree *Worktree
+	// Messages are the session's messages when the host sends them in the
+	// hook's input instead of keeping a transcript file (OpenCode's
+	// plugin, at stop and pre-compact): the adapter's Resolve keeps them
+	// in planq's mirror of the transcript, which becomes TranscriptPath.
+	Messages json.RawMessage
 }
 
 // Worktree is the workspace a host asks planq to make or remove.
@@ -174,11 +179,36 @@ type Protocol interface {
 	// Host names the host.
 	Host() Host
 	// Read decodes the input of one event, strictly: an input the host
-	// would read differently from planq is an error.
+	// would read differently from planq is an error. It reads nothing
+	// else: what an event needs from the disk is a Resolver's.
 	Read(event string, input []byte, getenv func(string) string) (Event, error)
 	// Write answers ev with r the way the host reads it and returns the
 	// hook process's exit status.
 	Write(w io.Writer, ev Event, r Reply) (int, error)
+}
+
+// Resolver is a Protocol whose events need more than the hook's input: what
+// the host keeps on disk (Codex's rollout names the session's project and a
+// subagent's thread) or what planq keeps for it (OpenCode's transcript
+// mirror). Resolve runs after Read decoded the input and before the
+// handler (ReadEvent), so Read only decodes. On an error it returns the
+// event as far as it got, for the error's answer.
+type Resolver interface {
+	Resolve(ev Event, getenv func(string) string) (Event, error)
+}
+
+// ReadEvent is the step every hook takes before its handler: proto decodes
+// the input of event (Read), then, when it is a Resolver, resolves what
+// the input leaves to the disk (Resolve).
+func ReadEvent(proto Protocol, event string, data []byte, getenv func(string) string) (Event, error) {
+	ev, err := proto.Read(event, data, getenv)
+	if err != nil {
+		return ev, err
+	}
+	if r, ok := proto.(Resolver); ok {
+		return r.Resolve(ev, getenv)
+	}
+	return ev, nil
 }
 
 // WriteLine writes v to w as one line of JSON: how every host's hook

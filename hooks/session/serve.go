@@ -24,7 +24,7 @@ const MaxInputSize = 32 << 20
 const PreToolUseDeadline = 7 * time.Second
 
 // ReadInput reads a hook's whole input, at most MaxInputSize bytes; the
-// host's Protocol decodes it (DecodeObject).
+// host's Protocol decodes it (DecodeObject, ReadEvent).
 func ReadInput(r io.Reader) ([]byte, error) {
 	data, err := io.ReadAll(io.LimitReader(r, MaxInputSize+1))
 	if err != nil {
@@ -70,7 +70,7 @@ func RunPreToolUse(ctx context.Context, proto Protocol, stdin io.Reader, stdout,
 			res.ev = Event{Name: EventPreToolUse, Host: proto.Host()}
 			return
 		}
-		if res.ev, res.err = proto.Read(EventPreToolUse, data, getenv); res.err != nil {
+		if res.ev, res.err = ReadEvent(proto, EventPreToolUse, data, getenv); res.err != nil {
 			return
 		}
 		res.reply, res.acc, res.err = judge(ctx, res.ev, getenv)
@@ -126,7 +126,7 @@ func serve(ctx context.Context, proto Protocol, event string, stdin io.Reader, s
 	if err != nil {
 		return fail(err)
 	}
-	ev, err := proto.Read(event, data, getenv)
+	ev, err := ReadEvent(proto, event, data, getenv)
 	if err != nil {
 		return fail(err)
 	}
