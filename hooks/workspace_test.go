@@ -190,7 +190,7 @@ func TestSubagentWorkspaceReported(t *testing.T) {
 	testenv.WriteFile(t, reply.Path, "helper.txt", "from the subagent\n")
 
 	after := session.Event{Name: session.EventPostToolUse, Host: claude.Host, SessionID: parentSession, Cwd: w.repo, ProjectDir: w.repo,
-		Call: &session.Call{Name: "Agent", Tool: claude.Tool("Agent"), Subagent: true}}
+		Call: &session.Call{Name: "Agent", Tool: claude.GateTool("Agent"), Subagent: true}}
 	out, err := w.r.Handle(ctx, after)
 	if err != nil {
 		t.Fatal(err)

@@ -163,7 +163,7 @@ func gateCall(ad hosts.Adapter, o *gateCheckOptions) (gate.ToolCall, error) {
 		if err := json.Unmarshal([]byte(input), &obj); err != nil || obj == nil {
 			return gate.ToolCall{}, fmt.Errorf("--input is not a JSON object: %s", strings.TrimSpace(input))
 		}
-		return gate.ToolCall{Name: tool, Tool: ad.Tool(tool), Input: json.RawMessage(input)}, nil
+		return gate.ToolCall{Name: tool, Tool: ad.GateTool(tool), Input: json.RawMessage(input)}, nil
 	}
 	return gate.ToolCall{}, errors.New("nothing to check: give --bash 'COMMAND' or --tool NAME [--input JSON] (see planq gate check --help)")
 }

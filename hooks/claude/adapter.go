@@ -18,8 +18,8 @@ func (Adapter) Host() session.Host { return Host }
 // Protocol is Claude Code's hook protocol.
 func (Adapter) Protocol() session.Protocol { return Protocol{} }
 
-// Tool says what one of Claude Code's tools does, for the gate (Tool).
-func (Adapter) Tool(name string) gate.Tool { return Tool(name) }
+// GateTool says what one of Claude Code's tools does, for the gate (the package's GateTool).
+func (Adapter) GateTool(name string) gate.Tool { return GateTool(name) }
 
 // Command is Claude Code's CLI.
 func (Adapter) Command() string { return "claude" }

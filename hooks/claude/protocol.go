@@ -207,7 +207,7 @@ func (in Input) Event(event, projectDir string) session.Event {
 		PermissionMode: in.PermissionMode,
 	}
 	if in.ToolName != "" {
-		ev.Call = &session.Call{Name: in.ToolName, Tool: Tool(in.ToolName), Input: in.ToolInput, Failed: responseIsError(in.ToolResponse),
+		ev.Call = &session.Call{Name: in.ToolName, Tool: GateTool(in.ToolName), Input: in.ToolInput, Failed: responseIsError(in.ToolResponse),
 			Subagent: slices.Contains(subagentTools, in.ToolName)}
 	}
 	switch event {

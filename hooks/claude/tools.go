@@ -26,11 +26,11 @@ var readOnlyTools = []string{
 // ReadOnlyTools returns the tools the gate always lets through.
 func ReadOnlyTools() []string { return slices.Clone(readOnlyTools) }
 
-// Tool says what Claude Code's tool name does, for the gate: Bash runs its
+// GateTool says what Claude Code's tool name does, for the gate: Bash runs its
 // command, the editors write file_path (notebook_path), mcp__server__tool is
 // an MCP tool, and anything else is unknown. planq's server is "planq", or
 // "plugin_…_planq" when planq comes as a Claude Code plugin.
-func Tool(name string) gate.Tool {
+func GateTool(name string) gate.Tool {
 	switch name {
 	case "Bash":
 		return gate.Tool{Kind: gate.KindShell, Field: "command"}

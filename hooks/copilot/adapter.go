@@ -34,8 +34,8 @@ func (Adapter) Host() session.Host { return Host }
 // Protocol is Copilot CLI's hook protocol.
 func (Adapter) Protocol() session.Protocol { return Protocol{} }
 
-// Tool says what one of Copilot's tools does, for the gate (GateTool).
-func (Adapter) Tool(name string) gate.Tool { return GateTool(name) }
+// GateTool says what one of Copilot's tools does, for the gate (the package's GateTool).
+func (Adapter) GateTool(name string) gate.Tool { return GateTool(name) }
 
 // Command is Copilot's CLI.
 func (Adapter) Command() string { return "copilot" }

@@ -43,8 +43,8 @@ func (Adapter) Host() session.Host { return Host }
 // Protocol is Gemini CLI's hook protocol.
 func (Adapter) Protocol() session.Protocol { return Protocol{} }
 
-// Tool says what one of Gemini CLI's tools does, for the gate (Tool).
-func (Adapter) Tool(name string) gate.Tool { return Tool(name) }
+// GateTool says what one of Gemini CLI's tools does, for the gate (the package's GateTool).
+func (Adapter) GateTool(name string) gate.Tool { return GateTool(name) }
 
 // Command is Gemini CLI's CLI.
 func (Adapter) Command() string { return "gemini" }

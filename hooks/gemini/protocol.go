@@ -118,7 +118,7 @@ func (Protocol) Read(event string, data []byte, getenv func(string) string) (ses
 	if err != nil {
 		return ev, fmt.Errorf("hook input's mcp_context is malformed: %w", err)
 	}
-	ev.Call = &session.Call{Name: in.ToolName, Tool: GateTool(in.ToolName, mcp), Input: in.ToolInput, Failed: responseFailed(in.ToolResponse)}
+	ev.Call = &session.Call{Name: in.ToolName, Tool: GateToolWith(in.ToolName, mcp), Input: in.ToolInput, Failed: responseFailed(in.ToolResponse)}
 	if ev.Call.Tool.Kind == gate.KindShell {
 		if ev.Cwd, err = shellDir(ev.ProjectDir, in.Cwd, in.ToolInput); err != nil {
 			return ev, err

@@ -172,7 +172,7 @@ func TestShellDir(t *testing.T) {
 func TestGateKnowsEveryPlanqTool(t *testing.T) {
 	t.Parallel()
 	for _, name := range toolnames.All() {
-		if got := GateTool(ToolPrefix+name, nil); got != (gate.Tool{Kind: gate.KindMCP, Server: ServerName, MCPTool: name}) {
+		if got := GateTool(ToolPrefix+name); got != (gate.Tool{Kind: gate.KindMCP, Server: ServerName, MCPTool: name}) {
 			t.Errorf("GateTool(%q) = %+v", ToolPrefix+name, got)
 		}
 	}
@@ -216,8 +216,8 @@ func TestGateTools(t *testing.T) {
 		{"mcp__", &MCPContext{}, gate.Tool{}},
 	}
 	for _, tt := range tests {
-		if got := GateTool(tt.name, tt.mcp); got != tt.want {
-			t.Errorf("GateTool(%q, %+v) = %+v, want %+v", tt.name, tt.mcp, got, tt.want)
+		if got := GateToolWith(tt.name, tt.mcp); got != tt.want {
+			t.Errorf("GateToolWith(%q, %+v) = %+v, want %+v", tt.name, tt.mcp, got, tt.want)
 		}
 	}
 }

@@ -59,19 +59,19 @@ type MCPContext struct {
 	ToolName   string `json:"tool_name"`
 }
 
-// Tool says what Gemini CLI's tool name does, for the gate, when the host
-// gives no mcp_context (GateTool): the built-in tools by the table, planq's
-// own tools, and anything else unknown.
-func Tool(name string) gate.Tool { return GateTool(name, nil) }
+// GateTool says what Gemini CLI's tool name does, for the gate, when the
+// host gives no mcp_context (GateToolWith): the built-in tools by the
+// table, planq's own tools, and anything else unknown.
+func GateTool(name string) gate.Tool { return GateToolWith(name, nil) }
 
-// GateTool says what a tool call does, for the gate: run_shell_command runs
+// GateToolWith says what a tool call does, for the gate: run_shell_command runs
 // its command, write_file and replace write file_path, the read-only tools
 // only read, and an MCP tool mcp_<server>_<tool> is the MCP tool mcp's
 // context names, when the name is exactly what Gemini CLI makes of that
 // context. Without a context only planq's own tools are recognised:
 // mcp_<server>_<tool> cannot be split when the server's name has an
 // underscore, so any other name stays unknown and the gate holds it.
-func GateTool(name string, mcp *MCPContext) gate.Tool {
+func GateToolWith(name string, mcp *MCPContext) gate.Tool {
 	switch name {
 	case "run_shell_command":
 		return gate.Tool{Kind: gate.KindShell, Field: fieldCommand}

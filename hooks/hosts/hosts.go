@@ -32,8 +32,8 @@ type Adapter interface {
 	Host() session.Host
 	// Protocol is the host's hook protocol.
 	Protocol() session.Protocol
-	// Tool says what the host's tool name does, for the gate.
-	Tool(name string) gate.Tool
+	// GateTool says what the host's tool name does, for the gate.
+	GateTool(name string) gate.Tool
 	// Command is the host's CLI, as a user runs it.
 	Command() string
 	// Scopes are the install scopes the host has, the default first.

@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/planq-dev/planq/config"
@@ -22,29 +21,6 @@ import (
 // It rewrites: the plugin sets a bash call's command to the one planq
 // answers (NOTES.md, "Rewriting a tool call").
 var Host = session.Host{Name: "opencode", Display: "OpenCode", ToolPrefix: ToolPrefix, CompactContext: true, Rewrites: true}
-
-// GateTool says what OpenCode's tool name does, for the gate: the built-in
-// tools by the table (Tool), planq's own MCP tools (planq_<tool>), and
-// anything else unknown (other MCP servers' and plugins' tools: OpenCode's
-// names do not say which server a tool is from).
-func GateTool(name string) gate.Tool {
-	if kind, field, ok := Tool(name); ok {
-		switch kind {
-		case ReadOnly:
-			return gate.Tool{Kind: gate.KindReadOnly}
-		case Shell:
-			return gate.Tool{Kind: gate.KindShell, Field: field}
-		case Editor:
-			return gate.Tool{Kind: gate.KindEditor, Field: field}
-		case Patch:
-			return gate.Tool{Kind: gate.KindPatch, Field: field}
-		}
-	}
-	if tool, ok := strings.CutPrefix(name, ToolPrefix); ok && tool != "" {
-		return gate.Tool{Kind: gate.KindMCP, Server: "planq", MCPTool: tool}
-	}
-	return gate.Tool{}
-}
 
 // Protocol is the protocol of planq's OpenCode plugin (session.Protocol).
 type Protocol struct{}

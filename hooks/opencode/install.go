@@ -32,8 +32,8 @@ func (Adapter) Host() session.Host { return Host }
 // Protocol is the protocol of planq's OpenCode plugin.
 func (Adapter) Protocol() session.Protocol { return Protocol{} }
 
-// Tool says what one of OpenCode's tools does, for the gate (GateTool).
-func (Adapter) Tool(name string) gate.Tool { return GateTool(name) }
+// GateTool says what one of OpenCode's tools does, for the gate (the package's GateTool).
+func (Adapter) GateTool(name string) gate.Tool { return GateTool(name) }
 
 // Command is OpenCode's CLI.
 func (Adapter) Command() string { return "opencode" }

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/planq-dev/planq/gate"
 	"github.com/planq-dev/planq/internal/fakemodel"
 	"github.com/planq-dev/planq/internal/testenv"
 	"github.com/planq-dev/planq/transcript"
@@ -152,13 +153,13 @@ func TestOpenCodeRunEndToEnd(t *testing.T) {
 
 	var tools []string
 	for _, p := range payloads(t, st, EventPreToolUse) {
-		kind, field, ok := Tool(p.Tool)
+		tool := GateTool(p.Tool)
 		var args map[string]any
 		if err := json.Unmarshal(p.Args, &args); err != nil {
 			t.Fatal(err)
 		}
-		if !ok || kind == ReadOnly || args[field] == nil {
-			t.Errorf("pre-tool-use %s: the tool table says %q %q %v, args %s", p.Tool, kind, field, ok, p.Args)
+		if tool.Kind == "" || tool.Kind == gate.KindReadOnly || tool.Kind == gate.KindMCP || args[tool.Field] == nil {
+			t.Errorf("pre-tool-use %s: the tool table says %+v, args %s", p.Tool, tool, p.Args)
 		}
 		if p.SessionID != res.SessionID || p.Directory != dir || p.ParentID != "" {
 			t.Errorf("pre-tool-use payload %+v", p)
@@ -361,7 +362,7 @@ func TestOpenCodeServeEndToEnd(t *testing.T) {
 	for _, p := range payloads(t, st, EventPreToolUse) {
 		if p.Tool == "apply_patch" {
 			var args map[string]string
-			_, field, _ := Tool(p.Tool)
+			field := GateTool(p.Tool).Field
 			if err := json.Unmarshal(p.Args, &args); err != nil || !strings.HasPrefix(args[field], "*** Begin Patch") {
 				t.Errorf("apply_patch args = %s, %v", p.Args, err)
 			}

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/planq-dev/planq/gate"
 )
 
 func TestReadPayload(t *testing.T) {
@@ -102,38 +104,36 @@ func TestWriteReply(t *testing.T) {
 	}
 }
 
-func TestTool(t *testing.T) {
+func TestGateTool(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
-		name  string
-		kind  ToolKind
-		field string
-		ok    bool
+		name string
+		want gate.Tool
 	}{
-		{"bash", Shell, "command", true},
-		{"write", Editor, "filePath", true},
-		{"edit", Editor, "filePath", true},
-		{"multiedit", "", "", false}, // edits[] name their own files: unknown, held back
-		{"apply_patch", Patch, "patchText", true},
-		{"patch", Patch, "patchText", true},
-		{"read", ReadOnly, "", true},
-		{"task", ReadOnly, "", true},
-		{"todowrite", ReadOnly, "", true},
-		{"execute", ReadOnly, "", true},
-		{"planq_jj_init", "", "", false},
-		{"github_create_pull_request", "", "", false},
-		{"Bash", "", "", false},
-		{"", "", "", false},
+		{"bash", gate.Tool{Kind: gate.KindShell, Field: "command"}},
+		{"write", gate.Tool{Kind: gate.KindEditor, Field: "filePath"}},
+		{"edit", gate.Tool{Kind: gate.KindEditor, Field: "filePath"}},
+		{"multiedit", gate.Tool{}}, // edits[] name their own files: unknown, held back
+		{"apply_patch", gate.Tool{Kind: gate.KindPatch, Field: "patchText"}},
+		{"patch", gate.Tool{Kind: gate.KindPatch, Field: "patchText"}},
+		{"read", gate.Tool{Kind: gate.KindReadOnly}},
+		{"task", gate.Tool{Kind: gate.KindReadOnly}},
+		{"todowrite", gate.Tool{Kind: gate.KindReadOnly}},
+		{"execute", gate.Tool{Kind: gate.KindReadOnly}},
+		{"planq_jj_init", gate.Tool{Kind: gate.KindMCP, Server: "planq", MCPTool: "jj_init"}},
+		{"planq_", gate.Tool{}},
+		{"github_create_pull_request", gate.Tool{}},
+		{"Bash", gate.Tool{}},
+		{"", gate.Tool{}},
 	}
 	for _, tt := range tests {
-		kind, field, ok := Tool(tt.name)
-		if kind != tt.kind || field != tt.field || ok != tt.ok {
-			t.Errorf("Tool(%q) = %q, %q, %v; want %q, %q, %v", tt.name, kind, field, ok, tt.kind, tt.field, tt.ok)
+		if got := GateTool(tt.name); got != tt.want {
+			t.Errorf("GateTool(%q) = %+v, want %+v", tt.name, got, tt.want)
 		}
 	}
-	for name, spec := range tools {
-		if (spec.kind == ReadOnly) != (spec.field == "") {
-			t.Errorf("tool %q: kind %q with field %q", name, spec.kind, spec.field)
+	for name, tool := range tools {
+		if (tool.Kind == gate.KindReadOnly) != (tool.Field == "") {
+			t.Errorf("tool %q: kind %q with field %q", name, tool.Kind, tool.Field)
 		}
 		if strings.HasPrefix(name, ToolPrefix) {
 			t.Errorf("tool %q looks like one of planq's own", name)

@@ -1,26 +1,15 @@
 package opencode
 
+import (
+	"strings"
+
+	"github.com/planq-dev/planq/gate"
+)
+
 // ToolPrefix starts the name OpenCode gives planq's own MCP tools: server
 // "planq", tool "jj_init" is "planq_jj_init" (OpenCode joins the sanitized
 // server and tool names with "_").
 const ToolPrefix = "planq_"
-
-// ToolKind says what a tool can do to the files of the project.
-type ToolKind string
-
-// The kinds of OpenCode tools.
-const (
-	ReadOnly ToolKind = "read-only" // modifies no file
-	Shell    ToolKind = "shell"     // runs a shell command (field: the command)
-	Editor   ToolKind = "editor"    // writes or edits one file (field: its path)
-	Patch    ToolKind = "patch"     // applies a patch (field: the patch text, paths in its "*** … File:" lines)
-)
-
-// toolSpec is one row of the tool table.
-type toolSpec struct {
-	kind  ToolKind
-	field string // the argument holding the command, path or patch
-}
 
 // tools are OpenCode 1.18.33's built-in tools, checked against the binary
 // and a live run (NOTES.md), plus a few older names (list, todoread,
@@ -28,42 +17,51 @@ type toolSpec struct {
 // multiedit is left out on purpose: each of its edits[] names its own file,
 // which one path field cannot say, so it stays unknown and the gate holds it
 // back until the change is declared.
-var tools = map[string]toolSpec{
+var tools = map[string]gate.Tool{
 	// Modifying. bash also takes "workdir" (the directory the command runs
 	// in, relative to the project) and "timeout".
-	"bash":        {Shell, "command"},
-	"write":       {Editor, "filePath"}, // + content
-	"edit":        {Editor, "filePath"}, // + oldString, newString, replaceAll
-	"apply_patch": {Patch, "patchText"}, // offered instead of edit and write to models whose id has "gpt-" (not gpt-4, not oss)
-	"patch":       {Patch, "patchText"}, // older name
+	"bash":        {Kind: gate.KindShell, Field: "command"},
+	"write":       {Kind: gate.KindEditor, Field: "filePath"}, // + content
+	"edit":        {Kind: gate.KindEditor, Field: "filePath"}, // + oldString, newString, replaceAll
+	"apply_patch": {Kind: gate.KindPatch, Field: "patchText"}, // offered instead of edit and write to models whose id has "gpt-" (not gpt-4, not oss)
+	"patch":       {Kind: gate.KindPatch, Field: "patchText"}, // older name
 
 	// Read-only.
-	"read":                        {ReadOnly, ""},
-	"glob":                        {ReadOnly, ""},
-	"grep":                        {ReadOnly, ""},
-	"list":                        {ReadOnly, ""}, // older versions
-	"webfetch":                    {ReadOnly, ""},
-	"websearch":                   {ReadOnly, ""},
-	"codesearch":                  {ReadOnly, ""}, // older versions
-	"task":                        {ReadOnly, ""}, // starts a subagent session; its own tool calls are gated
-	"todowrite":                   {ReadOnly, ""}, // the session's todo list, not a file
-	"todoread":                    {ReadOnly, ""}, // older versions
-	"skill":                       {ReadOnly, ""},
-	"question":                    {ReadOnly, ""}, // asks the user (TUI, desktop)
-	"lsp":                         {ReadOnly, ""}, // OPENCODE_EXPERIMENTAL_LSP_TOOL
-	"plan_exit":                   {ReadOnly, ""}, // OPENCODE_EXPERIMENTAL_PLAN_MODE
-	"invalid":                     {ReadOnly, ""}, // what a malformed call becomes; returns an error text
-	"execute":                     {ReadOnly, ""}, // OPENCODE_EXPERIMENTAL_CODE_MODE: a script calling MCP tools, each gated on its own
-	"list_mcp_resources":          {ReadOnly, ""},
-	"list_mcp_resource_templates": {ReadOnly, ""},
-	"read_mcp_resource":           {ReadOnly, ""},
+	"read":                        readOnly,
+	"glob":                        readOnly,
+	"grep":                        readOnly,
+	"list":                        readOnly, // older versions
+	"webfetch":                    readOnly,
+	"websearch":                   readOnly,
+	"codesearch":                  readOnly, // older versions
+	"task":                        readOnly, // starts a subagent session; its own tool calls are gated
+	"todowrite":                   readOnly, // the session's todo list, not a file
+	"todoread":                    readOnly, // older versions
+	"skill":                       readOnly,
+	"question":                    readOnly, // asks the user (TUI, desktop)
+	"lsp":                         readOnly, // OPENCODE_EXPERIMENTAL_LSP_TOOL
+	"plan_exit":                   readOnly, // OPENCODE_EXPERIMENTAL_PLAN_MODE
+	"invalid":                     readOnly, // what a malformed call becomes; returns an error text
+	"execute":                     readOnly, // OPENCODE_EXPERIMENTAL_CODE_MODE: a script calling MCP tools, each gated on its own
+	"list_mcp_resources":          readOnly,
+	"list_mcp_resource_templates": readOnly,
+	"read_mcp_resource":           readOnly,
 }
 
-// Tool returns what OpenCode's tool name does and the argument that holds its
-// command, path or patch text (empty for read-only tools); ok is false for a
-// name the table does not know: MCP tools (planq's start with ToolPrefix),
-// plugins' custom tools, and tools of other OpenCode versions.
-func Tool(name string) (kind ToolKind, field string, ok bool) {
-	t, ok := tools[name]
-	return t.kind, t.field, ok
+// readOnly is a tool that modifies no file.
+var readOnly = gate.Tool{Kind: gate.KindReadOnly}
+
+// GateTool says what OpenCode's tool name does, for the gate: the built-in
+// tools by the table (their kind and the argument that holds the command,
+// path or patch text), planq's own MCP tools (planq_<tool>), and anything
+// else unknown (other MCP servers' and plugins' tools: OpenCode's names do
+// not say which server a tool is from; tools of other OpenCode versions).
+func GateTool(name string) gate.Tool {
+	if t, ok := tools[name]; ok {
+		return t
+	}
+	if tool, ok := strings.CutPrefix(name, ToolPrefix); ok && tool != "" {
+		return gate.Tool{Kind: gate.KindMCP, Server: "planq", MCPTool: tool}
+	}
+	return gate.Tool{}
 }
