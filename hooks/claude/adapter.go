@@ -1,3 +1,18 @@
+// Package claude is planq's adapter for Claude Code. Like every host
+// package it keeps one role per file: the Adapter the host registry uses
+// (adapter.go), the hook protocol, the JSON a hook reads on stdin and
+// answers with, and what Resolve reads beside it (protocol.go), which tools
+// modify files and where their paths are (tools.go: GateTool), how its
+// settings files wire planq in (install.go: install, uninstall, dry run;
+// statusline.go for the status line and the status JSON it reads), the
+// checks for planq doctor (status.go), and where Claude Code keeps a
+// session's transcript and its subagents' (transcript.go). Beyond those:
+// the permission rules a rewritten Bash call must still meet
+// (permissions.go, cliargs.go), what its session cleanup deletes
+// (cleanup.go) and the pre-tool-use process (pretooluse.go). The session
+// logic itself is the host-neutral core (package session and package
+// hooks). It links nothing heavier than the core's light half, so the
+// planq-hook binary serves Claude Code's tool hooks fast.
 package claude
 
 import (

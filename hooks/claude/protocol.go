@@ -1,11 +1,3 @@
-// Package claude is planq's adapter for Claude Code: its hook protocol (the
-// JSON a hook reads on stdin and answers with), which of its tools modify
-// files and where their paths are, how its settings files wire planq in
-// (install, uninstall, dry run, status for planq doctor; the status line
-// too), the status JSON its statusLine command reads, and how to launch and
-// resume it. The session logic itself is the host-neutral core (package
-// session and package hooks). It links nothing heavier than the core's light
-// half, so the planq-hook binary serves Claude Code's tool hooks fast.
 package claude
 
 import (

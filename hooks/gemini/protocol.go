@@ -1,10 +1,3 @@
-// Package gemini is planq's adapter for Google's Gemini CLI: its hook
-// protocol (the JSON a hook reads on stdin and answers with, under Gemini
-// CLI's own event names), which of its tools modify files and where their
-// paths are, how its settings.json files wire planq in (install, uninstall,
-// dry run, status and folder trust for planq doctor), and how to launch and
-// resume it. The session logic itself is the host-neutral core (package
-// session and package hooks).
 package gemini
 
 import (

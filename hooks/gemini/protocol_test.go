@@ -172,7 +172,7 @@ func TestShellDir(t *testing.T) {
 func TestGateKnowsEveryPlanqTool(t *testing.T) {
 	t.Parallel()
 	for _, name := range toolnames.All() {
-		if got := GateTool(ToolPrefix+name); got != (gate.Tool{Kind: gate.KindMCP, Server: ServerName, MCPTool: name}) {
+		if got := GateTool(ToolPrefix + name); got != (gate.Tool{Kind: gate.KindMCP, Server: ServerName, MCPTool: name}) {
 			t.Errorf("GateTool(%q) = %+v", ToolPrefix+name, got)
 		}
 	}

@@ -1,14 +1,3 @@
-// Package opencode is planq's adapter for OpenCode: the plugin shim that
-// carries OpenCode's events to `planq hook <event> --host opencode`
-// (plugin.js, embedded here), the JSON the shim sends and the replies it
-// understands (protocol.go), which of OpenCode's tools modify files
-// (tools.go, host.go), when a rewritten bash call would meet the user's
-// permission rules (permission.go), how opencode.json and the plugin file
-// wire planq in (install, uninstall, dry run, status for planq doctor;
-// install.go), how to launch and resume it, and the transcript mirror
-// planq keeps of OpenCode sessions (transcript.go). NOTES.md records the
-// facts checked against the real OpenCode. The session logic is the
-// host-neutral core.
 package opencode
 
 import (

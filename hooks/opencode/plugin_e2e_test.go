@@ -68,7 +68,7 @@ func saveTestdata(t *testing.T, stops []Payload, name string) {
 	if err := json.Indent(&buf, stops[len(stops)-1].Messages, "", "  "); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join("testdata", name), append(buf.Bytes(), '\n'), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join("..", "..", "transcript", "testdata", "opencode-"+name), append(buf.Bytes(), '\n'), 0o644); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -190,9 +190,9 @@ func TestOpenCodeRunEndToEnd(t *testing.T) {
 	saveTestdata(t, stops, "messages.json")
 
 	mirror := filepath.Join(t.TempDir(), "mirror", "transcript.jsonl")
-	added, err := AppendTranscript(mirror, last.Messages)
+	added, err := transcript.AppendOpenCode(mirror, last.Messages)
 	if err != nil || added != 8 {
-		t.Fatalf("AppendTranscript = %d, %v; want 8 messages (the prompt and seven answers)", added, err)
+		t.Fatalf("transcript.AppendOpenCode = %d, %v; want 8 messages (the prompt and seven answers)", added, err)
 	}
 	out, err := transcript.Search(context.Background(), mirror, "planq_jj_init", 0, transcript.WithRender(transcript.Render))
 	if err != nil || len(out.Lines) != 1 || !strings.Contains(out.Lines[0].Text, "tool error: "+reason) {
@@ -222,8 +222,8 @@ func TestOpenCodeRunEndToEnd(t *testing.T) {
 		t.Error(err)
 	}
 	stops = payloads(t, st, EventStop)
-	if added, err := AppendTranscript(mirror, stops[len(stops)-1].Messages); err != nil || added != 3 {
-		t.Errorf("AppendTranscript after the second run = %d, %v; want the 3 new messages (a prompt and two answers)", added, err)
+	if added, err := transcript.AppendOpenCode(mirror, stops[len(stops)-1].Messages); err != nil || added != 3 {
+		t.Errorf("transcript.AppendOpenCode after the second run = %d, %v; want the 3 new messages (a prompt and two answers)", added, err)
 	}
 }
 

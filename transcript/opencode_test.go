@@ -1,4 +1,4 @@
-package opencode
+package transcript
 
 import (
 	"bytes"
@@ -7,13 +7,11 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/planq-dev/planq/transcript"
 )
 
-func readTestdata(t *testing.T, name string) []json.RawMessage {
+func openCodeTestdata(t *testing.T, name string) []json.RawMessage {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join("testdata", name))
+	b, err := os.ReadFile(filepath.Join("testdata", "opencode-"+name))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -24,12 +22,12 @@ func readTestdata(t *testing.T, name string) []json.RawMessage {
 	return msgs
 }
 
-func join(msgs []json.RawMessage) json.RawMessage {
+func joinMessages(msgs []json.RawMessage) json.RawMessage {
 	b, _ := json.Marshal(msgs)
 	return b
 }
 
-func renderFile(t *testing.T, path string) []string {
+func renderMirror(t *testing.T, path string) []string {
 	t.Helper()
 	b, err := os.ReadFile(path)
 	if err != nil {
@@ -37,14 +35,18 @@ func renderFile(t *testing.T, path string) []string {
 	}
 	var out []string
 	for _, l := range strings.Split(strings.TrimSuffix(string(b), "\n"), "\n") {
-		out = append(out, transcript.Render([]byte(l)))
+		out = append(out, Render([]byte(l)))
 	}
 	return out
 }
 
-// TestAppendTranscriptRenders converts messages captured from real OpenCode
-// runs (see the end-to-end tests) and checks what planq's renderer shows.
-func TestAppendTranscriptRenders(t *testing.T) {
+// gateFailed starts the reason planq's OpenCode plugin gives when the gate
+// hook failed (hooks/opencode/plugin.js), as the captured messages show it.
+const gateFailed = "planq gate: blocked this call because the gate hook failed: "
+
+// TestAppendOpenCodeRenders converts messages captured from real OpenCode
+// runs (hooks/opencode's end-to-end tests) and checks what planq's renderer shows.
+func TestAppendOpenCodeRenders(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		file string
@@ -73,11 +75,11 @@ func TestAppendTranscriptRenders(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "a", "b", "transcript.jsonl")
-			added, err := AppendTranscript(path, join(readTestdata(t, tt.file)))
+			added, err := AppendOpenCode(path, joinMessages(openCodeTestdata(t, tt.file)))
 			if err != nil {
 				t.Fatal(err)
 			}
-			got := renderFile(t, path)
+			got := renderMirror(t, path)
 			if added != len(tt.want) || len(got) != len(tt.want) {
 				t.Fatalf("added %d, rendered:\n%s\nwant %d lines", added, strings.Join(got, "\n"), len(tt.want))
 			}
@@ -101,13 +103,13 @@ func TestAppendTranscriptRenders(t *testing.T) {
 	}
 }
 
-// TestAppendTranscriptOnlyGrows: messages are written once, in whole lines,
+// TestAppendOpenCodeOnlyGrows: messages are written once, in whole lines,
 // after what the file holds; unfinished assistant messages wait.
-func TestAppendTranscriptOnlyGrows(t *testing.T) {
+func TestAppendOpenCodeOnlyGrows(t *testing.T) {
 	t.Parallel()
-	msgs := readTestdata(t, "messages.json")
+	msgs := openCodeTestdata(t, "messages.json")
 	oneShot := filepath.Join(t.TempDir(), "one.jsonl")
-	if _, err := AppendTranscript(oneShot, join(msgs)); err != nil {
+	if _, err := AppendOpenCode(oneShot, joinMessages(msgs)); err != nil {
 		t.Fatal(err)
 	}
 	want, _ := os.ReadFile(oneShot)
@@ -135,7 +137,7 @@ func TestAppendTranscriptOnlyGrows(t *testing.T) {
 	}
 	var prev []byte
 	for i, s := range steps {
-		added, err := AppendTranscript(path, join(s.msgs))
+		added, err := AppendOpenCode(path, joinMessages(s.msgs))
 		if err != nil || added != s.added {
 			t.Fatalf("step %d: added %d, %v; want %d", i, added, err, s.added)
 		}
@@ -150,13 +152,13 @@ func TestAppendTranscriptOnlyGrows(t *testing.T) {
 	}
 }
 
-// TestAppendTranscriptTornTail: a line a crash cut short is ended, not
+// TestAppendOpenCodeTornTail: a line a crash cut short is ended, not
 // extended, and its message is written again whole.
-func TestAppendTranscriptTornTail(t *testing.T) {
+func TestAppendOpenCodeTornTail(t *testing.T) {
 	t.Parallel()
-	msgs := readTestdata(t, "messages.json")
+	msgs := openCodeTestdata(t, "messages.json")
 	path := filepath.Join(t.TempDir(), "t.jsonl")
-	if _, err := AppendTranscript(path, join(msgs[:2])); err != nil {
+	if _, err := AppendOpenCode(path, joinMessages(msgs[:2])); err != nil {
 		t.Fatal(err)
 	}
 	full, _ := os.ReadFile(path)
@@ -164,7 +166,7 @@ func TestAppendTranscriptTornTail(t *testing.T) {
 	if err := os.WriteFile(path, torn, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	added, err := AppendTranscript(path, join(msgs[:3]))
+	added, err := AppendOpenCode(path, joinMessages(msgs[:3]))
 	if err != nil || added != 2 {
 		t.Fatalf("added %d, %v; want the torn message and the new one", added, err)
 	}
@@ -173,13 +175,13 @@ func TestAppendTranscriptTornTail(t *testing.T) {
 	if !bytes.HasPrefix(got, torn) || len(lines) != 4 || lines[1] != string(torn[bytes.IndexByte(torn, '\n')+1:]) {
 		t.Fatalf("after a torn tail the file is\n%s", got)
 	}
-	if r := transcript.Render([]byte(lines[2])); !strings.HasPrefix(r, "assistant: Writing.") {
+	if r := Render([]byte(lines[2])); !strings.HasPrefix(r, "assistant: Writing.") {
 		t.Errorf("the torn message was not written again: %s", r)
 	}
 }
 
-// TestAppendTranscriptMessages covers messages the captures do not have.
-func TestAppendTranscriptMessages(t *testing.T) {
+// TestAppendOpenCodeMessages covers messages the captures do not have.
+func TestAppendOpenCodeMessages(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		name, messages string
@@ -203,7 +205,7 @@ func TestAppendTranscriptMessages(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "t.jsonl")
-			added, err := AppendTranscript(path, json.RawMessage(tt.messages))
+			added, err := AppendOpenCode(path, json.RawMessage(tt.messages))
 			if tt.err != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.err) || strings.Contains(err.Error(), "\n") {
 					t.Fatalf("err = %v, want one line with %q", err, tt.err)
@@ -219,7 +221,7 @@ func TestAppendTranscriptMessages(t *testing.T) {
 				}
 				return
 			}
-			if got := renderFile(t, path); strings.Join(got, "\n") != strings.Join(tt.render, "\n") {
+			if got := renderMirror(t, path); strings.Join(got, "\n") != strings.Join(tt.render, "\n") {
 				t.Errorf("rendered\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(tt.render, "\n"))
 			}
 		})
