@@ -68,8 +68,8 @@ bench: jj git
 	$(GO) test -run '^$$' -bench Sandbox -benchtime 100x -timeout 30m ./cmd/planq/
 	# The status line (planq-hook statusline, planq statusline) vs one `jj log -r @` process, in the same run.
 	$(GO) test -run '^$$' -bench StatusLine -benchtime 100x -timeout 30m ./cmd/planq/
-	# Search, context, log add, session-start on generated states of 10k and 100k entries; packed reads.
-	$(GO) test -run '^$$' -bench . -skip Growth -benchtime 20x -benchmem -timeout 60m ./search/ ./staterepo/ ./hooks/ ./gate/
+	# Search, context, log add, session-start on generated states of 10k and 100k entries; packed reads; workspaces of parallel agents.
+	$(GO) test -run '^$$' -bench . -skip Growth -benchtime 20x -benchmem -timeout 60m ./search/ ./staterepo/ ./hooks/ ./workflow/ ./gate/
 	# State repo growth: 100k entries written one at a time with automatic maintenance (disk use, write
 	# latency), then `planq state gc` as a child process (time, peak RSS), and before and after it a fresh `planq mcp serve`'s
 	# first planq_search (goal 300 ms) and planq_context p50 (goal 10 ms). Several minutes; PLANQ_BENCH_ENTRIES changes the

@@ -5,13 +5,13 @@
 // with, sessionstart.go), stop (the living-summary nudge, stop.go),
 // pre-compact (precompact.go), session-end (sessionend.go), and the
 // worktree events that give a parallel agent its own jj workspace
-// (worktree.go, with a git-only fallback in worktree_git.go). The jj
-// workspace lifecycle behind them, which `planq start --workspace` and
-// `planq agents remove` use too, is workspaces.go. Pre-tool-use (the gate)
-// and post-tool-use are the light half, package session, which the
-// planq-hook binary serves on every tool call without linking this
-// package. `planq start`, `continue`, `resume` and the agents query
-// (`planq agents`, planq ui) are package workflow.
+// (worktree.go, with a git-only fallback in worktree_git.go). Pre-tool-use
+// (the gate) and post-tool-use are the light half, package session, which
+// the planq-hook binary serves on every tool call without linking this
+// package. `planq start`, `continue`, `resume`, the agents query (`planq
+// agents`, planq ui) and the jj workspace lifecycle behind the worktree
+// events (which `planq start --workspace` and `planq agents remove` use
+// too) are package workflow. This package holds hook handlers only.
 //
 // A session lineage is keyed by its root jj change: the change jj_init or
 // `planq start` declared. Checkpoints (jj_new, `planq continue`) carry a

@@ -6,6 +6,7 @@ import (
 
 	"github.com/planq-dev/planq/hooks/session"
 	"github.com/planq-dev/planq/jj"
+	"github.com/planq-dev/planq/workflow"
 )
 
 // WorktreeCreate answers a host's worktree-create: a jj workspace for the
@@ -26,12 +27,18 @@ func (r *Runner) WorktreeCreate(ctx context.Context, ev session.Event) (session.
 			return session.Reply{Path: path}, err
 		}
 	}
-	ws, err := r.CreateWorkspace(ctx, NewWorkspace{Dir: dir, Name: ev.Worktree.Name, Base: ev.Worktree.Base,
-		Subagent: ev.Worktree.Subagent, SessionID: ev.SessionID, Host: ev.Host})
+	ws, err := workflow.CreateWorkspace(ctx, r.options(dir), workflow.NewWorkspace{Name: ev.Worktree.Name, Base: ev.Worktree.Base,
+		Subagent: ev.Worktree.Subagent, SessionID: ev.SessionID, Host: ev.Host, Wire: r.WireWorkspace})
 	if err != nil {
 		return session.Reply{}, err
 	}
 	return session.Reply{Path: ws.Path}, nil
+}
+
+// options are the workflow's options for a workspace of the repo at dir,
+// in the runner's environment.
+func (r *Runner) options(dir string) workflow.Options {
+	return workflow.Options{Dir: dir, Getenv: r.Getenv, JJBin: r.JJBin, Now: r.Now}
 }
 
 // WorktreeRemove answers a host's worktree-remove: the workspace is
@@ -45,6 +52,6 @@ func (r *Runner) WorktreeRemove(ctx context.Context, ev session.Event) (session.
 			return session.Reply{}, gitWorktreeRemove(ctx, ev.Worktree.Path)
 		}
 	}
-	_, err := r.RemoveWorkspace(ctx, ev.Worktree.Path)
+	_, err := workflow.RemoveWorkspace(ctx, r.options(ev.Worktree.Path), ev.Worktree.Path)
 	return session.Reply{}, err
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/planq-dev/planq/hooks/session"
+	"github.com/planq-dev/planq/workflow"
 )
 
 // gitTop returns the top of the git working tree holding dir.
@@ -20,7 +21,7 @@ func gitTop(ctx context.Context, dir string) (string, bool) {
 // .claude/worktrees/NAME on a new branch worktree-NAME, from the remote's
 // default branch (fresh) or HEAD (head).
 func gitWorktreeAdd(ctx context.Context, top, name, base string) (string, error) {
-	if err := validWorkspaceName(name); err != nil {
+	if err := workflow.ValidWorkspaceName(name); err != nil {
 		return "", err
 	}
 	from := "HEAD"

@@ -39,10 +39,7 @@ func Agents(ctx context.Context, o Options) ([]AgentStatus, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := jj.New(mainRoot)
-	if o.JJBin != "" {
-		c.Bin = o.JJBin
-	}
+	c := o.jj(mainRoot)
 	all, err := c.WorkspaceDetails(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("jj: %w", err)

@@ -7,7 +7,9 @@
 // the session from the stored transcript (restore.go), and make the change
 // the working copy); and the agents query (Agents: every jj workspace of
 // the repo with its change, gate state, summary, diff stat and conflicts),
-// which `planq agents` prints and planq ui shows. It does not link the
-// hook handlers (package hooks); `planq agents remove` and the workspaces
-// of parallel agents are still there (hooks.RemoveAgent).
+// which `planq agents` prints and planq ui shows; and the jj workspaces of
+// parallel agents (workspaces.go: CreateWorkspace for `planq start -w` and
+// the hosts' worktree-create, RemoveWorkspace for worktree-remove,
+// RemoveAgent for `planq agents remove`). It does not link the hook
+// handlers (package hooks), which call it.
 package workflow

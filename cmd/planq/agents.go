@@ -9,7 +9,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/planq-dev/planq/hooks"
 	"github.com/planq-dev/planq/internal/text"
 	"github.com/planq-dev/planq/jj"
 	"github.com/planq-dev/planq/workflow"
@@ -119,7 +118,7 @@ func runAgentsRemove(ctx context.Context, a *app, o *agentsRemoveOptions) error 
 	if err != nil {
 		return err
 	}
-	r, err := hooks.RemoveAgent(ctx, workflow.Options{Dir: dir, Getenv: a.Getenv}, o.Name)
+	r, err := workflow.RemoveAgent(ctx, workflow.Options{Dir: dir, Getenv: a.Getenv}, o.Name)
 	if err != nil {
 		return err
 	}

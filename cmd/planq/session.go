@@ -9,7 +9,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/planq-dev/planq/hooks"
 	"github.com/planq-dev/planq/hooks/conffile"
 	"github.com/planq-dev/planq/hooks/hosts"
 	"github.com/planq-dev/planq/hooks/session"
@@ -119,8 +118,7 @@ func runStart(ctx context.Context, a *app, o *sessionOptions) error {
 // startInWorkspace is `planq start -w NAME TASK`: the workspace (made, or
 // found), the change declared in it, the agent launched there.
 func (a *app) startInWorkspace(ctx context.Context, o *sessionOptions, wo workflow.Options, ad hosts.Adapter, task string) error {
-	r := &hooks.Runner{Env: session.Env{Getenv: a.Getenv}, WireWorkspace: a.wireWorkspace}
-	ws, err := r.CreateWorkspace(ctx, hooks.NewWorkspace{Dir: wo.Dir, Name: o.Workspace, Base: session.BaseFresh, Host: ad.Host()})
+	ws, err := workflow.CreateWorkspace(ctx, wo, workflow.NewWorkspace{Name: o.Workspace, Base: session.BaseFresh, Host: ad.Host(), Wire: a.wireWorkspace})
 	if err != nil {
 		return err
 	}

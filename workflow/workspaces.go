@@ -1,4 +1,4 @@
-package hooks
+package workflow
 
 import (
 	"context"
@@ -14,16 +14,15 @@ import (
 	"github.com/planq-dev/planq/jj"
 	"github.com/planq-dev/planq/staterepo"
 	"github.com/planq-dev/planq/transcript"
-	"github.com/planq-dev/planq/workflow"
 )
 
 // WorkspacesDir is where planq makes the jj workspaces of parallel agents,
 // under the repo's main working copy, which (with jj and git) ignores it.
 const WorkspacesDir = ".planq/workspaces"
 
-// NewWorkspace says which workspace to make for a parallel agent.
+// NewWorkspace says which workspace to make for a parallel agent, from the
+// repo of Options.Dir (the creating session's directory).
 type NewWorkspace struct {
-	Dir  string // a directory of the repo: the creating session's
 	Name string // the workspace's name, and its directory's under WorkspacesDir
 	// Base is where its change starts: session.BaseFresh (trunk(), the
 	// default) or session.BaseHead (the creating session's @).
@@ -34,6 +33,11 @@ type NewWorkspace struct {
 	// SessionID is the creating session, Host its agent host.
 	SessionID string
 	Host      session.Host
+	// Wire gives the workspace ws of the repo whose main working copy is
+	// mainRoot the planq wiring (MCP server, hooks) of every agent host
+	// wired there (hosts.WireWorkspace), so a parallel agent there is
+	// gated too. Nil wires nothing.
+	Wire func(ctx context.Context, mainRoot, ws string) error
 }
 
 // Workspace is a jj workspace planq made or found.
@@ -50,32 +54,32 @@ type Workspace struct {
 // WorkspacesDir/NAME of the repo's main working copy, on a change of its
 // own, wired for every agent host the main working copy is wired for. A
 // workspace of that name already there is returned as it is.
-func (r *Runner) CreateWorkspace(ctx context.Context, n NewWorkspace) (Workspace, error) {
+func CreateWorkspace(ctx context.Context, o Options, n NewWorkspace) (Workspace, error) {
 	name := strings.TrimSpace(n.Name)
-	if err := validWorkspaceName(name); err != nil {
+	if err := ValidWorkspaceName(name); err != nil {
 		return Workspace{}, err
 	}
-	root, ok := jj.FindRoot(n.Dir)
+	root, ok := jj.FindRoot(o.Dir)
 	if !ok {
-		return Workspace{}, fmt.Errorf("%s is not in a jj repo: parallel agents get jj workspaces, so run `jj git init --colocate` there first", n.Dir)
+		return Workspace{}, fmt.Errorf("%s is not in a jj repo: parallel agents get jj workspaces, so run `jj git init --colocate` there first", o.Dir)
 	}
 	mainRoot, err := jj.MainRoot(root)
 	if err != nil {
 		return Workspace{}, err
 	}
-	main := r.jj(mainRoot)
+	main := o.jj(mainRoot)
 	dest := filepath.Join(mainRoot, filepath.FromSlash(WorkspacesDir), name)
 
 	if existing, err := main.WorkspaceNamed(ctx, name); err == nil {
 		if existing.Root != "" && jj.SamePath(existing.Root, dest) {
-			return Workspace{Name: name, Path: dest, Change: existing.Change, Existed: true}, r.wire(ctx, mainRoot, dest)
+			return Workspace{Name: name, Path: dest, Change: existing.Change, Existed: true}, n.wire(ctx, mainRoot, dest)
 		}
 		return Workspace{}, fmt.Errorf("jj already has a workspace named %q at %s; pick another name, or `planq agents remove %s`", name, existing.Root, name)
 	}
 	if _, err := os.Lstat(dest); err == nil {
 		return Workspace{}, fmt.Errorf("%s already exists and is no jj workspace of this repo; move it away or pick another name", dest)
 	}
-	edit, err := conffile.ExcludeEdit(ctx, mainRoot, r.JJBin, "jj workspaces of parallel agents, made by planq", "/"+WorkspacesDir+"/")
+	edit, err := conffile.ExcludeEdit(ctx, mainRoot, o.JJBin, "jj workspaces of parallel agents, made by planq", "/"+WorkspacesDir+"/")
 	if err != nil {
 		return Workspace{}, err
 	}
@@ -83,20 +87,20 @@ func (r *Runner) CreateWorkspace(ctx context.Context, n NewWorkspace) (Workspace
 		return Workspace{}, err
 	}
 
-	opts := jj.WorkspaceAddOptions{Name: name, Colocate: r.colocate(ctx, main, mainRoot)}
+	opts := jj.WorkspaceAddOptions{Name: name, Colocate: colocate(ctx, main, mainRoot)}
 	var (
 		lineage string
 		ts      *transcript.Store
 	)
 	switch {
 	case n.Subagent || n.Base == session.BaseHead:
-		cur, err := r.jj(root).Current(ctx)
+		cur, err := o.jj(root).Current(ctx)
 		if err != nil {
 			return Workspace{}, fmt.Errorf("jj: %w", err)
 		}
 		opts.Parents = []string{cur.CommitID}
 		if n.Subagent {
-			lineage, ts = r.lineageOf(root, n.SessionID, cur)
+			lineage, ts = o.lineageOf(root, n.SessionID, cur)
 			opts.Message = subagentDescription(name, cur, lineage)
 		}
 	default:
@@ -110,16 +114,16 @@ func (r *Runner) CreateWorkspace(ctx context.Context, n NewWorkspace) (Workspace
 		return Workspace{}, fmt.Errorf("jj workspace add: %w", err)
 	}
 	out := Workspace{Name: name, Path: dest, Change: ws.Change}
-	if err := r.wire(ctx, mainRoot, dest); err != nil {
+	if err := n.wire(ctx, mainRoot, dest); err != nil {
 		// A workspace the host cannot gate is worse than none.
-		_, rerr := r.RemoveWorkspace(ctx, dest)
+		_, rerr := RemoveWorkspace(ctx, o, dest)
 		return Workspace{}, errors.Join(fmt.Errorf("wire planq into the new workspace: %w", err), rerr)
 	}
 	if lineage != "" {
 		// A failure here only costs the report to the parent session.
 		_, _ = ts.Update(ctx, lineage, func(sess *transcript.Session) error {
 			sess.AddWorkspace(transcript.Workspace{Name: name, Path: dest, Change: ws.Change.ChangeID,
-				By: n.SessionID, Subagent: n.Subagent, Created: r.now().UTC()})
+				By: n.SessionID, Subagent: n.Subagent, Created: o.now().UTC()})
 			return nil
 		})
 	}
@@ -139,7 +143,7 @@ type Removed struct {
 // RemoveWorkspace forgets the jj workspace at path, keeping its change with
 // every edit in it (the working copy is snapshotted first), and removes its
 // directory when planq made it and jj has everything in it.
-func (r *Runner) RemoveWorkspace(ctx context.Context, path string) (Removed, error) {
+func RemoveWorkspace(ctx context.Context, o Options, path string) (Removed, error) {
 	root, ok := jj.FindRoot(path)
 	if !ok || !jj.SamePath(root, path) {
 		return Removed{}, fmt.Errorf("%s is not a jj workspace", path)
@@ -147,7 +151,7 @@ func (r *Runner) RemoveWorkspace(ctx context.Context, path string) (Removed, err
 	if !jj.IsSecondaryWorkspace(root) {
 		return Removed{}, fmt.Errorf("%s is the repo's main working copy, not a workspace of a parallel agent", root)
 	}
-	in := r.jj(root)
+	in := o.jj(root)
 	// Snapshot: undescribed edits become part of the workspace's change.
 	ws, err := in.CurrentWorkspace(ctx)
 	if err != nil {
@@ -160,12 +164,12 @@ func (r *Runner) RemoveWorkspace(ctx context.Context, path string) (Removed, err
 	}
 	// The workspace's agent state worktree goes first: its writes are all
 	// in the state repo already, unless someone edited files there.
-	if st, err := staterepo.Open(staterepo.Options{Dir: root, Getenv: r.Getenv, Now: r.Now}); err == nil {
+	if st, err := staterepo.Open(staterepo.Options{Dir: root, Getenv: o.Getenv, Now: o.Now}); err == nil {
 		if err := st.ReleaseWorktree(ctx); err != nil {
 			out.KeptDir, out.Why = true, err.Error()
 		}
 	}
-	if err := r.jj(mainRoot).WorkspaceForget(ctx, ws.Name); err != nil {
+	if err := o.jj(mainRoot).WorkspaceForget(ctx, ws.Name); err != nil {
 		return out, fmt.Errorf("jj workspace forget: %w", err)
 	}
 	planqMade := jj.SamePath(filepath.Dir(root), filepath.Join(mainRoot, filepath.FromSlash(WorkspacesDir)))
@@ -183,8 +187,9 @@ func (r *Runner) RemoveWorkspace(ctx context.Context, path string) (Removed, err
 
 // lineageOf returns the lineage the creating session (or cur) is in, and
 // the transcript store that records it; "" and nil when there is none.
-func (r *Runner) lineageOf(dir, sessionID string, cur jj.Change) (string, *transcript.Store) {
-	s, err := session.Open(r.Env, session.Event{Cwd: dir})
+func (o Options) lineageOf(dir, sessionID string, cur jj.Change) (string, *transcript.Store) {
+	o.Dir = dir
+	s, err := o.scope()
 	if err != nil {
 		return "", nil
 	}
@@ -213,7 +218,7 @@ func subagentDescription(name string, parent jj.Change, lineage string) string {
 
 // colocate says whether a new workspace gets a git worktree too: when the
 // main working copy is colocated and jj's git can make one (>= 2.42).
-func (r *Runner) colocate(ctx context.Context, main *jj.Client, mainRoot string) bool {
+func colocate(ctx context.Context, main *jj.Client, mainRoot string) bool {
 	if st, err := os.Stat(filepath.Join(mainRoot, ".git")); err != nil || !st.IsDir() {
 		return false
 	}
@@ -222,25 +227,17 @@ func (r *Runner) colocate(ctx context.Context, main *jj.Client, mainRoot string)
 }
 
 // wire gives the workspace at ws planq's wiring, as the main working copy
-// has it (Runner.WireWorkspace).
-func (r *Runner) wire(ctx context.Context, mainRoot, ws string) error {
-	if r.WireWorkspace == nil {
+// has it (NewWorkspace.Wire).
+func (n NewWorkspace) wire(ctx context.Context, mainRoot, ws string) error {
+	if n.Wire == nil {
 		return nil
 	}
-	return r.WireWorkspace(ctx, mainRoot, ws)
+	return n.Wire(ctx, mainRoot, ws)
 }
 
-func (r *Runner) jj(dir string) *jj.Client {
-	c := jj.New(dir)
-	if r.JJBin != "" {
-		c.Bin = r.JJBin
-	}
-	return c
-}
-
-// validWorkspaceName accepts a name that is one directory name and a valid
+// ValidWorkspaceName accepts a name that is one directory name and a valid
 // jj workspace name.
-func validWorkspaceName(name string) error {
+func ValidWorkspaceName(name string) error {
 	if name == "" {
 		return errors.New("the workspace name is empty")
 	}
@@ -255,7 +252,7 @@ func validWorkspaceName(name string) error {
 
 // RemoveAgent forgets the workspace called name (RemoveWorkspace): its
 // change stays, with every edit in it.
-func RemoveAgent(ctx context.Context, o workflow.Options, name string) (Removed, error) {
+func RemoveAgent(ctx context.Context, o Options, name string) (Removed, error) {
 	root, ok := jj.FindRoot(o.Dir)
 	if !ok {
 		return Removed{}, fmt.Errorf("%s is not in a jj repo", o.Dir)
@@ -264,8 +261,7 @@ func RemoveAgent(ctx context.Context, o workflow.Options, name string) (Removed,
 	if err != nil {
 		return Removed{}, err
 	}
-	r := &Runner{Env: session.Env{Getenv: o.Getenv, JJBin: o.JJBin, Now: o.Now}}
-	main := r.jj(mainRoot)
+	main := o.jj(mainRoot)
 	ws, err := main.WorkspaceNamed(ctx, name)
 	if err != nil {
 		return Removed{}, fmt.Errorf("%w; `planq agents` lists them", err)
@@ -280,5 +276,5 @@ func RemoveAgent(ctx context.Context, o workflow.Options, name string) (Removed,
 		}
 		return Removed{Name: name, Change: ws.Change, KeptDir: false}, nil
 	}
-	return r.RemoveWorkspace(ctx, ws.Root)
+	return RemoveWorkspace(ctx, o, ws.Root)
 }

@@ -1,4 +1,4 @@
-package hooks_test
+package workflow_test
 
 import (
 	"context"
@@ -8,7 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/planq-dev/planq/hooks"
 	"github.com/planq-dev/planq/workflow"
 )
 
@@ -16,12 +15,12 @@ import (
 // trunk(), the exclude line, Claude Code's wiring in it) against a bare
 // `jj workspace add` in the same repo: the ratio is planq's overhead.
 func BenchmarkCreateWorkspace(b *testing.B) {
-	w := newWorkspaceWorldB(b)
+	w := newWorkspaceWorld(b)
 	ctx := context.Background()
 	var planq, bare time.Duration
 	for i := range b.N {
 		start := time.Now()
-		if _, err := w.r.CreateWorkspace(ctx, hooks.NewWorkspace{Dir: w.repo, Name: fmt.Sprintf("p%d", i)}); err != nil {
+		if _, err := w.create(ctx, workflow.NewWorkspace{Name: fmt.Sprintf("p%d", i)}); err != nil {
 			b.Fatal(err)
 		}
 		planq += time.Since(start)
@@ -41,10 +40,10 @@ func BenchmarkCreateWorkspace(b *testing.B) {
 // `jj workspace list`: planq asks jj once, with the diff stats in the same
 // process.
 func BenchmarkAgents20(b *testing.B) {
-	w := newWorkspaceWorldB(b)
+	w := newWorkspaceWorld(b)
 	ctx := context.Background()
 	for i := range 20 {
-		if _, err := w.r.CreateWorkspace(ctx, hooks.NewWorkspace{Dir: w.repo, Name: fmt.Sprintf("agent%02d", i)}); err != nil {
+		if _, err := w.create(ctx, workflow.NewWorkspace{Name: fmt.Sprintf("agent%02d", i)}); err != nil {
 			b.Fatal(err)
 		}
 	}
