@@ -1,4 +1,4 @@
-package hooks
+package workflow_test
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/planq-dev/planq/hooks/claude"
+	"github.com/planq-dev/planq/hooks/session"
 	"github.com/planq-dev/planq/transcript"
 	"github.com/planq-dev/planq/workflow"
 )
@@ -22,14 +23,14 @@ func claudeLine(id, uuid, cwd, text string) string {
 // brought back from planq's copy, and its hooks then copy only what comes
 // after.
 func TestResumeRestoresAClaudeSessionWhoseFileIsGone(t *testing.T) {
-	w := newHookWorld(t)
+	w := newSessionWorld(t)
 	ctx := context.Background()
 	o := workflow.Options{Dir: w.repo}
 	st, err := workflow.Start(ctx, o, "Add a greeting file")
 	if err != nil {
 		t.Fatal(err)
 	}
-	id := "1a4e73b2-ccbc-4831-9aec-5ab717a5a90e"
+	id := claudeSession
 	repo, _ := filepath.EvalSymlinks(w.repo)
 	file := claude.SessionFile(claude.ConfigDir(os.Getenv), repo, id)
 	if err := os.MkdirAll(filepath.Dir(file), 0o700); err != nil {
@@ -45,8 +46,8 @@ func TestResumeRestoresAClaudeSessionWhoseFileIsGone(t *testing.T) {
 	if err := os.WriteFile(sub, []byte(`{"isSidechain":true,"agentId":"a1","type":"user","sessionId":"`+id+`","uuid":"s1","message":{"role":"user","content":"subagent work (lynx)"}}`+"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	contextOf(t, w.run(sessionStart, "SessionStart-startup"))
-	w.run(stop, "Stop")
+	w.sessionStart(claudeSession)
+	w.hook(session.EventStop, claudeSession)
 	p, _ := w.store().Path(st.Root)
 	if data, _ := os.ReadFile(p); !strings.Contains(string(data), "subagent work (lynx)") {
 		t.Fatalf("the stop did not keep the subagent's transcript:\n%s", data)
@@ -72,7 +73,7 @@ func TestResumeRestoresAClaudeSessionWhoseFileIsGone(t *testing.T) {
 	// The resumed session's next turn is copied once; the restored lines
 	// are not copied again.
 	w.appendTranscript(claudeLine(id, "u3", repo, "next turn"))
-	w.run(stop, "Stop")
+	w.hook(session.EventStop, claudeSession)
 	data, _ := os.ReadFile(p)
 	if n := strings.Count(string(data), `"sessionId":"`+id+`"`); n != 4 {
 		t.Fatalf("the store holds %d lines of the session, want its 3 and its subagent's 1:\n%s", n, data)
@@ -83,7 +84,7 @@ func TestResumeRestoresAClaudeSessionWhoseFileIsGone(t *testing.T) {
 // resume writes its file here, with the teammate's checkout's paths made
 // this one's, and goes on in a new change on top of theirs.
 func TestResumeBringsBackATeammatesClaudeSession(t *testing.T) {
-	w := newHookWorld(t)
+	w := newSessionWorld(t)
 	ctx := context.Background()
 	o := workflow.Options{Dir: w.repo}
 	ts := w.store()

@@ -1,4 +1,4 @@
-package hooks
+package workflow_test
 
 import (
 	"context"
@@ -15,7 +15,7 @@ import (
 )
 
 func TestStartContinueResume(t *testing.T) {
-	w := newHookWorld(t)
+	w := newSessionWorld(t)
 	ctx := context.Background()
 	o := workflow.Options{Dir: w.repo}
 	ts := w.store()
@@ -37,7 +37,7 @@ func TestStartContinueResume(t *testing.T) {
 	}
 	// The agent's session starts there (its hooks bind it) and works.
 	w.appendTranscript(`{"type":"user","message":{"role":"user","content":"Add a greeting file"}}`)
-	contextOf(t, w.run(sessionStart, "SessionStart-startup"))
+	w.sessionStart(claudeSession)
 	testenv.WriteFile(t, w.repo, "hello.txt", "hello\n")
 	w.jj("describe", "-m", "Add a greeting file\n\nDone:\n- hello.txt (zebra)\n\nKey decisions:\n- none\n\nLeft to do:\n- more\n\nOpen questions:\n- none")
 
@@ -53,13 +53,8 @@ func TestStartContinueResume(t *testing.T) {
 	if root, ok := jj.SessionRoot(cur.Description); !ok || root != st.Root {
 		t.Fatalf("the checkpoint does not name its lineage: %q", cur.Description)
 	}
-	ev := w.event("SessionStart-startup")
-	ev.SessionID = "22222222-ccbc-4831-9aec-5ab717a5a90e"
-	out, err := sessionStart(w.r, ctx, ev)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := contextOf(t, out)
+	second := "22222222-ccbc-4831-9aec-5ab717a5a90e"
+	c := w.sessionStart(second)
 	if !strings.Contains(c, "a checkpoint of the session lineage rooted at "+jj.ShortID(st.Root)) || !strings.Contains(c, "(the handoff)\nAdd a greeting file\n\nDone:\n- hello.txt (zebra)") {
 		t.Fatalf("the continued session's context lacks the handoff:\n%s", c)
 	}
@@ -70,12 +65,12 @@ func TestStartContinueResume(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.SessionID != "1a4e73b2-ccbc-4831-9aec-5ab717a5a90e" || w.current().ChangeID != st.Root {
+	if res.SessionID != claudeSession || w.current().ChangeID != st.Root {
 		t.Fatalf("resume: %+v, @ = %s", res, w.current().ChangeID)
 	}
 	// The checkpoint resumes its own (second) session.
 	res, err = workflow.Resume(ctx, o, next.Change.ChangeID)
-	if err != nil || res.SessionID != ev.SessionID || w.current().ChangeID != next.Change.ChangeID {
+	if err != nil || res.SessionID != second || w.current().ChangeID != next.Change.ChangeID {
 		t.Fatalf("resume the checkpoint: %+v, %v", res, err)
 	}
 
@@ -97,7 +92,7 @@ func TestStartContinueResume(t *testing.T) {
 }
 
 func TestResumeAfterTheRootWasAbandonedIsRefused(t *testing.T) {
-	w := newHookWorld(t)
+	w := newSessionWorld(t)
 	ctx := context.Background()
 	o := workflow.Options{Dir: w.repo}
 	st, err := workflow.Start(ctx, o, "Add a greeting file")
@@ -105,7 +100,7 @@ func TestResumeAfterTheRootWasAbandonedIsRefused(t *testing.T) {
 		t.Fatal(err)
 	}
 	w.appendTranscript(`{"n":1}`)
-	contextOf(t, w.run(sessionStart, "SessionStart-startup"))
+	w.sessionStart(claudeSession)
 	testenv.WriteFile(t, w.repo, "hello.txt", "hello\n")
 	next, err := workflow.Continue(ctx, o, "Step two")
 	if err != nil {
@@ -129,9 +124,9 @@ func TestResumeAfterTheRootWasAbandonedIsRefused(t *testing.T) {
 // startPushable starts a session lineage in a clone of a remote with main,
 // binds a Claude Code session to it and does some work, as a user would
 // before pushing.
-func startPushable(t *testing.T) (*hookWorld, workflow.Options, workflow.Started, string) {
+func startPushable(t *testing.T) (*sessionWorld, workflow.Options, workflow.Started, string) {
 	t.Helper()
-	w := newHookWorld(t)
+	w := newSessionWorld(t)
 	bare := testenv.RemoteWithMain(t)
 	w.repo = testenv.Clone(t, bare)
 	o := workflow.Options{Dir: w.repo}
@@ -140,7 +135,7 @@ func startPushable(t *testing.T) (*hookWorld, workflow.Options, workflow.Started
 		t.Fatal(err)
 	}
 	w.appendTranscript(`{"type":"user","message":{"role":"user","content":"Add a greeting file"}}`)
-	contextOf(t, w.run(sessionStart, "SessionStart-startup"))
+	w.sessionStart(claudeSession)
 	testenv.WriteFile(t, w.repo, "hello.txt", "hello\n")
 	w.jj("describe", "-m", "Add a greeting file (hello.txt)")
 	return w, o, st, bare
@@ -171,7 +166,7 @@ func TestResumeAfterPush(t *testing.T) {
 		t.Fatalf("resume of the pushed root: %v", err)
 	}
 	cur := w.current()
-	if res.SessionID != "1a4e73b2-ccbc-4831-9aec-5ab717a5a90e" || cur.ChangeID != res.Change.ChangeID || cur.ChangeID == st.Root {
+	if res.SessionID != claudeSession || cur.ChangeID != res.Change.ChangeID || cur.ChangeID == st.Root {
 		t.Fatalf("resume: %+v, @ %s; want the recorded session in a new change", res, cur.ChangeID)
 	}
 	if len(cur.Parents) != 1 || cur.Parents[0] != st.Root || cur.Immutable {
@@ -213,7 +208,7 @@ func TestResumeAfterTheRootWasRebased(t *testing.T) {
 	}
 	cur := w.current()
 	parent, _ := jj.New(w.repo).Show(ctx, "@-")
-	if cur.ChangeID != st.Root || parent.CommitID != newer || res.SessionID != "1a4e73b2-ccbc-4831-9aec-5ab717a5a90e" || len(res.Notes) != 0 {
+	if cur.ChangeID != st.Root || parent.CommitID != newer || res.SessionID != claudeSession || len(res.Notes) != 0 {
 		t.Errorf("resume: %+v; @ %s on %s, want the root itself on %s", res, jj.ShortID(cur.ChangeID), parent.CommitID, newer)
 	}
 	if b, err := os.ReadFile(filepath.Join(w.repo, "hello.txt")); err != nil || string(b) != "hello\n" {
@@ -243,7 +238,7 @@ func TestResumeAfterTheRootWasRebased(t *testing.T) {
 // teammate's lineage must be fetched: an agent name the state repo refuses
 // (PLANQ_AGENT) does not stop them.
 func TestWorkflowNeedsNoStateRepo(t *testing.T) {
-	w := newHookWorld(t)
+	w := newSessionWorld(t)
 	ctx := context.Background()
 	getenv := func(k string) string {
 		if k == "PLANQ_AGENT" {
