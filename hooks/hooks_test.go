@@ -11,6 +11,7 @@ import (
 
 	"github.com/planq-dev/planq/changelog"
 	"github.com/planq-dev/planq/gate/sandbox"
+	"github.com/planq-dev/planq/internal/sessiontest"
 	"github.com/planq-dev/planq/internal/testenv"
 	"github.com/planq-dev/planq/jj"
 	"github.com/planq-dev/planq/staterepo"
@@ -53,41 +54,16 @@ func (w *hookWorld) event(name string) Input {
 
 func (w *hookWorld) jj(args ...string) string {
 	w.t.Helper()
-	return testenv.Run(w.t, w.repo, "jj", append([]string{"--no-pager", "--color", "never"}, args...)...)
+	return sessiontest.JJ(w.t, w.repo, args...)
 }
 
-func (w *hookWorld) current() jj.Change {
-	w.t.Helper()
-	c, err := jj.New(w.repo).Current(context.Background())
-	if err != nil {
-		w.t.Fatal(err)
-	}
-	return c
-}
+func (w *hookWorld) current() jj.Change { w.t.Helper(); return sessiontest.Current(w.t, w.repo) }
 
-func (w *hookWorld) store() *transcript.Store {
-	w.t.Helper()
-	st, err := staterepo.Open(staterepo.Options{Dir: w.repo})
-	if err != nil {
-		w.t.Fatal(err)
-	}
-	ts, err := transcript.New(st.Home, st.Project)
-	if err != nil {
-		w.t.Fatal(err)
-	}
-	return ts
-}
+func (w *hookWorld) store() *transcript.Store { w.t.Helper(); return sessiontest.Store(w.t, w.repo) }
 
 func (w *hookWorld) appendTranscript(lines ...string) {
 	w.t.Helper()
-	f, err := os.OpenFile(w.transcript, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
-	if err != nil {
-		w.t.Fatal(err)
-	}
-	for _, l := range lines {
-		fmt.Fprintln(f, l)
-	}
-	f.Close()
+	sessiontest.AppendLines(w.t, w.transcript, lines...)
 }
 
 func (w *hookWorld) run(fn func(*Runner, context.Context, Input) (*Response, error), event string) *Response {

@@ -9,18 +9,17 @@ import (
 
 	"github.com/planq-dev/planq/hooks"
 	"github.com/planq-dev/planq/hooks/claude"
-	"github.com/planq-dev/planq/hooks/conffile"
-	"github.com/planq-dev/planq/hooks/hosts"
 	"github.com/planq-dev/planq/hooks/session"
+	"github.com/planq-dev/planq/internal/sessiontest"
 	"github.com/planq-dev/planq/internal/testenv"
 	"github.com/planq-dev/planq/workflow"
 )
 
 const parentSession = "7f1c2d3e-4b5a-4c6d-8e9f-0a1b2c3d4e5f"
 
-// workspaceWorld is a jj repo wired for Claude Code in local scope, and a
-// Runner that wires new workspaces the way `planq hook worktree-create`
-// does.
+// workspaceWorld is a jj repo wired for Claude Code and OpenCode in local
+// scope (sessiontest.WiredRepo), and a Runner that wires new workspaces
+// the way `planq hook worktree-create` does.
 type workspaceWorld struct {
 	repo, home string
 	r          *hooks.Runner
@@ -28,31 +27,13 @@ type workspaceWorld struct {
 
 func newWorkspaceWorld(t *testing.T) *workspaceWorld {
 	t.Helper()
-	testenv.Isolate(t)
-	w := &workspaceWorld{repo: testenv.JJRepo(t), home: os.Getenv("HOME")}
-	if real, err := filepath.EvalSymlinks(w.repo); err == nil {
-		w.repo = real
-	}
-	exe := filepath.Join(t.TempDir(), "planq")
-	o := conffile.Options{Scope: conffile.ScopeLocal, ProjectDir: w.repo, Home: w.home, Exe: exe}
-	for _, host := range []string{"claude", "opencode"} {
-		ad, err := hosts.Lookup(host)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := ad.Install(context.Background(), o); err != nil {
-			t.Fatal(err)
-		}
-	}
-	w.r = &hooks.Runner{WireWorkspace: func(ctx context.Context, mainRoot, ws string) error {
-		return hosts.WireWorkspace(ctx, conffile.Options{ProjectDir: mainRoot, Home: w.home, Exe: exe}, ws)
-	}}
-	return w
+	repo, home, wire := sessiontest.WiredRepo(t, "claude", "opencode")
+	return &workspaceWorld{repo: repo, home: home, r: &hooks.Runner{WireWorkspace: wire}}
 }
 
 func (w *workspaceWorld) jj(t *testing.T, dir string, args ...string) string {
 	t.Helper()
-	return testenv.Run(t, dir, "jj", append([]string{"--no-pager", "--color", "never"}, args...)...)
+	return sessiontest.JJ(t, dir, args...)
 }
 
 // TestSubagentWorkspaceReported: after the Agent call that ran a subagent in

@@ -3,7 +3,6 @@ package workflow_test
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -11,9 +10,9 @@ import (
 	"github.com/planq-dev/planq/hooks"
 	"github.com/planq-dev/planq/hooks/claude"
 	"github.com/planq-dev/planq/hooks/session"
+	"github.com/planq-dev/planq/internal/sessiontest"
 	"github.com/planq-dev/planq/internal/testenv"
 	"github.com/planq-dev/planq/jj"
-	"github.com/planq-dev/planq/staterepo"
 	"github.com/planq-dev/planq/transcript"
 )
 
@@ -70,39 +69,14 @@ func (w *sessionWorld) sessionStart(id string) string {
 
 func (w *sessionWorld) jj(args ...string) string {
 	w.t.Helper()
-	return testenv.Run(w.t, w.repo, "jj", append([]string{"--no-pager", "--color", "never"}, args...)...)
+	return sessiontest.JJ(w.t, w.repo, args...)
 }
 
-func (w *sessionWorld) current() jj.Change {
-	w.t.Helper()
-	c, err := jj.New(w.repo).Current(context.Background())
-	if err != nil {
-		w.t.Fatal(err)
-	}
-	return c
-}
+func (w *sessionWorld) current() jj.Change { w.t.Helper(); return sessiontest.Current(w.t, w.repo) }
 
-func (w *sessionWorld) store() *transcript.Store {
-	w.t.Helper()
-	st, err := staterepo.Open(staterepo.Options{Dir: w.repo})
-	if err != nil {
-		w.t.Fatal(err)
-	}
-	ts, err := transcript.New(st.Home, st.Project)
-	if err != nil {
-		w.t.Fatal(err)
-	}
-	return ts
-}
+func (w *sessionWorld) store() *transcript.Store { w.t.Helper(); return sessiontest.Store(w.t, w.repo) }
 
 func (w *sessionWorld) appendTranscript(lines ...string) {
 	w.t.Helper()
-	f, err := os.OpenFile(w.transcript, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
-	if err != nil {
-		w.t.Fatal(err)
-	}
-	for _, l := range lines {
-		fmt.Fprintln(f, l)
-	}
-	f.Close()
+	sessiontest.AppendLines(w.t, w.transcript, lines...)
 }

@@ -8,9 +8,8 @@ import (
 	"testing"
 
 	"github.com/planq-dev/planq/hooks/claude"
-	"github.com/planq-dev/planq/hooks/conffile"
-	"github.com/planq-dev/planq/hooks/hosts"
 	"github.com/planq-dev/planq/hooks/session"
+	"github.com/planq-dev/planq/internal/sessiontest"
 	"github.com/planq-dev/planq/internal/testenv"
 	"github.com/planq-dev/planq/jj"
 	"github.com/planq-dev/planq/workflow"
@@ -19,37 +18,18 @@ import (
 const parentSession = "7f1c2d3e-4b5a-4c6d-8e9f-0a1b2c3d4e5f"
 
 // workspaceWorld is a jj repo wired for Claude Code and OpenCode in local
-// scope, and the options that make workspaces there wired the way `planq
+// scope (sessiontest.WiredRepo), and the options that make workspaces there wired the way `planq
 // hook worktree-create` wires them.
 type workspaceWorld struct {
 	repo, home string
 	o          workflow.Options
-	wire       func(ctx context.Context, mainRoot, ws string) error
+	wire       sessiontest.Wire
 }
 
 func newWorkspaceWorld(t testing.TB) *workspaceWorld {
 	t.Helper()
-	testenv.Isolate(t)
-	w := &workspaceWorld{repo: testenv.JJRepo(t), home: os.Getenv("HOME")}
-	if real, err := filepath.EvalSymlinks(w.repo); err == nil {
-		w.repo = real
-	}
-	w.o = workflow.Options{Dir: w.repo}
-	exe := filepath.Join(t.TempDir(), "planq")
-	o := conffile.Options{Scope: conffile.ScopeLocal, ProjectDir: w.repo, Home: w.home, Exe: exe}
-	for _, host := range []string{"claude", "opencode"} {
-		ad, err := hosts.Lookup(host)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := ad.Install(context.Background(), o); err != nil {
-			t.Fatal(err)
-		}
-	}
-	w.wire = func(ctx context.Context, mainRoot, ws string) error {
-		return hosts.WireWorkspace(ctx, conffile.Options{ProjectDir: mainRoot, Home: w.home, Exe: exe}, ws)
-	}
-	return w
+	repo, home, wire := sessiontest.WiredRepo(t, "claude", "opencode")
+	return &workspaceWorld{repo: repo, home: home, o: workflow.Options{Dir: repo}, wire: wire}
 }
 
 // create makes the workspace n, wired.
@@ -60,7 +40,7 @@ func (w *workspaceWorld) create(ctx context.Context, n workflow.NewWorkspace) (w
 
 func (w *workspaceWorld) jj(t *testing.T, dir string, args ...string) string {
 	t.Helper()
-	return testenv.Run(t, dir, "jj", append([]string{"--no-pager", "--color", "never"}, args...)...)
+	return sessiontest.JJ(t, dir, args...)
 }
 
 func TestWorkspacesForParallelAgents(t *testing.T) {
