@@ -3,10 +3,12 @@
 package codex_test
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/planq-dev/planq/internal/fakemodel"
 	"github.com/planq-dev/planq/internal/testenv"

@@ -3,11 +3,13 @@
 package codex_test
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/planq-dev/planq/internal/fakemodel"
 	"github.com/planq-dev/planq/internal/testenv"

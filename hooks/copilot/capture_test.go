@@ -3,11 +3,13 @@
 package copilot_test
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/planq-dev/planq/internal/e2e"
 	"github.com/planq-dev/planq/internal/fakemodel"
