@@ -97,9 +97,8 @@ func (Protocol) Host() session.Host { return Host }
 // its parent, whose lineage it shares. session-start also reads the
 // subagentStart payload (camelCase, no hook_event_name). The project is
 // COPILOT_PROJECT_DIR, which Copilot gives its hooks, else the cwd.
-// Copilot names a transcript only for Stop and PreCompact: the other
-// session events find it where Copilot keeps it
-// ($COPILOT_HOME/session-state/<session>/events.jsonl).
+// Copilot names a transcript only for Stop and PreCompact (and
+// subagentStart, the parent's): Resolve finds it for the others.
 func (Protocol) Read(event string, data []byte, getenv func(string) string) (session.Event, error) {
 	ev := session.Event{Name: event, Host: Host}
 	name, err := eventNames.Of(event, Host.Display)
@@ -129,9 +128,6 @@ func (Protocol) Read(event string, data []byte, getenv func(string) string) (ses
 	ev.ProjectDir = projectDir(getenv)
 	ev.Source, ev.Trigger, ev.Reason, ev.StopHookActive = in.Source, in.Trigger, in.Reason, in.StopHookActive
 	ev.TranscriptPath = in.TranscriptPath
-	if ev.TranscriptPath == "" && event != session.EventPreToolUse && event != session.EventPostToolUse {
-		ev.TranscriptPath = transcriptOf(getenv, ev.Owner())
-	}
 	if in.ToolName != "" {
 		ev.Call = &session.Call{Name: in.ToolName, Tool: GateTool(in.ToolName), Input: in.ToolInput,
 			Failed: in.ToolResult != nil && in.ToolResult.ResultType != "success"}
@@ -142,6 +138,17 @@ func (Protocol) Read(event string, data []byte, getenv func(string) string) (ses
 			}
 			ev.Call.HostJudges = func() bool { return hostJudges(command, dir, getenv) }
 		}
+	}
+	return ev, nil
+}
+
+// Resolve finds the transcript of a session event whose input names none
+// where Copilot keeps it ($COPILOT_HOME/session-state/<session>/events.jsonl,
+// the parent's for a subagent, as subagentStart names it), when it is
+// there (session.Resolver). Tool events need no transcript.
+func (Protocol) Resolve(ev session.Event, getenv func(string) string) (session.Event, error) {
+	if ev.TranscriptPath == "" && ev.Name != session.EventPreToolUse && ev.Name != session.EventPostToolUse {
+		ev.TranscriptPath = transcriptOf(getenv, ev.Owner())
 	}
 	return ev, nil
 }

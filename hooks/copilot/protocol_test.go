@@ -134,25 +134,29 @@ func TestReadCapturedPayloads(t *testing.T) {
 }
 
 // Events whose payload names no transcript find the session's
-// events.jsonl under $COPILOT_HOME; a missing one is no transcript.
+// events.jsonl under $COPILOT_HOME when they are resolved (Read only
+// decodes); a missing one is no transcript.
 func TestReadFindsTranscript(t *testing.T) {
 	t.Parallel()
 	project, ch := t.TempDir(), t.TempDir()
 	const id = "eb02fbb5-7d9c-43e2-84ff-d1e37252c976"
 	getenv := env(map[string]string{"COPILOT_HOME": ch})
-	ev, err := Protocol{}.Read(session.EventSessionEnd, fixture(t, "SessionEnd", project, ""), getenv)
+	ev, err := session.ReadEvent(Protocol{}, session.EventSessionEnd, fixture(t, "SessionEnd", project, ""), getenv)
 	if err != nil || ev.TranscriptPath != "" || ev.ProjectDir != "" {
 		t.Fatalf("no events.jsonl: %+v, %v", ev, err)
 	}
 	p := filepath.Join(ch, "session-state", id, "events.jsonl")
 	testenv.WriteFile(t, filepath.Dir(p), "events.jsonl", "{}\n")
+	if ev, err = (Protocol{}).Read(session.EventSessionEnd, fixture(t, "SessionEnd", project, ""), getenv); err != nil || ev.TranscriptPath != "" {
+		t.Fatalf("Read found a transcript, %q (%v); only Resolve looks", ev.TranscriptPath, err)
+	}
 	for _, e := range []struct{ event, fixture string }{{session.EventSessionEnd, "SessionEnd"}, {session.EventSessionStart, "SessionStart"}} {
-		ev, err = Protocol{}.Read(e.event, fixture(t, e.fixture, project, ""), getenv)
+		ev, err = session.ReadEvent(Protocol{}, e.event, fixture(t, e.fixture, project, ""), getenv)
 		if err != nil || ev.TranscriptPath != p {
 			t.Fatalf("%s: transcript %q, %v; want %s", e.event, ev.TranscriptPath, err, p)
 		}
 	}
-	ev, _ = Protocol{}.Read(session.EventSessionEnd, fixture(t, "SessionEnd", project, ""), env(map[string]string{"HOME": filepath.Dir(ch)}))
+	ev, _ = session.ReadEvent(Protocol{}, session.EventSessionEnd, fixture(t, "SessionEnd", project, ""), env(map[string]string{"HOME": filepath.Dir(ch)}))
 	if ev.TranscriptPath != "" {
 		t.Fatalf("HOME without .copilot: %q", ev.TranscriptPath)
 	}
