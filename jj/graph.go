@@ -53,7 +53,7 @@ func (c *Client) logGraph(ctx context.Context, revset string, skip, limit int, s
 	if skip < 0 {
 		return nil, false, fmt.Errorf("log graph: skip %d is negative", skip)
 	}
-	node := changeTemplate
+	node := changeTemplate()
 	if stats {
 		node = `"[" ++ ` + changeJSONOf("self") + ` ++ "," ++ ` + statObject + ` ++ "]\n"`
 	}

@@ -149,7 +149,9 @@ func FindRoot(dir string) (string, bool) {
 }
 
 // changeTemplate renders one change as a JSON object on a line of its own.
-var changeTemplate = changeJSONOf("self") + ` ++ "\n"`
+// It is built on first use, not when the package starts: the gate's hook
+// process links package jj and runs no jj log.
+var changeTemplate = sync.OnceValue(func() string { return changeJSONOf("self") + ` ++ "\n"` })
 
 // changeJSONOf is the template of the JSON object of the commit that the
 // template expression commit names ("self" in jj log, "target" in jj
@@ -235,7 +237,7 @@ func (c *Client) Log(ctx context.Context, revset string) ([]Change, error) {
 }
 
 func (c *Client) log(ctx context.Context, revset string, limit int, extra ...string) ([]Change, error) {
-	args := append([]string{"log", "--no-graph", "-r", revset, "-T", changeTemplate}, extra...)
+	args := append([]string{"log", "--no-graph", "-r", revset, "-T", changeTemplate()}, extra...)
 	if limit > 0 {
 		args = append(args, "--limit", fmt.Sprint(limit))
 	}
@@ -253,7 +255,7 @@ const statStart, statEnd = "\x1eSTAT\n", "\x1eEND\n"
 // (width columns) of the working-copy change when revset includes it, all in
 // one jj process.
 func (c *Client) LogWithStat(ctx context.Context, revset string, width int) ([]Change, string, error) {
-	tmpl := changeTemplate + ` ++ if(current_working_copy, "\x1eSTAT\n" ++ self.diff().stat(` + fmt.Sprint(width) + `) ++ "\x1eEND\n")`
+	tmpl := changeTemplate() + ` ++ if(current_working_copy, "\x1eSTAT\n" ++ self.diff().stat(` + fmt.Sprint(width) + `) ++ "\x1eEND\n")`
 	out, err := c.run(ctx, false, "log", "--no-graph", "-r", revset, "-T", tmpl)
 	if err != nil {
 		return nil, "", err

@@ -66,15 +66,18 @@ type Workspace struct {
 	Change Change `json:"change"`
 }
 
-// workspaceTemplate renders one workspace of `jj workspace list` as JSON.
-var workspaceTemplate = `"{" ++ ` +
-	`"\"name\":" ++ json(name) ++ "," ++ ` +
-	`"\"root\":" ++ json(if(root, root, "")) ++ "," ++ ` +
-	`"\"change\":" ++ ` + changeJSONOf(`target`) + ` ++ "}\n"`
+// workspaceTemplate renders one workspace of `jj workspace list` as JSON
+// (built on first use, as changeTemplate).
+var workspaceTemplate = sync.OnceValue(func() string {
+	return `"{" ++ ` +
+		`"\"name\":" ++ json(name) ++ "," ++ ` +
+		`"\"root\":" ++ json(if(root, root, "")) ++ "," ++ ` +
+		`"\"change\":" ++ ` + changeJSONOf(`target`) + ` ++ "}\n"`
+})
 
 // Workspaces lists the repo's workspaces.
 func (c *Client) Workspaces(ctx context.Context) ([]Workspace, error) {
-	return c.workspaces(ctx, workspaceTemplate)
+	return c.workspaces(ctx, workspaceTemplate())
 }
 
 // WorkspaceDetail is a workspace with what has happened in it.
@@ -86,14 +89,16 @@ type WorkspaceDetail struct {
 
 // workspaceDetailTemplate is workspaceTemplate with the diff stat and the
 // committer's time.
-var workspaceDetailTemplate = strings.TrimSuffix(workspaceTemplate, ` ++ "}\n"`) +
-	` ++ ",\"stat\":" ++ json(stringify(target.diff().stat(80)))` +
-	` ++ ",\"updated\":" ++ json(target.committer().timestamp().format("%Y-%m-%dT%H:%M:%S%:z")) ++ "}\n"`
+var workspaceDetailTemplate = sync.OnceValue(func() string {
+	return strings.TrimSuffix(workspaceTemplate(), ` ++ "}\n"`) +
+		` ++ ",\"stat\":" ++ json(stringify(target.diff().stat(80)))` +
+		` ++ ",\"updated\":" ++ json(target.committer().timestamp().format("%Y-%m-%dT%H:%M:%S%:z")) ++ "}\n"`
+})
 
 // WorkspaceDetails lists the repo's workspaces with their diff stats and
 // times, in one jj process.
 func (c *Client) WorkspaceDetails(ctx context.Context) ([]WorkspaceDetail, error) {
-	out, err := c.run(ctx, false, "workspace", "list", "-T", workspaceDetailTemplate)
+	out, err := c.run(ctx, false, "workspace", "list", "-T", workspaceDetailTemplate())
 	if err != nil {
 		return nil, err
 	}

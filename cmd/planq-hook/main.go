@@ -20,6 +20,8 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime"
+	"runtime/debug"
 	"strings"
 	"syscall"
 
@@ -48,7 +50,25 @@ func main() {
 // yet given, which the wiring's fail-closed tail (exit 2) and every host
 // take as a denial; the gate's own deadline (session.PreToolUseDeadline)
 // still holds.
-func lean() context.Context { return context.Background() }
+//
+// It is also a short life with little memory, as the sandbox's entry
+// point's (sandbox.Main): one processor, so that the goroutines of one
+// call (the judge, the host's settings read beside it) take turns on one
+// thread instead of waking others, each a context switch that waits for a
+// CPU on a busy machine; and no garbage collection below a memory limit
+// that still bounds a call on a huge input. Measured interleaved at load
+// average 27 on 2 cores: a locked Bash call 4.4-4.5 ms before, 3.9-4.1 ms
+// after.
+func lean() context.Context {
+	debug.SetGCPercent(-1)
+	debug.SetMemoryLimit(leanMemoryLimit)
+	runtime.GOMAXPROCS(1)
+	return context.Background()
+}
+
+// leanMemoryLimit is the heap above which the gate's process collects
+// garbage after all.
+const leanMemoryLimit = 256 << 20
 
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) int {
 	if len(args) == 0 {

@@ -35,8 +35,8 @@ import (
 // hook-locked/jj (goal: at most 0.20).
 //
 // Measured on the 2-core development VM (README, Performance):
-// sandbox-extra-ms 2.4-2.9 at load average 2, 2.7-3.3 at load 6-14;
-// hook-locked/jj 0.22-0.25 at load 2, 0.19-0.26 at load 6-14.
+// sandbox-extra-ms 2.4-2.9 at load average 2, 2.7-3.3 at load 6-14,
+// 2.6-2.8 at load 25-27; hook-locked/jj 0.17-0.19 at load 25-27.
 //
 //	go test -run '^$' -bench Sandbox -benchtime 100x ./cmd/planq
 func BenchmarkSandbox(b *testing.B) {
