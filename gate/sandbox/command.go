@@ -34,7 +34,11 @@ func (inv Invocation) Args() []string {
 		args = append(args, "--tool", t)
 	}
 	if inv.Shell != "" {
-		args = append(args, "--shell", inv.Shell)
+		// One word: Copilot CLI asks before running a command with a word
+		// that is a path outside the project ("/bin/bash"), and refuses
+		// in -p; it does not take "--shell=/bin/bash" for a path (1.0.102,
+		// TestSandboxKeepsWhoApprovesInCopilot).
+		args = append(args, "--shell="+inv.Shell)
 	}
 	return append(args, "--", inv.Command)
 }

@@ -9,7 +9,7 @@
 // change a tool call's input (session.Host.Rewrites) answers a shell call
 // the gate is not sure modifies (gate.Verdict.Sure) by rewriting it to
 //
-//	planq-sandbox --root PROJECT --tool mcp__planq__jj_init [--shell /bin/bash] -- 'ORIGINAL'
+//	planq-sandbox --root PROJECT --tool mcp__planq__jj_init [--shell=/bin/bash] -- 'ORIGINAL'
 //
 // (Command builds it, every word single-quoted, and refuses a command
 // longer than a program's argument may be, MaxCommand; planq-hook sandbox

@@ -31,7 +31,7 @@ func TestCommandReadsBackInAShell(t *testing.T) {
 	t.Parallel()
 	shells := []string{"bash", "sh", "dash", "zsh"}
 	for _, cmd := range tricky {
-		inv := Invocation{Root: "/p r'oj", Tools: []string{"planq_jj_git_init", "planq_jj_init"}, Command: cmd}
+		inv := Invocation{Root: "/p r'oj", Tools: []string{"planq_jj_git_init", "planq_jj_init"}, Shell: "/bin/bash", Command: cmd}
 		line, err := Command([]string{"printf", `%s\0`}, inv)
 		if err != nil {
 			t.Fatal(err)
