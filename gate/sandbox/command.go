@@ -213,6 +213,39 @@ func Entry() ([]string, error) {
 	return []string{exe, "hook", "sandbox"}, nil
 }
 
+// ByName returns entry with its program named by its bare name, as a
+// shell finds it on PATH (pathList, the shell's $PATH), when the first
+// program of that name on it is the very same file; else entry unchanged.
+// A host that asks before running a command holding a path outside the
+// project (Copilot CLI) then runs the rewrite unasked, and a program of the
+// same name earlier on PATH (a file an agent put there) is never named.
+// A PATH entry that is not absolute (the shell's working directory) stops
+// the search: what it finds depends on where the command runs.
+func ByName(entry []string, pathList string) []string {
+	if len(entry) == 0 || !filepath.IsAbs(entry[0]) {
+		return entry
+	}
+	self, err := os.Stat(entry[0])
+	if err != nil {
+		return entry
+	}
+	name := filepath.Base(entry[0])
+	for _, dir := range filepath.SplitList(pathList) {
+		if !filepath.IsAbs(dir) {
+			return entry
+		}
+		st, err := os.Stat(filepath.Join(dir, name))
+		if err != nil || !st.Mode().IsRegular() || st.Mode()&0o111 == 0 {
+			continue
+		}
+		if !os.SameFile(st, self) {
+			return entry
+		}
+		return append([]string{name}, entry[1:]...)
+	}
+	return entry
+}
+
 // LeanBinary is the name of the binary that is only the entry point
 // (cmd/planq-sandbox), installed beside planq and planq-hook.
 const LeanBinary = "planq-sandbox"

@@ -258,3 +258,44 @@ func TestDetect(t *testing.T) {
 	}
 	t.Logf("enforcement here: %s", e)
 }
+
+// TestByName: the entry point is named by its bare name only when the
+// shell's PATH finds that very file first.
+func TestByName(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	mk := func(sub string) string {
+		p := filepath.Join(dir, sub, LeanBinary)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte("#!/bin/sh\n"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	real, other := mk("bin"), mk("planted")
+	empty := filepath.Join(dir, "empty")
+	if err := os.Mkdir(empty, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	entry := []string{real}
+	join := func(dirs ...string) string { return strings.Join(dirs, string(os.PathListSeparator)) }
+	for _, c := range []struct {
+		name, path string
+		want       string
+	}{
+		{"first on PATH", join(empty, filepath.Dir(real)), LeanBinary},
+		{"another file of that name first", join(filepath.Dir(other), filepath.Dir(real)), real},
+		{"not on PATH", join(empty), real},
+		{"a relative PATH entry first", join(".", filepath.Dir(real)), real},
+		{"empty PATH", "", real},
+	} {
+		if got := ByName(entry, c.path); got[0] != c.want {
+			t.Errorf("%s: ByName = %q, want %q", c.name, got, c.want)
+		}
+	}
+	if got := ByName([]string{real, "sandbox"}, filepath.Dir(real)); !slices.Equal(got, []string{LeanBinary, "sandbox"}) {
+		t.Errorf("ByName kept the words after the program? %q", got)
+	}
+}

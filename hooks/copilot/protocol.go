@@ -17,7 +17,7 @@ import (
 // (NOTES.md, "Rewriting a tool call"). Its shell is /bin/bash whatever
 // $SHELL says, and bash execs the rewritten command's entry point, whose
 // parent is then copilot: the rewrite names the shell.
-var Host = session.Host{Name: "copilot", Display: "Copilot CLI", ToolPrefix: ToolPrefix, Rewrites: true, Shell: "/bin/bash"}
+var Host = session.Host{Name: "copilot", Display: "Copilot CLI", ToolPrefix: ToolPrefix, Rewrites: true, Shell: "/bin/bash", EntryByName: true}
 
 // Hook event names, as planq wires them. The PascalCase names make Copilot
 // send its VS Code-compatible payloads (snake_case, Claude Code's shape);

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -41,8 +42,14 @@ func TestSandboxKeepsWhoApprovesInCopilot(t *testing.T) {
 	bash := func(command string) fakemodel.ToolUse {
 		return fakemodel.ToolUse{Name: "bash", Input: map[string]any{"command": command, "description": "run it"}}
 	}
+	// planq installed as a user installs it: its directory on PATH and
+	// outside Copilot's temp dir, so Copilot's path check would ask about
+	// the entry point's own path (and refuse, in -p) if the rewrite named
+	// it by that path.
+	tmp := t.TempDir()
+	env := append(slices.Clip(w.Env), "PATH="+filepath.Dir(w.Planq)+string(os.PathListSeparator)+os.Getenv("PATH"), "TMPDIR="+tmp)
 	host := func(ctx context.Context, m *fakemodel.Server, prompt string) (fakemodel.Result, error) {
-		return fakemodel.HostRun{Bin: bin, Dir: w.Repo, Home: w.Home, Model: m, Prompt: prompt, Env: w.Env,
+		return fakemodel.HostRun{Bin: bin, Dir: w.Repo, Home: w.Home, Model: m, Prompt: prompt, Env: env,
 			CopilotPermissions: []string{"--allow-all-tools"}, Args: []string{"--deny-tool", "shell(printf)", "--deny-url", "example.com"}}.Copilot(ctx)
 	}
 	s := w.Run(host, "Look around.",

@@ -69,6 +69,12 @@ type Host struct {
 	// last command of a string (so the sandbox's entry point cannot see
 	// which shell started it); "" leaves the entry point to find it.
 	Shell string
+	// EntryByName says the host asks before running a command that holds
+	// a path outside the project (Copilot CLI's path check, which would ask
+	// about the sandbox entry point's own path on every locked call): the
+	// rewrite names the entry point by its bare name where the shell's PATH
+	// finds that very file (sandbox.ByName).
+	EntryByName bool
 }
 
 // Tool spells planq's MCP tool name the way the host shows it to the model.

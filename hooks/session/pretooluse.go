@@ -3,6 +3,7 @@ package session
 import (
 	"context"
 	"errors"
+	"os"
 	"path/filepath"
 
 	"github.com/planq-dev/planq/gate"
@@ -53,7 +54,7 @@ func judge(ctx context.Context, ev Event, getenv func(string) string) (Reply, ac
 	}
 	call := gate.ToolCall{Name: ev.Call.Name, Tool: ev.Call.Tool, Input: ev.Call.Input}
 	res := gate.Evaluate(ctx, call, dir, gate.EvalOptions{ProjectDir: ev.ProjectDir, Getenv: getenv, PlanqTool: ev.Host.Tool,
-		SandboxEntry: sandboxEntry(ev.Host, ev.Call.Tool), SandboxShell: ev.Host.Shell, LeaveUnsandboxed: ev.Call.HostJudges})
+		SandboxEntry: sandboxEntry(ev.Host, ev.Call.Tool, getenv), SandboxShell: ev.Host.Shell, LeaveUnsandboxed: ev.Call.HostJudges})
 	acc := account{rule: res.Decision.Rule, unlocked: res.State != nil && res.StateErr == nil && !res.State.Locked}
 	switch d := res.Decision; {
 	case d.Sandbox:
@@ -68,14 +69,21 @@ func judge(ctx context.Context, ev Event, getenv func(string) string) (Reply, ac
 
 // sandboxEntry is how the host's rewritten shell commands start the OS
 // sandbox, or nil where they cannot (the parser-only gate): the host must
-// apply rewrites, and this machine must have a sandbox.
-func sandboxEntry(h Host, t gate.Tool) []string {
+// apply rewrites, and this machine must have a sandbox. getenv is the
+// hook's environment, which the host's shell shares (nil: os.Getenv).
+func sandboxEntry(h Host, t gate.Tool, getenv func(string) string) []string {
 	if !h.Rewrites || t.Kind != gate.KindShell || !sandbox.Detect().Available() {
 		return nil
 	}
 	entry, err := sandbox.Entry()
 	if err != nil {
 		return nil
+	}
+	if h.EntryByName {
+		if getenv == nil {
+			getenv = os.Getenv
+		}
+		entry = sandbox.ByName(entry, getenv("PATH"))
 	}
 	return entry
 }
