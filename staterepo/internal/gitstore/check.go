@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"sort"
@@ -54,8 +55,10 @@ type CheckResult struct {
 // their pack) and packs whose checksum does not match, loose objects that
 // do not decompress or hash to their name, and objects that a ref reaches
 // but the repo lacks or cannot read (commits and trees are read; blobs are
-// looked up). It reads only. The refs and their newest history are checked
-// first, so the deadline of a big repo cuts off the oldest history.
+// looked up). It writes only VerifiedPacksFile, so that a pack is hashed
+// whole once, not at every check, while it stays the same. The refs and
+// their newest history are checked first, so the deadline of a big repo
+// cuts off the oldest history.
 func (r *Repo) Check(ctx context.Context) CheckResult {
 	c := &checker{r: r, ctx: ctx}
 	c.packedRefs()
@@ -173,6 +176,13 @@ func (c *checker) packs() {
 	for _, e := range ents {
 		have[e.Name()] = true
 	}
+	was := readVerified(c.r.path)
+	verified := verifiedPacks{}
+	defer func() {
+		if !maps.Equal(was, verified) {
+			_ = verified.write(c.r.path) // a cache: without it, the next check hashes again
+		}
+	}()
 	for _, e := range ents {
 		name := e.Name()
 		if !strings.HasPrefix(name, "pack-") {
@@ -189,59 +199,69 @@ func (c *checker) packs() {
 			c.add(Problem{Kind: ProblemPack, File: filepath.Join(dir, name), Detail: name + " has no index (" + base + ".idx); git and planq cannot read it"})
 			continue
 		}
-		if err := c.verifyPack(filepath.Join(dir, base)); err != nil {
+		stamp, hashed, err := c.verifyPack(filepath.Join(dir, base), was[name])
+		switch {
+		case err != nil:
 			c.add(Problem{Kind: ProblemPack, File: filepath.Join(dir, name), Detail: err.Error()})
+		case hashed:
+			verified[name] = stamp
 		}
 	}
 }
 
 // verifyPack compares a pack's trailer with the checksum its index
-// records, then (time allowing) hashes the whole pack.
-func (c *checker) verifyPack(base string) error {
+// records, then (time allowing) hashes the whole pack, unless it is the
+// file last hashed (last, from VerifiedPacksFile). hashed says the whole
+// content was hashed now or is that file; stamp is then what to remember.
+func (c *checker) verifyPack(base string, last packStamp) (stamp packStamp, hashed bool, err error) {
 	idx, err := os.ReadFile(base + ".idx")
 	if err != nil {
-		return err
+		return stamp, false, err
 	}
 	if len(idx) < idxNames+40 || string(idx[:4]) != idxMagic {
-		return fmt.Errorf("%s.idx is damaged (not a version 2 pack index)", filepath.Base(base))
+		return stamp, false, fmt.Errorf("%s.idx is damaged (not a version 2 pack index)", filepath.Base(base))
 	}
 	if sum := sha1.Sum(idx[:len(idx)-20]); !bytes.Equal(sum[:], idx[len(idx)-20:]) {
-		return fmt.Errorf("%s.idx is damaged (its checksum does not match)", filepath.Base(base))
+		return stamp, false, fmt.Errorf("%s.idx is damaged (its checksum does not match)", filepath.Base(base))
 	}
 	want := idx[len(idx)-40 : len(idx)-20]
 	f, err := os.Open(base + ".pack")
 	if err != nil {
-		return err
+		return stamp, false, err
 	}
 	defer f.Close()
 	st, err := f.Stat()
 	if err != nil {
-		return err
+		return stamp, false, err
 	}
 	if st.Size() < 32 {
-		return fmt.Errorf("%s.pack is damaged (%d bytes)", filepath.Base(base), st.Size())
+		return stamp, false, fmt.Errorf("%s.pack is damaged (%d bytes)", filepath.Base(base), st.Size())
 	}
 	trailer := make([]byte, 20)
 	if _, err := f.ReadAt(trailer, st.Size()-20); err != nil || !bytes.Equal(trailer, want) {
-		return fmt.Errorf("%s.pack does not match its index (cut short or replaced)", filepath.Base(base))
+		return stamp, false, fmt.Errorf("%s.pack does not match its index (cut short or replaced)", filepath.Base(base))
+	}
+	now := time.Now()
+	if stamp = stampOf(st, now); last.same(stamp, now) {
+		return last, true, nil
 	}
 	h := sha1.New()
 	buf := make([]byte, 1<<20)
 	for off := int64(0); off < st.Size()-20; {
 		if c.ctx.Err() != nil {
-			return nil // out of time: the trailer matched
+			return stamp, false, nil // out of time: the trailer matched
 		}
 		n, err := f.ReadAt(buf[:min(int64(len(buf)), st.Size()-20-off)], off)
 		h.Write(buf[:n])
 		off += int64(n)
 		if err != nil && !errors.Is(err, io.EOF) {
-			return err
+			return stamp, false, err
 		}
 	}
 	if !bytes.Equal(h.Sum(nil), want) {
-		return fmt.Errorf("%s.pack is damaged (its content does not match its checksum)", filepath.Base(base))
+		return stamp, false, fmt.Errorf("%s.pack is damaged (its content does not match its checksum)", filepath.Base(base))
 	}
-	return nil
+	return stamp, true, nil
 }
 
 // loose checks that every loose object decompresses and hashes to its
