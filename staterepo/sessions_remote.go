@@ -81,6 +81,33 @@ func remoteLineages(ar *packp.AdvRefs) map[string]plumbing.Hash {
 	return out
 }
 
+// RemoteLineages lists the roots of the session lineages the state remote
+// has (from its ref advertisement alone: no objects cross the wire), for a
+// lazy fetch that must find which lineage a change belongs to.
+func (s *Store) RemoteLineages(ctx context.Context) (map[string]bool, error) {
+	ep, c, url, err := s.remoteEndpoint()
+	if err != nil {
+		return nil, err
+	}
+	sess, err := c.NewUploadPackSession(ep, nil)
+	if err != nil {
+		return nil, fmt.Errorf("list the lineages of %s: %w", url, err)
+	}
+	defer sess.Close()
+	ar, err := sess.AdvertisedReferencesContext(ctx)
+	switch {
+	case errors.Is(err, transport.ErrEmptyRemoteRepository):
+		return map[string]bool{}, nil
+	case err != nil:
+		return nil, fmt.Errorf("list the lineages of %s: %w", url, err)
+	}
+	out := map[string]bool{}
+	for root := range remoteLineages(ar) {
+		out[root] = true
+	}
+	return out, nil
+}
+
 // has reports whether the repo holds commit h.
 func has(r *gitstore.Repo, h plumbing.Hash) bool {
 	_, err := r.Commit(h)
