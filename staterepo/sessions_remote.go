@@ -374,8 +374,18 @@ func (s *Store) PushLineages(ctx context.Context, roots []string) (LineageSync, 
 			sess.Close()
 			return out, nil
 		}
-		err = sendPack(ctx, sess, ar, r, cmds, news, olds)
+		var msgs lockedBuffer
+		err = sendPack(ctx, sess, ar, r, cmds, news, olds, &msgs)
 		sess.Close()
+		if err != nil {
+			retry, lerr := s.remoteLocked(url, msgs.String())
+			if lerr != nil {
+				return out, lerr
+			}
+			if retry && attempt < 3 {
+				continue
+			}
+		}
 		switch {
 		case errors.Is(err, errPackObjects):
 			return out, fmt.Errorf("push session lineages to %s: %w; `git -C %s fsck` lists what is missing or damaged", url, err, r.Path())
@@ -391,18 +401,20 @@ func (s *Store) PushLineages(ctx context.Context, roots []string) (LineageSync, 
 }
 
 // sendPack sends the commands with a pack of the objects reachable from
-// news and not from olds, and checks the remote's report. git writes the
+// news and not from olds, and checks the remote's report; the remote's
+// messages go to msgs. git writes the
 // pack (`git pack-objects --revs`, as `git push` does): it streams it,
 // whatever its size, where go-git's encoder held every object of the pack
 // in memory at once and searched deltas between transcript segments (the
 // first push of 100 MB of transcripts took 420 MB and 15 s).
-func sendPack(ctx context.Context, sess transport.ReceivePackSession, ar *packp.AdvRefs, r *gitstore.Repo, cmds []*packp.Command, news, olds []plumbing.Hash) error {
+func sendPack(ctx context.Context, sess transport.ReceivePackSession, ar *packp.AdvRefs, r *gitstore.Repo, cmds []*packp.Command, news, olds []plumbing.Hash, msgs *lockedBuffer) error {
 	caps := capability.NewList()
 	if ar != nil {
 		caps = ar.Capabilities
 	}
 	req := packp.NewReferenceUpdateRequestFromCapabilities(caps)
 	req.Commands = cmds
+	askProgress(req, caps, msgs)
 	ctx, cancel := context.WithCancel(ctx) // stops git when this returns early
 	defer cancel()
 	pack, wait, err := packObjects(ctx, r.Path(), news, olds, caps.Supports(capability.OFSDelta))
