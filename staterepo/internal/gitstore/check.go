@@ -15,6 +15,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -60,13 +61,16 @@ type CheckResult struct {
 // their newest history are checked first, so the deadline of a big repo
 // cuts off the oldest history.
 func (r *Repo) Check(ctx context.Context) CheckResult {
-	c := &checker{r: r, ctx: ctx}
+	c := &checker{r: r, ctx: ctx, was: readCheckRecord(r.path), rec: newCheckRecord()}
 	c.packedRefs()
 	roots := c.looseRefs()
 	c.packs()
 	c.loose()
 	c.walk(roots)
 	c.res.Complete = ctx.Err() == nil
+	if !c.rec.equal(c.was) {
+		_ = c.rec.write(r.path) // a cache: without it, the next check hashes and walks again
+	}
 	return c.res
 }
 
@@ -75,6 +79,10 @@ type checker struct {
 	ctx context.Context
 	res CheckResult
 	n   int
+	// was is the record of the last check (VerifiedPacksFile), rec this
+	// one's; packDamage says a pack problem was found.
+	was, rec   checkRecord
+	packDamage bool
 }
 
 func (c *checker) add(p Problem) { c.res.Problems = append(c.res.Problems, p) }
@@ -176,13 +184,6 @@ func (c *checker) packs() {
 	for _, e := range ents {
 		have[e.Name()] = true
 	}
-	was := readVerified(c.r.path)
-	verified := verifiedPacks{}
-	defer func() {
-		if !maps.Equal(was, verified) {
-			_ = verified.write(c.r.path) // a cache: without it, the next check hashes again
-		}
-	}()
 	for _, e := range ents {
 		name := e.Name()
 		if !strings.HasPrefix(name, "pack-") {
@@ -199,13 +200,16 @@ func (c *checker) packs() {
 			c.add(Problem{Kind: ProblemPack, File: filepath.Join(dir, name), Detail: name + " has no index (" + base + ".idx); git and planq cannot read it"})
 			continue
 		}
-		stamp, hashed, err := c.verifyPack(filepath.Join(dir, base), was[name])
+		stamp, hashed, err := c.verifyPack(filepath.Join(dir, base), c.was.packs[name])
 		switch {
 		case err != nil:
 			c.add(Problem{Kind: ProblemPack, File: filepath.Join(dir, name), Detail: err.Error()})
 		case hashed:
-			verified[name] = stamp
+			c.rec.packs[name] = stamp
 		}
+	}
+	for _, p := range c.res.Problems {
+		c.packDamage = c.packDamage || p.Kind == ProblemPack
 	}
 }
 
@@ -332,9 +336,34 @@ func (r *Repo) present(h plumbing.Hash) bool {
 }
 
 // walk reads every commit and tree the roots reach and looks up every
-// blob, newest history first.
+// blob, newest history first. A root the last check found complete in
+// packs that are all still here and sound (VerifiedPacksFile) is skipped;
+// a root found complete in packs now is remembered, once every root is
+// walked. An object reached from several roots is counted to the first.
 func (c *checker) walk(roots []root) {
 	seen := map[plumbing.Hash]bool{}
+	dirty := map[string]bool{} // roots that reach a loose or missing object
+	var walked []root
+	for _, rt := range roots {
+		if w, ok := c.was.refs[rt.ref]; ok && w.commit == rt.h && c.soundSet(c.was.sets[w.set]) {
+			c.rec.refs[rt.ref], c.rec.sets[w.set] = w, c.was.sets[w.set]
+			continue
+		}
+		walked = append(walked, rt)
+	}
+	roots = walked
+	defer func() {
+		if c.ctx.Err() != nil || c.packDamage {
+			return
+		}
+		packs := slices.Sorted(maps.Keys(c.rec.packs))
+		id := setID(packs)
+		for _, rt := range roots {
+			if !dirty[rt.ref] {
+				c.rec.refs[rt.ref], c.rec.sets[id] = refWalked{commit: rt.h, set: id}, packs
+			}
+		}
+	}()
 	type item struct {
 		ref  string
 		h    plumbing.Hash
@@ -355,6 +384,7 @@ func (c *checker) walk(roots []root) {
 		heap.Push(commits, it)
 	}
 	missing := func(it item, err error) {
+		dirty[it.ref] = true
 		p := Problem{Kind: ProblemMissing, Ref: it.ref, Object: it.h, Type: it.typ, Detail: fmt.Sprintf("%s %s, which %s reaches, is missing", it.typ, Short(it.h), it.ref)}
 		if errors.Is(err, ErrDamaged) || (err != nil && !errors.Is(err, plumbing.ErrObjectNotFound)) {
 			p.Kind, p.Detail = ProblemObject, fmt.Sprintf("%s %s, which %s reaches, cannot be read: %v", it.typ, Short(it.h), it.ref, err)
@@ -379,6 +409,7 @@ func (c *checker) walk(roots []root) {
 				missing(it, unwrapRead(err))
 				continue
 			}
+			dirty[it.ref] = dirty[it.ref] || !c.r.Packed(it.h)
 			for _, e := range t.Entries {
 				switch {
 				case e.Mode == filemode.Dir:
@@ -387,8 +418,11 @@ func (c *checker) walk(roots []root) {
 				case !seen[e.Hash]:
 					seen[e.Hash] = true
 					c.res.Objects++
-					if !c.r.present(e.Hash) {
-						missing(item{ref: it.ref, h: e.Hash, typ: "blob"}, plumbing.ErrObjectNotFound)
+					if !c.r.Packed(e.Hash) {
+						dirty[it.ref] = true
+						if !c.r.present(e.Hash) {
+							missing(item{ref: it.ref, h: e.Hash, typ: "blob"}, plumbing.ErrObjectNotFound)
+						}
 					}
 				}
 			}
@@ -401,6 +435,7 @@ func (c *checker) walk(roots []root) {
 			missing(it, unwrapRead(err))
 			continue
 		}
+		dirty[it.ref] = dirty[it.ref] || !c.r.Packed(it.h)
 		push(item{ref: it.ref, h: cm.TreeHash, typ: "tree"})
 		for _, p := range cm.ParentHashes {
 			if !seen[p] {
@@ -408,6 +443,17 @@ func (c *checker) walk(roots []root) {
 			}
 		}
 	}
+}
+
+// soundSet reports whether every pack of a set (file names) is here and
+// was found sound by this check.
+func (c *checker) soundSet(packs []string) bool {
+	for _, p := range packs {
+		if _, ok := c.rec.packs[p]; !ok {
+			return false
+		}
+	}
+	return len(packs) > 0
 }
 
 // unwrapRead turns a read error into ErrObjectNotFound when the object is

@@ -103,7 +103,7 @@ func TestCheckHashesAPackOnceWhileItStaysTheSame(t *testing.T) {
 			t.Fatal(err)
 		}
 		s := stampOf(st, verified)
-		line := fmt.Sprintf("%s %d %d %d %d %d\n", name, s.size, s.mtime, s.ctime, s.ino, s.verified)
+		line := fmt.Sprintf("pack %s %d %d %d %d %d\n", name, s.size, s.mtime, s.ctime, s.ino, s.verified)
 		if err := os.WriteFile(record, []byte(line), 0o644); err != nil {
 			t.Fatal(err)
 		}
@@ -145,5 +145,80 @@ func TestCheckForgetsPacksThatAreGone(t *testing.T) {
 	data, _ := os.ReadFile(filepath.Join(r.Path(), VerifiedPacksFile))
 	if strings.Contains(string(data), filepath.Base(pack)) || !strings.Contains(string(data), filepath.Base(other)) {
 		t.Errorf("%s after %s was removed and %s added:\n%s", VerifiedPacksFile, filepath.Base(pack), filepath.Base(other), data)
+	}
+}
+
+// TestCheckWalksARefAgainOnlyWhenItOrItsPacksChanged: a ref whose history
+// the last check found whole in packs is not walked again while it names
+// the same commit and those packs are here and sound; once a pack is
+// deleted, the walk finds what the ref lost.
+func TestCheckWalksARefAgainOnlyWhenItOrItsPacksChanged(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	r, _ := bareRepo(t)
+	git := func(stdin string, args ...string) string {
+		t.Helper()
+		cmd := exec.Command("git", append([]string{"-C", r.Path()}, args...)...)
+		cmd.Stdin = strings.NewReader(stdin)
+		cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.com", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.com")
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("git %v: %v", args, err)
+		}
+		return strings.TrimSpace(string(out))
+	}
+	const ref = "refs/planq/sessions/lineage"
+	commit := func(content string, parents ...string) string {
+		blob := git(content, "hash-object", "-w", "--stdin")
+		tree := git("100644 blob "+blob+"\tsegment.jsonl\n", "mktree")
+		args := []string{"commit-tree", tree, "-m", content}
+		for _, p := range parents {
+			args = append(args, "-p", p)
+		}
+		return git("", args...)
+	}
+	first := commit("first lines\n")
+	git("", "update-ref", ref, first)
+	git("", "repack", "-a", "-d", "-q")
+	git("", "prune-packed")
+
+	full := r.Check(ctx)
+	if len(full.Problems) > 0 || !full.Complete || full.Objects < 3 {
+		t.Fatalf("first check: %+v", full)
+	}
+	again := r.Check(ctx)
+	if len(again.Problems) > 0 || !again.Complete || again.Objects != full.Objects-3 {
+		t.Fatalf("second check: %d objects checked, problems %v; want the %d of the ref's whole, packed history skipped", again.Objects, again.Problems, 3)
+	}
+
+	// The ref moves on to a commit in loose objects: walked again (and
+	// again, until its objects are packed).
+	next := commit("more lines\n", first)
+	git("", "update-ref", ref, next)
+	for i := range 2 {
+		if res := r.Check(ctx); len(res.Problems) > 0 || res.Objects < 6 {
+			t.Fatalf("check %d after the ref moved: %d objects checked, problems %v; want its history walked", i, res.Objects, res.Problems)
+		}
+	}
+
+	// Its pack deleted: walked again, and the loss found.
+	git("", "repack", "-a", "-d", "-q")
+	git("", "prune-packed")
+	r.Check(ctx)
+	packs, _ := filepath.Glob(filepath.Join(r.Path(), "objects", "pack", "pack-*"))
+	for _, p := range packs {
+		if err := os.Remove(p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	res := r.Check(ctx)
+	var lost []string
+	for _, p := range res.Problems {
+		if p.Kind == ProblemMissing && p.Ref == ref {
+			lost = append(lost, p.Detail)
+		}
+	}
+	if len(lost) == 0 {
+		t.Fatalf("check after the pack was deleted: %+v; want the objects %s reaches missing", res.Problems, ref)
 	}
 }
