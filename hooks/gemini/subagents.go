@@ -1,10 +1,8 @@
 package gemini
 
 import (
-	"os"
 	"path/filepath"
 	"regexp"
-	"strings"
 
 	"github.com/planq-dev/planq/hooks/session"
 )
@@ -28,18 +26,7 @@ func SubagentChats(transcript, sessionID string) []string {
 	if !filepath.IsAbs(transcript) || sessionID == "" {
 		return nil
 	}
-	dir := filepath.Join(filepath.Dir(transcript), unsafeFilename.ReplaceAllString(sessionID, "_"))
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		return nil
-	}
-	var out []string
-	for _, e := range entries {
-		if e.Type().IsRegular() && strings.HasSuffix(e.Name(), ".jsonl") {
-			out = append(out, filepath.Join(dir, e.Name()))
-		}
-	}
-	return out
+	return session.TranscriptsIn(filepath.Join(filepath.Dir(transcript), unsafeFilename.ReplaceAllString(sessionID, "_")))
 }
 
 // withSubagentChats adds, for the events that copy the session's
