@@ -14,7 +14,6 @@ import (
 	gitconfig "github.com/go-git/go-git/v5/config"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
-	"github.com/go-git/go-git/v5/plumbing/transport"
 
 	"github.com/planq-dev/planq/changelog"
 	"github.com/planq-dev/planq/config"
@@ -130,17 +129,13 @@ func (s *Store) fetch(ctx context.Context, r *gitstore.Repo, url string) (map[st
 	if err != nil {
 		return nil, err
 	}
-	sess, err := c.NewUploadPackSession(ep, nil)
+	sess, ar, err := uploadPack(ctx, ep, c)
 	if err != nil {
 		return nil, fmt.Errorf("fetch from %s: %w", url, err)
 	}
 	defer sess.Close()
-	ar, err := sess.AdvertisedReferencesContext(ctx)
-	switch {
-	case errors.Is(err, transport.ErrEmptyRemoteRepository):
+	if ar == nil { // an empty remote
 		return map[string]plumbing.Hash{}, nil
-	case err != nil:
-		return nil, fmt.Errorf("fetch from %s: %w", url, err)
 	}
 	remote := map[string]plumbing.Hash{}
 	for name, h := range ar.References {

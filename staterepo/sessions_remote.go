@@ -89,23 +89,38 @@ func (s *Store) RemoteLineages(ctx context.Context) (map[string]bool, error) {
 	if err != nil {
 		return nil, err
 	}
-	sess, err := c.NewUploadPackSession(ep, nil)
+	sess, ar, err := uploadPack(ctx, ep, c)
 	if err != nil {
 		return nil, fmt.Errorf("list the lineages of %s: %w", url, err)
 	}
 	defer sess.Close()
-	ar, err := sess.AdvertisedReferencesContext(ctx)
-	switch {
-	case errors.Is(err, transport.ErrEmptyRemoteRepository):
-		return map[string]bool{}, nil
-	case err != nil:
-		return nil, fmt.Errorf("list the lineages of %s: %w", url, err)
-	}
 	out := map[string]bool{}
+	if ar == nil {
+		return out, nil // an empty remote
+	}
 	for root := range remoteLineages(ar) {
 		out[root] = true
 	}
 	return out, nil
+}
+
+// uploadPack opens an upload-pack session with the remote and reads its
+// ref advertisement: nil for an empty remote. The caller closes the
+// session, unless err is not nil.
+func uploadPack(ctx context.Context, ep *transport.Endpoint, c transport.Transport) (transport.UploadPackSession, *packp.AdvRefs, error) {
+	sess, err := c.NewUploadPackSession(ep, nil)
+	if err != nil {
+		return nil, nil, err
+	}
+	ar, err := sess.AdvertisedReferencesContext(ctx)
+	switch {
+	case errors.Is(err, transport.ErrEmptyRemoteRepository):
+		return sess, nil, nil
+	case err != nil:
+		sess.Close()
+		return nil, nil, err
+	}
+	return sess, ar, nil
 }
 
 // has reports whether the repo holds commit h.
@@ -137,18 +152,14 @@ func (s *Store) PullLineages(ctx context.Context, roots []string) (LineageSync, 
 	if err != nil {
 		return out, err
 	}
-	sess, err := c.NewUploadPackSession(ep, nil)
+	sess, ar, err := uploadPack(ctx, ep, c)
 	if err != nil {
 		return out, fmt.Errorf("fetch from %s: %w", url, err)
 	}
 	defer sess.Close()
-	ar, err := sess.AdvertisedReferencesContext(ctx)
-	switch {
-	case errors.Is(err, transport.ErrEmptyRemoteRepository):
+	if ar == nil { // an empty remote
 		out.Missing = roots
 		return out, nil
-	case err != nil:
-		return out, fmt.Errorf("fetch from %s: %w", url, err)
 	}
 	remote := remoteLineages(ar)
 	if roots != nil {
