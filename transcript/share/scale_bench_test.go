@@ -393,7 +393,9 @@ func zlibSize(data []byte) int64 {
 // zlib-ratio 3.55; redact-MB/s 1.2 (3.9 at load 2). status-ratio was 4.5
 // (its integrity check hashed the 610 MB of packs and walked the
 // lineages' objects at every run); with the check's record
-// (gitstore.VerifiedPacksFile) 1.26 at load 15 to 24 (status-ms 1900).
+// (gitstore.VerifiedPacksFile) 1.26 and 1.54 in two runs at load 3 to 24
+// (status-ms 1900, 963): what is left is reading what the next push would
+// share, one record per lineage.
 func BenchmarkLineages(b *testing.B) {
 	n := envInt(b, "PLANQ_BENCH_SESSIONS", 1000)
 	total := int64(envInt(b, "PLANQ_BENCH_SESSIONS_MB", 2048)) << 20
