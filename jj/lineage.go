@@ -38,3 +38,14 @@ func (c *Client) AnyAncestor(ctx context.Context, ids []string, rev string) (boo
 	}
 	return c.Resolves(ctx, "("+strings.Join(terms, " | ")+") & ::"+Symbol(rev))
 }
+
+// AncestorIDs returns the change ids of rev and of its ancestors, nearest
+// first (jj's order: children before their parents), at most limit of
+// them.
+func (c *Client) AncestorIDs(ctx context.Context, rev string, limit int) ([]string, error) {
+	out, err := c.run(ctx, false, "log", "--no-graph", "-r", "::"+Symbol(rev), "-T", `change_id ++ "\n"`, "--limit", strconv.Itoa(limit))
+	if err != nil {
+		return nil, err
+	}
+	return strings.Fields(string(out)), nil
+}

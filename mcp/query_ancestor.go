@@ -135,7 +135,7 @@ func queryAncestorTool(d *deps) server.ServerTool {
 			// state remote, fetched the first time it is asked for.
 			if root := share.NeedsFetch(loc.Config.State.Remote, ch, lin, inLineage); root != "" && slices.Contains(include, IncludeTranscript) {
 				var found bool
-				if found, fetchNote = d.fetchLineage(ctx, root); found {
+				if found, fetchNote = d.fetchLineage(ctx, ch, root); found {
 					lin, inLineage = ts.Lineage(ctx, d.jj, ch)
 				}
 			}

@@ -60,10 +60,10 @@ func (m *fetchMemo) due(root string) bool {
 	return true
 }
 
-// fetchLineage fetches the lineage rooted at root from the state remote,
-// once in a while at most; it reports whether the lineage came, and
-// a note when the fetch failed.
-func (d *deps) fetchLineage(ctx context.Context, root string) (bool, string) {
+// fetchLineage fetches the lineage of ch rooted at root (see
+// share.Sharer.FetchFor) from the state remote, once in a while at most; it
+// reports whether the lineage came, and a note when the fetch failed.
+func (d *deps) fetchLineage(ctx context.Context, ch jj.Change, root string) (bool, string) {
 	if !d.fetched.due(root) {
 		return false, ""
 	}
@@ -77,7 +77,7 @@ func (d *deps) fetchLineage(ctx context.Context, root string) (bool, string) {
 	}
 	ctx, cancel := context.WithTimeout(ctx, lazyFetchTimeout)
 	defer cancel()
-	found, err := sh.Fetch(ctx, []string{root})
+	found, err := sh.FetchFor(ctx, d.jj, ch, root)
 	if err != nil {
 		return false, "fetching its session from the state remote failed: " + text.FirstLine(err.Error())
 	}

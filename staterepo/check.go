@@ -41,7 +41,8 @@ type Health struct {
 // (which restores branches from their reflogs, repairs packed-refs and
 // registers the worktree again), `planq state gc` (which moves damaged
 // loose objects a pack holds a good copy of aside), or the commands to run.
-// It reads only.
+// It reads only (but for gitstore.VerifiedPacksFile, its record of the
+// packs it hashed).
 func (s *Store) Check(ctx context.Context, budget time.Duration) (Health, error) {
 	var h Health
 	if !s.Initialized() {

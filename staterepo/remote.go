@@ -14,7 +14,6 @@ import (
 	gitconfig "github.com/go-git/go-git/v5/config"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
-	"github.com/go-git/go-git/v5/plumbing/transport"
 
 	"github.com/planq-dev/planq/changelog"
 	"github.com/planq-dev/planq/config"
@@ -130,17 +129,13 @@ func (s *Store) fetch(ctx context.Context, r *gitstore.Repo, url string) (map[st
 	if err != nil {
 		return nil, err
 	}
-	sess, err := c.NewUploadPackSession(ep, nil)
+	sess, ar, err := uploadPack(ctx, ep, c)
 	if err != nil {
 		return nil, fmt.Errorf("fetch from %s: %w", url, err)
 	}
 	defer sess.Close()
-	ar, err := sess.AdvertisedReferencesContext(ctx)
-	switch {
-	case errors.Is(err, transport.ErrEmptyRemoteRepository):
+	if ar == nil { // an empty remote
 		return map[string]plumbing.Hash{}, nil
-	case err != nil:
-		return nil, fmt.Errorf("fetch from %s: %w", url, err)
 	}
 	remote := map[string]plumbing.Hash{}
 	for name, h := range ar.References {
@@ -562,7 +557,15 @@ func (s *Store) Push(ctx context.Context) ([]SyncResult, error) {
 		if s.beforePush != nil {
 			s.beforePush()
 		}
-		err := s.gitRemote(r, url).PushContext(ctx, &git.PushOptions{RemoteName: remoteName, RefSpecs: specs})
+		var msgs lockedBuffer
+		err := s.gitRemote(r, url).PushContext(ctx, &git.PushOptions{RemoteName: remoteName, RefSpecs: specs, Progress: &msgs})
+		if err != nil && !errors.Is(err, git.NoErrAlreadyUpToDate) {
+			if retry, lerr := s.remoteLocked(url, msgs.String()); retry {
+				err = s.gitRemote(r, url).PushContext(ctx, &git.PushOptions{RemoteName: remoteName, RefSpecs: specs})
+			} else if lerr != nil {
+				err = lerr
+			}
+		}
 		if err != nil && !errors.Is(err, git.NoErrAlreadyUpToDate) {
 			return s.pushFailed(ctx, r, url, results, err)
 		}
@@ -592,8 +595,9 @@ func (s *Store) pushFailed(ctx context.Context, r *gitstore.Repo, url string, re
 	}
 	remote, ferr := s.fetch(ctx, r, url)
 	msg := perr.Error()
-	raced := strings.Contains(msg, "non-fast-forward") || strings.Contains(msg, "failed to update ref") ||
-		strings.Contains(msg, "failed to lock") || strings.Contains(msg, "reference already exists")
+	locked := errors.Is(perr, errRemoteLocked)
+	raced := !locked && (strings.Contains(msg, "non-fast-forward") || strings.Contains(msg, "failed to update ref") ||
+		strings.Contains(msg, "failed to lock") || strings.Contains(msg, "reference already exists"))
 	for i := range results {
 		b := results[i].Branch
 		if results[i].Action != SyncPushed {
@@ -605,7 +609,7 @@ func (s *Store) pushFailed(ctx context.Context, r *gitstore.Repo, url string, re
 			continue // this one landed
 		}
 		results[i].Action = SyncRefused
-		if ferr == nil && theirs != before[b] {
+		if ferr == nil && theirs != before[b] && !locked {
 			raced = true
 			results[i].Detail = "another clone pushed it meanwhile; run `planq state pull`, then push again"
 		} else {
@@ -614,6 +618,9 @@ func (s *Store) pushFailed(ctx context.Context, r *gitstore.Repo, url string, re
 	}
 	if raced {
 		return results, fmt.Errorf("%w: push to %s: another clone pushed meanwhile (%s); run `planq state pull`, then push again", ErrDiverged, url, text.FirstLine(msg))
+	}
+	if locked {
+		return results, perr // it names the remote
 	}
 	return results, fmt.Errorf("push to %s: %w", url, perr)
 }

@@ -81,6 +81,48 @@ func remoteLineages(ar *packp.AdvRefs) map[string]plumbing.Hash {
 	return out
 }
 
+// RemoteLineages lists the roots of the session lineages the state remote
+// has (from its ref advertisement alone: no objects cross the wire), for a
+// lazy fetch that must find which lineage a change belongs to.
+func (s *Store) RemoteLineages(ctx context.Context) (map[string]bool, error) {
+	ep, c, url, err := s.remoteEndpoint()
+	if err != nil {
+		return nil, err
+	}
+	sess, ar, err := uploadPack(ctx, ep, c)
+	if err != nil {
+		return nil, fmt.Errorf("list the lineages of %s: %w", url, err)
+	}
+	defer sess.Close()
+	out := map[string]bool{}
+	if ar == nil {
+		return out, nil // an empty remote
+	}
+	for root := range remoteLineages(ar) {
+		out[root] = true
+	}
+	return out, nil
+}
+
+// uploadPack opens an upload-pack session with the remote and reads its
+// ref advertisement: nil for an empty remote. The caller closes the
+// session, unless err is not nil.
+func uploadPack(ctx context.Context, ep *transport.Endpoint, c transport.Transport) (transport.UploadPackSession, *packp.AdvRefs, error) {
+	sess, err := c.NewUploadPackSession(ep, nil)
+	if err != nil {
+		return nil, nil, err
+	}
+	ar, err := sess.AdvertisedReferencesContext(ctx)
+	switch {
+	case errors.Is(err, transport.ErrEmptyRemoteRepository):
+		return sess, nil, nil
+	case err != nil:
+		sess.Close()
+		return nil, nil, err
+	}
+	return sess, ar, nil
+}
+
 // has reports whether the repo holds commit h.
 func has(r *gitstore.Repo, h plumbing.Hash) bool {
 	_, err := r.Commit(h)
@@ -110,18 +152,14 @@ func (s *Store) PullLineages(ctx context.Context, roots []string) (LineageSync, 
 	if err != nil {
 		return out, err
 	}
-	sess, err := c.NewUploadPackSession(ep, nil)
+	sess, ar, err := uploadPack(ctx, ep, c)
 	if err != nil {
 		return out, fmt.Errorf("fetch from %s: %w", url, err)
 	}
 	defer sess.Close()
-	ar, err := sess.AdvertisedReferencesContext(ctx)
-	switch {
-	case errors.Is(err, transport.ErrEmptyRemoteRepository):
+	if ar == nil { // an empty remote
 		out.Missing = roots
 		return out, nil
-	case err != nil:
-		return out, fmt.Errorf("fetch from %s: %w", url, err)
 	}
 	remote := remoteLineages(ar)
 	if roots != nil {
@@ -347,8 +385,18 @@ func (s *Store) PushLineages(ctx context.Context, roots []string) (LineageSync, 
 			sess.Close()
 			return out, nil
 		}
-		err = sendPack(ctx, sess, ar, r, cmds, news, olds)
+		var msgs lockedBuffer
+		err = sendPack(ctx, sess, ar, r, cmds, news, olds, &msgs)
 		sess.Close()
+		if err != nil {
+			retry, lerr := s.remoteLocked(url, msgs.String())
+			if lerr != nil {
+				return out, lerr
+			}
+			if retry && attempt < 3 {
+				continue
+			}
+		}
 		switch {
 		case errors.Is(err, errPackObjects):
 			return out, fmt.Errorf("push session lineages to %s: %w; `git -C %s fsck` lists what is missing or damaged", url, err, r.Path())
@@ -364,18 +412,20 @@ func (s *Store) PushLineages(ctx context.Context, roots []string) (LineageSync, 
 }
 
 // sendPack sends the commands with a pack of the objects reachable from
-// news and not from olds, and checks the remote's report. git writes the
+// news and not from olds, and checks the remote's report; the remote's
+// messages go to msgs. git writes the
 // pack (`git pack-objects --revs`, as `git push` does): it streams it,
 // whatever its size, where go-git's encoder held every object of the pack
 // in memory at once and searched deltas between transcript segments (the
 // first push of 100 MB of transcripts took 420 MB and 15 s).
-func sendPack(ctx context.Context, sess transport.ReceivePackSession, ar *packp.AdvRefs, r *gitstore.Repo, cmds []*packp.Command, news, olds []plumbing.Hash) error {
+func sendPack(ctx context.Context, sess transport.ReceivePackSession, ar *packp.AdvRefs, r *gitstore.Repo, cmds []*packp.Command, news, olds []plumbing.Hash, msgs *lockedBuffer) error {
 	caps := capability.NewList()
 	if ar != nil {
 		caps = ar.Capabilities
 	}
 	req := packp.NewReferenceUpdateRequestFromCapabilities(caps)
 	req.Commands = cmds
+	askProgress(req, caps, msgs)
 	ctx, cancel := context.WithCancel(ctx) // stops git when this returns early
 	defer cancel()
 	pack, wait, err := packObjects(ctx, r.Path(), news, olds, caps.Supports(capability.OFSDelta))

@@ -53,7 +53,7 @@ func Resume(ctx context.Context, o Options, change string) (Started, error) {
 	lin, ok := s.TS.Lineage(ctx, s.JJ, ch)
 	// A change a teammate pushed: its session may be on the state remote.
 	if need := share.NeedsFetch(s.Config.State.Remote, ch, lin, ok); need != "" {
-		if found, err := fetchLineage(ctx, o, s, need); err != nil {
+		if found, err := fetchLineage(ctx, o, s, ch, need); err != nil {
 			warning = strings.TrimSpace(warning + " " + err.Error())
 		} else if found {
 			lin, ok = s.TS.Lineage(ctx, s.JJ, ch)
@@ -138,9 +138,9 @@ func (s *scope) inLineageOrBlank(ch jj.Change, root string) bool {
 	return ok && r == root || !ok && !ch.Declared()
 }
 
-// fetchLineage fetches the lineage rooted at root from the state remote (a
-// lazy pull), within lazyFetchTimeout.
-func fetchLineage(ctx context.Context, o Options, s *scope, root string) (bool, error) {
+// fetchLineage fetches the lineage of ch rooted at root from the state
+// remote (a lazy pull, see share.Sharer.FetchFor), within lazyFetchTimeout.
+func fetchLineage(ctx context.Context, o Options, s *scope, ch jj.Change, root string) (bool, error) {
 	st, err := staterepo.Open(staterepo.Options{Dir: s.Root, Home: s.Home, Project: s.Project, Getenv: o.Getenv, Now: o.Now})
 	if err != nil {
 		return false, err
@@ -151,7 +151,7 @@ func fetchLineage(ctx context.Context, o Options, s *scope, root string) (bool, 
 	}
 	ctx, cancel := context.WithTimeout(ctx, lazyFetchTimeout)
 	defer cancel()
-	return sh.Fetch(ctx, []string{root})
+	return sh.FetchFor(ctx, s.JJ, ch, root)
 }
 
 // lazyFetchTimeout bounds the fetch of a lineage planq resume needs.

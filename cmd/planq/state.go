@@ -175,6 +175,11 @@ func runStateStatus(ctx context.Context, a *app, o *stateFlags) error {
 	if err != nil {
 		return err
 	}
+	// What the next push would share is read from the transcript store, one
+	// record per lineage (a thousand lineages: a few hundred ms under
+	// load), while the state repo is read and checked.
+	sessionsC := make(chan *sessionsStatus, 1)
+	go func() { sessionsC <- a.sessionsStatus(s) }()
 	st, err := s.Status(ctx)
 	if err != nil {
 		return err
@@ -194,7 +199,7 @@ func runStateStatus(ctx context.Context, a *app, o *stateFlags) error {
 	if st.Damaged() {
 		damaged = exitError{code: 1}
 	}
-	sessions := a.sessionsStatus(s)
+	sessions := <-sessionsC
 	if o.JSON {
 		if err := writeJSON(a.Stdout, struct {
 			*staterepo.Status

@@ -77,6 +77,35 @@ func newSessMachine(t *testing.T, name, remote string) *sessMachine {
 	return &sessMachine{faultWorld: w, name: name, ts: ts, origin: origin, host: map[string]string{}, wrote: map[string][]string{}}
 }
 
+// teammates makes two machines sharing one state remote and one code
+// remote: a's jj repo holds a described base change, pushed as main, and b
+// is a colocated jj clone of it. a pushes its code with `git push origin
+// main` (bookmark main moved), b takes it with `git fetch origin`.
+func teammates(t *testing.T) (a, b *sessMachine) {
+	t.Helper()
+	base := t.TempDir()
+	remote, code := filepath.Join(base, "state.git"), filepath.Join(base, "code.git")
+	a = newSessMachine(t, "a", remote)
+	b = newSessMachine(t, "b", remote)
+	a.git(base, "init", "-q", "--bare", code)
+	// a: a jj repo whose commits go to the code remote; planq's files are
+	// not part of the code.
+	if err := os.WriteFile(filepath.Join(a.repo, ".gitignore"), []byte(".planq/\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	a.jjRun(t, "jj", "git", "init", "--colocate")
+	a.jjRun(t, "git", "remote", "add", "origin", code)
+	a.jjRun(t, "jj", "describe", "-m", "base")
+	a.jjRun(t, "jj", "new")
+	a.jjRun(t, "jj", "bookmark", "create", "main", "-r", "@-")
+	a.jjRun(t, "git", "push", "-q", "origin", "main")
+	b.jjRun(t, "git", "remote", "add", "origin", code)
+	b.jjRun(t, "git", "fetch", "-q", "origin")
+	b.jjRun(t, "git", "reset", "-q", "--hard", "origin/main")
+	b.jjRun(t, "jj", "git", "init", "--colocate")
+	return a, b
+}
+
 // secretToken is a GitHub token some lines carry: shared, it must be
 // redacted.
 var secretToken = "ghp_" + strings.Repeat("Zx9Yw8Vu7Ts6", 3)
@@ -533,26 +562,7 @@ func TestKilledLazyFetchLosesNothing(t *testing.T) {
 	testenv.SkipShort(t, "builds planq with crash points and kills its lazy fetches")
 	testenv.RequireJJ(t)
 	rounds, rng := sessionRounds(t, 20)
-	base := t.TempDir()
-	remote, code := filepath.Join(base, "state.git"), filepath.Join(base, "code.git")
-	a := newSessMachine(t, "a", remote)
-	b := newSessMachine(t, "b", remote)
-	a.git(base, "init", "-q", "--bare", code)
-	// a: a jj repo whose commits go to the code remote; planq's files are
-	// not part of the code.
-	if err := os.WriteFile(filepath.Join(a.repo, ".gitignore"), []byte(".planq/\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	a.jjRun(t, "jj", "git", "init", "--colocate")
-	a.jjRun(t, "git", "remote", "add", "origin", code)
-	a.jjRun(t, "jj", "describe", "-m", "base")
-	a.jjRun(t, "jj", "new")
-	a.jjRun(t, "jj", "bookmark", "create", "main", "-r", "@-")
-	a.jjRun(t, "git", "push", "-q", "origin", "main")
-	b.jjRun(t, "git", "remote", "add", "origin", code)
-	b.jjRun(t, "git", "fetch", "-q", "origin")
-	b.jjRun(t, "git", "reset", "-q", "--hard", "origin/main")
-	b.jjRun(t, "jj", "git", "init", "--colocate")
+	a, b := teammates(t)
 
 	var roots []string
 	// step makes a new change on a — rooting a new lineage, or going on in

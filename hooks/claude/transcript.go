@@ -1,11 +1,12 @@
 package claude
 
 import (
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"unicode/utf16"
+
+	"github.com/planq-dev/planq/hooks/session"
 )
 
 // Claude Code keeps a session's transcript at
@@ -76,16 +77,5 @@ func SubagentFiles(transcript string) []string {
 	if !ok || !filepath.IsAbs(transcript) {
 		return nil
 	}
-	dir := filepath.Join(base, "subagents")
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		return nil
-	}
-	var out []string
-	for _, e := range entries {
-		if e.Type().IsRegular() && strings.HasSuffix(e.Name(), ".jsonl") {
-			out = append(out, filepath.Join(dir, e.Name()))
-		}
-	}
-	return out
+	return session.TranscriptsIn(filepath.Join(base, "subagents"))
 }

@@ -102,7 +102,7 @@ func (Protocol) Read(event string, data []byte, getenv func(string) string) (ses
 		ev.ProjectDir = in.Cwd
 	}
 	if event != session.EventPreToolUse && event != session.EventPostToolUse {
-		return ev, nil
+		return withSubagentChats(ev), nil
 	}
 	if in.ToolName == "" {
 		return ev, errors.New("hook input names no tool")

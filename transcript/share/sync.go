@@ -89,3 +89,52 @@ func NeedsFetch(remote string, ch jj.Change, lin transcript.Lineage, inLineage b
 	}
 	return ""
 }
+
+// maxAncestors bounds the ancestors FetchFor looks through for the root of
+// a change's lineage.
+const maxAncestors = 500
+
+// maxLineageTries bounds the lineages FetchFor fetches looking for the one
+// that records a change.
+const maxLineageTries = 3
+
+// FetchFor is the lazy fetch a query or resume of ch makes when NeedsFetch
+// says root: that lineage when the remote has it. When it does not and root
+// is ch itself (ch is in no lineage here and names none: a change a
+// teammate's agent made after its session's root, without a Session
+// trailer), it is the lineage of ch's nearest ancestor (c, ch's repo) that
+// roots one on the remote and records ch, trying the nearest few. found
+// says whether a lineage was fetched.
+func (sh *Sharer) FetchFor(ctx context.Context, c *jj.Client, ch jj.Change, root string) (found bool, err error) {
+	if found, err = sh.Fetch(ctx, []string{root}); found || err != nil || root != ch.ChangeID || c == nil {
+		return found, err
+	}
+	rev := ch.CommitID
+	if rev == "" {
+		rev = ch.ChangeID
+	}
+	ids, err := c.AncestorIDs(ctx, rev, maxAncestors)
+	if err != nil {
+		return false, fmt.Errorf("find the session lineage of change %s: %w", jj.ShortID(ch.ChangeID), err)
+	}
+	remote, err := sh.State.RemoteLineages(ctx)
+	if err != nil {
+		return false, err
+	}
+	tries := 0
+	for _, id := range ids {
+		if id == ch.ChangeID || !remote[id] {
+			continue
+		}
+		if ok, err := sh.Fetch(ctx, []string{id}); err != nil || !ok {
+			return false, err
+		}
+		if r, err := sh.TS.RootOfChange(ch.ChangeID); err == nil && r == id {
+			return true, nil
+		}
+		if tries++; tries == maxLineageTries {
+			break
+		}
+	}
+	return false, nil
+}

@@ -12,8 +12,10 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -54,16 +56,21 @@ type CheckResult struct {
 // their pack) and packs whose checksum does not match, loose objects that
 // do not decompress or hash to their name, and objects that a ref reaches
 // but the repo lacks or cannot read (commits and trees are read; blobs are
-// looked up). It reads only. The refs and their newest history are checked
-// first, so the deadline of a big repo cuts off the oldest history.
+// looked up). It writes only VerifiedPacksFile, so that a pack is hashed
+// whole once, not at every check, while it stays the same. The refs and
+// their newest history are checked first, so the deadline of a big repo
+// cuts off the oldest history.
 func (r *Repo) Check(ctx context.Context) CheckResult {
-	c := &checker{r: r, ctx: ctx}
+	c := &checker{r: r, ctx: ctx, was: readCheckRecord(r.path), rec: newCheckRecord()}
 	c.packedRefs()
 	roots := c.looseRefs()
 	c.packs()
 	c.loose()
 	c.walk(roots)
 	c.res.Complete = ctx.Err() == nil
+	if !c.rec.equal(c.was) {
+		_ = c.rec.write(r.path) // a cache: without it, the next check hashes and walks again
+	}
 	return c.res
 }
 
@@ -72,6 +79,10 @@ type checker struct {
 	ctx context.Context
 	res CheckResult
 	n   int
+	// was is the record of the last check (VerifiedPacksFile), rec this
+	// one's; packDamage says a pack problem was found.
+	was, rec   checkRecord
+	packDamage bool
 }
 
 func (c *checker) add(p Problem) { c.res.Problems = append(c.res.Problems, p) }
@@ -189,59 +200,72 @@ func (c *checker) packs() {
 			c.add(Problem{Kind: ProblemPack, File: filepath.Join(dir, name), Detail: name + " has no index (" + base + ".idx); git and planq cannot read it"})
 			continue
 		}
-		if err := c.verifyPack(filepath.Join(dir, base)); err != nil {
+		stamp, hashed, err := c.verifyPack(filepath.Join(dir, base), c.was.packs[name])
+		switch {
+		case err != nil:
 			c.add(Problem{Kind: ProblemPack, File: filepath.Join(dir, name), Detail: err.Error()})
+		case hashed:
+			c.rec.packs[name] = stamp
 		}
+	}
+	for _, p := range c.res.Problems {
+		c.packDamage = c.packDamage || p.Kind == ProblemPack
 	}
 }
 
 // verifyPack compares a pack's trailer with the checksum its index
-// records, then (time allowing) hashes the whole pack.
-func (c *checker) verifyPack(base string) error {
+// records, then (time allowing) hashes the whole pack, unless it is the
+// file last hashed (last, from VerifiedPacksFile). hashed says the whole
+// content was hashed now or is that file; stamp is then what to remember.
+func (c *checker) verifyPack(base string, last packStamp) (stamp packStamp, hashed bool, err error) {
 	idx, err := os.ReadFile(base + ".idx")
 	if err != nil {
-		return err
+		return stamp, false, err
 	}
 	if len(idx) < idxNames+40 || string(idx[:4]) != idxMagic {
-		return fmt.Errorf("%s.idx is damaged (not a version 2 pack index)", filepath.Base(base))
+		return stamp, false, fmt.Errorf("%s.idx is damaged (not a version 2 pack index)", filepath.Base(base))
 	}
 	if sum := sha1.Sum(idx[:len(idx)-20]); !bytes.Equal(sum[:], idx[len(idx)-20:]) {
-		return fmt.Errorf("%s.idx is damaged (its checksum does not match)", filepath.Base(base))
+		return stamp, false, fmt.Errorf("%s.idx is damaged (its checksum does not match)", filepath.Base(base))
 	}
 	want := idx[len(idx)-40 : len(idx)-20]
 	f, err := os.Open(base + ".pack")
 	if err != nil {
-		return err
+		return stamp, false, err
 	}
 	defer f.Close()
 	st, err := f.Stat()
 	if err != nil {
-		return err
+		return stamp, false, err
 	}
 	if st.Size() < 32 {
-		return fmt.Errorf("%s.pack is damaged (%d bytes)", filepath.Base(base), st.Size())
+		return stamp, false, fmt.Errorf("%s.pack is damaged (%d bytes)", filepath.Base(base), st.Size())
 	}
 	trailer := make([]byte, 20)
 	if _, err := f.ReadAt(trailer, st.Size()-20); err != nil || !bytes.Equal(trailer, want) {
-		return fmt.Errorf("%s.pack does not match its index (cut short or replaced)", filepath.Base(base))
+		return stamp, false, fmt.Errorf("%s.pack does not match its index (cut short or replaced)", filepath.Base(base))
+	}
+	now := time.Now()
+	if stamp = stampOf(st, now); last.same(stamp, now) {
+		return last, true, nil
 	}
 	h := sha1.New()
 	buf := make([]byte, 1<<20)
 	for off := int64(0); off < st.Size()-20; {
 		if c.ctx.Err() != nil {
-			return nil // out of time: the trailer matched
+			return stamp, false, nil // out of time: the trailer matched
 		}
 		n, err := f.ReadAt(buf[:min(int64(len(buf)), st.Size()-20-off)], off)
 		h.Write(buf[:n])
 		off += int64(n)
 		if err != nil && !errors.Is(err, io.EOF) {
-			return err
+			return stamp, false, err
 		}
 	}
 	if !bytes.Equal(h.Sum(nil), want) {
-		return fmt.Errorf("%s.pack is damaged (its content does not match its checksum)", filepath.Base(base))
+		return stamp, false, fmt.Errorf("%s.pack is damaged (its content does not match its checksum)", filepath.Base(base))
 	}
-	return nil
+	return stamp, true, nil
 }
 
 // loose checks that every loose object decompresses and hashes to its
@@ -312,9 +336,34 @@ func (r *Repo) present(h plumbing.Hash) bool {
 }
 
 // walk reads every commit and tree the roots reach and looks up every
-// blob, newest history first.
+// blob, newest history first. A root the last check found complete in
+// packs that are all still here and sound (VerifiedPacksFile) is skipped;
+// a root found complete in packs now is remembered, once every root is
+// walked. An object reached from several roots is counted to the first.
 func (c *checker) walk(roots []root) {
 	seen := map[plumbing.Hash]bool{}
+	dirty := map[string]bool{} // roots that reach a loose or missing object
+	var walked []root
+	for _, rt := range roots {
+		if w, ok := c.was.refs[rt.ref]; ok && w.commit == rt.h && c.soundSet(c.was.sets[w.set]) {
+			c.rec.refs[rt.ref], c.rec.sets[w.set] = w, c.was.sets[w.set]
+			continue
+		}
+		walked = append(walked, rt)
+	}
+	roots = walked
+	defer func() {
+		if c.ctx.Err() != nil || c.packDamage {
+			return
+		}
+		packs := slices.Sorted(maps.Keys(c.rec.packs))
+		id := setID(packs)
+		for _, rt := range roots {
+			if !dirty[rt.ref] {
+				c.rec.refs[rt.ref], c.rec.sets[id] = refWalked{commit: rt.h, set: id}, packs
+			}
+		}
+	}()
 	type item struct {
 		ref  string
 		h    plumbing.Hash
@@ -335,6 +384,7 @@ func (c *checker) walk(roots []root) {
 		heap.Push(commits, it)
 	}
 	missing := func(it item, err error) {
+		dirty[it.ref] = true
 		p := Problem{Kind: ProblemMissing, Ref: it.ref, Object: it.h, Type: it.typ, Detail: fmt.Sprintf("%s %s, which %s reaches, is missing", it.typ, Short(it.h), it.ref)}
 		if errors.Is(err, ErrDamaged) || (err != nil && !errors.Is(err, plumbing.ErrObjectNotFound)) {
 			p.Kind, p.Detail = ProblemObject, fmt.Sprintf("%s %s, which %s reaches, cannot be read: %v", it.typ, Short(it.h), it.ref, err)
@@ -359,6 +409,7 @@ func (c *checker) walk(roots []root) {
 				missing(it, unwrapRead(err))
 				continue
 			}
+			dirty[it.ref] = dirty[it.ref] || !c.r.Packed(it.h)
 			for _, e := range t.Entries {
 				switch {
 				case e.Mode == filemode.Dir:
@@ -367,8 +418,11 @@ func (c *checker) walk(roots []root) {
 				case !seen[e.Hash]:
 					seen[e.Hash] = true
 					c.res.Objects++
-					if !c.r.present(e.Hash) {
-						missing(item{ref: it.ref, h: e.Hash, typ: "blob"}, plumbing.ErrObjectNotFound)
+					if !c.r.Packed(e.Hash) {
+						dirty[it.ref] = true
+						if !c.r.present(e.Hash) {
+							missing(item{ref: it.ref, h: e.Hash, typ: "blob"}, plumbing.ErrObjectNotFound)
+						}
 					}
 				}
 			}
@@ -381,6 +435,7 @@ func (c *checker) walk(roots []root) {
 			missing(it, unwrapRead(err))
 			continue
 		}
+		dirty[it.ref] = dirty[it.ref] || !c.r.Packed(it.h)
 		push(item{ref: it.ref, h: cm.TreeHash, typ: "tree"})
 		for _, p := range cm.ParentHashes {
 			if !seen[p] {
@@ -388,6 +443,17 @@ func (c *checker) walk(roots []root) {
 			}
 		}
 	}
+}
+
+// soundSet reports whether every pack of a set (file names) is here and
+// was found sound by this check.
+func (c *checker) soundSet(packs []string) bool {
+	for _, p := range packs {
+		if _, ok := c.rec.packs[p]; !ok {
+			return false
+		}
+	}
+	return len(packs) > 0
 }
 
 // unwrapRead turns a read error into ErrObjectNotFound when the object is
