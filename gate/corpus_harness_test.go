@@ -520,9 +520,7 @@ var hookBinary = corpusOnce(func() (string, error) {
 	// planq-sandbox beside planq-hook, as make install puts them: the
 	// hook's rewritten commands start it.
 	for _, b := range []string{"planq-sandbox", "planq-hook"} {
-		cmd := exec.Command("go", "build", "-o", filepath.Join(dir, b), "github.com/planq-dev/planq/cmd/"+b)
-		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
-		if msg, err := cmd.CombinedOutput(); err != nil {
+		if msg, err := testenv.GoBuild("", filepath.Join(dir, b), "github.com/planq-dev/planq/cmd/"+b).CombinedOutput(); err != nil {
 			return "", fmt.Errorf("go build %s: %v\n%s", b, err, msg)
 		}
 	}

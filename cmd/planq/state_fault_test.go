@@ -40,7 +40,7 @@ var faultBin = sync.OnceValues(func() (string, error) {
 		return "", err
 	}
 	out := filepath.Join(dir, "planq")
-	if b, err := exec.Command("go", "build", "-tags", "planqfault", "-o", out, ".").CombinedOutput(); err != nil {
+	if b, err := testenv.GoBuild(".", out, ".", "-tags", "planqfault").CombinedOutput(); err != nil {
 		return "", fmt.Errorf("go build: %v\n%s", err, b)
 	}
 	return out, nil
