@@ -16,7 +16,7 @@ STATIC := CGO_ENABLED=0
 export PATH := $(HOME)/.local/bin:$(PATH)
 TEST_TIMEOUT ?= 45m
 
-.PHONY: all build install jj git chromium test test-short bench lint fmt vet dist clean
+.PHONY: all build install jj git chromium test test-short test-faults bench lint fmt vet dist clean
 
 all: build
 
@@ -58,6 +58,11 @@ test: jj git chromium
 ## test-short: the loop to iterate in, under a minute: go test -short ./... (Go, git and the repo's files only; what drives jj, a host CLI, a browser, npm or a corpus's real commands skips, saying so)
 test-short:
 	$(GO) test -short ./...
+
+## test-faults: planq's kill tests (cmd/planq TestKilled*) with the larger round counts make test leaves out: 300 killed state commands, 30 rounds of killed session pushes, pulls and lazy fetches (PLANQ_FAULT_ITERATIONS, PLANQ_FAULT_SESSION_ROUNDS; PLANQ_FAULT_SEED replays a run)
+test-faults: jj git
+	PLANQ_FAULT_ITERATIONS=$${PLANQ_FAULT_ITERATIONS:-300} PLANQ_FAULT_SESSION_ROUNDS=$${PLANQ_FAULT_SESSION_ROUNDS:-30} \
+		$(GO) test -count=1 -run '^TestKilled' -timeout 90m ./cmd/planq/
 
 ## bench: every benchmark; each reports p50 (and ratios or MB/s) via custom metrics
 bench: jj git

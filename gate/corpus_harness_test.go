@@ -424,11 +424,23 @@ var toolDirs = sync.OnceValue(func() []string {
 	return dirs
 })
 
+// rustupHome is where rustup's toolchains are: RUSTUP_HOME, else the
+// .rustup beside the .cargo/bin its proxies are in, else HOME's. Found
+// from the proxies too, so that a test run with a clean HOME (env -i
+// HOME=<empty dir>, as CI runs) and the user's rustup still on PATH does
+// not send rustc and cargo looking for toolchains in the sandbox's HOME.
 var rustupHome = sync.OnceValue(func() string {
 	if h := os.Getenv("RUSTUP_HOME"); h != "" {
 		return h
 	}
+	var homes []string
+	if p := corpusTool("rustup"); p != "" {
+		homes = append(homes, filepath.Dir(filepath.Dir(filepath.Dir(p)))) // H/.cargo/bin/rustup: H
+	}
 	if home, err := os.UserHomeDir(); err == nil {
+		homes = append(homes, home)
+	}
+	for _, home := range homes {
 		if _, err := os.Stat(filepath.Join(home, ".rustup")); err == nil {
 			return filepath.Join(home, ".rustup")
 		}
@@ -508,9 +520,7 @@ var hookBinary = corpusOnce(func() (string, error) {
 	// planq-sandbox beside planq-hook, as make install puts them: the
 	// hook's rewritten commands start it.
 	for _, b := range []string{"planq-sandbox", "planq-hook"} {
-		cmd := exec.Command("go", "build", "-o", filepath.Join(dir, b), "github.com/planq-dev/planq/cmd/"+b)
-		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
-		if msg, err := cmd.CombinedOutput(); err != nil {
+		if msg, err := testenv.GoBuild("", filepath.Join(dir, b), "github.com/planq-dev/planq/cmd/"+b).CombinedOutput(); err != nil {
 			return "", fmt.Errorf("go build %s: %v\n%s", b, err, msg)
 		}
 	}

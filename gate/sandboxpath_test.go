@@ -51,8 +51,13 @@ const toolsDir = "tools"
 // its PATH (cp x "$dir/ls", > "$dir/git") changes the sandbox's own file,
 // never /usr/bin's, as a wrapper script per program would, and a copy of
 // the sandbox makes a link per program rather than a file (most of what a
-// copy cost).
+// copy cost). dir must be absolute: a relative one would put the
+// dispatcher and its links in the package's directory, the checkout (an
+// earlier draft left a stray dispatcher, .wrap, in a module root so).
 func writeTools(dir string, find func(name string) string, names ...string) (missing []string, err error) {
+	if !filepath.IsAbs(dir) {
+		return nil, fmt.Errorf("writeTools: %q is not an absolute path (a sandbox's T/tools under t.TempDir)", dir)
+	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}

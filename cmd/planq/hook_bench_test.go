@@ -116,10 +116,7 @@ func timedRun(dir string, env []string, stdin []byte, name string, args ...strin
 // a jj repo whose change is described desc; it returns the binaries, the
 // repo and the gate cache's path.
 func benchRepo(b *testing.B, desc string) (bin, hookBin, repo, cache string) {
-	bin, err := planqBin() // before Isolate: the builds need the real caches
-	if err != nil {
-		b.Fatal(err)
-	}
+	bin = testenv.BuildPlanqWithHook(b, "../..") // before Isolate: the builds need the real caches
 	testenv.Isolate(b)
 	repo = testenv.JJRepo(b)
 	testenv.WriteFile(b, repo, "main.go", "package main\n")

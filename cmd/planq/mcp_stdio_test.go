@@ -3,43 +3,21 @@ package main
 import (
 	"bufio"
 	"encoding/json"
-	"fmt"
 	"io"
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/planq-dev/planq/internal/testenv"
 )
 
-// planqBin builds the planq binary, and planq-hook and planq-sandbox beside
-// it, once per test binary run.
-var planqBin = sync.OnceValues(func() (string, error) {
-	dir, err := testenv.SharedTempDir("planq-bin-")
-	if err != nil {
-		return "", err
-	}
-	out := filepath.Join(dir, "planq")
-	for _, b := range []struct{ out, pkg string }{{out, "."}, {filepath.Join(dir, "planq-hook"), "../planq-hook"}, {filepath.Join(dir, "planq-sandbox"), "../planq-sandbox"}} {
-		cmd := exec.Command("go", "build", "-o", b.out, b.pkg)
-		cmd.Env = testenv.BuildEnv()
-		if msg, err := cmd.CombinedOutput(); err != nil {
-			return "", fmt.Errorf("go build %s: %v\n%s", b.pkg, err, msg)
-		}
-	}
-	return out, nil
-})
-
+// buildPlanq builds the planq binary, and planq-hook and planq-sandbox
+// beside it, once per test binary run (testenv.BuildPlanqWithHook).
 func buildPlanq(t *testing.T) string {
 	t.Helper()
-	p, err := planqBin()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return p
+	return testenv.BuildPlanqWithHook(t, "../..")
 }
 
 // rpcClient speaks newline-delimited JSON-RPC to a planq mcp serve process.

@@ -43,10 +43,7 @@ func BenchmarkSandbox(b *testing.B) {
 	if e := sandbox.Detect(); !e.Available() {
 		b.Skipf("no OS sandbox here: %s", e)
 	}
-	bin, err := planqBin() // before Isolate: the builds need the real caches
-	if err != nil {
-		b.Fatal(err)
-	}
+	bin := testenv.BuildPlanqWithHook(b, "../..") // before Isolate: the builds need the real caches
 	dir := filepath.Dir(bin)
 	hookBin, lean := filepath.Join(dir, "planq-hook"), filepath.Join(dir, sandbox.LeanBinary)
 	testenv.Isolate(b)

@@ -24,18 +24,17 @@ import (
 // clean.
 func TestConcurrentWritersLoseNothing(t *testing.T) {
 	testenv.SkipShort(t, "spawns 800 processes")
+	t.Parallel()
 	bin := buildPlanq(t)
 	w := newStateWorld(t)
 	w.ok("state", "init")
 	const writers, each, servers = 8, 100, 2
-	// The servers inherit the test's environment.
-	t.Setenv("HOME", w.env["HOME"])
-	t.Setenv("PLANQ_HOME", w.env["PLANQ_HOME"])
-	t.Setenv("PLANQ_AGENT", "")
-	t.Setenv("CLAUDE_PROJECT_DIR", "")
+	// Writers and servers get the world's HOME and PLANQ_HOME in their
+	// environment; the test's own is left alone, so it runs in parallel.
+	env := append(os.Environ(), "HOME="+w.env["HOME"], "PLANQ_HOME="+w.env["PLANQ_HOME"], "PLANQ_AGENT=", "CLAUDE_PROJECT_DIR=")
 	var clients []*rpcClient
 	for i := 0; i < servers; i++ {
-		c := startServer(t, w.repo)
+		c := startServerEnv(t, w.repo, env)
 		c.request("initialize", map[string]any{
 			"protocolVersion": "2025-06-18", "capabilities": map[string]any{},
 			"clientInfo": map[string]any{"name": "concurrency-test", "version": "1"},
@@ -43,7 +42,6 @@ func TestConcurrentWritersLoseNothing(t *testing.T) {
 		c.notify("notifications/initialized")
 		clients = append(clients, c)
 	}
-	env := append(os.Environ(), "HOME="+w.env["HOME"], "PLANQ_HOME="+w.env["PLANQ_HOME"], "PLANQ_AGENT=", "CLAUDE_PROJECT_DIR=")
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
 	var wg sync.WaitGroup

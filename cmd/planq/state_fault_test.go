@@ -40,7 +40,7 @@ var faultBin = sync.OnceValues(func() (string, error) {
 		return "", err
 	}
 	out := filepath.Join(dir, "planq")
-	if b, err := exec.Command("go", "build", "-tags", "planqfault", "-o", out, ".").CombinedOutput(); err != nil {
+	if b, err := testenv.GoBuild(".", out, ".", "-tags", "planqfault").CombinedOutput(); err != nil {
 		return "", fmt.Errorf("go build: %v\n%s", err, b)
 	}
 	return out, nil
@@ -51,6 +51,30 @@ var faultBin = sync.OnceValues(func() (string, error) {
 // names one (see staterepo/crash_on.go).
 var crashPoints = []string{"object-tmp", "objects-written", "marked", "ref-locked", "ref-updated",
 	"worktree-tmp", "worktree-file", "worktree-append", "index-locked"}
+
+// faultRounds returns how many rounds a kill test runs — the count in the
+// environment variable name, else def — and its random source, seeded from
+// PLANQ_FAULT_SEED or the clock; it logs both, to run a failure again.
+//
+// The defaults are what `make test` can afford on two busy cores (each
+// round starts several planq and git processes; the whole fault suite is
+// a few minutes at load 10). A rare interleaving needs more rounds to show
+// (a concurrent-repack bug once showed at round 288 of 300): `make
+// test-faults` runs the same tests with the larger counts, and the
+// variables take any count.
+func faultRounds(t *testing.T, name string, def int, stream uint64) (int, *rand.Rand) {
+	t.Helper()
+	rounds := def
+	if v, err := strconv.Atoi(os.Getenv(name)); err == nil && v > 0 {
+		rounds = v
+	}
+	seed := uint64(time.Now().UnixNano())
+	if v, err := strconv.ParseUint(os.Getenv("PLANQ_FAULT_SEED"), 10, 64); err == nil {
+		seed = v
+	}
+	t.Logf("PLANQ_FAULT_SEED=%d %s=%d", seed, name, rounds)
+	return rounds, rand.New(rand.NewPCG(seed, stream))
+}
 
 func newFaultWorld(t *testing.T) *faultWorld {
 	bin, err := faultBin()
@@ -117,8 +141,8 @@ func (w *faultWorld) runAt(at string, killAfter time.Duration, args ...string) r
 // create`, `checkpoint restore`, `state gc` and `state gc --auto`
 // (maintenance), sometimes two in a row, maintenance beside a writer that is
 // not killed, and automatic background maintenance running throughout —
-// PLANQ_FAULT_ITERATIONS times (default 300, 40 with -short). After every
-// round the next write must succeed without hand repair. At the end every
+// PLANQ_FAULT_ITERATIONS times (default 100; the short suite skips it). After
+// every round the next write must succeed without hand repair. At the end every
 // acknowledged entry (its command exited 0) must be in the log exactly once,
 // or, when a restore took it out of the log, in that restore's automatic
 // checkpoint; no entry may appear twice; git fsck --strict must be clean,
@@ -126,16 +150,7 @@ func (w *faultWorld) runAt(at string, killAfter time.Duration, args ...string) r
 func TestKilledCommandsNeverLoseAcknowledgedEntries(t *testing.T) {
 	t.Parallel()
 	testenv.SkipShort(t, "builds planq with crash points and kills hundreds of its runs")
-	iterations := 300
-	if v, err := strconv.Atoi(os.Getenv("PLANQ_FAULT_ITERATIONS")); err == nil && v > 0 {
-		iterations = v
-	}
-	seed := uint64(time.Now().UnixNano())
-	if v, err := strconv.ParseUint(os.Getenv("PLANQ_FAULT_SEED"), 10, 64); err == nil {
-		seed = v
-	}
-	t.Logf("PLANQ_FAULT_SEED=%d PLANQ_FAULT_ITERATIONS=%d", seed, iterations)
-	rng := rand.New(rand.NewPCG(seed, 15))
+	iterations, rng := faultRounds(t, "PLANQ_FAULT_ITERATIONS", 100, 15)
 	w := newFaultWorld(t)
 	acked := map[string]bool{}     // entry bodies whose `log add` exited 0
 	attempted := map[string]bool{} // every body a `log add` was started for

@@ -13,7 +13,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -31,19 +30,11 @@ import (
 var sessionCrashPoints = []string{"object-tmp", "ref-locked", "lineage-fetched", "lineage-sent"}
 
 // sessionRounds returns how many rounds a session kill test runs
-// (PLANQ_FAULT_SESSION_ROUNDS, else def) and its random source, seeded
-// from PLANQ_FAULT_SEED or the clock; it logs both, to run a failure again.
+// (PLANQ_FAULT_SESSION_ROUNDS, else def; see faultRounds) and its random
+// source.
 func sessionRounds(t *testing.T, def int) (int, *rand.Rand) {
-	rounds := def
-	if v, err := strconv.Atoi(os.Getenv("PLANQ_FAULT_SESSION_ROUNDS")); err == nil && v > 0 {
-		rounds = v
-	}
-	seed := uint64(time.Now().UnixNano())
-	if v, err := strconv.ParseUint(os.Getenv("PLANQ_FAULT_SEED"), 10, 64); err == nil {
-		seed = v
-	}
-	t.Logf("PLANQ_FAULT_SEED=%d PLANQ_FAULT_SESSION_ROUNDS=%d", seed, rounds)
-	return rounds, rand.New(rand.NewPCG(seed, 25))
+	t.Helper()
+	return faultRounds(t, "PLANQ_FAULT_SESSION_ROUNDS", def, 25)
 }
 
 // sessMachine is one machine of the session kill tests: a code repo with
@@ -191,7 +182,8 @@ func isAncestor(dir, a, b string) bool {
 // TestKilledSessionPushAndPullLoseNothing kills `planq state push` and
 // `planq state pull` with SIGKILL, their git processes too, at random
 // moments and at the crash points a push or pull of the session lineages
-// passes, PLANQ_FAULT_SESSION_ROUNDS times (default 30): two machines with
+// passes, PLANQ_FAULT_SESSION_ROUNDS times (default 10; make test-faults
+// runs 30): two machines with
 // one state remote, each recording sessions (their own lineages, and a
 // lineage of the other's it resumed), a push or pull killed each round,
 // sometimes beside the other machine's pull. After every kill the next
@@ -206,7 +198,7 @@ func isAncestor(dir, a, b string) bool {
 func TestKilledSessionPushAndPullLoseNothing(t *testing.T) {
 	t.Parallel()
 	testenv.SkipShort(t, "builds planq with crash points and kills its pushes and pulls")
-	rounds, rng := sessionRounds(t, 30)
+	rounds, rng := sessionRounds(t, 10)
 	remote := filepath.Join(t.TempDir(), "state.git")
 	a := newSessMachine(t, "a", remote)
 	b := newSessMachine(t, "b", remote)
@@ -550,7 +542,7 @@ func (m *sessMachine) queryKilled(t *testing.T, change, at string, killAfter tim
 // queryKilled) while its query_ancestor fetches the session lineage of a
 // teammate's change from the state remote (a lazy pull), at random moments
 // and at the crash points a pull passes, PLANQ_FAULT_SESSION_ROUNDS times
-// (default 20): machine a records sessions in real jj changes and pushes
+// (default 8; make test-faults runs 30): machine a records sessions in real jj changes and pushes
 // code and state; b fetches the code and asks for each new change's
 // transcript — a change that roots a new lineage, or goes on in one b
 // fetched before. After every kill a fresh server's query_ancestor must
@@ -561,7 +553,7 @@ func TestKilledLazyFetchLosesNothing(t *testing.T) {
 	t.Parallel()
 	testenv.SkipShort(t, "builds planq with crash points and kills its lazy fetches")
 	testenv.RequireJJ(t)
-	rounds, rng := sessionRounds(t, 20)
+	rounds, rng := sessionRounds(t, 8)
 	a, b := teammates(t)
 
 	var roots []string

@@ -15,10 +15,7 @@ import (
 // binaries as Claude Code would, on the same payload: one line, exit 0,
 // whatever the input.
 func TestStatuslineCommand(t *testing.T) {
-	bin, err := planqBin() // before Isolate: the builds need the real caches
-	if err != nil {
-		t.Fatal(err)
-	}
+	bin := testenv.BuildPlanqWithHook(t, "../..") // before Isolate: the builds need the real caches
 	testenv.Isolate(t)
 	repo := testenv.JJRepo(t)
 	testenv.Run(t, repo, "jj", "describe", "-m", "Show the status\n\nLeft to do:\n- one\n")

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/planq-dev/planq/internal/testenv"
 )
 
 // stubEnv names the directory of a stub hook: when it is set, the test
@@ -21,7 +23,7 @@ func TestMain(m *testing.M) {
 	if dir := os.Getenv(stubEnv); dir != "" {
 		os.Exit(stubMain(dir, os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 	}
-	os.Exit(m.Run())
+	testenv.Main(m) // the planq binaries the tests drive are built once
 }
 
 // stubRule is one canned answer of the stub hook: the first rule whose

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/planq-dev/planq/jj"
@@ -152,40 +153,99 @@ func WriteFile(t testing.TB, dir, rel, content string) {
 	}
 }
 
-// BuildPlanq builds the planq binary once into a temp dir and returns its
-// path. root is the module root relative to the calling test's package.
+// BuildPlanq builds the planq binary into a temp dir and returns its path.
+// root is the module root relative to the calling test's package. In a
+// package whose tests run under Main, it is built once and shared by every
+// test that asks (see build).
 func BuildPlanq(t testing.TB, root string) string {
 	t.Helper()
-	out := filepath.Join(t.TempDir(), "planq")
-	cmd := exec.Command("go", "build", "-o", out, "./cmd/planq")
-	cmd.Dir = root
-	cmd.Env = BuildEnv()
-	if b, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go build planq: %v\n%s", err, b)
-	}
-	return out
+	return build(t, root, "planq")
 }
 
 // BuildPlanqWithHook builds planq and, beside it, planq-hook and
-// planq-sandbox, as make install does, and returns planq's path.
+// planq-sandbox, as make install does, and returns planq's path; like
+// BuildPlanq, once per test binary under Main.
 func BuildPlanqWithHook(t testing.TB, root string) string {
 	t.Helper()
-	planq := BuildPlanq(t, root)
-	for _, name := range []string{"planq-hook", "planq-sandbox"} {
-		cmd := exec.Command("go", "build", "-o", filepath.Join(filepath.Dir(planq), name), "./cmd/"+name)
-		cmd.Dir = root
-		cmd.Env = BuildEnv()
+	return build(t, root, "planq", "planq-hook", "planq-sandbox")
+}
+
+// builds are the binaries build made once: a *builtOnce per root and
+// list of commands.
+var builds sync.Map
+
+type builtOnce struct {
+	once sync.Once
+	path string
+	err  error
+}
+
+// build builds cmds (directories under root/cmd) into one directory and
+// returns the first one's path; the short suite skips a test that asks. A go build that finds everything in the
+// cache still links each binary (seconds of CPU for planq), so under Main
+// the directory is a SharedTempDir made once for the test binary; tests
+// only read and run what is there (one that breaks a binary copies it
+// first). Without Main, which removes shared dirs, each test builds into
+// its own t.TempDir.
+func build(t testing.TB, root string, cmds ...string) string {
+	t.Helper()
+	SkipShort(t, "builds planq's binaries")
+	if !mainRuns.Load() {
+		p, err := buildInto(t.TempDir(), root, cmds)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	abs, err := filepath.Abs(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, _ := builds.LoadOrStore(abs+"\x00"+strings.Join(cmds, " "), &builtOnce{})
+	b := v.(*builtOnce)
+	b.once.Do(func() {
+		dir, err := SharedTempDir("planq-bin-")
+		if err != nil {
+			b.err = err
+			return
+		}
+		b.path, b.err = buildInto(dir, abs, cmds)
+	})
+	if b.err != nil {
+		t.Fatal(b.err)
+	}
+	return b.path
+}
+
+// buildInto runs go build for each of cmds into dir, as make build does
+// (BuildEnv), and returns the first one's path.
+func buildInto(dir, root string, cmds []string) (string, error) {
+	for _, name := range cmds {
+		cmd := GoBuild(root, filepath.Join(dir, name), "./cmd/"+name)
 		if b, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("go build %s: %v\n%s", name, err, b)
+			return "", fmt.Errorf("go build %s: %v\n%s", name, err, b)
 		}
 	}
-	return planq
+	return filepath.Join(dir, cmds[0]), nil
 }
 
 // BuildEnv is the environment for building planq's binaries as make
 // and the release archives do: static, without cgo.
 func BuildEnv() []string {
 	return append(os.Environ(), "CGO_ENABLED=0")
+}
+
+// GoBuild is the go build of pkg into out, run in dir, that the tests
+// build planq's binaries with: static like make build and the release
+// archives (BuildEnv), and -trimpath like the archives (scripts/dist.sh),
+// so that the dist test's build for this platform reuses every package
+// these compiled and only links (a full compile of planq and its
+// dependencies is minutes on two busy cores).
+func GoBuild(dir, out, pkg string, flags ...string) *exec.Cmd {
+	cmd := exec.Command("go", append(append([]string{"build", "-trimpath"}, flags...), "-o", out, pkg)...)
+	cmd.Dir = dir
+	cmd.Env = BuildEnv()
+	return cmd
 }
 
 // RemoteWithMain creates a bare git repo whose main holds one commit (a
@@ -350,9 +410,14 @@ func SharedTempDir(prefix string) (string, error) {
 	return d, err
 }
 
+// mainRuns says the test binary runs under Main, which removes the
+// SharedTempDirs when the tests are done.
+var mainRuns atomic.Bool
+
 // Main runs a package's tests, then removes its SharedTempDirs, so a run
 // leaves nothing in the temp dir.
 func Main(m *testing.M) {
+	mainRuns.Store(true)
 	code := m.Run()
 	sharedDirs.Lock()
 	for _, d := range sharedDirs.list {
