@@ -2,7 +2,7 @@ package gemini
 
 import (
 	"path/filepath"
-	"regexp"
+	"strings"
 
 	"github.com/planq-dev/planq/hooks/session"
 )
@@ -16,9 +16,16 @@ import (
 // subagent's calls name the main session and its chat only, so these
 // files are found from the session id.
 
-// unsafeFilename is what Gemini CLI's sanitizeFilenamePart replaces with
-// "_" in the directory name.
-var unsafeFilename = regexp.MustCompile(`[^a-zA-Z0-9_-]`)
+// safeFilename is the directory name Gemini CLI's sanitizeFilenamePart
+// makes of a session id: every character but [a-zA-Z0-9_-] becomes "_".
+func safeFilename(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' || r == '-' {
+			return r
+		}
+		return '_'
+	}, s)
+}
 
 // SubagentChats lists the subagents' chat files of the session sessionID
 // whose own chat is transcript (an absolute path), none when it has none.
@@ -26,7 +33,7 @@ func SubagentChats(transcript, sessionID string) []string {
 	if !filepath.IsAbs(transcript) || sessionID == "" {
 		return nil
 	}
-	return session.TranscriptsIn(filepath.Join(filepath.Dir(transcript), unsafeFilename.ReplaceAllString(sessionID, "_")))
+	return session.TranscriptsIn(filepath.Join(filepath.Dir(transcript), safeFilename(sessionID)))
 }
 
 // withSubagentChats adds, for the events that copy the session's
