@@ -234,8 +234,8 @@ func ByName(entry []string, pathList string) []string {
 		if !filepath.IsAbs(dir) {
 			return entry
 		}
-		st, err := os.Stat(filepath.Join(dir, name))
-		if err != nil || !st.Mode().IsRegular() || st.Mode()&0o111 == 0 {
+		st, ok := executable(filepath.Join(dir, name))
+		if !ok {
 			continue
 		}
 		if !os.SameFile(st, self) {
@@ -256,8 +256,18 @@ func beside(exe, name string) string {
 	if runtime.GOOS == "windows" {
 		p += ".exe"
 	}
-	if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() && st.Mode()&0o111 != 0 {
+	if _, ok := executable(p); ok {
 		return p
 	}
 	return ""
+}
+
+// executable stats p and reports whether it is a regular file someone may
+// execute, as a shell's PATH search and Entry's look beside planq want.
+func executable(p string) (os.FileInfo, bool) {
+	st, err := os.Stat(p)
+	if err != nil || !st.Mode().IsRegular() || st.Mode()&0o111 == 0 {
+		return nil, false
+	}
+	return st, true
 }
