@@ -289,20 +289,27 @@ func (s *Store) readCopyState(dir string) (st copyState, fresh bool, err error) 
 
 // adoptStore returns the length and line count of the store's complete lines.
 func adoptStore(out *os.File) (size, lines int64, err error) {
-	info, err := out.Stat()
-	if err != nil {
-		return 0, 0, fmt.Errorf("transcript: stat store: %w", err)
-	}
-	if info.Size() == 0 {
-		return 0, 0, nil
-	}
-	if size, err = lastLineEnd(out, info.Size()); err != nil {
+	if size, err = storeEnd(out); err != nil || size == 0 {
 		return 0, 0, err
 	}
 	if lines, err = countLines(io.NewSectionReader(out, 0, size)); err != nil {
 		return 0, 0, err
 	}
 	return size, lines, nil
+}
+
+// storeEnd returns the length of the store's complete lines, read from its
+// end: unlike the line count, it costs the same for a transcript of any
+// size.
+func storeEnd(out *os.File) (int64, error) {
+	info, err := out.Stat()
+	if err != nil {
+		return 0, fmt.Errorf("transcript: stat store: %w", err)
+	}
+	if info.Size() == 0 {
+		return 0, nil
+	}
+	return lastLineEnd(out, info.Size())
 }
 
 // copyStateOf reads the copy state of the lineage rooted at root.

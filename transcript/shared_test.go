@@ -122,3 +122,29 @@ func TestOriginIsStableAndValid(t *testing.T) {
 		t.Fatalf("bad origin file: %v", err)
 	}
 }
+
+// A lineage whose store has no copy state (written before there was one,
+// or by a copy that stopped before writing it) owns the store's complete
+// lines, found from its end: a half-written last line is not yet its own.
+func TestOwnStateWithoutCopyStateEndsAtTheLastCompleteLine(t *testing.T) {
+	t.Parallel()
+	s := newStore(t)
+	dir, err := s.Dir(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	data := strings.Repeat("{\"line\":\"0123456789abcdef0123456789abcdef\"}\n", 5000) // longer than one read from the end
+	if err := os.WriteFile(filepath.Join(dir, TranscriptFile), []byte(data+"{\"half\":"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	own, err := s.OwnState(root)
+	if err != nil || own.Size != int64(len(data)) {
+		t.Fatalf("OwnState = %+v, %v; want size %d", own, err, len(data))
+	}
+	if got := ownLines(t, s); got != data {
+		t.Fatalf("own lines: %d bytes, want %d", len(got), len(data))
+	}
+}
