@@ -34,12 +34,12 @@ import (
 	"github.com/planq-dev/planq/hooks/hosts"
 	"github.com/planq-dev/planq/hooks/session"
 	"github.com/planq-dev/planq/hooks/statusline"
+	_ "github.com/planq-dev/planq/internal/stackstart" // before the packages that need a deep stack
 	"github.com/planq-dev/planq/internal/version"
 )
 
 func main() {
 	if len(os.Args) > 1 && os.Args[1] == session.EventPreToolUse {
-		growStack()
 		os.Exit(run(lean(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr, os.Getenv))
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -68,19 +68,6 @@ func lean() context.Context {
 	debug.SetMemoryLimit(leanMemoryLimit)
 	return context.Background()
 }
-
-// growStack grows the goroutine's stack once, to what judging a command
-// line takes, while it is shallow: grown call by call, it was copied four
-// times, each copy walking every frame on it, 2 to 3 % of the call (perf).
-//
-//go:noinline
-func growStack() byte {
-	var frame [16 << 10]byte
-	return deepest(&frame)
-}
-
-//go:noinline
-func deepest(frame *[16 << 10]byte) byte { return frame[len(frame)-1] }
 
 // leanMemoryLimit is the heap above which the gate's process collects
 // garbage after all.
