@@ -22,6 +22,7 @@ import (
 	"os"
 
 	"github.com/planq-dev/planq/gate/sandbox"
+	_ "github.com/planq-dev/planq/internal/stackstart" // one stack growth, before the plan's path walks
 	"github.com/planq-dev/planq/internal/version"
 )
 
