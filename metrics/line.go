@@ -84,4 +84,3 @@ func appendString(b []byte, s string) []byte {
 	}
 	return append(b, bytes.TrimSuffix(buf.Bytes(), []byte{'\n'})...)
 }
-
