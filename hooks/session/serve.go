@@ -61,14 +61,19 @@ func RunPreToolUse(ctx context.Context, proto Protocol, stdin io.Reader, stdout,
 	ctx, cancel := context.WithTimeout(ctx, PreToolUseDeadline)
 	defer cancel()
 	ans := &answerer{proto: proto, stdout: stdout, stderr: stderr}
+	late := func() *preToolUse {
+		return &preToolUse{ev: Event{Name: EventPreToolUse, Host: proto.Host()}, err: fmt.Errorf("the gate did not answer within %s", PreToolUseDeadline)}
+	}
 	watchdog := time.AfterFunc(PreToolUseDeadline, func() {
-		err := fmt.Errorf("the gate did not answer within %s", PreToolUseDeadline)
-		if code, ok := ans.answer(&preToolUse{ev: Event{Name: EventPreToolUse, Host: proto.Host()}, err: err}); ok {
+		if code, ok := ans.answer(late()); ok {
 			os.Exit(code)
 		}
 	})
 	res := judgeInput(ctx, proto, stdin, getenv)
 	watchdog.Stop()
+	if ctx.Err() != nil { // the deadline passed while judging: what was judged is not trusted
+		res = *late()
+	}
 	code, ok := ans.answer(&res)
 	if !ok {
 		select {} // the watchdog answered and ends the process
