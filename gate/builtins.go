@@ -10,7 +10,7 @@ import (
 // commands run. Built-ins that only print or change nothing but the shell's
 // own state are plain read-only rules in commands.go.
 
-func builtinRules(t map[string]*rule) {
+func builtinRules(t table) {
 	t["alias"] = &rule{ro: true, check: aliasCheck}
 	t["shopt"] = &rule{ro: true, check: shoptCheck}
 	t["hash"] = &rule{ro: true, modFlags: []string{"-p"}, valued: []string{"-p", "-d"}, flagWhy: "makes a command name run another program"}

@@ -1,29 +1,121 @@
 package gate
 
 import (
+	"slices"
 	"strings"
 	"sync"
 )
 
-// commandTable holds the command table, built on first use so that a hook
-// process that never analyses Bash never pays for it. It is not changed
-// after it is built.
-var commandTable struct {
+//go:generate go test -run ^TestCommandIndex$ -update-index .
+
+// The command table maps a command's name to its rule. It is built in
+// shards, each on first use: a hook process judges one command line, which
+// names a few commands, and building the whole table (about 800 names, 200
+// KB of rules) was a tenth of a locked pre-tool-use call's time (make
+// bench). commandIndex (commands_index.go, generated from the shards by
+// TestCommandIndex) says which shard defines a name, so that a lookup
+// builds only that shard, and a name no shard defines builds none.
+type table map[string]*rule
+
+// set gives each of names the rule r.
+func (t table) set(r *rule, names ...string) {
+	for _, n := range names {
+		t[n] = r
+	}
+}
+
+// shard is one part of the command table; each name is defined in one
+// shard only (TestCommandIndex).
+type shard uint8
+
+const (
+	shardReaders shard = iota
+	shardBuiltins
+	shardFileOps
+	shardPatch
+	shardModifiers
+	shardFormatters
+	shardCheckers
+	shardInterpreters
+	shardWrappers
+	shardToolchains
+	shardSystem
+	shardServers
+	numShards
+)
+
+// buildShard defines shard s's names in t. (A switch, not a table of
+// functions: the builders' checks call lookup, and a package-level table
+// of them would be an initialization cycle.)
+func buildShard(s shard, t table) {
+	switch s {
+	case shardReaders:
+		readerRules(t)
+	case shardBuiltins:
+		builtinRules(t)
+	case shardFileOps:
+		fileOpRules(t)
+	case shardPatch:
+		patchRules(t)
+	case shardModifiers:
+		modifierRules(t)
+	case shardFormatters:
+		formatterRules(t)
+	case shardCheckers:
+		checkerRules(t)
+	case shardInterpreters:
+		interpreterRules(t)
+	case shardWrappers:
+		wrapperRules(t)
+	case shardToolchains:
+		toolchainRules(t)
+	case shardSystem:
+		systemRules(t)
+	case shardServers:
+		serverRules(t)
+	}
+}
+
+// shards holds each shard's table once built; a built table is not changed.
+var shards [numShards]struct {
 	once sync.Once
-	m    map[string]*rule
+	t    table
 }
 
-// commands returns the command table.
-func commands() map[string]*rule {
-	commandTable.once.Do(func() { commandTable.m = buildCommands() })
-	return commandTable.m
+// shardTable returns shard s's table, building it on first use.
+func shardTable(s shard) table {
+	sh := &shards[s]
+	sh.once.Do(func() {
+		sh.t = table{}
+		buildShard(s, sh.t)
+	})
+	return sh.t
 }
 
-// lookup returns the rule for a command name, building a lazily built one
-// (the large tables of git, jj, the package managers…) on first use: a
-// hook process judges one command, and need not build them all.
+// indexEntry says which shard defines a command name.
+type indexEntry struct {
+	name  string
+	shard shard
+}
+
+// shardOf returns the shard that defines name, from commandIndex.
+func shardOf(name string) (shard, bool) {
+	i, ok := slices.BinarySearchFunc(commandIndex[:], name, func(e indexEntry, n string) int { return strings.Compare(e.name, n) })
+	if !ok {
+		return 0, false
+	}
+	return commandIndex[i].shard, true
+}
+
+// lookup returns the rule for a command name, building its shard, and a
+// lazily built rule (the large tables of git, jj, the package managers…),
+// on first use.
 func lookup(name string) (*rule, bool) {
-	r, ok := commands()[name]
+	s, ok := shardOf(name)
+	if !ok {
+		return nil, false
+	}
+	r, ok := shardTable(s)[name]
 	if !ok {
 		return nil, false
 	}
@@ -63,17 +155,12 @@ const (
 	whyScript   = "runs a program planq cannot see into"
 )
 
-func buildCommands() map[string]*rule {
-	t := make(map[string]*rule, 768)
-	set := func(r *rule, names ...string) {
-		for _, n := range names {
-			t[n] = r
-		}
-	}
-
+// readerRules defines commands that only read or print, linters that load
+// the project's plugins, and readers with options that write.
+func readerRules(t table) {
 	// Commands that only read files or print, and shell built-ins that change
 	// nothing but the shell's own state.
-	set(ro(),
+	t.set(ro(),
 		"ls", "dir", "vdir", "cat", "head", "tail", "most",
 		"grep", "egrep", "fgrep", "locate", "which", "whereis",
 		"type", "pwd", "wc", "du", "df", "stat", "printenv", "uname", "whoami", "id", "groups",
@@ -94,13 +181,10 @@ func buildCommands() map[string]*rule {
 	)
 	// Linters that load plugins named in the project's configuration: the
 	// project's own code, trusted like its tests, but only in the project.
-	set(&rule{ro: true, cfg: true},
+	t.set(&rule{ro: true, cfg: true},
 		"mypy", "pyright", "pyre", "flake8", "pylint", "pycodestyle", "pydocstyle", "bandit", "vulture",
 		"shellcheck", "hadolint", "yamllint", "actionlint", "staticcheck", "errcheck", "revive", "govulncheck",
 		"gocyclo", "ineffassign", "tflint", "checkov", "gitleaks")
-	builtinRules(t)
-	fileOpRules(t)
-	patchRules(t)
 
 	// Readers with options that write files or run programs.
 	t["less"] = &rule{ro: true, check: lessCheck, modFlags: []string{"-o", "-O", "--log-file", "--LOG-FILE"}, valued: []string{"-o", "-O", "--log-file", "--LOG-FILE", "-k", "--lesskey-file", "-p", "--pattern", "-t", "--tag", "-T", "--tag-file", "-x", "--tabs", "-y", "-z", "-b", "-h", "-j", "-P"}}
@@ -131,28 +215,32 @@ func buildCommands() map[string]*rule {
 			"--context-separator", "--field-context-separator", "--field-match-separator", "--dfa-size-limit", "--regex-size-limit", "--engine", "--hyperlink-format", "-d"}}
 	t["ag"] = &rule{ro: true, modFlags: []string{"--pager"}, flagWhy: "runs a pager program", valued: []string{"--pager", "-G", "--file-search-regex", "--ignore", "--ignore-dir", "-A", "-B", "-C", "-m", "--depth", "-p", "--path-to-ignore"}}
 	t["ack"] = &rule{ro: true, cfg: true, modFlags: []string{"--pager"}, flagWhy: "runs a pager program", valued: []string{"--pager", "--type-set", "--type-add", "--ignore-dir", "--ignore-file", "-A", "-B", "-C", "-m", "--output", "--ackrc"}}
+}
 
+// modifierRules defines commands that always modify, and those that read
+// unless a flag or an argument says they write.
+func modifierRules(t table) {
 	// Commands that always modify.
-	set(mod("moves or renames files"), "rename", "prename", "mmv")
-	set(mod("copies files"), "ditto")
-	set(mod("creates files"), "mknod")
-	set(mod("changes file attributes"), "chattr", "setfacl", "chcon")
-	set(writesHere("writes the pieces into files"), "split", "csplit")
+	t.set(mod("moves or renames files"), "rename", "prename", "mmv")
+	t.set(mod("copies files"), "ditto")
+	t.set(mod("creates files"), "mknod")
+	t.set(mod("changes file attributes"), "chattr", "setfacl", "chcon")
+	t.set(writesHere("writes the pieces into files"), "split", "csplit")
 	t["fallocate"] = &rule{why: "allocates space in files", inPlace: true, valued: []string{"-l", "--length", "-o", "--offset"}}
-	set(&rule{why: "converts files in place", inPlace: true}, "dos2unix", "unix2dos", "mac2unix")
-	set(mod("creates an archive"), "zip", "rar", "jar", "ar", "cpio")
-	set(mod("changes the system"), "mount", "umount", "swapon", "swapoff", "sysctl", "modprobe",
+	t.set(&rule{why: "converts files in place", inPlace: true}, "dos2unix", "unix2dos", "mac2unix")
+	t.set(mod("creates an archive"), "zip", "rar", "jar", "ar", "cpio")
+	t.set(mod("changes the system"), "mount", "umount", "swapon", "swapoff", "sysctl", "modprobe",
 		"insmod", "rmmod", "useradd", "userdel", "usermod", "groupadd", "groupdel", "passwd", "chpasswd",
 		"chsh", "reboot", "shutdown", "halt", "poweroff", "update-alternatives", "ldconfig", "mkfs", "mkswap",
 		"fdisk", "parted", "losetup", "iptables", "ufw")
-	set(mod("signals processes"), "pkill", "killall")
-	set(mod(whyBuilds), "ninja", "cmake", "meson", "gcc", "g++", "cc", "c++", "clang", "clang++", "rustc",
+	t.set(mod("signals processes"), "pkill", "killall")
+	t.set(mod(whyBuilds), "ninja", "cmake", "meson", "gcc", "g++", "cc", "c++", "clang", "clang++", "rustc",
 		"javac", "kotlinc", "scalac", "ghc", "swiftc", "zig", "nasm", "as", "ld", "webpack", "rollup",
 		"esbuild", "parcel", "vite", "next", "nuxt", "gradle", "gradlew", "mvn", "ant", "sbt", "bazel",
 		"buck", "pants", "protoc", "sqlc", "wire", "stringer", "mockgen", "autoreconf",
 		"autoconf", "automake", "configure", "bison", "flex", "yacc", "lex", "swig", "doxygen", "sphinx-build",
 		"mkdocs", "hugo", "jekyll")
-	set(mod(whyInstalls), "snap", "flatpak", "gem", "composer", "nvm", "rustup", "asdf", "mise", "sdk", "easy_install")
+	t.set(mod(whyInstalls), "snap", "flatpak", "gem", "composer", "nvm", "rustup", "asdf", "mise", "sdk", "easy_install")
 	t["dc"] = interpreter([]string{"-e", "--expression"}, "", []string{"-V", "--version", "-h", "--help"}, []string{"-f", "--file"})
 
 	// Commands that read unless a flag or an argument says they write.
@@ -165,7 +253,7 @@ func buildCommands() map[string]*rule {
 		long: []string{"--assign", "--field-separator", "--file", "--include", "--load", "--exec", "--source", "--sandbox", "--pretty-print", "--profile",
 			"--dump-variables", "--debug", "--characters-as-bytes", "--traditional", "--copyright", "--gen-pot", "--help", "--lint", "--bignum",
 			"--use-lc-numeric", "--non-decimal-data", "--optimize", "--no-optimize", "--posix", "--re-interval", "--version", "--csv", "--persist"}}
-	set(awk, "awk", "gawk", "mawk", "nawk")
+	t.set(awk, "awk", "gawk", "mawk", "nawk")
 	t["find"] = &rule{ro: true, check: findCheck}
 	t["sort"] = &rule{ro: true, valued: []string{"-o", "--output", "-k", "--key", "-t", "--field-separator", "-S", "--buffer-size", "-T", "--temporary-directory", "--parallel", "--batch-size", "--files0-from", "--compress-program", "--random-source"},
 		modFlags: []string{"-o", "--output", "--compress-program"}, flagWhy: "writes a file or runs a program"}
@@ -201,7 +289,7 @@ func buildCommands() map[string]*rule {
 	t["unzip"] = &rule{why: "extracts files", check: unzipCheck, roFlags: []string{"-l", "-t", "-v", "-Z", "-p", "-z", "-c", "-h", "-hh", "--help"}, valued: []string{"-d", "-x", "-P", "-I", "-O"}}
 	gz := &rule{why: "compresses or decompresses files in place", inPlace: true, roFlags: []string{"-c", "--stdout", "--to-stdout", "-l", "--list", "-t", "--test", "-h", "--help", "-V", "--version"},
 		valued: []string{"-S", "--suffix", "-T", "--threads", "-b", "-C", "--memlimit", "-M", "-F", "--format", "-o"}, modFlags: []string{"-o"}}
-	set(gz, "gzip", "gunzip", "bzip2", "bunzip2", "xz", "unxz", "lzma", "unlzma", "zstd", "unzstd", "lz4", "unlz4", "brotli", "pigz", "pbzip2", "compress", "uncompress")
+	t.set(gz, "gzip", "gunzip", "bzip2", "bunzip2", "xz", "unxz", "lzma", "unlzma", "zstd", "unzstd", "lz4", "unlz4", "brotli", "pigz", "pbzip2", "compress", "uncompress")
 	t["7z"] = subsOf(map[string]*rule{"l": ro(), "t": ro(), "i": ro(), "h": ro()}, &rule{ro: true, anySub: mod("writes or extracts an archive")})
 	t["7za"], t["7zz"] = t["7z"], t["7z"]
 	t["patch"] = &rule{why: "applies a patch to files", check: patchCheck, valued: []string{"-p", "-i", "--input", "-o", "--output", "-d", "--directory", "-F", "--fuzz", "-B", "-r", "--reject-file", "-D", "-V", "-z", "--suffix"},
@@ -214,12 +302,16 @@ func buildCommands() map[string]*rule {
 	t["gmake"], t["bmake"] = t["make"], t["make"]
 	t["just"] = &rule{cfg: true, why: "runs recipes planq cannot see into", roFlags: []string{"-n", "--dry-run", "-l", "--list", "--summary", "--show", "-s", "--version", "--help", "--evaluate", "--variables", "--dump"},
 		valued: []string{"-f", "--justfile", "-d", "--working-directory", "--set", "--shell", "--shell-arg", "--dotenv-filename", "--dotenv-path", "--color", "--list-heading", "--list-prefix", "--chooser", "--command-color"}}
+}
 
+// formatterRules defines formatters and fixers, which read unless told to
+// write.
+func formatterRules(t table) {
 	// Formatters and fixers: they read unless told to write.
 	// gofmt and its kin parse their options with Go's flag package, which
 	// takes --w and -w=true for -w.
 	t["gofmt"] = &rule{ro: true, goFlags: true, inPlace: true, modFlags: []string{"-w"}, flagWhy: "rewrites files", valued: []string{"-r", "-cpuprofile"}}
-	set(t["gofmt"], "goimports", "gofumpt")
+	t.set(t["gofmt"], "goimports", "gofumpt")
 	t["golines"] = &rule{ro: true, inPlace: true, modFlags: []string{"-w", "--write-output"}, flagWhy: "rewrites files"}
 	t["shfmt"] = &rule{ro: true, inPlace: true, modFlags: []string{"-w", "--write"}, flagWhy: "rewrites files", valued: []string{"-i", "--indent", "-ln", "--language-dialect", "-f", "--filename"}}
 	t["prettier"] = &rule{ro: true, cfg: true, inPlace: true, modFlags: []string{"--write", "-w"}, flagWhy: "rewrites files",
@@ -239,7 +331,7 @@ func buildCommands() map[string]*rule {
 	t["blue"] = t["black"]
 	t["isort"] = &rule{why: "rewrites files", inPlace: true, roFlags: []string{"--check-only", "--check", "-c", "--diff", "--df", "--show-files", "--version", "-V", "-h", "--help", "--show-config"}, valued: []string{"--settings-path", "--sp", "--settings-file", "-l", "--line-length", "-p", "--project", "--profile", "--skip", "-s", "--src", "--virtual-env"}}
 	t["autopep8"] = &rule{ro: true, inPlace: true, modFlags: []string{"-i", "--in-place"}, flagWhy: "rewrites files", valued: []string{"--select", "--ignore", "--max-line-length", "-j", "--jobs", "--global-config"}}
-	set(t["autopep8"], "yapf", "autoflake")
+	t.set(t["autopep8"], "yapf", "autoflake")
 	// LLVM's tools take single-dash long options, with one dash or two and
 	// a value after =: clang-format -i, --i, -i=true.
 	t["clang-format"] = &rule{ro: true, goFlags: true, inPlace: true, modFlags: []string{"-i"}, flagWhy: "rewrites files",
@@ -262,9 +354,13 @@ func buildCommands() map[string]*rule {
 		"fmt": {why: "rewrites files", goFlags: true, inPlace: true, roFlags: []string{"-check", "-diff"}},
 	}, &rule{ro: true, anySub: mod("changes infrastructure or writes files")})
 	t["tofu"] = t["terraform"]
+}
 
-	// Test runners: the gate.tests policy (tests.go).
+// checkerRules defines test runners (the gate.tests policy, tests.go), type
+// checkers and linters with subcommands.
+func checkerRules(t table) {
 	testRunnerRules(t)
+	// Test runners: the gate.tests policy (tests.go).
 	t["tsc"] = &rule{why: "compiles TypeScript and writes .js files", check: tscCheck, roFlags: []string{"--noEmit", "--version", "-v", "--help", "-h", "--showConfig", "--listFilesOnly", "--all"},
 		valued: []string{"-p", "--project", "--target", "-t", "--module", "-m", "--outDir", "--outFile", "--rootDir", "--lib", "--jsx", "--moduleResolution", "--declarationDir", "--tsBuildInfoFile", "--generateTrace"}}
 	t["vue-tsc"] = t["tsc"]
@@ -275,11 +371,15 @@ func buildCommands() map[string]*rule {
 		"cache":   subsOf(map[string]*rule{"status": ro()}, &rule{ro: true, anySub: mod(whyDeletes)}),
 		"migrate": mod(whyWrites),
 	}, &rule{ro: true, cfg: true, anySub: mod("is a golangci-lint subcommand planq does not know")})
+}
 
+// interpreterRules defines interpreters and shells.
+func interpreterRules(t table) {
 	// Interpreters: given code on the command line, a script or code on
 	// stdin, they may do anything.
 	t["python"] = interpreter([]string{"-c"}, "-m", []string{"-V", "--version", "-h", "--help", "-VV"}, []string{"-W", "-X"})
-	set(t["python"], "python3", "python2", "py", "pypy", "pypy3", "python3.8", "python3.9", "python3.10", "python3.11", "python3.12", "python3.13", "python3.14")
+	t.set(t["python"], "python3", "python2", "py", "pypy", "pypy3", "python3.8", "python3.9", "python3.10", "python3.11", "python3.12", "python3.13", "python3.14")
+	t["coverage"] = subsOf(map[string]*rule{"report": ro(), "debug": ro(), "run": t["python"]}, &rule{ro: true, anySub: mod("writes a coverage report")})
 	nodeValued := []string{"-r", "--require", "--import", "--loader", "--experimental-loader", "--input-type", "--conditions", "-C", "--env-file", "--title", "--stack-size", "--test-name-pattern", "--test-reporter", "--test-reporter-destination", "--test-concurrency", "--test-timeout", "--test-shard", "--test-skip-pattern"}
 	nodeScript := interpreter([]string{"-e", "--eval", "-p", "--print"}, "", []string{"-v", "--version", "-h", "--help", "-c", "--check", "--v8-options"}, nodeValued)
 	nodeTest := testRunner(runner{entry: "node --test", valued: nodeValued,
@@ -315,10 +415,13 @@ func buildCommands() map[string]*rule {
 
 	// Shells: judge the code they are given, wherever it comes from.
 	sh := &rule{valued: []string{"-o", "+o", "-O", "+O", "--rcfile", "--init-file"}, check: shellCheck}
-	set(sh, shellNames...)
-	set(&rule{check: otherShell}, "zsh", "fish", "ksh", "ksh93", "mksh", "pdksh", "ash", "busybox", "tcsh", "csh", "pwsh", "powershell",
+	t.set(sh, shellNames...)
+	t.set(&rule{check: otherShell}, "zsh", "fish", "ksh", "ksh93", "mksh", "pdksh", "ash", "busybox", "tcsh", "csh", "pwsh", "powershell",
 		"nu", "xonsh", "elvish", "ion", "yash", "osh", "oil", "ysh", "es", "rc", "scsh", "oksh", "loksh", "posh")
+}
 
+// wrapperRules defines wrappers, judged by the command they run.
+func wrapperRules(t table) {
 	// Wrappers: the command they run decides.
 	t["sudo"] = wrapper(wrap{chdir: []string{"-D", "--chdir"}, valued: []string{"-u", "--user", "-g", "--group", "-C", "--close-from", "-D", "--chdir", "-h", "--host", "-p", "--prompt", "-r", "--role", "-t", "--type", "-U", "--other-user", "-T", "--command-timeout"},
 		ro: []string{"-l", "--list", "-v", "--validate", "-k", "--reset-timestamp", "-K", "--remove-timestamp", "-V", "--version"}, edit: []string{"-e", "--edit"},
@@ -349,7 +452,7 @@ func buildCommands() map[string]*rule {
 	t["watch"] = wrapper(wrap{valued: []string{"-n", "--interval", "-q", "--equexit"}, shellArgs: true, direct: []string{"-x", "--exec"}})
 	t["strace"] = wrapper(wrap{valued: []string{"-e", "-o", "-p", "-s", "-u", "-E", "-P", "-I", "-b", "-a", "-X", "-O", "-S", "--output"}, mod: []string{"-o", "--output"}})
 	t["ltrace"] = wrapper(wrap{valued: []string{"-e", "-o", "-p", "-s", "-u", "-n", "-a", "-A", "-D", "-F", "-l", "-x", "--output"}, mod: []string{"-o", "--output"}})
-	set(wrapper(wrap{}), "unbuffer", "chronic", "dbus-run-session")
+	t.set(wrapper(wrap{}), "unbuffer", "chronic", "dbus-run-session")
 	t["caffeinate"] = wrapper(wrap{valued: []string{"-t", "-w"}})
 	t["xvfb-run"] = wrapper(wrap{valued: []string{"-n", "--server-num", "-s", "--server-args", "-f", "--auth-file", "-e", "--error-file", "-p", "--xauth-protocol"}})
 	t["npx"] = wrapper(wrap{valued: []string{"-p", "--package", "--registry", "--cache", "--userconfig"}, str: []string{"-c", "--call"}})
@@ -369,7 +472,11 @@ func buildCommands() map[string]*rule {
 		"search":  ro(), "eval": ro(), "log": ro(), "why-depends": ro(), "path-info": ro(), "show-config": ro(),
 		"flake": subsOf(map[string]*rule{"show": ro(), "metadata": ro(), "check": ro(), "info": ro()}, &rule{ro: true, anySub: mod(whyWrites)}),
 	}, &rule{ro: true, anySub: mod("builds or installs with nix")})
+}
 
+// toolchainRules defines version control, language tool chains and package
+// managers.
+func toolchainRules(t table) {
 	// Version control.
 	t["git"] = lazily(gitRule)
 	t["jj"] = lazily(jjRule)
@@ -387,7 +494,6 @@ func buildCommands() map[string]*rule {
 	}
 	t["pip"] = lazily(pipRule)
 	t["pip3"] = t["pip"]
-	t["coverage"] = subsOf(map[string]*rule{"report": ro(), "debug": ro(), "run": t["python"]}, &rule{ro: true, anySub: mod("writes a coverage report")})
 	t["uv"] = subsOf(map[string]*rule{
 		"run": wrapper(wrap{valued: []string{"--with", "--with-requirements", "-p", "--python", "--package", "--extra", "--group", "--index", "--env-file", "--directory", "--project"}}),
 		"pip": pipRule(), "tree": ro(), "version": ro(), "help": ro(),
@@ -412,12 +518,15 @@ func buildCommands() map[string]*rule {
 		"run":    wrapper(wrap{valued: []string{"-n", "--name", "-p", "--prefix"}}),
 	}, &rule{ro: true, anySub: mod(whyInstalls)})
 	t["mamba"], t["micromamba"] = t["conda"], t["conda"]
+}
 
+// systemRules defines system package managers.
+func systemRules(t table) {
 	// System package managers and services.
 	aptRead := map[string]*rule{"search": ro(), "show": ro(), "list": ro(), "policy": ro(), "depends": ro(), "rdepends": ro(), "showsrc": ro(),
 		"changelog": ro(), "madison": ro(), "help": ro(), "info": ro(), "check-update": ro(), "repolist": ro(), "provides": ro(),
 		"whatprovides": ro(), "deplist": ro(), "repoquery": ro(), "history": ro()}
-	set(subsOf(aptRead, &rule{ro: true, valued: []string{"-o", "-c", "-t", "--target-release"}, anySub: mod(whyInstalls)}), "apt", "apt-get", "dnf", "yum", "zypper", "apk")
+	t.set(subsOf(aptRead, &rule{ro: true, valued: []string{"-o", "-c", "-t", "--target-release"}, anySub: mod(whyInstalls)}), "apt", "apt-get", "dnf", "yum", "zypper", "apk")
 	t["apt-cache"] = ro()
 	t["dpkg-query"] = ro()
 	t["dpkg"] = &rule{why: whyInstalls, roFlags: []string{"-l", "--list", "-L", "--listfiles", "-s", "--status", "-S", "--search", "-p", "--print-avail", "--print-architecture", "--version", "--help", "--get-selections", "-c", "--contents", "-I", "--info"}}
@@ -425,9 +534,6 @@ func buildCommands() map[string]*rule {
 	t["brew"] = subsOf(map[string]*rule{"list": ro(), "ls": ro(), "info": ro(), "search": ro(), "deps": ro(), "uses": ro(), "outdated": ro(), "config": ro(),
 		"doctor": ro(), "desc": ro(), "home": ro(), "leaves": ro(), "--prefix": ro(), "--version": ro(), "--cellar": ro(), "--cache": ro(), "commands": ro(), "help": ro(), "shellenv": ro()},
 		&rule{ro: true, anySub: mod(whyInstalls)})
-	// Clients of servers (tmux, docker, ssh, systemctl, …): servers.go.
-	serverRules(t)
-	return t
 }
 
 // interpreter builds the rule for a language interpreter: code given with a

@@ -98,7 +98,7 @@ func (a *analyzer) outsideOperand(f arg, lastGlob bool) bool {
 	return true
 }
 
-func fileOpRules(t map[string]*rule) {
+func fileOpRules(t table) {
 	rm := fileOpRule(fileOp{why: whyDeletes, lastGlobs: true})
 	t["rm"], t["unlink"], t["srm"] = rm, rm, rm
 	t["rmdir"] = fileOpRule(fileOp{why: whyDeletes, lastGlobs: true})

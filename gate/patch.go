@@ -228,7 +228,7 @@ func patchTargets(text string) ([]string, error) {
 // shell's PATH for the rest: either way the files the patch names are
 // written, so the command is judged by them, as an apply_patch tool call
 // is.
-func patchRules(t map[string]*rule) {
+func patchRules(t table) {
 	t["apply_patch"] = &rule{check: applyPatchCheck}
 	t["applypatch"] = t["apply_patch"]
 }

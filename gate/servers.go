@@ -32,13 +32,8 @@ import (
 // local port, or a server elsewhere that can write here — by a program the
 // parser cannot read (python3 -c, a script), which the README lists.
 
-func serverRules(t map[string]*rule) {
+func serverRules(t table) {
 	help := []string{"--help", "--version"}
-	set := func(r *rule, names ...string) {
-		for _, n := range names {
-			t[n] = r
-		}
-	}
 
 	// Terminal multiplexers and terminals: their server runs what it is sent.
 	t["tmux"] = &rule{check: tmuxCheck}
@@ -46,20 +41,20 @@ func serverRules(t map[string]*rule) {
 	t["zellij"] = lazily(func() *rule {
 		return serverSubs("the zellij server", []string{"list-sessions", "ls", "list-aliases", "la"}, nil, "--version", "-V", "--help", "-h")
 	})
-	set(server("its terminal multiplexer's server", "--version", "-v", "--help", "-h"), "byobu", "abduco", "dtach")
-	set(server("the running kitty", "--version", "-v", "--help", "-h"), "kitty", "kitten")
+	t.set(server("its terminal multiplexer's server", "--version", "-v", "--help", "-h"), "byobu", "abduco", "dtach")
+	t.set(server("the running kitty", "--version", "-v", "--help", "-h"), "kitty", "kitten")
 	t["wezterm"] = lazily(func() *rule {
 		return subsOf(map[string]*rule{
 			"cli": serverSubs("the running WezTerm", []string{"list", "list-clients", "get-text"}, nil), "ls-fonts": ro(),
 		}, &rule{ro: true, roFlags: []string{"--version", "-V", "--help", "-h"}, noSub: server("the running WezTerm"), anySub: server("the running WezTerm")})
 	})
 	t["alacritty"] = server("the running Alacritty", "--version", "-V", "--help", "-h")
-	set(server("the windows it types into or clicks", "--version", "--help", "-h"), "xdotool", "ydotool", "wtype", "xte", "xvkbd", "dotool", "cliclick")
+	t.set(server("the windows it types into or clicks", "--version", "--help", "-h"), "xdotool", "ydotool", "wtype", "xte", "xvkbd", "dotool", "cliclick")
 	t["osascript"] = server("the applications its Apple events reach")
 	t["shortcuts"] = lazily(func() *rule {
 		return serverSubs("the applications its shortcuts reach", []string{"list", "view", "help"}, nil)
 	})
-	set(server("the application the desktop opens it with", help...), "open", "xdg-open", "kde-open", "kde-open5", "gnome-open",
+	t.set(server("the application the desktop opens it with", help...), "open", "xdg-open", "kde-open", "kde-open5", "gnome-open",
 		"exo-open", "wslview", "sensible-browser", "x-www-browser", "www-browser", "gvfs-open")
 	t["gio"] = lazily(func() *rule {
 		return subsOf(map[string]*rule{"open": server("the application the desktop opens it with"), "launch": server("the application it launches"),
@@ -68,8 +63,8 @@ func serverRules(t map[string]*rule) {
 
 	// Container engines, clusters and virtual machines: the daemon runs the
 	// containers, and a bind mount or a host path writes here.
-	set(lazily(func() *rule { return engineRule("the container engine's daemon") }), "docker", "podman", "nerdctl", "finch", "podman-remote")
-	set(lazily(func() *rule { return composeRule("the container engine's daemon") }), "docker-compose", "podman-compose")
+	t.set(lazily(func() *rule { return engineRule("the container engine's daemon") }), "docker", "podman", "nerdctl", "finch", "podman-remote")
+	t.set(lazily(func() *rule { return composeRule("the container engine's daemon") }), "docker-compose", "podman-compose")
 	t["kubectl"] = lazily(kubeRule)
 	t["oc"] = t["kubectl"]
 	t["helm"] = lazily(func() *rule {
@@ -107,7 +102,7 @@ func serverRules(t map[string]*rule) {
 	} {
 		t[name] = lazily(func() *rule { return serverSubs("the daemon that runs its containers or machines", reads, nil) })
 	}
-	set(server("another sandbox's or the host's processes", help...), "host-spawn", "distrobox-host-exec",
+	t.set(server("another sandbox's or the host's processes", help...), "host-spawn", "distrobox-host-exec",
 		"distrobox-enter", "nsenter", "systemd-nspawn")
 	t["flatpak-spawn"] = &rule{ro: true, roFlags: help, check: func(c *cmdCtx, name string, args []arg, r *rule) outcome {
 		for _, a := range args {
@@ -123,7 +118,7 @@ func serverRules(t map[string]*rule) {
 	t["ssh"] = &rule{ro: true, check: sshCheck, roFlags: []string{"-V", "-G", "-Q"},
 		valued: []string{"-B", "-b", "-c", "-D", "-E", "-e", "-F", "-I", "-i", "-J", "-L", "-l", "-m", "-O", "-o", "-p", "-Q", "-R", "-S", "-W", "-w"}}
 	t["slogin"] = t["ssh"]
-	set(server("sshd or the server on the host it names (this one too)", "--help", "--version", "-V"), "scp", "sftp", "mosh", "autossh", "sshpass",
+	t.set(server("sshd or the server on the host it names (this one too)", "--help", "--version", "-V"), "scp", "sftp", "mosh", "autossh", "sshpass",
 		"rsh", "rlogin", "rcp", "telnet", "lftp", "ftp", "tftp", "ncftp", "ssh-copy-id", "sshfs")
 
 	// Init systems, service managers and schedulers: they run commands later,
@@ -143,7 +138,7 @@ func serverRules(t map[string]*rule) {
 		return r
 	})
 	t["service"] = &rule{ro: true, check: serviceCheck}
-	set(server("systemd or polkit", help...), "systemd-run", "run0", "pkexec")
+	t.set(server("systemd or polkit", help...), "systemd-run", "run0", "pkexec")
 	t["launchctl"] = lazily(func() *rule {
 		return serverSubs("launchd", []string{"list", "print", "print-cache", "print-disabled", "blame", "dumpstate", "version", "help",
 			"hostinfo", "managerpid", "manageruid", "managername", "error", "procinfo"}, nil)
@@ -155,7 +150,7 @@ func serverRules(t map[string]*rule) {
 		return r
 	})
 	t["at"] = server("atd", "-l", "-V", "-c", "--help")
-	set(server("atd", help...), "batch", "atrm")
+	t.set(server("atd", help...), "batch", "atrm")
 	t["atq"] = ro()
 	t["crontab"] = &rule{ro: true, check: func(c *cmdCtx, name string, args []arg, r *rule) outcome {
 		flags, _, _ := scan(args, r, false)
@@ -220,20 +215,20 @@ func serverRules(t map[string]*rule) {
 	// Editors hand the files to the editor already running (code, subl,
 	// zed, emacsclient, nvim --remote) or write them themselves.
 	editor := &rule{why: whyEditor, sure: true}
-	set(editor, "vi", "vim", "nvim", "gvim", "mvim", "neovide", "nano", "emacs", "emacsclient", "ed", "ex", "code", "code-insiders",
+	t.set(editor, "vi", "vim", "nvim", "gvim", "mvim", "neovide", "nano", "emacs", "emacsclient", "ed", "ex", "code", "code-insiders",
 		"codium", "cursor", "windsurf", "subl", "atom", "mate", "micro", "kak", "hx", "helix", "joe", "pico", "mcedit", "gedit", "kate",
 		"jed", "zed", "idea", "pycharm", "goland", "webstorm", "clion", "sudoedit")
 
 	// Database servers: COPY … TO, SELECT … INTO OUTFILE, CONFIG SET dir
 	// write files as the server.
-	set(server("the database server", help...), "psql", "pg_restore", "pg_ctl", "mysql", "mariadb", "mysqladmin", "redis-cli",
+	t.set(server("the database server", help...), "psql", "pg_restore", "pg_ctl", "mysql", "mariadb", "mysqladmin", "redis-cli",
 		"valkey-cli", "keydb-cli", "mongo", "mongosh", "mongorestore", "mongoimport", "sqlcmd", "cqlsh", "clickhouse-client",
 		"influx", "etcdctl", "consul", "nomad", "vault", "nats", "rabbitmqctl", "rabbitmqadmin", "memcached-tool")
 
 	// Network clients: to a server on this machine (or a unix socket) they
 	// are the same as the clients above.
-	set(netClient("an HTTP client"), "http", "https", "xh", "xhs", "curlie", "grpcurl", "websocat", "wscat")
-	set(&rule{check: ncCheck, roFlags: []string{"-h"}, valued: []string{"-p", "-s", "-w", "-i", "-X", "-x", "-q", "-O", "-I", "-T", "-V", "-W", "-M", "-m", "-e", "-c", "-o", "-P"}},
+	t.set(netClient("an HTTP client"), "http", "https", "xh", "xhs", "curlie", "grpcurl", "websocat", "wscat")
+	t.set(&rule{check: ncCheck, roFlags: []string{"-h"}, valued: []string{"-p", "-s", "-w", "-i", "-X", "-x", "-q", "-O", "-I", "-T", "-V", "-W", "-M", "-m", "-e", "-c", "-o", "-P"}},
 		"nc", "ncat", "netcat", "nc.openbsd", "nc.traditional")
 	t["socat"] = &rule{check: socatCheck}
 	t["openssl"] = &rule{check: opensslCheck}
@@ -245,7 +240,7 @@ func serverRules(t map[string]*rule) {
 		}
 		return unknownOutcome(c, "unknown command "+name+" counts as modifying")
 	}}
-	set(&rule{check: debuggerCheck}, "gdb", "lldb")
+	t.set(&rule{check: debuggerCheck}, "gdb", "lldb")
 }
 
 // asks is the outcome of a command that asks a server to act.

@@ -136,7 +136,7 @@ func (c *cmdCtx) testPath(name, flag string, p arg) outcome {
 	return outcome{}
 }
 
-func testRunnerRules(t map[string]*rule) {
+func testRunnerRules(t table) {
 	t["pytest"] = testRunner(runner{entry: "pytest", abbrev: true,
 		valued: []string{"-k", "-m", "-p", "-c", "--config-file", "--rootdir", "--basetemp", "--confcutdir", "-o", "--override-ini", "--junitxml", "--junit-xml",
 			"--log-file", "--cov", "--cov-report", "--cov-config", "--html", "--json-report-file", "--tb", "--maxfail", "-n", "--numprocesses", "--durations",

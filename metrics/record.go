@@ -1,8 +1,6 @@
 package metrics
 
 import (
-	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -232,14 +230,12 @@ func (r Record) line() ([]byte, error) {
 		r.Entries = es
 	}
 	for {
-		var b bytes.Buffer
-		enc := json.NewEncoder(&b)
-		enc.SetEscapeHTML(false)
-		if err := enc.Encode(r); err != nil {
+		b, err := r.appendJSON(nil)
+		if err != nil {
 			return nil, fmt.Errorf("metrics: encode a %s record: %w", r.Kind, err)
 		}
-		if b.Len() <= MaxRecord {
-			return b.Bytes(), nil
+		if len(b) <= MaxRecord {
+			return b, nil
 		}
 		switch {
 		case r.Text != "":
@@ -252,7 +248,7 @@ func (r Record) line() ([]byte, error) {
 				r.Entries[i].Title = cut(r.Entries[i].Title, n)
 			}
 		default:
-			return nil, fmt.Errorf("metrics: a %s record takes %d bytes, more than %d", r.Kind, b.Len(), MaxRecord)
+			return nil, fmt.Errorf("metrics: a %s record takes %d bytes, more than %d", r.Kind, len(b), MaxRecord)
 		}
 	}
 }

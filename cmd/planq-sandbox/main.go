@@ -1,3 +1,9 @@
+// The runtime rereads the cgroup's CPU limit every second, on a goroutine
+// it starts with the program, which wakes a second thread at start.
+// The sandbox's entry point lives as long as the
+// command it runs, which its GOMAXPROCS does not touch.
+//go:debug updatemaxprocs=0
+
 // Command planq-sandbox runs a locked shell command in the OS sandbox, the
 // project read-only: the entry point the gate rewrites a locked shell call
 // into (package gate/sandbox).
@@ -16,6 +22,7 @@ import (
 	"os"
 
 	"github.com/planq-dev/planq/gate/sandbox"
+	_ "github.com/planq-dev/planq/internal/stackstart" // one stack growth, before the plan's path walks
 	"github.com/planq-dev/planq/internal/version"
 )
 

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"os"
 	"os/exec"
@@ -10,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/planq-dev/planq/gate/sandbox"
+	"github.com/planq-dev/planq/hooks/session"
 	"github.com/planq-dev/planq/internal/testenv"
 )
 
@@ -269,5 +271,46 @@ func TestPreToolUseHookFailuresExit2(t *testing.T) {
 		if code != 2 || !strings.Contains(errOut, "blocked") {
 			t.Errorf("planq %v: exit %d, stderr %q; want 2", args, code, errOut)
 		}
+	}
+}
+
+// A call the gate cannot judge in time is denied at the gate's deadline,
+// never left to the host's timeout (which may let it through): here the
+// host never finishes writing the hook's input. Both binaries answer with
+// a denial that says why, and end.
+func TestPreToolUseHookDeniesAtItsDeadline(t *testing.T) {
+	bin := buildPlanq(t)
+	hookBin := filepath.Join(filepath.Dir(bin), "planq-hook")
+	testenv.Isolate(t)
+	repo := testenv.JJRepo(t)
+	for _, argv := range [][]string{{bin, "hook", "pre-tool-use"}, {hookBin, "pre-tool-use"}} {
+		t.Run(filepath.Base(argv[0]), func(t *testing.T) {
+			t.Parallel()
+			r, w, err := os.Pipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer w.Close() // open until the hook has answered: its input never ends
+			// A hook that misses its own deadline hangs: bound the wait well
+			// past it, so that a hang fails here rather than at the package's.
+			ctx, cancel := context.WithTimeout(testenv.Context(t), 10*session.PreToolUseDeadline)
+			defer cancel()
+			cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+			cmd.Dir, cmd.Env, cmd.Stdin = repo, append(os.Environ(), "CLAUDE_PROJECT_DIR="+repo), r
+			var out, errb bytes.Buffer
+			cmd.Stdout, cmd.Stderr = &out, &errb
+			if _, err := w.WriteString(`{"session_id":"s","hook_event_name":"PreToolUse","tool_name":"Write",`); err != nil {
+				t.Fatal(err)
+			}
+			err = cmd.Run()
+			r.Close()
+			res := hookResult{out.String(), errb.String(), 0}
+			if err != nil {
+				t.Fatalf("%v: %v, stdout %q, stderr %q", argv[1:], err, res.stdout, res.stderr)
+			}
+			if got, reason := res.decision(t); got != "deny" || !strings.Contains(reason, "did not answer within") {
+				t.Fatalf("%v: %s %q; want a denial at the deadline", argv[1:], got, reason)
+			}
+		})
 	}
 }

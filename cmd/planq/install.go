@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/planq-dev/planq/hooks/conffile"
+	"github.com/planq-dev/planq/hooks/conffile/unified"
 	"github.com/planq-dev/planq/hooks/hosts"
 	"github.com/planq-dev/planq/jj"
 )
@@ -231,7 +232,7 @@ func (a *app) installOne(ctx context.Context, ad hosts.Adapter, o conffile.Optio
 			return nil
 		}
 		for _, e := range res.Edits {
-			fmt.Fprint(a.Stdout, e.Diff())
+			fmt.Fprint(a.Stdout, unified.Edit(e))
 		}
 		return nil
 	}

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/planq-dev/planq/hooks/conffile"
+	"github.com/planq-dev/planq/hooks/conffile/unified"
 	"github.com/planq-dev/planq/internal/testenv"
 )
 
@@ -299,7 +300,7 @@ func (w *wiringWorld) sameAs(what string, before, after map[string]string) {
 		case !inAfter:
 			w.t.Errorf("%s: %s is gone", what, p)
 		case a != b:
-			w.t.Errorf("%s: %s changed:\n%s", what, p, conffile.Diff("/"+p, []byte(b), []byte(a)))
+			w.t.Errorf("%s: %s changed:\n%s", what, p, unified.Diff("/"+p, []byte(b), []byte(a)))
 		}
 	}
 }

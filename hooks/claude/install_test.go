@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/planq-dev/planq/hooks/conffile/unified"
 	"github.com/planq-dev/planq/internal/fakemodel"
 	"github.com/planq-dev/planq/internal/testenv"
 )
@@ -159,7 +160,7 @@ func TestInstallProjectScopeKeepsEverythingElseAndIsIdempotent(t *testing.T) {
 		t.Fatal(err)
 	}
 	if res.Changed() {
-		t.Fatalf("second install changed %d files:\n%s", len(res.Edits), res.Edits[0].Diff())
+		t.Fatalf("second install changed %d files:\n%s", len(res.Edits), unified.Edit(res.Edits[0]))
 	}
 	if read(t, settingsPath) != beforeS || read(t, mcpPath) != beforeM {
 		t.Fatal("second install rewrote a file")
@@ -310,7 +311,7 @@ func TestInstallDryRunPrintsDiffAndWritesNothing(t *testing.T) {
 	}
 	var diffs strings.Builder
 	for _, e := range res.Edits {
-		diffs.WriteString(e.Diff())
+		diffs.WriteString(unified.Edit(e))
 	}
 	d := diffs.String()
 	for _, want := range []string{
@@ -477,7 +478,7 @@ func TestLocalScopeHooksStayOutOfJJ(t *testing.T) {
 			}
 			var diffs string
 			for _, e := range dry.Edits {
-				diffs += e.Diff()
+				diffs += unified.Edit(e)
 			}
 			if !strings.Contains(diffs, "info/exclude") || !strings.Contains(diffs, "+/.claude/settings.local.json") {
 				t.Errorf("--dry-run does not show the exclude edit:\n%s", diffs)

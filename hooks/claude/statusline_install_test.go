@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/planq-dev/planq/hooks/conffile"
+	"github.com/planq-dev/planq/hooks/conffile/unified"
 )
 
 // statusLineOf returns the statusLine object in a settings file, or nil.
@@ -44,7 +45,7 @@ func TestInstallStatusLineWiresAndIsIdempotent(t *testing.T) {
 	}
 	var diff string
 	for _, e := range res.Edits {
-		diff += e.Diff()
+		diff += unified.Edit(e)
 	}
 	if !strings.Contains(diff, `+    "statusLine": {`) || !strings.Contains(diff, `+        "command": "/opt/planq/bin/planq statusline"`) {
 		t.Errorf("dry run diff lacks the status line:\n%s", diff)

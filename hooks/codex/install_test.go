@@ -11,6 +11,7 @@ import (
 	"github.com/BurntSushi/toml"
 
 	"github.com/planq-dev/planq/hooks/conffile"
+	"github.com/planq-dev/planq/hooks/conffile/unified"
 	"github.com/planq-dev/planq/hooks/hosttest"
 	"github.com/planq-dev/planq/internal/testenv"
 )
@@ -58,7 +59,7 @@ func TestInstallScopes(t *testing.T) {
 			dry := o
 			dry.DryRun = true
 			res, err := Adapter{}.Install(ctx, dry)
-			if err != nil || !res.Changed() || !strings.Contains(res.Edits[len(res.Edits)-1].Diff(), "pre-tool-use") {
+			if err != nil || !res.Changed() || !strings.Contains(unified.Edit(res.Edits[len(res.Edits)-1]), "pre-tool-use") {
 				t.Fatalf("dry run: %+v, %v", res, err)
 			}
 			if scope == conffile.ScopeLocal {

@@ -10,8 +10,6 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/aymanbagabas/go-udiff"
-
 	"github.com/planq-dev/planq/internal/atomicfile"
 )
 
@@ -30,31 +28,6 @@ type FileEdit struct {
 // Changed reports whether the edit changes the file.
 func (e FileEdit) Changed() bool {
 	return !bytes.Equal(e.Before, e.After) || (e.Before == nil) != (e.After == nil)
-}
-
-// Diff returns the edit as a unified diff ("" when nothing changes).
-func (e FileEdit) Diff() string {
-	if !e.Changed() {
-		return ""
-	}
-	return Diff(e.Path, e.Before, e.After)
-}
-
-// Diff renders the change from a to b as a unified diff with three lines of
-// context, labelled a<path> and b<path> (/dev/null for a nil a, a new file,
-// or a nil b, a removed one). It returns "" when a and b are equal.
-func Diff(path string, a, b []byte) string {
-	if bytes.Equal(a, b) && (a == nil) == (b == nil) {
-		return ""
-	}
-	from, to := "a"+path, "b"+path
-	if a == nil {
-		from = "/dev/null"
-	}
-	if b == nil {
-		to = "/dev/null"
-	}
-	return udiff.Unified(from, to, string(a), string(b))
 }
 
 // Apply writes the edit: atomically replaces the file, or removes it.

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/planq-dev/planq/hooks/conffile"
+	"github.com/planq-dev/planq/hooks/conffile/unified"
 	"github.com/planq-dev/planq/hooks/hosttest"
 	"github.com/planq-dev/planq/internal/testenv"
 )
@@ -74,7 +75,7 @@ func TestInstallScopes(t *testing.T) {
 			dry := o
 			dry.DryRun = true
 			res, err := Adapter{}.Install(ctx, dry)
-			if err != nil || !res.Changed() || !strings.Contains(editOf(res, f.Hooks).Diff(), "pre-tool-use") {
+			if err != nil || !res.Changed() || !strings.Contains(unified.Edit(editOf(res, f.Hooks)), "pre-tool-use") {
 				t.Fatalf("dry run: %+v, %v", res, err)
 			}
 			if _, err := os.Stat(f.Instructions); scope != conffile.ScopeUser && !os.IsNotExist(err) {

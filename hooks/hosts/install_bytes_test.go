@@ -16,6 +16,7 @@ import (
 	"github.com/planq-dev/planq/hooks/claude"
 	"github.com/planq-dev/planq/hooks/codex"
 	"github.com/planq-dev/planq/hooks/conffile"
+	"github.com/planq-dev/planq/hooks/conffile/unified"
 	"github.com/planq-dev/planq/hooks/gemini"
 )
 
@@ -102,7 +103,7 @@ func compareGolden(t *testing.T, golden string, got []byte) {
 		t.Fatalf("%v (run with -update to write it)", err)
 	}
 	if !bytes.Equal(got, want) {
-		t.Errorf("what the adapters write differs from %s:\n%s", golden, conffile.Diff("/"+golden, want, got))
+		t.Errorf("what the adapters write differs from %s:\n%s", golden, unified.Diff("/"+golden, want, got))
 	}
 }
 

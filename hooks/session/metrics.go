@@ -15,9 +15,9 @@ import (
 // changes an answer: errors are dropped, and the verdict is recorded only
 // after the answer is written.
 
-// metricsBudget bounds recording a verdict: a stuck disk delays the
-// pre-tool-use hook's exit by at most this, well within the hosts'
-// timeouts.
+// metricsBudget bounds recording a verdict (RunPreToolUse): a stuck disk
+// delays the pre-tool-use hook's exit by at most this, well within the
+// hosts' timeouts.
 const metricsBudget = 250 * time.Millisecond
 
 // recordVerdict records the gate's verdict on ev's call. Calls of tools
@@ -36,19 +36,9 @@ func recordVerdict(ev Event, r Reply, acc account, getenv func(string) string) {
 	}
 	rec := metrics.Record{Kind: metrics.KindGate, Session: ev.SessionID, Host: ev.Host.Name,
 		Tool: ev.Call.Name, Rule: acc.rule, Verdict: verdict, Declared: acc.unlocked}
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		defer func() { _ = recover() }()
-		if dir, err := metrics.DirFor(ev.Dir(), getenv); err == nil {
-			_ = metrics.Append(dir, rec)
-		}
-	}()
-	t := time.NewTimer(metricsBudget)
-	defer t.Stop()
-	select {
-	case <-done:
-	case <-t.C:
+	defer func() { _ = recover() }()
+	if dir, err := metrics.DirFor(ev.Dir(), getenv); err == nil {
+		_ = metrics.Append(dir, rec)
 	}
 }
 

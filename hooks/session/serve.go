@@ -5,8 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"runtime/debug"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/planq-dev/planq/gate"
@@ -46,53 +48,101 @@ type Handler func(ctx context.Context, ev Event) (Reply, error)
 // error as the reason (gate.on_error: allow lets it through with a warning
 // instead), and when even that answer cannot be written it exits 2, which
 // hosts take as a denial. It returns the exit status.
+//
+// The call is judged on the caller's goroutine: a goroutine of its own
+// woke a second thread in every hook process, which cost more than the
+// judging on a busy machine (make bench). The deadline is kept by a timer
+// instead: should the judge still be working at PreToolUseDeadline (stuck
+// in something that does not heed ctx), the timer answers for it, denying,
+// and ends the process with that answer's exit status; so is recording the
+// verdict, after the answer, bounded by metricsBudget. RunPreToolUse is
+// therefore a process's whole life, never a library call.
 func RunPreToolUse(ctx context.Context, proto Protocol, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) int {
 	ctx, cancel := context.WithTimeout(ctx, PreToolUseDeadline)
 	defer cancel()
-	type result struct {
-		ev    Event
-		reply Reply
-		acc   account
-		err   error
+	ans := &answerer{proto: proto, stdout: stdout, stderr: stderr}
+	late := func() *preToolUse {
+		return &preToolUse{ev: Event{Name: EventPreToolUse, Host: proto.Host()}, err: fmt.Errorf("the gate did not answer within %s", PreToolUseDeadline)}
 	}
-	done := make(chan result, 1)
-	go func() {
-		var res result
-		defer func() {
-			if r := recover(); r != nil {
-				res.err = fmt.Errorf("internal error: %v (%s)", r, panicked(debug.Stack()))
-			}
-			done <- res
-		}()
-		data, err := ReadInput(stdin)
-		if err != nil {
-			res.err = err
-			res.ev = Event{Name: EventPreToolUse, Host: proto.Host()}
-			return
+	watchdog := time.AfterFunc(PreToolUseDeadline, func() {
+		if code, ok := ans.answer(late()); ok {
+			os.Exit(code)
 		}
-		if res.ev, res.err = ReadEvent(proto, EventPreToolUse, data, getenv); res.err != nil {
-			return
+	})
+	res := judgeInput(ctx, proto, stdin, getenv)
+	watchdog.Stop()
+	if ctx.Err() != nil { // the deadline passed while judging: what was judged is not trusted
+		res = *late()
+	}
+	code, ok := ans.answer(&res)
+	if !ok {
+		select {} // the watchdog answered and ends the process
+	}
+	bound := time.AfterFunc(metricsBudget, func() { os.Exit(code) })
+	recordVerdict(res.ev, res.reply, res.acc, getenv)
+	bound.Stop()
+	return code
+}
+
+// preToolUse is a pre-tool-use call's judgement.
+type preToolUse struct {
+	ev    Event
+	reply Reply
+	acc   account
+	err   error
+}
+
+// judgeInput reads and judges a pre-tool-use call; a panic is an error.
+func judgeInput(ctx context.Context, proto Protocol, stdin io.Reader, getenv func(string) string) (res preToolUse) {
+	defer func() {
+		if r := recover(); r != nil {
+			res.err = fmt.Errorf("internal error: %v (%s)", r, panicked(debug.Stack()))
 		}
-		res.reply, res.acc, res.err = judge(ctx, res.ev, getenv)
 	}()
-	var res result
-	select {
-	case res = <-done:
-	case <-ctx.Done():
-		res = result{ev: Event{Name: EventPreToolUse, Host: proto.Host()}, err: fmt.Errorf("the gate did not answer within %s", PreToolUseDeadline)}
+	data, err := ReadInput(stdin)
+	if err != nil {
+		res.err = err
+		res.ev = Event{Name: EventPreToolUse, Host: proto.Host()}
+		return res
 	}
+	if res.ev, res.err = ReadEvent(proto, EventPreToolUse, data, getenv); res.err != nil {
+		return res
+	}
+	res.reply, res.acc, res.err = judge(ctx, res.ev, getenv)
+	return res
+}
+
+// answerer writes a pre-tool-use call's one answer: the judge's, or the
+// watchdog's when the judge is late, whichever comes first.
+type answerer struct {
+	mu       sync.Mutex
+	answered bool
+	proto    Protocol
+	stdout   io.Writer
+	stderr   io.Writer
+}
+
+// answer writes res as the answer and returns the exit status, or false
+// when an answer was written already. An error becomes the failure reply,
+// in res too, and is recorded as the gate's error.
+func (a *answerer) answer(res *preToolUse) (int, bool) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.answered {
+		return 0, false
+	}
+	a.answered = true
 	if res.err != nil {
 		res.reply = FailedPreToolUse(res.ev.ProjectDir, res.err)
 		res.acc = account{rule: gate.RuleGateError}
-		fmt.Fprintf(stderr, "planq hook pre-tool-use: %s\n", text.OneLine(res.err.Error()))
+		fmt.Fprintf(a.stderr, "planq hook pre-tool-use: %s\n", text.OneLine(res.err.Error()))
 	}
-	code, err := proto.Write(stdout, res.ev, res.reply)
+	code, err := a.proto.Write(a.stdout, res.ev, res.reply)
 	if err != nil {
-		fmt.Fprintf(stderr, "planq hook pre-tool-use: blocked: cannot answer %s (%s)\n", proto.Host().Display, text.OneLine(err.Error()))
-		return 2
+		fmt.Fprintf(a.stderr, "planq hook pre-tool-use: blocked: cannot answer %s (%s)\n", a.proto.Host().Display, text.OneLine(err.Error()))
+		return 2, true
 	}
-	recordVerdict(res.ev, res.reply, res.acc, getenv)
-	return code
+	return code, true
 }
 
 // Serve runs a hook for an event that must never get in the user's way
