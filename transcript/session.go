@@ -343,26 +343,11 @@ func (s *Store) RootOfChangePrefix(prefix string) (root string, ok bool) {
 // (BadRecords lists the invalid ones); the others are returned all the
 // same. A project with no lineages has none.
 func (s *Store) Roots() ([]*Session, error) {
-	entries, err := os.ReadDir(s.ProjectDir())
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("transcript: list lineages: %w", err)
-	}
-	var (
-		out  []*Session
-		errs []error
-	)
-	for _, e := range entries {
-		if err := s.CheckDir(e); err != nil {
-			errs = append(errs, err)
-			continue
-		}
-		if !e.IsDir() || ValidChangeID(e.Name()) != nil {
-			continue // by-session, by-change, stray files
-		}
-		sess, err := s.Load(e.Name())
+	names, err := s.RootNames()
+	var out []*Session
+	errs := []error{err}
+	for _, root := range names {
+		sess, err := s.Load(root)
 		switch {
 		case errors.Is(err, ErrNoSession):
 			continue // a lineage directory whose record is not written yet
@@ -372,11 +357,44 @@ func (s *Store) Roots() ([]*Session, error) {
 		}
 		out = append(out, sess)
 	}
-	slices.SortStableFunc(out, func(a, b *Session) int {
+	SortNewestFirst(out)
+	return out, errors.Join(errs...)
+}
+
+// RootNames returns the root change ids of the project's stored lineages,
+// without reading their records; a directory that is not a lineage's is
+// named in the error (CheckDir).
+func (s *Store) RootNames() ([]string, error) {
+	entries, err := os.ReadDir(s.ProjectDir())
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("transcript: list lineages: %w", err)
+	}
+	var (
+		out  []string
+		errs []error
+	)
+	for _, e := range entries {
+		if err := s.CheckDir(e); err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		if e.IsDir() && ValidChangeID(e.Name()) == nil {
+			out = append(out, e.Name()) // not by-session, by-change or stray files
+		}
+	}
+	return out, errors.Join(errs...)
+}
+
+// SortNewestFirst sorts session records as Roots returns them: newest
+// Updated first, then by root.
+func SortNewestFirst(sessions []*Session) {
+	slices.SortStableFunc(sessions, func(a, b *Session) int {
 		if c := b.Updated.Compare(a.Updated); c != 0 {
 			return c
 		}
 		return strings.Compare(a.Root, b.Root)
 	})
-	return out, errors.Join(errs...)
 }

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 
@@ -243,6 +244,50 @@ type ShareState struct {
 	// Imported is the lineage ref's commit whose lines and record were
 	// last imported into this store.
 	Imported string `json:"imported,omitempty"`
+	// Seen is the lineage's stamp taken before the export that wrote this
+	// state read it: while the stamp is the same, that export shared all
+	// there is (what planq state status asks of every lineage).
+	Seen *Stamp `json:"seen,omitempty"`
+}
+
+// Stamp is what a lineage's transcript store and session record were, by
+// their size and modification time: the store only grows, and the record
+// is replaced whole at every change (a new modification time, to the
+// nanosecond where the file system keeps one).
+type Stamp struct {
+	Store  FileStamp `json:"store"`
+	Record FileStamp `json:"record"`
+}
+
+// FileStamp is a file's size and modification time (Unix nanoseconds); the
+// zero stamp is a file that does not exist.
+type FileStamp struct {
+	Size  int64 `json:"size"`
+	MTime int64 `json:"mtime"`
+}
+
+// Stamp returns the lineage's stamp now. Take it before reading what it
+// stamps: a change after it then shows as a different stamp.
+func (s *Store) Stamp(root string) (Stamp, error) {
+	dir, err := s.Dir(root)
+	if err != nil {
+		return Stamp{}, err
+	}
+	var st Stamp
+	for _, f := range []struct {
+		name string
+		into *FileStamp
+	}{{TranscriptFile, &st.Store}, {SessionFile, &st.Record}} {
+		info, err := os.Stat(filepath.Join(dir, f.name))
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+		case err != nil:
+			return Stamp{}, fmt.Errorf("transcript: %w", err)
+		default:
+			*f.into = FileStamp{Size: info.Size(), MTime: info.ModTime().UnixNano()}
+		}
+	}
+	return st, nil
 }
 
 // ShareState reads the lineage's shared.json; a missing or unreadable one

@@ -114,9 +114,31 @@ func stamp(sess *transcript.Session) string { return sess.Updated.UTC().Format(t
 
 // Pending lists the lineages whose next export shares something, and how
 // many bytes of transcript each would share (before redaction), without
-// reading the state repo: what `planq state status` reports.
+// reading the state repo: what `planq state status` reports. A lineage
+// whose stamp is the one its last export saw (ShareState.Seen) has nothing
+// new, and its record and states are not read: with a thousand lineages
+// that was most of what status spent on them.
 func (sh *Sharer) Pending() ([]Shared, error) {
-	sessions, err := sh.TS.Roots()
+	roots, err := sh.TS.RootNames()
+	errs := []error{err}
+	var sessions []*transcript.Session
+	for _, root := range roots {
+		if hint := sh.TS.ShareState(root); hint.Seen != nil {
+			if now, err := sh.TS.Stamp(root); err == nil && now == *hint.Seen {
+				continue
+			}
+		}
+		sess, err := sh.TS.Load(root)
+		switch {
+		case errors.Is(err, transcript.ErrNoSession):
+			continue
+		case err != nil:
+			errs = append(errs, err)
+			continue
+		}
+		sessions = append(sessions, sess)
+	}
+	transcript.SortNewestFirst(sessions)
 	var out []Shared
 	for _, sess := range sessions {
 		o, oerr := sh.TS.OwnState(sess.Root)
@@ -130,7 +152,7 @@ func (sh *Sharer) Pending() ([]Shared, error) {
 			out = append(out, Shared{Root: sess.Root, Task: sess.Task, Bytes: b, Record: rec})
 		}
 	}
-	return out, err
+	return out, errors.Join(errs...)
 }
 
 // Export shares what this machine recorded since the last export, of every
@@ -177,16 +199,30 @@ func (sh *Sharer) Export(ctx context.Context, roots []string) ([]Shared, error) 
 func (sh *Sharer) exportLineage(ctx context.Context, sess *transcript.Session) (Shared, error) {
 	res := Shared{Root: sess.Root, Task: sess.Task}
 	root := sess.Root
+	// The stamp first, then what it stamps, read again: what changes after
+	// the stamp is news to the next Pending.
+	seen, serr := sh.TS.Stamp(root)
+	if serr == nil {
+		if s, err := sh.TS.Load(root); err == nil {
+			sess = s
+		}
+	}
 	o, err := sh.TS.OwnState(root)
 	if err != nil {
 		return res, err
 	}
-	if !own(sess, o) {
+	hint := sh.TS.ShareState(root)
+	if !own(sess, o) || hint.Offset >= o.Size && hint.Record == stamp(sess) && hint.Commit != "" {
+		// Nothing of this machine's, or nothing new since the last export:
+		// remember that it saw this much.
+		if serr == nil && (hint.Seen == nil || *hint.Seen != seen) {
+			return res, sh.TS.UpdateShareState(ctx, root, func(st *transcript.ShareState) { st.Seen = &seen })
+		}
 		return res, nil
 	}
-	hint := sh.TS.ShareState(root)
-	if hint.Offset >= o.Size && hint.Record == stamp(sess) && hint.Commit != "" {
-		return res, nil // nothing new since the last export
+	var done *transcript.Stamp // what the last commit of this export has seen, all of it shared
+	if serr == nil {
+		done = &seen
 	}
 	lt, ok, err := sh.State.ReadLineage(root)
 	if err != nil {
@@ -246,7 +282,7 @@ func (sh *Sharer) exportLineage(ctx context.Context, sess *transcript.Session) (
 		recData := rec.encode()
 		if ok && n == 0 {
 			if cur, _, _ := lt.Read(sh.Origin + "/" + staterepo.LineageRecordFile); bytes.Equal(cur, recData) {
-				return res, sh.remember(ctx, root, end, shared, stamp(sess), parent, parent)
+				return res, sh.remember(ctx, root, end, shared, stamp(sess), parent, parent, done)
 			}
 		}
 		files[sh.Origin+"/"+staterepo.LineageRecordFile] = recData
@@ -254,14 +290,19 @@ func (sh *Sharer) exportLineage(ctx context.Context, sess *transcript.Session) (
 		if err != nil {
 			return res, err
 		}
-		if err := sh.remember(ctx, root, end, shared+n, stamp(sess), commit, parent); err != nil {
+		last := end >= o.Size || n == 0
+		var seenAll *transcript.Stamp
+		if last {
+			seenAll = done
+		}
+		if err := sh.remember(ctx, root, end, shared+n, stamp(sess), commit, parent, seenAll); err != nil {
 			return res, err
 		}
 		res.Lines += n
 		res.Bytes += int64(chunk.Len())
 		res.Redactions += len(findings)
 		res.Record = true
-		if end >= o.Size || n == 0 {
+		if last {
 			return res, nil
 		}
 		parent, shared, off, at, ok = commit, shared+n, end, shared+n, true
@@ -273,9 +314,9 @@ func (sh *Sharer) exportLineage(ctx context.Context, sess *transcript.Session) (
 
 // remember records in shared.json how far the lineage is shared; an
 // import that was up to date with parent is up to date with commit too.
-func (sh *Sharer) remember(ctx context.Context, root string, off, lines int64, rec, commit, parent string) error {
+func (sh *Sharer) remember(ctx context.Context, root string, off, lines int64, rec, commit, parent string, seen *transcript.Stamp) error {
 	return sh.TS.UpdateShareState(ctx, root, func(st *transcript.ShareState) {
-		st.Offset, st.Lines, st.Record, st.Commit = off, lines, rec, commit
+		st.Offset, st.Lines, st.Record, st.Commit, st.Seen = off, lines, rec, commit, seen
 		if st.Imported == parent || parent == "" {
 			st.Imported = commit
 		}

@@ -179,3 +179,65 @@ func TestFetchTakesOnlyTheLineagesAsked(t *testing.T) {
 		t.Fatalf("b's transcript: %s", b.stored())
 	}
 }
+
+// What planq state status says the next push would share (Pending) is what
+// it shares: news in the transcript, a changed record, nothing once pushed,
+// and nothing of a teammate's lineage pulled here.
+func TestPendingIsWhatTheNextPushShares(t *testing.T) {
+	t.Parallel()
+	remote := filepath.Join(t.TempDir(), "state.git")
+	a, b := newMachine(t, remote), newMachine(t, remote)
+	ctx := context.Background()
+	pending := func(m *machine, what string) []Shared {
+		t.Helper()
+		p, err := m.sh.Pending()
+		if err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+		return p
+	}
+	push := func(what string) {
+		t.Helper()
+		if _, err := a.sh.Push(ctx); err != nil {
+			t.Fatalf("%s: push: %v", what, err)
+		}
+		for range 2 { // and again: what is remembered of the push holds
+			if p := pending(a, what+", pushed"); len(p) != 0 {
+				t.Fatalf("%s, pushed: pending %+v, want nothing", what, p)
+			}
+		}
+	}
+	a.session("sess-a", "please add rate limiting", "done")
+	if p := pending(a, "first session"); len(p) != 1 || p[0].Root != root || p[0].Bytes == 0 || !p[0].Record {
+		t.Fatalf("first session: pending %+v", p)
+	}
+	push("first session")
+
+	before := len(a.stored())
+	a.session("sess-a", "one more line")
+	if p := pending(a, "a new line"); len(p) != 1 || p[0].Bytes != int64(len(a.stored())-before) {
+		t.Fatalf("a new line: pending %+v, want its %d bytes", p, len(a.stored())-before)
+	}
+	push("a new line")
+
+	// The record alone changes, to a task of the same length.
+	if _, err := a.sh.TS.Update(ctx, root, func(s *transcript.Session) error {
+		s.Task = "Add rate-limiting"
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if p := pending(a, "a changed record"); len(p) != 1 || p[0].Bytes != 0 || !p[0].Record || p[0].Task != "Add rate-limiting" {
+		t.Fatalf("a changed record: pending %+v", p)
+	}
+	push("a changed record")
+
+	if _, err := b.sh.Pull(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	for range 2 {
+		if p := pending(b, "a teammate's lineage"); len(p) != 0 {
+			t.Fatalf("a teammate's lineage pulled: pending %+v, want nothing", p)
+		}
+	}
+}
