@@ -106,7 +106,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return 2
 	}
 	if args[0] == session.EventPreToolUse {
-		return session.RunPreToolUse(ctx, ad.Protocol(), stdin, stdout, stderr, getenv)
+		return session.RunPreToolUseProcess(ctx, ad.Protocol(), stdin, stdout, stderr, getenv, os.Exit)
 	}
 	return session.RunPostToolUse(ctx, ad.Protocol(), stdin, stdout, stderr, session.Env{Getenv: getenv})
 }

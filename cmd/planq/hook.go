@@ -106,7 +106,7 @@ it could not run (one line on stderr says why).`,
 func serveHook(cmd *cobra.Command, a *app, proto session.Protocol, event string) int {
 	switch event {
 	case session.EventPreToolUse:
-		return session.RunPreToolUse(cmd.Context(), proto, a.Stdin, a.Stdout, a.Stderr, a.Getenv)
+		return session.RunPreToolUseProcess(cmd.Context(), proto, a.Stdin, a.Stdout, a.Stderr, a.Getenv, a.Exit)
 	case session.EventPostToolUse: // the same process as planq-hook's
 		return session.RunPostToolUse(cmd.Context(), proto, a.Stdin, a.Stdout, a.Stderr, session.Env{Getenv: a.Getenv})
 	}

@@ -30,6 +30,10 @@ type app struct {
 	// state repo in the background (`planq state gc --auto`); empty (tests
 	// running commands in-process) maintains in the foreground.
 	Maintainer string
+	// Exit ends the process; nil (tests running commands in-process) never
+	// does. The pre-tool-use hook ends its process with the answer it gave
+	// at its deadline (session.RunPreToolUseProcess).
+	Exit func(int)
 }
 
 func newApp() *app {
@@ -42,7 +46,7 @@ func newApp() *app {
 	}
 	maintainer, _ := exe()
 	return &app{
-		Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr,
+		Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Exit: os.Exit,
 		Getenv: os.Getenv, Getwd: os.Getwd,
 		Executable: exe,
 		Maintainer: maintainer,

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"runtime/debug"
 	"strings"
 	"sync"
@@ -41,23 +40,31 @@ func ReadInput(r io.Reader) ([]byte, error) {
 // Handler answers one event.
 type Handler func(ctx context.Context, ev Event) (Reply, error)
 
-// RunPreToolUse is the whole pre-tool-use hook process for proto's host,
-// shared by `planq hook pre-tool-use` and the planq-hook binary: it reads
-// the input, judges the call and writes the answer. It fails closed: bad
-// input, an internal error, a panic or the deadline deny the call with the
-// error as the reason (gate.on_error: allow lets it through with a warning
-// instead), and when even that answer cannot be written it exits 2, which
-// hosts take as a denial. It returns the exit status.
+// RunPreToolUse is the whole pre-tool-use hook for proto's host, shared by
+// `planq hook pre-tool-use` and the planq-hook binary (through
+// RunPreToolUseProcess) and the tests: it reads the input, judges the call
+// and writes the answer. It fails closed: bad input, an internal error, a
+// panic or the deadline deny the call with the error as the reason
+// (gate.on_error: allow lets it through with a warning instead), and when
+// even that answer cannot be written it exits 2, which hosts take as a
+// denial. It returns the exit status.
 //
 // The call is judged on the caller's goroutine: a goroutine of its own
 // woke a second thread in every hook process, which cost more than the
 // judging on a busy machine (make bench). The deadline is kept by a timer
-// instead: should the judge still be working at PreToolUseDeadline (stuck
-// in something that does not heed ctx), the timer answers for it, denying,
-// and ends the process with that answer's exit status; so is recording the
-// verdict, after the answer, bounded by metricsBudget. RunPreToolUse is
-// therefore a process's whole life, never a library call.
+// instead: should the judge still be working at PreToolUseDeadline, the
+// timer answers for it, denying; the judge's ctx ends then too.
 func RunPreToolUse(ctx context.Context, proto Protocol, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) int {
+	return RunPreToolUseProcess(ctx, proto, stdin, stdout, stderr, getenv, nil)
+}
+
+// RunPreToolUseProcess is RunPreToolUse as a hook process's whole life:
+// when the timer has answered for a judge stuck past the deadline (in
+// something that does not heed ctx), exit ends the process with that
+// answer's status rather than wait for the judge; and recording the
+// verdict, after the answer, is bounded by metricsBudget the same way.
+// With a nil exit it is RunPreToolUse.
+func RunPreToolUseProcess(ctx context.Context, proto Protocol, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string, exit func(int)) int {
 	ctx, cancel := context.WithTimeout(ctx, PreToolUseDeadline)
 	defer cancel()
 	ans := &answerer{proto: proto, stdout: stdout, stderr: stderr}
@@ -65,8 +72,8 @@ func RunPreToolUse(ctx context.Context, proto Protocol, stdin io.Reader, stdout,
 		return &preToolUse{ev: Event{Name: EventPreToolUse, Host: proto.Host()}, err: fmt.Errorf("the gate did not answer within %s", PreToolUseDeadline)}
 	}
 	watchdog := time.AfterFunc(PreToolUseDeadline, func() {
-		if code, ok := ans.answer(late()); ok {
-			os.Exit(code)
+		if code, ok := ans.answer(late()); ok && exit != nil {
+			exit(code)
 		}
 	})
 	res := judgeInput(ctx, proto, stdin, getenv)
@@ -76,11 +83,13 @@ func RunPreToolUse(ctx context.Context, proto Protocol, stdin io.Reader, stdout,
 	}
 	code, ok := ans.answer(&res)
 	if !ok {
-		select {} // the watchdog answered and ends the process
+		return ans.code // the watchdog answered
 	}
-	bound := time.AfterFunc(metricsBudget, func() { os.Exit(code) })
+	if exit != nil {
+		bound := time.AfterFunc(metricsBudget, func() { exit(code) })
+		defer bound.Stop()
+	}
 	recordVerdict(res.ev, res.reply, res.acc, getenv)
-	bound.Stop()
 	return code
 }
 
@@ -117,6 +126,7 @@ func judgeInput(ctx context.Context, proto Protocol, stdin io.Reader, getenv fun
 type answerer struct {
 	mu       sync.Mutex
 	answered bool
+	code     int // the answer's exit status
 	proto    Protocol
 	stdout   io.Writer
 	stderr   io.Writer
@@ -132,6 +142,7 @@ func (a *answerer) answer(res *preToolUse) (int, bool) {
 		return 0, false
 	}
 	a.answered = true
+	a.code = 2 // until the answer is written
 	if res.err != nil {
 		res.reply = FailedPreToolUse(res.ev.ProjectDir, res.err)
 		res.acc = account{rule: gate.RuleGateError}
@@ -142,6 +153,7 @@ func (a *answerer) answer(res *preToolUse) (int, bool) {
 		fmt.Fprintf(a.stderr, "planq hook pre-tool-use: blocked: cannot answer %s (%s)\n", a.proto.Host().Display, text.OneLine(err.Error()))
 		return 2, true
 	}
+	a.code = code
 	return code, true
 }
 
