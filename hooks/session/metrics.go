@@ -15,9 +15,9 @@ import (
 // changes an answer: errors are dropped, and the verdict is recorded only
 // after the answer is written.
 
-// metricsBudget bounds recording a verdict (RunPreToolUse): a stuck disk
-// delays the pre-tool-use hook's exit by at most this, well within the
-// hosts' timeouts.
+// metricsBudget bounds recording a verdict in a hook process
+// (RunPreToolUseProcess): a stuck disk delays the pre-tool-use hook's exit
+// by at most this, well within the hosts' timeouts.
 const metricsBudget = 250 * time.Millisecond
 
 // recordVerdict records the gate's verdict on ev's call. Calls of tools

@@ -121,9 +121,11 @@ func stamp(sess *transcript.Session) string { return sess.Updated.UTC().Format(t
 func (sh *Sharer) Pending() ([]Shared, error) {
 	roots, err := sh.TS.RootNames()
 	errs := []error{err}
-	var sessions []*transcript.Session
+	var sessions []*transcript.Session // those with something to share
+	shared := map[string]Shared{}
 	for _, root := range roots {
-		if hint := sh.TS.ShareState(root); hint.Seen != nil {
+		hint := sh.TS.ShareState(root)
+		if hint.Seen != nil {
 			if now, err := sh.TS.Stamp(root); err == nil && now == *hint.Seen {
 				continue
 			}
@@ -136,21 +138,21 @@ func (sh *Sharer) Pending() ([]Shared, error) {
 			errs = append(errs, err)
 			continue
 		}
-		sessions = append(sessions, sess)
+		o, err := sh.TS.OwnState(root)
+		if err != nil || !own(sess, o) {
+			continue
+		}
+		b := ownBytesAfter(o, hint.Offset)
+		rec := hint.Record != stamp(sess)
+		if b > 0 || rec {
+			sessions = append(sessions, sess)
+			shared[root] = Shared{Root: root, Task: sess.Task, Bytes: b, Record: rec}
+		}
 	}
 	transcript.SortNewestFirst(sessions)
 	var out []Shared
 	for _, sess := range sessions {
-		o, oerr := sh.TS.OwnState(sess.Root)
-		if oerr != nil || !own(sess, o) {
-			continue
-		}
-		hint := sh.TS.ShareState(sess.Root)
-		b := ownBytesAfter(o, hint.Offset)
-		rec := hint.Record != stamp(sess)
-		if b > 0 || rec {
-			out = append(out, Shared{Root: sess.Root, Task: sess.Task, Bytes: b, Record: rec})
-		}
+		out = append(out, shared[sess.Root])
 	}
 	return out, errors.Join(errs...)
 }
